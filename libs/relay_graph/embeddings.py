@@ -1,0 +1,73 @@
+"""Local sentence embeddings (fastembed, all-MiniLM-L6-v2, 384 dims), batched and cached so a
+text is embedded once per process."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .model_files import ensure_model, is_ready
+
+DIMENSION = 384
+MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class Embedder:
+    """Turns texts into unit vectors. `embed` batches the texts it has not seen before."""
+
+    dimension = DIMENSION
+
+    def __init__(self, model_dir: Path | None = None, *, batch_size: int = 64, cache_size: int = 20_000):
+        from fastembed import TextEmbedding  # imported here: loading onnxruntime is slow
+
+        if model_dir is not None:
+            if not is_ready(model_dir):
+                ensure_model(model_dir)
+            self._model = TextEmbedding(model_name=MODEL_NAME, specific_model_path=str(model_dir))
+        else:  # elsewhere fastembed may fetch the model itself
+            self._model = TextEmbedding(model_name=MODEL_NAME)
+        self.batch_size = batch_size
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+        self.texts_embedded = 0  # how many texts actually went through the model
+
+    @staticmethod
+    def _key(text: str) -> str:
+        return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        keys = [self._key(t) for t in texts]
+        with self._lock:
+            missing = {k: t for k, t in zip(keys, texts) if k not in self._cache}
+        if missing:
+            order = list(missing)
+            vectors = self._model.embed([missing[k] for k in order], batch_size=self.batch_size)
+            fresh = {k: np.asarray(v, dtype=np.float32).tolist() for k, v in zip(order, vectors)}
+            with self._lock:
+                self.texts_embedded += len(fresh)
+                for k, v in fresh.items():
+                    self._cache[k] = v
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        with self._lock:
+            out = []
+            for k in keys:
+                v = self._cache.get(k)
+                if v is None:  # evicted between the two locks under heavy churn
+                    v = np.asarray(next(iter(self._model.embed([texts[keys.index(k)]]))), dtype=np.float32).tolist()
+                out.append(v)
+            return out
+
+    def embed_one(self, text: str) -> list[float]:
+        return self.embed([text])[0]
+
+    async def aembed(self, texts: Sequence[str]) -> list[list[float]]:
+        # The model is CPU-bound; keep it off the event loop.
+        return await asyncio.to_thread(self.embed, list(texts))

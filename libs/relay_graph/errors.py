@@ -1,0 +1,54 @@
+"""Typed errors of the memory engine. Each carries a snake_case code and an HTTP status so the
+gateway can answer `{"error": {"code", "message"}}` without guessing."""
+
+from __future__ import annotations
+
+
+class RelayError(Exception):
+    code = "relay_error"
+    status = 400
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code:
+            self.code = code
+
+
+class InvalidInput(RelayError):
+    code = "invalid_input"
+    status = 422
+
+
+class InvalidTenant(InvalidInput):
+    code = "invalid_tenant"
+
+
+class UnknownPredicate(InvalidInput):
+    code = "unknown_predicate"
+
+
+class InvalidValue(InvalidInput):
+    code = "invalid_value"
+
+
+class NotFound(RelayError):
+    code = "not_found"
+    status = 404
+
+
+class AlreadyExists(RelayError):
+    code = "already_exists"
+    status = 409
+
+
+class StateConflict(RelayError):
+    """The graph changed under us more often than we are willing to retry."""
+
+    code = "state_conflict"
+    status = 409
+
+
+class Unavailable(RelayError):
+    code = "unavailable"
+    status = 503

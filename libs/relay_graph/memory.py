@@ -1,0 +1,71 @@
+"""The memory facade one process holds: a graph client and an embedder, and the operations of
+the write and read paths. Each operation lives in its aggregate's module (facts, episodes,
+recall); this class only wires them to the shared connection pool and model."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from . import episodes, facts, recall
+from .db import GraphClient
+from .embeddings import Embedder
+from .models import (
+    ClaimsView,
+    Clock,
+    EpisodeInput,
+    FactInput,
+    FactView,
+    FactWriteResult,
+    RecallResult,
+    RetireInput,
+    SettleResult,
+)
+
+
+class Memory:
+    def __init__(self, client: GraphClient, embedder: Embedder | None = None):
+        self.client = client
+        self.embedder = embedder
+
+    async def write_fact(self, tenant: str, fact: FactInput) -> FactWriteResult:
+        return await facts.write_fact(self.client, tenant, fact)
+
+    async def retire_fact(self, tenant: str, retire: RetireInput) -> list[str]:
+        return await facts.retire_fact(self.client, tenant, retire)
+
+    async def facts(
+        self,
+        tenant: str,
+        subject: str,
+        predicate: str | None = None,
+        *,
+        as_of: datetime | None = None,
+        clock: Clock = Clock.WORLD,
+        reader: str | None = None,
+    ) -> list[FactView]:
+        return await facts.read_facts(self.client, tenant, subject, predicate, as_of=as_of, clock=clock, reader=reader)
+
+    async def history(self, tenant: str, subject: str, predicate: str | None = None) -> list[FactView]:
+        return await facts.history(self.client, tenant, subject, predicate)
+
+    async def claims(self, tenant: str, subject: str, predicate: str, *, reader: str | None = None) -> ClaimsView:
+        return await facts.claims(self.client, tenant, subject, predicate, reader=reader)
+
+    async def settle(self, tenant: str, conflict_id: str, fact_id: str, by: str) -> SettleResult:
+        return await facts.settle(self.client, tenant, conflict_id, fact_id, by)
+
+    async def write_episodes(self, tenant: str, items: list[EpisodeInput]) -> list[str]:
+        return await episodes.write_episodes(self.client, self._embedder(), tenant, items)
+
+    async def recall(
+        self, tenant: str, q: str, *, k: int = 10, subject: str | None = None, session: str | None = None,
+        reader: str | None = None,
+    ) -> RecallResult:
+        return await recall.recall(self.client, self._embedder(), tenant, q, k=k, subject=subject, session=session,
+                                   reader=reader)
+
+    def _embedder(self) -> Embedder:
+        if self.embedder is None:
+            self.embedder = Embedder(self.client.settings.model_dir, batch_size=self.client.settings.embed_batch_size,
+                                     cache_size=self.client.settings.embed_cache_size)
+        return self.embedder

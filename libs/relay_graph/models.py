@@ -1,0 +1,158 @@
+"""The memory engine's typed inputs and outputs, shared by the agents, the gateway and MCP."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def aware(value: datetime | None) -> datetime | None:
+    """Times without an offset are refused upstream; here naive ones are taken as UTC."""
+    if value is None:
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+AGENT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$"
+
+
+class Outcome(str, Enum):
+    CREATED = "created"
+    CORROBORATED = "corroborated"
+    SUPERSEDED = "superseded"
+    CONFLICT = "conflict"
+
+
+class FactState(str, Enum):
+    CURRENT = "current"
+    SUPERSEDED = "superseded"
+    RETIRED = "retired"
+
+
+class Clock(str, Enum):
+    WORLD = "world"
+    BELIEF = "belief"
+
+
+class FactInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    subject: str = Field(min_length=1, max_length=200)
+    predicate: str = Field(min_length=1, max_length=64)
+    object: str = Field(min_length=1, max_length=200)
+    agent: str = Field(pattern=AGENT_PATTERN)
+    valid_from: datetime | None = None  # event time; defaults to recorded_at
+    source: str | None = Field(default=None, max_length=200)  # e.g. the episode id it came from
+    recorded_at: datetime | None = None  # learning time; defaults to now (tests and replays set it)
+
+    @field_validator("valid_from", "recorded_at")
+    @classmethod
+    def _aware(cls, v: datetime | None) -> datetime | None:
+        return aware(v)
+
+
+class FactWriteResult(BaseModel):
+    fact_id: str
+    outcome: Outcome
+    superseded: list[str] = []
+    conflict_id: str | None = None
+
+
+class RetireInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    subject: str = Field(min_length=1, max_length=200)
+    predicate: str = Field(min_length=1, max_length=64)
+    object: str | None = Field(default=None, min_length=1, max_length=200)
+    agent: str = Field(pattern=AGENT_PATTERN)
+    valid_to: datetime | None = None
+    recorded_at: datetime | None = None
+
+    @field_validator("valid_to", "recorded_at")
+    @classmethod
+    def _aware(cls, v: datetime | None) -> datetime | None:
+        return aware(v)
+
+
+class FactView(BaseModel):
+    fact_id: str
+    subject: str
+    predicate: str
+    object: str
+    valid_from: datetime
+    valid_to: datetime | None
+    recorded_at: datetime
+    expired_at: datetime | None
+    asserted_by: str
+    state: FactState
+    corroborations: int = 1
+    conflict_id: str | None = None
+
+
+class Claim(BaseModel):
+    fact_id: str
+    object: str
+    asserted_by: str
+    trust: float
+    recorded_at: datetime
+
+
+class ClaimsView(BaseModel):
+    claims: list[Claim]
+    conflict_id: str | None
+
+
+class SettleResult(BaseModel):
+    conflict_id: str
+    winner: str  # fact_id
+    losers: list[str]
+    trust: dict[str, float]  # agent -> new trust for that predicate
+
+
+class EpisodeInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    session: str = Field(min_length=1, max_length=128)
+    speaker: str = Field(min_length=1, max_length=128)
+    text: str = Field(min_length=1, max_length=8_000)
+    at: datetime
+    id: str | None = Field(default=None, min_length=1, max_length=128)
+    kind: Literal["CustomerMessage", "AgentReply", "ToolResult", "InternalNote", "Message"] = "Message"
+    agent: str | None = Field(default=None, pattern=AGENT_PATTERN)  # who wrote it down
+    customer: str | None = Field(default=None, max_length=200)
+    mentions: list[str] = []  # entity names the episode is about, when known
+
+    @field_validator("at")
+    @classmethod
+    def _aware(cls, v: datetime) -> datetime:
+        return aware(v)
+
+
+class RecallItem(BaseModel):
+    episode_id: str
+    session: str
+    speaker: str
+    text: str
+    at: datetime
+    score: float
+    path: list[str] = []
+
+
+class RecallShape(str, Enum):
+    PATH = "path"
+    MEMORY = "memory"
+    NOT_IN_GRAPH = "not_in_graph"
+    UNKNOWN_NAME = "unknown_name"
+
+
+class RecallResult(BaseModel):
+    shape: RecallShape
+    items: list[RecallItem]
+    facts: list[FactView]

@@ -1,0 +1,42 @@
+"""Indexes of a tenant graph, created on first use. Creating an index that exists is an error
+in FalkorDB, so `ensure_schema` reads `db.indexes()` first."""
+
+from __future__ import annotations
+
+from ..embeddings import DIMENSION
+
+# (label, property) range indexes on nodes
+RANGE_INDEXES: tuple[tuple[str, str], ...] = (
+    ("Entity", "uid"),
+    ("Entity", "name_key"),
+    ("Fact", "fact_id"),
+    ("Fact", "slot"),
+    ("Episode", "episode_id"),
+    ("Episode", "text_key"),
+    ("Session", "session_id"),
+    ("Agent", "name"),
+    ("Conflict", "conflict_id"),
+    ("Slot", "key"),
+)
+FULLTEXT_INDEXES: tuple[tuple[str, str], ...] = (
+    ("Entity", "name"),
+    ("Episode", "text"),
+)
+VECTOR_INDEXES: tuple[tuple[str, str, int], ...] = (("Episode", "embedding", DIMENSION),)
+
+LIST_INDEXES = "CALL db.indexes() YIELD label, properties, types RETURN label, properties, types"
+LIST_INDEXES_NAME = "list_indexes"
+
+
+def range_index(label: str, prop: str) -> str:
+    return f"CREATE INDEX FOR (n:{label}) ON (n.{prop})"
+
+
+def vector_index(label: str, prop: str, dim: int) -> str:
+    return (
+        f"CREATE VECTOR INDEX FOR (n:{label}) ON (n.{prop}) "
+        f"OPTIONS {{dimension:{dim}, similarityFunction:'cosine'}}"
+    )
+
+
+FULLTEXT_INDEX = "CALL db.idx.fulltext.createNodeIndex($label, $prop)"

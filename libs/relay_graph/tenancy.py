@@ -1,0 +1,26 @@
+"""Tenant ids and the graph names derived from them. A graph name is never built from anything
+but a tenant id that passed `validate_tenant`."""
+
+from __future__ import annotations
+
+import re
+
+from .errors import InvalidTenant
+
+TENANT_RE = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}$")
+GRAPH_PREFIX = "relay:"
+# The fault lab's hidden truth lives under a prefix that agents' code never builds (see lab module).
+TRUTH_PREFIX = "relay-truth:"
+REGISTRY_GRAPH = "relay-admin"
+
+
+def validate_tenant(tenant: object) -> str:
+    if not isinstance(tenant, str) or not TENANT_RE.fullmatch(tenant):
+        raise InvalidTenant(
+            "tenant must match ^[a-z0-9][a-z0-9-]{1,62}$ (lowercase letters, digits, dashes; 2-63 chars)"
+        )
+    return tenant
+
+
+def graph_name(tenant: str) -> str:
+    return GRAPH_PREFIX + validate_tenant(tenant)

@@ -128,6 +128,11 @@ class EpisodeInput(BaseModel):
     agent: str | None = Field(default=None, pattern=AGENT_PATTERN)  # who wrote it down
     customer: str | None = Field(default=None, max_length=200)
     mentions: list[str] = []  # entity names the episode is about, when known
+    # Desk replies: which customer turn this answers, the ticket it concerns, and the graph
+    # rows the wording rests on ("how I know").
+    reply_to: str | None = Field(default=None, max_length=200)
+    ticket_id: str | None = Field(default=None, max_length=200)
+    how_i_know: list[str] = []
 
     @field_validator("at")
     @classmethod

@@ -17,6 +17,17 @@ RANGE_INDEXES: tuple[tuple[str, str], ...] = (
     ("Agent", "name"),
     ("Conflict", "conflict_id"),
     ("Slot", "key"),
+    # the desk (tickets module)
+    ("Ticket", "ticket_id"),
+    ("Procedure", "procedure_id"),
+    ("Procedure", "issue_kind"),
+    ("ProcStep", "procedure_id"),
+    ("TechVisit", "visit_id"),
+    ("Technician", "name"),
+    # the access network (network module)
+    ("NetNode", "node_id"),
+    ("Outage", "node_id"),
+    ("Outage", "outage_id"),
 )
 FULLTEXT_INDEXES: tuple[tuple[str, str], ...] = (
     ("Entity", "name"),

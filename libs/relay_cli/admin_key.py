@@ -1,0 +1,43 @@
+"""The admin key of an embedded Relay: RELAY_ADMIN_KEY if set, else one generated on the first run
+and kept in <data_dir>/admin.key (mode 0600) so every later run, and the user, find the same one."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+KEY_FILE = "admin.key"
+
+
+@dataclass(frozen=True)
+class AdminKey:
+    value: str
+    source: str  # "env" | "created" | "file"
+    path: Path | None
+
+    @property
+    def created(self) -> bool:
+        return self.source == "created"
+
+
+def resolve(data_dir: Path, env_value: str | None) -> AdminKey:
+    if env_value:
+        return AdminKey(env_value, "env", None)
+    path = Path(data_dir) / KEY_FILE
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        if mode & 0o077:
+            os.chmod(path, 0o600)  # someone widened it; an admin key is for its owner only
+        value = path.read_text().strip()
+        if not value:
+            raise RuntimeError(f"{path} is empty; delete it to have a new admin key generated")
+        return AdminKey(value, "file", path)
+    value = secrets.token_urlsafe(32)
+    with os.fdopen(fd, "w") as f:
+        f.write(value + "\n")
+    return AdminKey(value, "created", path)

@@ -1,0 +1,105 @@
+"""The `relay` command: `relay up` runs Relay on this machine, `relay status` says if one runs."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from relay_cli import lock as locks
+from relay_cli.services import parse_scale
+from relay_cli.settings import CliSettings
+from relay_cli.up import STATE_NAME, UpOptions, up as run_up
+
+app = typer.Typer(
+    name="relay",
+    help="Relay: shared, time-aware graph memory for teams of AI agents.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+console = Console()
+
+
+def _data_dir(option: Optional[Path], settings: CliSettings) -> Path:
+    return Path(option or settings.data_dir).expanduser().resolve()
+
+
+@app.command()
+def up(
+    scale: list[str] = typer.Option(
+        None, "--scale", metavar="SERVICE=N", help="replicas of a service, e.g. --scale resolver=3 (0 leaves it off)"
+    ),
+    port: Optional[int] = typer.Option(None, "--port", help="the gateway's port (env RELAY_PORT; default 8000)"),
+    data_dir: Optional[Path] = typer.Option(
+        None, "--data-dir", help="database, logs and admin key (env RELAY_DATA_DIR; default .relay/data)"
+    ),
+    no_demo: bool = typer.Option(False, "--no-demo", help="do not play the demo story once Relay is up"),
+    timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds to wait for /readyz (default 180)"),
+) -> None:
+    """Start FalkorDB and every service as its own process, as docker compose would; Ctrl-C stops all."""
+    settings = CliSettings()
+    try:
+        replicas = parse_scale(scale)
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/]", highlight=False)
+        raise typer.Exit(2)
+    key = settings.admin_key.get_secret_value() if settings.admin_key else None
+    opts = UpOptions(
+        data_dir=_data_dir(data_dir, settings),
+        port=port or settings.port,
+        falkordb_port=settings.falkordb_port,
+        model_dir=Path(settings.model_dir).expanduser().resolve(),
+        replicas=replicas,
+        admin_key_env=key or None,
+        demo=not no_demo,
+        ready_timeout_s=timeout or settings.ready_timeout_s,
+    )
+    raise typer.Exit(run_up(opts, console))
+
+
+@app.command()
+def status(
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="(env RELAY_DATA_DIR; default .relay/data)"),
+) -> None:
+    """Say whether a Relay runs on this data folder, and which process is which. Exit 0 if it runs, 3 if not."""
+    folder = _data_dir(data_dir, CliSettings())
+    info = locks.holder(folder)
+    if info is None:
+        console.print(f"no Relay is running with data folder {folder}")
+        raise typer.Exit(3)
+    console.print(
+        f"Relay is running: pid {info.get('pid', '?')}, gateway http://127.0.0.1:{info.get('port', '?')}, "
+        f"FalkorDB port {info.get('falkordb_port', '?')}, data {folder}"
+    )
+    state = locks.read_info(folder / STATE_NAME)
+    if state.get("processes"):
+        table = Table()
+        for col in ("service", "replica", "pid", "alive", "log"):
+            table.add_column(col)
+        for p in state["processes"]:
+            table.add_row(
+                p["service"], str(p["replica"] or "-"), str(p["pid"]), "yes" if _alive(p["pid"]) else "no", p["log"]
+            )
+        console.print(table)
+    else:
+        console.print("(still starting: no process table yet)")
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,147 @@
+"""The one table of Relay's processes. `relay up` starts from it, docker-compose.yml is checked
+against it (tests/infra/test_compose.py), so the two ways of running Relay cannot drift apart.
+
+Order matters: `relay up` starts services top to bottom and stops them bottom to top. The agents
+come first so the gateway finds their groups when it answers /readyz; the simulator comes after
+the gateway because it talks to Relay only through the gateway's HTTP API.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    name: str
+    module: str
+    replicas: int = 1
+    # One gateway owns the HTTP port; agents scale as consumer-group replicas.
+    scalable: bool = True
+    # Gets RELAY_PORT (the gateway's listening port).
+    serves_http: bool = False
+    # Gets RELAY_ADMIN_KEY. Only what creates tenants or checks the admin key needs it.
+    needs_admin_key: bool = False
+    # Gets RELAY_GATEWAY_URL (it is a client of the public HTTP API).
+    uses_gateway: bool = False
+    # docker compose profile that must be enabled to run it (None: always on).
+    compose_profile: str | None = None
+
+    @property
+    def package_dir(self) -> Path | None:
+        try:
+            spec = importlib.util.find_spec(self.module)
+        except ImportError:  # a parent package is missing
+            return None
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        return Path(list(spec.submodule_search_locations)[0])
+
+    def exists(self) -> bool:
+        """Startable: its package has a __main__.py (`python -m services.<name>` works)."""
+        pkg = self.package_dir
+        return pkg is not None and (pkg / "__main__.py").is_file()
+
+    def command(self, python: str) -> list[str]:
+        return [python, "-m", self.module]
+
+
+SERVICES: tuple[ServiceSpec, ...] = (
+    ServiceSpec("intake", "services.intake"),
+    ServiceSpec("resolver", "services.resolver"),
+    ServiceSpec("netops", "services.netops"),
+    ServiceSpec("gateway", "services.gateway", scalable=False, serves_http=True, needs_admin_key=True),
+    ServiceSpec("simulator", "services.simulator", needs_admin_key=True, uses_gateway=True, compose_profile="sim"),
+)
+
+# Environment names `relay up` owns: it sets them per service (or removes them where a service
+# must not get them), whatever the calling shell has.
+MANAGED_ENV = (
+    "RELAY_FALKORDB_HOST",
+    "RELAY_FALKORDB_PORT",
+    "RELAY_ADMIN_KEY",
+    "RELAY_PORT",
+    "RELAY_REPLICA",
+    "RELAY_MODEL_DIR",
+    "RELAY_GATEWAY_URL",
+)
+
+
+def by_name(name: str) -> ServiceSpec:
+    for spec in SERVICES:
+        if spec.name == name:
+            return spec
+    raise KeyError(f"unknown service {name!r}; known: {', '.join(s.name for s in SERVICES)}")
+
+
+def relay_env_names(spec: ServiceSpec, *, embedded: bool) -> set[str]:
+    """The RELAY_* variables a service is given; the same names in compose and in `relay up`,
+    except where the two worlds differ:
+    - compose only: RELAY_HOST=0.0.0.0 for the gateway (a container must listen beyond loopback;
+      embedded it keeps its default, 127.0.0.1);
+    - embedded only: RELAY_MODEL_DIR (the image sets it in infra/Dockerfile) and RELAY_REPLICA for
+      scalable services (compose replicas are told apart by their hostname)."""
+    names = {"RELAY_FALKORDB_HOST", "RELAY_FALKORDB_PORT"}
+    if spec.serves_http:
+        names.add("RELAY_PORT")
+        if not embedded:
+            names.add("RELAY_HOST")
+    if spec.needs_admin_key:
+        names.add("RELAY_ADMIN_KEY")
+    if spec.uses_gateway:
+        names.add("RELAY_GATEWAY_URL")
+    if embedded:
+        names.add("RELAY_MODEL_DIR")
+        if spec.scalable:
+            names.add("RELAY_REPLICA")
+    return names
+
+
+def service_env(
+    spec: ServiceSpec,
+    replica: int,
+    *,
+    base: dict[str, str],
+    falkordb_port: int,
+    admin_key: str,
+    gateway_port: int,
+    model_dir: Path,
+) -> dict[str, str]:
+    """The environment of one embedded replica: the caller's environment (PATH, GROQ_API_KEY,
+    OTEL_*, other RELAY_* tuning) with the managed names set exactly as the table says."""
+    env = {k: v for k, v in base.items() if k not in MANAGED_ENV}
+    env["PYTHONUNBUFFERED"] = "1"  # logs reach the log file as they happen
+    env["OTEL_SERVICE_NAME"] = base.get("OTEL_SERVICE_NAME") or f"relay-{spec.name}"
+    values = {
+        "RELAY_FALKORDB_HOST": "127.0.0.1",
+        "RELAY_FALKORDB_PORT": str(falkordb_port),
+        "RELAY_PORT": str(gateway_port),
+        "RELAY_ADMIN_KEY": admin_key,
+        "RELAY_GATEWAY_URL": f"http://127.0.0.1:{gateway_port}",
+        "RELAY_REPLICA": str(replica),
+        "RELAY_MODEL_DIR": str(model_dir),
+    }
+    for name in relay_env_names(spec, embedded=True):
+        env[name] = values[name]
+    return env
+
+
+def parse_scale(items: list[str] | None) -> dict[str, int]:
+    """`--scale resolver=3 --scale simulator=0` -> replicas per service (0 leaves it off)."""
+    replicas = {s.name: s.replicas for s in SERVICES}
+    for item in items or []:
+        name, sep, count = item.partition("=")
+        name = name.strip()
+        if not sep or not count.strip().isdigit():
+            raise ValueError(f"--scale takes SERVICE=COUNT (e.g. resolver=3), got {item!r}")
+        try:
+            spec = by_name(name)
+        except KeyError as exc:
+            raise ValueError(exc.args[0]) from None
+        n = int(count)
+        if n != 1 and not spec.scalable:
+            raise ValueError(f"{name} runs as exactly one process (it owns the HTTP port); it cannot be scaled to {n}")
+        replicas[name] = n
+    return replicas

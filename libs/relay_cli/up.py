@@ -1,0 +1,319 @@
+"""`relay up`: the embedded Relay, run exactly as docker compose would run it, on one machine.
+
+The flow, step by step (each a plain function or method below):
+  lock the data folder -> admin key -> embedding model -> FalkorDB (AOF on) -> every service of
+  the table as its own process -> wait for the gateway's /readyz -> show who is who -> run_demo
+  (hook) -> supervise until Ctrl-C/SIGTERM -> stop services in reverse order -> stop FalkorDB.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from relay_graph.embedded import port_in_use
+from relay_graph.model_files import ensure_model
+
+from relay_cli import admin_key as admin_keys
+from relay_cli import lock as locks
+from relay_cli.services import SERVICES, ServiceSpec, service_env
+from relay_cli.supervisor import Child, ServiceFailed, SupervisedFalkorDB, Supervisor, tail
+
+STATE_NAME = "relay.state.json"
+DEMO_MODULE = "services.simulator.demo"
+
+
+class StartupFailed(RuntimeError):
+    pass
+
+
+@dataclass
+class UpOptions:
+    data_dir: Path
+    port: int
+    falkordb_port: int
+    model_dir: Path
+    replicas: dict[str, int]
+    admin_key_env: str | None
+    demo: bool = True
+    ready_timeout_s: float = 180.0
+    python: str = sys.executable
+    services: tuple[ServiceSpec, ...] = SERVICES
+    base_env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+
+
+class StopFlag:
+    """Set by SIGINT/SIGTERM; everything long-running polls it."""
+
+    def __init__(self, console: Console):
+        self.console = console
+        self.event = threading.Event()
+        self.signum: int | None = None
+
+    def install(self) -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._handle)
+
+    def _handle(self, signum, _frame) -> None:
+        if self.event.is_set():
+            self.console.print("[yellow]already stopping; each service gets up to 10s to finish[/]")
+            return
+        self.signum = signum
+        self.event.set()
+
+    def __bool__(self) -> bool:
+        return self.event.is_set()
+
+
+def run_demo(base_url: str, admin_key: str, console: Console) -> threading.Thread | None:
+    """Hook: play the demo story through the real agents once Relay is ready.
+
+    A no-op unless the module `services.simulator.demo` exists. That module must expose
+    `run(base_url: str, admin_key: str) -> None` (a plain or an async function); it talks to
+    Relay only through the gateway's HTTP API. It runs in a thread so that supervision and
+    Ctrl-C keep working while it plays; its failure is reported but does not stop Relay.
+    """
+    if importlib.util.find_spec("services.simulator") is None or importlib.util.find_spec(DEMO_MODULE) is None:
+        return None
+    demo = importlib.import_module(DEMO_MODULE)
+
+    def play() -> None:
+        try:
+            result = demo.run(base_url=base_url, admin_key=admin_key)
+            if inspect.iscoroutine(result):
+                asyncio.run(result)
+            console.print("[green]demo finished[/]")
+        except Exception as exc:  # noqa: BLE001 - the demo is a guest; Relay keeps running
+            console.print(f"[red]demo failed:[/] {escape(f'{type(exc).__name__}: {exc}')}")
+
+    console.print("playing the demo story ...")
+    thread = threading.Thread(target=play, name="relay-demo", daemon=True)
+    thread.start()
+    return thread
+
+
+class EmbeddedRelay:
+    def __init__(self, opts: UpOptions, console: Console, stop: StopFlag):
+        self.opts = opts
+        self.console = console
+        self.stop = stop
+        self.logs = opts.data_dir / "logs"
+        self.key: admin_keys.AdminKey | None = None
+        self.falkordb: SupervisedFalkorDB | None = None
+        self.supervisor: Supervisor | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.opts.port}"
+
+    def say(self, message: str) -> None:
+        """Plain text (paths and log lines are never read as markup)."""
+        self.console.print(message, markup=False, highlight=False, soft_wrap=True)
+
+    # -- steps ---------------------------------------------------------------------------------
+
+    def check_ports(self) -> None:
+        if port_in_use("127.0.0.1", self.opts.port):
+            raise StartupFailed(f"port {self.opts.port} is already in use; set RELAY_PORT or pass --port")
+
+    def prepare(self) -> None:
+        self.logs.mkdir(parents=True, exist_ok=True)
+        self.key = admin_keys.resolve(self.opts.data_dir, self.opts.admin_key_env)
+        ensure_model(self.opts.model_dir)
+
+    def start_falkordb(self) -> None:
+        self.falkordb = SupervisedFalkorDB(
+            self.opts.data_dir / "falkordb",
+            self.opts.falkordb_port,
+            log_file=self.logs / "falkordb.log",
+        )
+        with self.console.status(f"starting FalkorDB on 127.0.0.1:{self.opts.falkordb_port} ..."):
+            try:
+                self.falkordb.start()
+            except RuntimeError as exc:
+                raise StartupFailed(str(exc)) from None
+
+    def children(self) -> list[Child]:
+        out = []
+        for spec in self.opts.services:
+            n = self.opts.replicas.get(spec.name, spec.replicas)
+            if n == 0 or not spec.exists():
+                continue
+            for replica in range(1, n + 1):
+                env = service_env(
+                    spec,
+                    replica,
+                    base=self.opts.base_env,
+                    falkordb_port=self.opts.falkordb_port,
+                    admin_key=self.key.value,
+                    gateway_port=self.opts.port,
+                    model_dir=self.opts.model_dir,
+                )
+                out.append(Child(spec, replica, self.logs / f"{spec.name}-{replica}.log", env))
+        return out
+
+    def start_services(self) -> None:
+        children = self.children()
+        if not any(c.spec.serves_http for c in children):
+            raise StartupFailed("the gateway (services/gateway/__main__.py) is not there; nothing would answer HTTP")
+        self.supervisor = Supervisor(children, python=self.opts.python, say=self.say)
+        self.supervisor.on_change = self.write_state
+        self.supervisor.start_all()
+        missing = [s.name for s in self.opts.services if not s.exists()]
+        if missing:
+            self.console.print(f"[dim]not built yet, skipped: {', '.join(missing)}[/]")
+
+    def wait_ready(self) -> bool:
+        """True once /readyz answers 200; False if a stop was requested first."""
+        deadline = time.monotonic() + self.opts.ready_timeout_s
+        started = time.monotonic()
+        last = "no answer yet"
+        with httpx.Client(timeout=2.0) as http, self.console.status("") as status:
+            while not self.stop:
+                self.supervisor.check_startup()
+                try:
+                    r = http.get(f"{self.url}/readyz")
+                    if r.status_code == 200:
+                        return True
+                    last = f"{r.status_code} {r.text[:300]}"
+                except httpx.HTTPError as exc:
+                    last = f"no answer ({type(exc).__name__})"
+                if time.monotonic() > deadline:
+                    raise StartupFailed(self._not_ready_message(last))
+                status.update(
+                    f"waiting for {self.url}/readyz ({int(time.monotonic() - started)}s): {escape(last[:100])}"
+                )
+                time.sleep(0.5)
+        return False
+
+    def _not_ready_message(self, last: str) -> str:
+        # Show the gateway's log, and that of any service the readiness answer names as missing.
+        named = [c for c in self.supervisor.children if c.spec.serves_http or c.spec.name in last]
+        parts = [f"the gateway was not ready after {self.opts.ready_timeout_s:g}s; last /readyz: {last}"]
+        for child in named:
+            parts.append(f"--- last lines of {child.log_path}:\n{tail(child.log_path)}")
+        return "\n".join(parts)
+
+    def show(self) -> None:
+        table = Table(title="Relay is up", title_justify="left")
+        for col in ("service", "replica", "pid", "log"):
+            table.add_column(col)
+        table.add_row("falkordb", "-", str(self.falkordb.process.pid), escape(str(self.logs / "falkordb.log")))
+        for c in self.supervisor.children:
+            table.add_row(c.spec.name, str(c.replica), str(c.pid), escape(str(c.log_path)))
+        self.console.print(table)
+        self.console.print(f"gateway:   [bold]{self.url}[/]  (API docs: {self.url}/docs)")
+        self.console.print(f"admin key: {self.describe_key()}")
+        self.console.print(f"data:      {escape(str(self.opts.data_dir))}")
+        self.console.print("Ctrl-C stops everything.")
+
+    def describe_key(self) -> str:
+        if self.key.source == "env":
+            return "from RELAY_ADMIN_KEY"
+        if self.key.created:
+            return f"kept in {escape(str(self.key.path))} (new, printed above)"
+        return f"kept in {escape(str(self.key.path))}"
+
+    def supervise(self) -> None:
+        while not self.stop:
+            if self.falkordb.process.poll() is not None:
+                log = self.logs / "falkordb.log"
+                raise StartupFailed(
+                    f"FalkorDB exited with code {self.falkordb.process.returncode}; stopping everything.\n"
+                    f"--- last lines of {log}:\n{tail(log)}"
+                )
+            self.supervisor.check()
+            time.sleep(0.25)
+
+    def shutdown(self) -> None:
+        if self.supervisor is not None:
+            self.supervisor.stop_all()
+        if self.falkordb is not None and self.falkordb.process is not None:
+            self.falkordb.stop()  # SIGTERM: the AOF is flushed before it exits
+            self.say("stopped falkordb")
+        (self.opts.data_dir / STATE_NAME).unlink(missing_ok=True)
+
+    def write_state(self) -> None:
+        state = {
+            "pid": os.getpid(),
+            "url": self.url,
+            "port": self.opts.port,
+            "falkordb_port": self.opts.falkordb_port,
+            "admin_key_file": str(self.key.path) if self.key and self.key.path else None,
+            "processes": [
+                {"service": "falkordb", "replica": None, "pid": self.falkordb.process.pid,
+                 "log": str(self.logs / "falkordb.log")}
+            ]
+            + [
+                {"service": c.spec.name, "replica": c.replica, "pid": c.pid, "log": str(c.log_path)}
+                for c in self.supervisor.children
+            ],
+        }
+        path = self.opts.data_dir / STATE_NAME
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(state, indent=2))
+        tmp.replace(path)
+
+    # -- the whole run -------------------------------------------------------------------------
+
+    def run(self) -> int:
+        try:
+            self.check_ports()
+            self.prepare()
+            if self.key.created:
+                self.console.print(
+                    f"admin key created: [bold]{self.key.value}[/]\n"
+                    f"  (shown this once; kept in {escape(str(self.key.path))}, mode 0600)"
+                )
+            if self.stop:
+                return 0
+            self.start_falkordb()
+            if self.stop:
+                return 0
+            self.start_services()
+            if not self.wait_ready():
+                return 0
+            self.show()
+            if self.opts.demo:
+                run_demo(self.url, self.key.value, self.console)
+            self.supervise()
+            self.console.print("stopping Relay ...")
+            return 0
+        except (StartupFailed, ServiceFailed) as exc:
+            self.console.print("[red bold]relay up failed:[/]", end=" ")
+            self.console.print(str(exc), markup=False, highlight=False, soft_wrap=True)
+            return 1
+        finally:
+            self.shutdown()
+
+
+def up(opts: UpOptions, console: Console) -> int:
+    """Run an embedded Relay until stopped. Returns the process exit code."""
+    try:
+        lock = locks.acquire(
+            opts.data_dir,
+            {"port": opts.port, "falkordb_port": opts.falkordb_port, "data_dir": str(opts.data_dir)},
+        )
+    except locks.AlreadyRunning as exc:
+        console.print("[red bold]relay up refused:[/]", end=" ")
+        console.print(str(exc), markup=False, highlight=False, soft_wrap=True)
+        return 1
+    stop = StopFlag(console)
+    stop.install()
+    with lock:
+        return EmbeddedRelay(opts, console, stop).run()

@@ -1,0 +1,223 @@
+"""The episodic write path: turns of any conversation, stored once, embedded once.
+
+- An episode's id is the caller's, or a hash of session, speaker, time and text, so a replayed
+  batch MERGEs onto what it wrote the first time and writes nothing new.
+- A text is embedded once per graph: before embedding, the batch looks its texts up by `text_key`
+  (a hash of the text, indexed) and reuses the vectors another process already stored. The texts
+  left are embedded in one call.
+- MENTIONS: the customer, the explicit `mentions`, and every entity we already know whose normal-form
+  name equals one of the text's word n-grams (1-4 words), looked up through the Entity.name_key index.
+- The whole batch is one statement (atomic): a failure writes nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from datetime import datetime
+from typing import Any, Iterable, Sequence
+
+from pydantic import ValidationError
+
+from .db import GraphClient
+from .embeddings import Embedder
+from .entities import entity_uid, name_key
+from .errors import InvalidInput, InvalidValue
+from .models import EpisodeInput
+from .queries import episodes as q
+from .registry import clean_text
+
+MAX_BATCH = 500
+MAX_MENTIONS = 50
+MAX_NGRAM = 4
+MAX_TEXT_WORDS = 2_000  # n-grams are taken from the first words of very long texts only
+_CONTROL_OK = {"\n", "\r", "\t"}
+
+# Words that are never an entity's whole name; an n-gram made only of them is not looked up.
+STOPWORDS = frozenset(
+    """a an and are as at be been but by can could did do does for from had has have he her hers him his
+    how i if in into is it its me my no not of on or our ours she so than that the their them then there
+    these they this to too up us was we were what when where which who whom why will with would you your
+    yours yes ok okay hi hello thanks thank please just also very about after before again all any""".split()
+)
+
+
+def text_key(text: str) -> str:
+    """The hash that identifies a text in the graph (and the vector it was given)."""
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def episode_id_for(session: str, speaker: str, at_ms: int, text: str) -> str:
+    """Deterministic id of an episode the caller gave no id (no tenant in it: the graph is the tenant)."""
+    raw = "\x1f".join((session, speaker, str(at_ms), text))
+    return "ep_" + hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
+
+
+def ms(at: datetime) -> int:
+    return int(at.timestamp() * 1000)
+
+
+def word_ngrams(text: str, max_n: int = MAX_NGRAM, max_words: int = MAX_TEXT_WORDS) -> set[str]:
+    """The name_keys of the text's 1..max_n word n-grams (what an entity name_key could equal)."""
+    words = []
+    for w in name_key(text).split()[:max_words]:
+        w = w.strip(".-")  # sentence ends and dashes used as punctuation; inner ones stay (tp-link)
+        if w and re.search(r"\w", w):
+            words.append(w)
+    keys: set[str] = set()
+    for n in range(1, max_n + 1):
+        for i in range(len(words) - n + 1):
+            gram = words[i : i + n]
+            if all(g in STOPWORDS for g in gram) or (n == 1 and len(gram[0]) < 2):
+                continue
+            keys.add(" ".join(gram))
+    return keys
+
+
+def _plain_text(value: str, what: str) -> str:
+    if any(unicodedata.category(c) in ("Cc", "Cf") and c not in _CONTROL_OK for c in value):
+        raise InvalidValue(f"{what} contains control characters")
+    text = value.strip()
+    if not text:
+        raise InvalidValue(f"{what} is empty")
+    return text
+
+
+def _validate(items: Sequence[Any]) -> list[EpisodeInput]:
+    if not isinstance(items, (list, tuple)):
+        raise InvalidInput("episodes must be a list")
+    if len(items) > MAX_BATCH:
+        raise InvalidInput(f"at most {MAX_BATCH} episodes per batch (got {len(items)}); split the batch",
+                           code="batch_too_large")
+    out = []
+    for i, item in enumerate(items):
+        try:
+            ep = item if isinstance(item, EpisodeInput) else EpisodeInput.model_validate(item)
+        except ValidationError as exc:
+            raise InvalidInput(f"episode {i}: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from None
+        updates: dict[str, Any] = {
+            "text": _plain_text(ep.text, f"episode {i} text"),
+            "session": _plain_text(ep.session, f"episode {i} session"),
+            "speaker": clean_text(ep.speaker, f"episode {i} speaker"),
+        }
+        if ep.customer is not None:
+            updates["customer"] = clean_text(ep.customer, f"episode {i} customer")
+            if not name_key(updates["customer"]):
+                raise InvalidValue(f"episode {i} customer has no letters or digits")
+        if len(ep.mentions) > MAX_MENTIONS:
+            raise InvalidInput(f"episode {i}: at most {MAX_MENTIONS} mentions")
+        updates["mentions"] = [clean_text(m, f"episode {i} mention") for m in ep.mentions]
+        out.append(ep.model_copy(update=updates))
+    return out
+
+
+def _rows(items: list[EpisodeInput]) -> tuple[list[str], list[dict[str, Any]]]:
+    """Episode ids in input order, and one row per distinct episode (the first wins)."""
+    ids, rows, seen = [], [], set()
+    for ep in items:
+        at = ms(ep.at)
+        eid = ep.id or episode_id_for(ep.session, ep.speaker, at, ep.text)
+        ids.append(eid)
+        if eid in seen:
+            continue
+        seen.add(eid)
+        rows.append({"id": eid, "session": ep.session, "speaker": ep.speaker, "text": ep.text,
+                     "key": text_key(ep.text), "kind": ep.kind, "at": at, "agent": ep.agent,
+                     "_ep": ep})
+    return ids, rows
+
+
+async def write_episodes(client: GraphClient, embedder: Embedder, tenant: str,
+                         items: Sequence[EpisodeInput | dict]) -> list[str]:
+    """Writes a batch of episodes (at most 500) in one statement; returns their ids in input order."""
+    episodes = _validate(items)
+    if not episodes:
+        return []
+    ids, rows = _rows(episodes)
+
+    # Entities named by the batch: customers are MERGEd; other names must match what we know.
+    customers: dict[str, dict[str, str]] = {}
+    for r in rows:
+        ep: EpisodeInput = r["_ep"]
+        if ep.customer:
+            key = name_key(ep.customer)
+            uid = entity_uid(q.CUSTOMER_LABEL, key)
+            customers.setdefault(uid, {"uid": uid, "name": ep.customer, "key": key})
+            r["customer"] = uid
+        else:
+            r["customer"] = None
+    grams = {r["id"]: word_ngrams(r["_ep"].text) for r in rows}
+    explicit = {r["id"]: {name_key(m) for m in r["_ep"].mentions} - {""} for r in rows}
+    name_keys = set().union(*grams.values(), *explicit.values())
+
+    text_keys = sorted({r["key"] for r in rows})
+    found = await client.run(tenant, q.LOOKUP, {"text_keys": text_keys, "name_keys": sorted(name_keys)})
+    vectors: dict[str, list[float]] = {}
+    uids_by_key: dict[str, set[str]] = {}
+    for f in found:
+        if f["uid"] is not None:
+            uids_by_key.setdefault(f["key"], set()).add(f["uid"])
+        elif f["vector"] is not None:
+            vectors[f["key"]] = f["vector"]
+
+    missing = {r["key"]: r["text"] for r in rows if r["key"] not in vectors}
+    if missing:
+        order = list(missing)
+        fresh = await embedder.aembed([missing[k] for k in order])
+        vectors.update(zip(order, fresh))
+
+    topics: dict[str, dict[str, str]] = {}
+    mentions: list[dict[str, str]] = []
+    for r in rows:
+        targets: set[str] = set()
+        if r["customer"]:
+            targets.add(r["customer"])
+        for key in explicit[r["id"]]:
+            known = uids_by_key.get(key)
+            if known:
+                targets |= known
+            else:  # an explicit mention we have never seen is kept as a Topic, not dropped
+                uid = entity_uid(q.TOPIC_LABEL, key)
+                name = next(m for m in r["_ep"].mentions if name_key(m) == key)
+                topics.setdefault(uid, {"uid": uid, "name": name, "key": key})
+                targets.add(uid)
+        for key in grams[r["id"]]:
+            targets |= uids_by_key.get(key, set())
+        mentions.extend({"ep": r["id"], "uid": u} for u in sorted(targets))
+
+    sessions: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        s = sessions.setdefault(r["session"], {"id": r["session"], "first": r["at"], "last": r["at"],
+                                               "customer": r["customer"]})
+        s["first"], s["last"] = min(s["first"], r["at"]), max(s["last"], r["at"])
+        s["customer"] = s["customer"] or r["customer"]
+    chain = sorted({s["customer"] for s in sessions.values() if s["customer"]})
+
+    await client.run(tenant, q.WRITE, {
+        "now": ms(datetime.now().astimezone()),
+        "customers": list(customers.values()),
+        "topics": list(topics.values()),
+        "sessions": list(sessions.values()),
+        "chain": chain,
+        "episodes": [{k: v for k, v in r.items() if k not in ("_ep", "customer")} | {"vec": vectors[r["key"]]}
+                     for r in rows],
+        "mentions": mentions,
+    })
+    return ids
+
+
+async def get_episode(client: GraphClient, tenant: str, episode_id: str) -> dict[str, Any] | None:
+    rows = await client.run(tenant, q.GET, {"id": episode_id})
+    return rows[0] if rows else None
+
+
+async def session_chain(client: GraphClient, tenant: str, customer: str) -> list[dict[str, Any]]:
+    """A customer's sessions in order, each with the session FOLLOWED_BY links it has."""
+    uid = entity_uid(q.CUSTOMER_LABEL, name_key(customer))
+    return await client.run(tenant, q.SESSION_CHAIN, {"uid": uid})
+
+
+def iter_batches(items: Sequence[Any], size: int = MAX_BATCH) -> Iterable[Sequence[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]

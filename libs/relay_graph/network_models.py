@@ -1,0 +1,173 @@
+"""Typed inputs and outputs of the access network: node kinds, link types, which kinds a link may
+join, and the views netops, the resolver and the gateway read.
+
+Links are stored exactly as the design draws them: `(:Splitter)-[:PON]->(:Olt)-[:UPLINK]->(:Pop)
+-[:UPLINK]->(:Backbone)`, `(:Splitter)-[:DROP]->(:Ont)`, `(:Customer)-[:CONNECTED_VIA]->(:Ont|:Olt)`.
+PON and UPLINK point towards the core; DROP points away from it (the design fixes it that way), so
+the queries walk PON/UPLINK one way and DROP the other."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+NODE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
+
+
+class NodeKind(str, Enum):
+    """Each value is also the node's kind label (a code constant, safe to place in Cypher)."""
+
+    BACKBONE = "Backbone"
+    POP = "Pop"  # city hub
+    OLT = "Olt"  # exchange
+    SPLITTER = "Splitter"  # street cabinet
+    ONT = "Ont"  # the box in the home
+
+
+class LinkType(str, Enum):
+    """Each value is also the relationship type."""
+
+    UPLINK = "UPLINK"
+    PON = "PON"
+    DROP = "DROP"
+
+
+# Which kinds each link type may join, as (source kinds, target kinds) of the stored edge.
+# Splitters may cascade (PON splitter -> splitter) and hubs may aggregate (UPLINK pop -> pop);
+# a backbone is never a source, so backbones never appear "behind" one another.
+LINK_ENDPOINTS: dict[LinkType, tuple[frozenset[NodeKind], frozenset[NodeKind]]] = {
+    LinkType.UPLINK: (frozenset({NodeKind.OLT, NodeKind.POP}), frozenset({NodeKind.POP, NodeKind.BACKBONE})),
+    LinkType.PON: (frozenset({NodeKind.SPLITTER}), frozenset({NodeKind.OLT, NodeKind.SPLITTER})),
+    LinkType.DROP: (frozenset({NodeKind.SPLITTER}), frozenset({NodeKind.ONT})),
+}
+# Kinds a customer's home may hang off directly.
+ACCESS_KINDS: frozenset[NodeKind] = frozenset({NodeKind.ONT, NodeKind.OLT})
+
+STATUS_UP = "up"
+STATUS_DOWN = "down"
+
+
+class NetNodeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    node_id: str = Field(pattern=NODE_ID_PATTERN)
+    kind: NodeKind
+    name: str = Field(min_length=1, max_length=200)
+    capacity_gbps: float = Field(gt=0, le=1_000_000)
+    # Only applied when the node is created: re-running an upsert must not undo a fault.
+    # Later changes go through set_node_status, which versions them.
+    up: bool = True
+
+
+class LinkIn(BaseModel):
+    """A link stored as (source)-[:type]->(target)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: LinkType
+    source: str = Field(pattern=NODE_ID_PATTERN)
+    target: str = Field(pattern=NODE_ID_PATTERN)
+    capacity_gbps: float | None = Field(default=None, gt=0, le=1_000_000)
+    length_m: float | None = Field(default=None, ge=0, le=1_000_000)
+    up: bool = True  # only applied when the link is created (see NetNodeIn.up)
+
+
+class NetNode(BaseModel):
+    node_id: str
+    kind: NodeKind
+    name: str
+    capacity_gbps: float
+    status: str
+    version: int
+
+
+class UpsertResult(BaseModel):
+    created: int
+    updated: int
+
+
+class NodeStatusChange(BaseModel):
+    node_id: str
+    up: bool
+    changed: bool
+    version: int  # the node's status version; increments only on a change
+
+
+class LinkStatusChange(BaseModel):
+    type: LinkType
+    source: str
+    target: str
+    up: bool
+    changed: bool
+
+
+class Attachment(BaseModel):
+    customer: str
+    uid: str
+    node_id: str
+    previous: list[str] = []  # node ids the customer was attached to before (a move)
+
+
+class AffectedCustomer(BaseModel):
+    customer: str
+    # node ids from the customer's access node up to and including the queried node
+    path: list[str]
+
+
+class LineHop(BaseModel):
+    node_id: str
+    kind: NodeKind
+    name: str
+    status: str
+    capacity_gbps: float
+    # the link from this hop to the next one towards the core; None on the last hop
+    link_type: LinkType | None = None
+    link_up: bool | None = None
+    link_capacity_gbps: float | None = None
+
+
+class Outage(BaseModel):
+    outage_id: str
+    node_id: str
+    node_kind: NodeKind
+    node_name: str
+    cause: str
+    open: bool
+    opened_at: datetime
+    closed_at: datetime | None = None
+    # Names of the affected customers. A customer's own view (open_outages_for_customer) holds only
+    # that customer: other customers' names are not theirs to read. affected_count is always the total.
+    customers: list[str] = []
+    affected_count: int = 0
+    created: bool = False  # True only on the call that opened it (netops announces once)
+
+
+class SampleNetwork(BaseModel):
+    backbone: str
+    pop: str
+    olts: list[str]
+    splitters: list[str]  # olt i owns splitters [2i, 2i+1]
+    onts: dict[str, str]  # customer name -> ont id
+    splitter_of: dict[str, str]  # ont id -> splitter id
+
+
+__all__ = [
+    "ACCESS_KINDS",
+    "AffectedCustomer",
+    "Attachment",
+    "LINK_ENDPOINTS",
+    "LineHop",
+    "LinkIn",
+    "LinkStatusChange",
+    "LinkType",
+    "NODE_ID_PATTERN",
+    "NetNode",
+    "NetNodeIn",
+    "NodeKind",
+    "NodeStatusChange",
+    "Outage",
+    "SampleNetwork",
+    "UpsertResult",
+]

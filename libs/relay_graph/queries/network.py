@@ -1,0 +1,242 @@
+"""Cypher of the access network: nodes, links, customers' lines, outages.
+
+Direction convention (as the design draws it): PON and UPLINK point up, towards the core;
+DROP points down, from a splitter to a home's ONT; CONNECTED_VIA points from the customer to the
+node their home hangs off (an ONT, or an OLT directly). "Below a node" therefore means: follow
+PON/UPLINK backwards any number of hops, then optionally one DROP forwards, then CONNECTED_VIA
+backwards. Every query starts from an indexed node (NetNode.node_id, Entity.uid, Outage.node_id,
+Outage.outage_id).
+
+Labels and relationship types come from NodeKind / LinkType only. FalkorDB does not take a
+parameter as a variable-length bound, so the depth-limited traversals are built once, at import,
+for each bound up to MAX_BOUNDED_DEPTH; deeper or unlimited looks use the unbounded query, which
+filters by hops itself."""
+
+from __future__ import annotations
+
+from ..network_models import LinkType, NodeKind
+from . import Query
+
+UP_TYPES = f"{LinkType.UPLINK.value}|{LinkType.PON.value}"
+DROP = LinkType.DROP.value
+MAX_BOUNDED_DEPTH = 8
+
+
+def _when(cond: str, body: str) -> str:
+    return f"FOREACH (_ IN CASE WHEN {cond} THEN [1] ELSE [] END | {body})"
+
+
+# ---------------------------------------------------------------- nodes and links
+
+NODE_KINDS = Query(
+    "network_node_kinds",
+    "UNWIND $ids AS id MATCH (n:NetNode {node_id: id}) RETURN n.node_id AS node_id, n.kind AS kind",
+    read_only=True,
+)
+
+GET_NODE = Query(
+    "network_get_node",
+    "MATCH (n:NetNode {node_id: $node_id}) RETURN n",
+    read_only=True,
+)
+
+# Status and the Up label only on creation: an upsert re-run must not undo a fault. The kind is
+# fixed at creation; the caller refuses a batch that would change one, and the guard below keeps
+# a racing writer from giving a node a second kind label.
+UPSERT_NODES = Query(
+    "network_upsert_nodes",
+    "UNWIND $nodes AS row "
+    "OPTIONAL MATCH (e:NetNode {node_id: row.node_id}) "
+    "WITH row, e IS NULL AS is_new "
+    "MERGE (n:NetNode {node_id: row.node_id}) "
+    "ON CREATE SET n.kind = row.kind, n.status = CASE WHEN row.up THEN 'up' ELSE 'down' END, n.version = 0 "
+    "WITH n, row, is_new WHERE n.kind = row.kind "
+    "SET n.name = row.name, n.capacity_gbps = row.capacity_gbps "
+    + " ".join(_when(f"row.kind = '{k.value}'", f"SET n:{k.value}") for k in NodeKind)
+    + " " + _when("is_new AND row.up", "SET n:Up")
+    + " RETURN sum(CASE WHEN is_new THEN 1 ELSE 0 END) AS created, count(n) AS total",
+)
+
+# Every upward path from the given nodes: enough to see whether new links would close a cycle.
+UPWARD_PATHS = Query(
+    "network_upward_paths",
+    f"UNWIND $ids AS id MATCH (n:NetNode {{node_id: id}}) "
+    f"MATCH p = (n)-[:{UP_TYPES}*1..]->(:NetNode) "
+    f"RETURN [x IN nodes(p) | x.node_id] AS ids",
+    read_only=True,
+)
+
+UPSERT_LINKS = Query(
+    "network_upsert_links",
+    "UNWIND $links AS row "
+    "MATCH (a:NetNode {node_id: row.source}) "
+    "MATCH (b:NetNode {node_id: row.target}) "
+    "OPTIONAL MATCH (a)-[e]->(b) WHERE type(e) = row.type "
+    "WITH a, b, row, count(e) = 0 AS is_new "
+    + " ".join(
+        _when(
+            f"row.type = '{t.value}'",
+            f"MERGE (a)-[r:{t.value}]->(b) ON CREATE SET r.up = row.up "
+            "SET r.capacity_gbps = coalesce(row.capacity_gbps, r.capacity_gbps), "
+            "r.length_m = coalesce(row.length_m, r.length_m)",
+        )
+        for t in LinkType
+    )
+    + " RETURN sum(CASE WHEN is_new THEN 1 ELSE 0 END) AS created, count(row) AS total",
+)
+
+
+def _set_link_status(t: LinkType) -> Query:
+    return Query(
+        f"network_set_link_status_{t.value.lower()}",
+        f"MATCH (a:NetNode {{node_id: $source}})-[r:{t.value}]->(b:NetNode {{node_id: $target}}) "
+        "WITH r, coalesce(r.up, true) <> $up AS changed "
+        "SET r.up = $up, r.status_changed_at_ms = CASE WHEN changed THEN $at_ms ELSE r.status_changed_at_ms END "
+        "RETURN changed",
+    )
+
+
+SET_LINK_STATUS: dict[LinkType, Query] = {t: _set_link_status(t) for t in LinkType}
+
+# The Up label is the truth the agents filter on; status mirrors it for readers that want a string.
+# A version counts changes, so a repeated or stale notification can be recognised downstream.
+SET_NODE_UP = Query(
+    "network_set_node_up",
+    "MATCH (n:NetNode {node_id: $node_id}) "
+    "WITH n, NOT n:Up AS changed "
+    "SET n:Up, n.status = 'up', "
+    "n.version = CASE WHEN changed THEN coalesce(n.version, 0) + 1 ELSE coalesce(n.version, 0) END, "
+    "n.status_changed_at_ms = CASE WHEN changed THEN $at_ms ELSE n.status_changed_at_ms END "
+    "RETURN changed, n.version AS version",
+)
+
+SET_NODE_DOWN = Query(
+    "network_set_node_down",
+    "MATCH (n:NetNode {node_id: $node_id}) "
+    "WITH n, n:Up OR n.status <> 'down' AS changed "
+    "SET n.status = 'down', "
+    "n.version = CASE WHEN changed THEN coalesce(n.version, 0) + 1 ELSE coalesce(n.version, 0) END, "
+    "n.status_changed_at_ms = CASE WHEN changed THEN $at_ms ELSE n.status_changed_at_ms END "
+    "REMOVE n:Up "
+    "RETURN changed, n.version AS version",
+)
+
+# ---------------------------------------------------------------- customers
+
+# One line per customer: attaching elsewhere moves them (the old CONNECTED_VIA goes).
+ATTACH_CUSTOMERS = Query(
+    "network_attach_customers",
+    "UNWIND $rows AS row "
+    "MATCH (a:NetNode {node_id: row.node_id}) WHERE a.kind IN $access_kinds "
+    "MERGE (c:Entity {uid: row.uid}) "
+    "ON CREATE SET c.name = row.name, c.name_key = row.name_key, c.type = 'Customer' "
+    "SET c:Customer "
+    "WITH a, c, row "
+    "OPTIONAL MATCH (c)-[old:CONNECTED_VIA]->(x:NetNode) WHERE x <> a "
+    "WITH a, c, row, collect(old) AS olds, collect(x.node_id) AS previous "
+    "FOREACH (r IN olds | DELETE r) "
+    "MERGE (c)-[:CONNECTED_VIA]->(a) "
+    "RETURN c.name AS customer, c.uid AS uid, a.node_id AS node_id, previous",
+)
+
+
+def _behind(bound: str, carry: str = "") -> str:
+    """Rows (n, c, hops, ids): customer c (null when none) hangs off access node a, which is m
+    itself or an ONT dropped from m; m is up to `bound` PON/UPLINK hops below n (n itself at 0,
+    so n always yields a row). ids runs from a up to n. `carry` lists further variables to keep."""
+    return (
+        f"MATCH p = (n)<-[:{UP_TYPES}*0..{bound}]-(m:NetNode) "
+        f"WITH {carry}n, p, m, [(m)-[:{DROP}]->(x:Ont) | x] AS onts "
+        "UNWIND [m] + onts AS a "
+        "OPTIONAL MATCH (a)<-[:CONNECTED_VIA]-(c:Customer) "
+        f"WITH {carry}n, c, length(p) + CASE WHEN a = m THEN 0 ELSE 1 END AS hops, "
+        "CASE WHEN a = m THEN [] ELSE [a.node_id] END + reverse([x IN nodes(p) | x.node_id]) AS ids "
+    )
+
+
+def _customers_behind(depth: int | None) -> Query:
+    bound = "" if depth is None else str(int(depth))
+    return Query(
+        f"network_customers_behind_{'all' if depth is None else depth}",
+        "MATCH (n:NetNode {node_id: $node_id}) "
+        + _behind(bound)
+        + "RETURN n.node_id AS node_id, collect(CASE WHEN c IS NOT NULL AND ($depth IS NULL OR hops <= $depth) "
+        "THEN {customer: c.name, uid: c.uid, hops: hops, path: ids} END) AS rows",
+        read_only=True,
+    )
+
+
+CUSTOMERS_BEHIND: dict[int | None, Query] = {d: _customers_behind(d) for d in range(MAX_BOUNDED_DEPTH + 1)}
+CUSTOMERS_BEHIND[None] = _customers_behind(None)
+
+# The customer's access node, the DROP above it when it is an ONT, then every upward path to a
+# node with nothing above it (the core). The caller keeps the shortest, ties by node ids.
+CUSTOMER_LINE = Query(
+    "network_customer_line",
+    "MATCH (c:Entity {uid: $uid}) "
+    "OPTIONAL MATCH (c)-[:CONNECTED_VIA]->(a:NetNode) "
+    f"OPTIONAL MATCH (a)<-[d:{DROP}]-(s:NetNode) "
+    "WITH c, a, d, coalesce(s, a) AS start "
+    f"OPTIONAL MATCH p = (start)-[:{UP_TYPES}*0..]->(top:NetNode) "
+    f"WHERE NOT (top)-[:{UP_TYPES}]->(:NetNode) "
+    "RETURN c.name AS customer, a AS access, "
+    "CASE WHEN d IS NULL THEN null ELSE {type: type(d), up: d.up, capacity_gbps: d.capacity_gbps} END AS drop, "
+    "nodes(p) AS nodes, "
+    "[r IN relationships(p) | {type: type(r), up: r.up, capacity_gbps: r.capacity_gbps}] AS links",
+    read_only=True,
+)
+
+# ---------------------------------------------------------------- outages
+
+# One open outage per node: the MERGE key includes open:true, so a second call finds it and a closed
+# one never matches. It affects the node and every customer below it (all depths), refreshed on
+# each call so customers attached since are included.
+OPEN_OUTAGE = Query(
+    "network_open_outage",
+    "MATCH (n:NetNode {node_id: $node_id}) "
+    "MERGE (o:Outage {node_id: $node_id, open: true}) "
+    "ON CREATE SET o.outage_id = $outage_id, o.opened_at_ms = $at_ms, o.cause = $cause "
+    "MERGE (o)-[:AFFECTS]->(n) "
+    "WITH n, o "
+    + _behind("", carry="o, ")
+    + "WITH o, collect(DISTINCT c) AS cs "
+    "FOREACH (c IN cs | MERGE (o)-[:AFFECTS]->(c)) "
+    "RETURN o.outage_id AS outage_id, o.outage_id = $outage_id AS created",
+)
+
+CLOSE_OUTAGE = Query(
+    "network_close_outage",
+    "MATCH (n:NetNode {node_id: $node_id}) "
+    "OPTIONAL MATCH (o:Outage {node_id: $node_id}) WHERE o.open = true "
+    "SET o.open = false, o.closed_at_ms = $at_ms "
+    "RETURN n.node_id AS node_id, collect(o.outage_id) AS closed",
+)
+
+OUTAGE_VIEW = Query(
+    "network_outage_view",
+    "MATCH (o:Outage {outage_id: $outage_id}) "
+    "OPTIONAL MATCH (o)-[:AFFECTS]->(n:NetNode) "
+    "RETURN o, n.kind AS node_kind, n.name AS node_name, "
+    "[(o)-[:AFFECTS]->(c:Customer) | c.name] AS customers",
+    read_only=True,
+)
+
+OPEN_OUTAGES_FOR_CUSTOMER = Query(
+    "network_open_outages_for_customer",
+    "MATCH (c:Entity {uid: $uid}) "
+    "OPTIONAL MATCH (c)<-[:AFFECTS]-(o:Outage) WHERE o.open = true "
+    "OPTIONAL MATCH (o)-[:AFFECTS]->(n:NetNode) "
+    "RETURN c.name AS customer, o, n.kind AS node_kind, n.name AS node_name, "
+    "size([(o)-[:AFFECTS]->(x:Customer) | x]) AS affected_count",
+    read_only=True,
+)
+
+# Tickets belong to the tickets module; here they are only matched and pointed at the outage.
+LINK_TICKETS = Query(
+    "network_link_tickets",
+    "MATCH (o:Outage {outage_id: $outage_id}) "
+    "OPTIONAL MATCH (o)-[:AFFECTS]->(:Customer)-[:HAS_TICKET]->(t:Ticket) "
+    "WHERE NOT coalesce(t.stage, '') IN $closed_stages "
+    "FOREACH (x IN CASE WHEN t IS NULL THEN [] ELSE [t] END | MERGE (x)-[:CAUSED_BY]->(o)) "
+    "RETURN o.outage_id AS outage_id, collect(DISTINCT t.ticket_id) AS tickets",
+)

@@ -1,0 +1,78 @@
+"""The gateway's composition root: builds the services a request needs and the FastAPI app.
+
+`create_app(settings)` is what runs in production (it opens the pool and closes it when the app's
+lifespan ends); tests pass their own `memory` (and whatever else they want to replace) and call
+the app directly, without running the lifespan: everything is on `app.state` from the start."""
+
+from __future__ import annotations
+
+import logging
+from contextlib import asynccontextmanager
+from typing import AsyncIterator, Sequence
+
+from fastapi import FastAPI
+
+from relay_graph.memory import Memory
+
+from . import errors
+from .auth import Authenticator, TenantKeys
+from .backend import Backend
+from .deps import Services
+from .limits import BodyLimitMiddleware, RateLimiter
+from .readiness import ReadinessCheck, falkordb_check
+from .routers import claims, episodes, facts, health, recall, tenants
+from .settings import GatewaySettings
+
+log = logging.getLogger("relay.gateway")
+
+DESCRIPTION = """Shared, time-aware graph memory for teams of AI agents.
+
+Send `Authorization: Bearer <key>`: the admin key creates tenants, a tenant's key works on that
+tenant's paths only. Times are ISO 8601 with an offset. Errors are
+`{"error": {"code", "message"}}`."""
+
+ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.router, recall.router)
+
+
+def create_app(
+    settings: GatewaySettings | None = None,
+    *,
+    memory: Memory | None = None,
+    keys: TenantKeys | None = None,
+    limiter: RateLimiter | None = None,
+    readiness: Sequence[ReadinessCheck] | None = None,
+) -> FastAPI:
+    """The gateway app. `memory` given: the caller owns (and closes) its pool; otherwise the app
+    opens one on first need and closes it when its lifespan ends. `readiness`: the checks /readyz
+    runs (default: FalkorDB only; build more with `services.backend`)."""
+    settings = settings or GatewaySettings()
+    backend = Backend(settings, memory=memory, keys=keys)
+    admin_key = settings.admin_key.get_secret_value() if settings.admin_key else None
+    services = Services(
+        settings=settings,
+        backend=backend,
+        auth=Authenticator(backend.keys, admin_key),
+        limiter=limiter or RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
+        readiness=list(readiness) if readiness is not None else [falkordb_check(backend)],
+    )
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if admin_key is None:
+            log.warning("RELAY_ADMIN_KEY is not set: POST /v1/tenants is disabled")
+        try:
+            await backend.memory()  # connect early when we can; until then requests get 503
+        except Exception as exc:  # noqa: BLE001
+            log.warning("starting without FalkorDB: %s", exc)
+        try:
+            yield
+        finally:
+            await backend.close()
+
+    app = FastAPI(title="Relay", version="1", description=DESCRIPTION, lifespan=lifespan)
+    app.state.services = services
+    errors.install(app)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    for router in ROUTERS:
+        app.include_router(router)
+    return app

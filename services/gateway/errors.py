@@ -1,0 +1,153 @@
+"""Every failure leaves the gateway as `{"error": {"code", "message"}}` with the right status.
+
+The engine's typed errors (relay_graph.errors) carry their own code and status; the gateway adds
+the few that only exist at HTTP (auth, limits) as subclasses of the same hierarchy, so one handler
+answers them all."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import redis.exceptions
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from relay_graph.errors import RelayError
+
+log = logging.getLogger("relay.gateway")
+
+
+class Unauthorized(RelayError):
+    code = "unauthorized"
+    status = 401
+
+
+class Forbidden(RelayError):
+    code = "forbidden"
+    status = 403
+
+
+class PayloadTooLarge(RelayError):
+    code = "payload_too_large"
+    status = 413
+
+
+class RateLimited(RelayError):
+    code = "rate_limited"
+    status = 429
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class NotReady(RelayError):
+    code = "not_ready"
+    status = 503
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    """The shape of every error answer."""
+
+    error: ErrorDetail
+
+
+def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None,
+                   **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message}, **extra}, status_code=status, headers=headers)
+
+
+# Documented on every route that can give them (OpenAPI `responses=`).
+def responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    return {s: {"model": ErrorBody} for s in statuses}
+
+
+async def relay_error(request: Request, exc: RelayError) -> JSONResponse:
+    headers: dict[str, str] = {}
+    if isinstance(exc, Unauthorized):
+        headers["WWW-Authenticate"] = "Bearer"
+    if isinstance(exc, RateLimited):
+        headers["Retry-After"] = str(exc.retry_after)
+    return error_response(exc.status, exc.code, exc.message, headers or None)
+
+
+def _where(loc: tuple | list) -> str:
+    parts = [str(p) for p in loc]
+    # "body.episodes.0.at" reads better than "('body', 'episodes', 0, 'at')"; the bare "body" prefix
+    # of a whole-body error says nothing.
+    return ".".join(parts) if parts else "request"
+
+
+def validation_message(errors: list[dict[str, Any]]) -> str:
+    shown = [f"{_where(e.get('loc', ()))}: {e.get('msg', 'invalid')}" for e in errors[:10]]
+    more = f" (and {len(errors) - 10} more)" if len(errors) > 10 else ""
+    return "; ".join(shown) + more
+
+
+async def request_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    errors = list(exc.errors())
+    if any(e.get("type") == "json_invalid" for e in errors):
+        return error_response(400, "invalid_json", "the request body is not valid JSON")
+    details = [{"loc": [str(p) for p in e.get("loc", ())], "msg": e.get("msg"), "type": e.get("type")}
+               for e in errors]
+    return error_response(422, "validation_error", validation_message(errors), details=details)
+
+
+async def model_validation_error(request: Request, exc: ValidationError) -> JSONResponse:
+    # A model built after the request was parsed (an engine input) refused a value.
+    errors = list(exc.errors())
+    return error_response(422, "validation_error", validation_message(errors))
+
+
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    429: "rate_limited",
+    503: "unavailable",
+}
+
+
+async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    code = _HTTP_CODES.get(exc.status_code, "http_error")
+    if exc.status_code == 404:
+        message = f"no route {request.method} {request.url.path}; see /docs for the API"
+    elif exc.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}"
+    else:
+        message = str(exc.detail)
+    return error_response(exc.status_code, code, message, dict(exc.headers) if exc.headers else None)
+
+
+async def store_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    log.warning("FalkorDB unavailable: %s", exc)
+    return error_response(503, "unavailable", "the graph store is not answering; retry shortly",
+                          {"Retry-After": "1"})
+
+
+async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+    log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return error_response(500, "internal_error", "something went wrong on our side; it was logged")
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(RelayError, relay_error)
+    app.add_exception_handler(RequestValidationError, request_validation_error)
+    app.add_exception_handler(ValidationError, model_validation_error)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(redis.exceptions.ConnectionError, store_unavailable)
+    app.add_exception_handler(redis.exceptions.TimeoutError, store_unavailable)
+    app.add_exception_handler(Exception, unexpected)

@@ -1,0 +1,116 @@
+"""Request body size limit (ASGI middleware) and a per-key token bucket (used after auth)."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from typing import Callable
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .errors import RateLimited
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class BodyLimitMiddleware:
+    """Answers 413 for a body over `max_bytes` without reading it: a declared Content-Length over the
+    limit is refused before the app runs; an undeclared (chunked) body is counted as it streams and
+    refused at the first chunk that crosses the limit, whatever the app made of the cut-off read."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _content_length(scope)
+        if declared is not None and declared > self.max_bytes:
+            await self._refuse(send)
+            return
+
+        seen = 0
+        over = False
+        started = False
+
+        async def counted_receive() -> Message:
+            nonlocal seen, over
+            if over:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    over = True
+                    raise _TooLarge()
+            return message
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal started
+            if over and not started:
+                return  # the app's answer to a cut-off body is replaced by the 413 below
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counted_receive, guarded_send)
+        except Exception:
+            if not over:
+                raise
+        if over and not started:
+            await self._refuse(send)
+
+    async def _refuse(self, send: Send) -> None:
+        body = json.dumps({"error": {
+            "code": "payload_too_large",
+            "message": f"the request body is over the limit of {self.max_bytes} bytes; send less per request",
+        }}).encode()
+        await send({"type": "http.response.start", "status": 413, "headers": [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ]})
+        await send({"type": "http.response.body", "body": body})
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None
+
+
+class RateLimiter:
+    """A token bucket per key, in this process's memory: `rate` tokens a second, at most `burst`.
+    Keys are the ids of authenticated keys only, so the table is bounded by the number of keys."""
+
+    def __init__(self, rate: float, burst: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+        if rate <= 0 or burst < 1:
+            raise ValueError("rate must be > 0 and burst >= 1")
+        self.rate = rate
+        self.burst = burst
+        self.clock = clock
+        self._buckets: dict[str, tuple[float, float]] = {}
+
+    def hit(self, key: str) -> None:
+        """Takes one token for `key` or raises RateLimited with the seconds until one is back."""
+        now = self.clock()
+        tokens, last = self._buckets.get(key, (float(self.burst), now))
+        tokens = min(float(self.burst), tokens + (now - last) * self.rate)
+        if tokens < 1.0:
+            self._buckets[key] = (tokens, now)
+            wait = max(1, math.ceil((1.0 - tokens) / self.rate))
+            raise RateLimited(
+                f"over {self.rate:g} requests/s (burst {self.burst}) for this key; retry after {wait}s",
+                retry_after=wait,
+            )
+        self._buckets[key] = (tokens - 1.0, now)

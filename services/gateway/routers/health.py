@@ -1,0 +1,39 @@
+"""Liveness and readiness."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+
+from ..deps import ServicesDep
+from ..readiness import missing
+
+router = APIRouter(tags=["health"])
+
+
+class Status(BaseModel):
+    status: str
+
+
+class Readiness(BaseModel):
+    status: str
+    missing: list[str] = []
+
+
+@router.get("/healthz", response_model=Status, summary="200 while the process runs")
+async def healthz() -> dict:
+    return {"status": "ok"}
+
+
+@router.get("/readyz", response_model=Readiness, responses={503: {"model": Readiness}},
+            summary="200 once every dependency answers; 503 naming what is missing")
+async def readyz(services: ServicesDep) -> JSONResponse:
+    gone = await missing(services.readiness, services.settings.readiness_timeout_seconds)
+    if gone:
+        return JSONResponse(
+            {"status": "not_ready", "missing": gone,
+             "error": {"code": "not_ready", "message": f"not answering: {', '.join(gone)}"}},
+            status_code=503, headers={"Retry-After": "1"},
+        )
+    return JSONResponse({"status": "ready", "missing": []})

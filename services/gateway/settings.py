@@ -1,0 +1,30 @@
+"""The gateway's settings: the one pydantic-settings model of the gateway process.
+
+It extends the graph settings (where FalkorDB is, where the model lives), so the same `RELAY_*`
+environment drives the pool it opens."""
+
+from __future__ import annotations
+
+from pydantic import Field, SecretStr
+from pydantic_settings import SettingsConfigDict
+
+from relay_graph.config import GraphSettings
+
+MIB = 1024 * 1024
+
+
+class GatewaySettings(GraphSettings):
+    model_config = SettingsConfigDict(env_prefix="RELAY_", extra="ignore")
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=0, le=65535)
+    # Creates tenants. Unset means nobody can create tenants through this process (`relay up`
+    # generates one and passes it in).
+    admin_key: SecretStr | None = None
+    max_body_bytes: int = Field(default=MIB, ge=1)
+    # Token bucket per API key, per process.
+    rate_limit_per_second: float = Field(default=50.0, gt=0)
+    rate_limit_burst: int = Field(default=100, ge=1)
+    readiness_timeout_seconds: float = Field(default=2.0, gt=0)
+    log_level: str = "info"
+    shutdown_timeout_seconds: float = Field(default=10.0, gt=0)

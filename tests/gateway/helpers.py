@@ -1,0 +1,45 @@
+"""Helpers shared by the gateway tests."""
+
+from __future__ import annotations
+
+import httpx
+
+from services.gateway.app import create_app
+from services.gateway.limits import RateLimiter
+from services.gateway.settings import GatewaySettings
+
+ADMIN_KEY = "test-admin-key-0123456789"
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+ADMIN = bearer(ADMIN_KEY)
+
+
+def make_app(settings: GatewaySettings, memory, **overrides):
+    # A generous bucket by default: the rate limit has its own tests.
+    overrides.setdefault("limiter", RateLimiter(10_000, 10_000))
+    return create_app(settings, memory=memory, **overrides)
+
+
+def client_for(app) -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://relay")
+
+
+async def create_tenant(client: httpx.AsyncClient, tenant: str) -> dict[str, str]:
+    r = await client.post("/v1/tenants", json={"tenant": tenant}, headers=ADMIN)
+    assert r.status_code == 201, r.text
+    return bearer(r.json()["api_key"])
+
+
+def assert_error(r: httpx.Response, status: int, code: str) -> dict:
+    """The answer is `{"error": {"code", "message"}}` (plus optional extras) with this status and code."""
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"].startswith("application/json"), r.headers
+    body = r.json()
+    assert set(body["error"]) == {"code", "message"}, body
+    assert body["error"]["code"] == code, body
+    assert isinstance(body["error"]["message"], str) and body["error"]["message"], body
+    return body

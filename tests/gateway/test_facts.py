@@ -1,0 +1,185 @@
+"""Facts over HTTP: create, corroborate, supersede, conflict, settle, retire, and both clocks."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+from .helpers import assert_error
+
+pytestmark = pytest.mark.falkordb
+
+OFFSET = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$")
+FACT_KEYS = {"fact_id", "subject", "predicate", "object", "valid_from", "valid_to", "recorded_at", "expired_at",
+             "asserted_by", "state"}
+
+
+def fact(subject="alice rao", predicate="lives_in", obj="pune", agent="intake", **more):
+    return {"subject": subject, "predicate": predicate, "object": obj, "agent": agent, **more}
+
+
+@pytest.fixture
+def api(client, tenant, auth):
+    base = f"/v1/tenants/{tenant}"
+
+    class Api:
+        async def write(self, body, status=201):
+            r = await client.post(f"{base}/facts", json=body, headers=auth)
+            assert r.status_code == status, r.text
+            return r.json()
+
+        async def facts(self, subject="alice rao", **params):
+            r = await client.get(f"{base}/facts", params={"subject": subject, **params}, headers=auth)
+            assert r.status_code == 200, r.text
+            return r.json()["facts"]
+
+        async def history(self, subject="alice rao", **params):
+            r = await client.get(f"{base}/facts/history", params={"subject": subject, **params}, headers=auth)
+            assert r.status_code == 200, r.text
+            return r.json()["facts"]
+
+        async def claims(self, subject="alice rao", predicate="lives_in"):
+            r = await client.get(f"{base}/claims", params={"subject": subject, "predicate": predicate}, headers=auth)
+            assert r.status_code == 200, r.text
+            return r.json()
+
+        async def settle(self, conflict_id, body):
+            return await client.post(f"{base}/conflicts/{conflict_id}/settle", json=body, headers=auth)
+
+        async def retire(self, body):
+            return await client.post(f"{base}/facts/retire", json=body, headers=auth)
+
+    return Api()
+
+
+def assert_times_have_offsets(view: dict) -> None:
+    for key in ("valid_from", "valid_to", "recorded_at", "expired_at"):
+        if view[key] is not None:
+            assert OFFSET.match(view[key]), (key, view[key])
+
+
+async def test_create_then_read(api):
+    res = await api.write(fact(valid_from="2026-09-05T10:00:00+00:00", source="ep-1"))
+    assert res["outcome"] == "created"
+    assert res["superseded"] == [] and res["conflict_id"] is None
+    [view] = await api.facts()
+    assert FACT_KEYS <= set(view)
+    assert view["fact_id"] == res["fact_id"]
+    assert (view["subject"], view["predicate"], view["object"]) == ("alice rao", "lives_in", "pune")
+    assert view["state"] == "current" and view["asserted_by"] == "intake"
+    assert view["valid_from"] == "2026-09-05T10:00:00+00:00"
+    assert view["valid_to"] is None and view["expired_at"] is None
+    assert_times_have_offsets(view)
+    # Names are resolved: case and spacing do not make a second subject.
+    assert [f["fact_id"] for f in await api.facts(subject="  Alice   RAO ")] == [res["fact_id"]]
+    assert await api.facts(predicate="on_plan") == []
+
+
+async def test_repeat_corroborates(api):
+    first = await api.write(fact())
+    again = await api.write(fact(agent="resolver"))
+    assert again["outcome"] == "corroborated"
+    assert again["fact_id"] == first["fact_id"]
+    assert [f["fact_id"] for f in await api.facts()] == [first["fact_id"]]
+
+
+async def test_a_new_value_supersedes(api):
+    old = await api.write(fact(predicate="prefers_contact", obj="email"))
+    new = await api.write(fact(predicate="prefers_contact", obj="phone", agent="resolver"))
+    assert new["outcome"] == "superseded"
+    assert new["superseded"] == [old["fact_id"]]
+    [current] = await api.facts(predicate="prefers_contact")
+    assert current["object"] == "phone"
+    states = {f["fact_id"]: f for f in await api.history(predicate="prefers_contact")}
+    assert states[old["fact_id"]]["state"] == "superseded"
+    assert states[old["fact_id"]]["expired_at"] is not None
+    assert states[new["fact_id"]]["state"] == "current"
+
+
+async def test_disagreement_opens_a_conflict_and_settling_closes_it(api):
+    a = await api.write(fact(obj="pune", agent="intake"))
+    b = await api.write(fact(obj="mumbai", agent="resolver"))
+    assert b["outcome"] == "conflict"
+    conflict_id = b["conflict_id"]
+    assert conflict_id
+    claims = await api.claims()
+    assert claims["conflict_id"] == conflict_id
+    assert {c["fact_id"] for c in claims["claims"]} == {a["fact_id"], b["fact_id"]}
+    for c in claims["claims"]:
+        assert set(c) >= {"fact_id", "object", "asserted_by", "trust", "recorded_at"}
+        assert OFFSET.match(c["recorded_at"])
+    r = await api.settle(conflict_id, {"fact_id": b["fact_id"], "by": "maya"})
+    assert r.status_code == 200, r.text
+    settled = r.json()
+    assert settled["conflict_id"] == conflict_id and settled["winner"] == b["fact_id"]
+    assert settled["losers"] == [a["fact_id"]]
+    assert settled["trust"]["resolver"] > settled["trust"]["intake"]
+    after = await api.claims()
+    assert after["conflict_id"] is None
+    assert after["claims"][0]["fact_id"] == b["fact_id"]
+    assert [f["object"] for f in await api.facts()] == ["mumbai"]
+
+
+async def test_settling_with_unknown_ids_changes_nothing(api):
+    a = await api.write(fact(obj="pune", agent="intake"))
+    b = await api.write(fact(obj="mumbai", agent="resolver"))
+    r = await api.settle("no-such-conflict", {"fact_id": b["fact_id"], "by": "maya"})
+    assert_error(r, 404, "not_found")
+    r = await api.settle(b["conflict_id"], {"fact_id": "no-such-fact", "by": "maya"})
+    assert 400 <= r.status_code < 500 and r.json()["error"]["code"]
+    claims = await api.claims()
+    assert claims["conflict_id"] == b["conflict_id"]
+    assert {c["fact_id"] for c in claims["claims"]} == {a["fact_id"], b["fact_id"]}
+
+
+async def test_retire(api):
+    res = await api.write(fact(valid_from="2026-01-01T00:00:00+00:00"))
+    r = await api.retire({"subject": "alice rao", "predicate": "lives_in", "agent": "intake",
+                          "valid_to": "2026-06-01T00:00:00+00:00"})
+    assert r.status_code == 200, r.text
+    assert r.json() == {"retired": [res["fact_id"]]}
+    assert await api.facts() == []
+    [old] = await api.history()
+    assert old["state"] == "retired"
+    assert old["valid_to"] == "2026-06-01T00:00:00+00:00"
+    # While it was true, it still reads as true.
+    assert [f["object"] for f in await api.facts(as_of="2026-03-01T00:00:00+00:00")] == ["pune"]
+    # Retiring what is not there retires nothing.
+    r = await api.retire({"subject": "alice rao", "predicate": "lives_in", "agent": "intake"})
+    assert r.status_code == 200 and r.json() == {"retired": []}
+
+
+async def test_as_of_on_both_clocks(api):
+    await api.write(fact(obj="pune", valid_from="2026-01-01T00:00:00+00:00"))
+    await asyncio.sleep(0.01)  # the second write is learnt strictly later (ms clock)
+    await api.write(fact(obj="mumbai", valid_from="2026-03-01T05:30:00+05:30"))
+
+    async def objects(**params):
+        return [f["object"] for f in await api.facts(**params)]
+
+    # World clock: what was true then.
+    assert await objects() == ["mumbai"]
+    assert await objects(as_of="2025-12-31T23:59:00+00:00", clock="world") == []
+    assert await objects(as_of="2026-02-01T00:00:00+00:00", clock="world") == ["pune"]
+    assert await objects(as_of="2026-02-28T23:59:00-01:00", clock="world") == ["mumbai"]  # = 03-01 00:59 UTC
+    assert await objects(as_of="2026-04-01T00:00:00+00:00") == ["mumbai"]  # world is the default
+
+    # Belief clock: what was on file then.
+    versions = sorted(await api.history(), key=lambda f: f["recorded_at"])
+    assert [f["object"] for f in versions] == ["pune", "mumbai"]
+    first_learnt, second_learnt = versions[0]["recorded_at"], versions[1]["recorded_at"]
+    assert await objects(as_of="2020-01-01T00:00:00+00:00", clock="belief") == []
+    assert await objects(as_of=first_learnt, clock="belief") == ["pune"]
+    assert await objects(as_of=second_learnt, clock="belief") == ["mumbai"]
+
+
+async def test_reads_can_name_the_reading_agent(api, client, tenant, auth):
+    await api.write(fact())
+    r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "alice rao", "agent": "netops"},
+                         headers=auth)
+    assert r.status_code == 200 and len(r.json()["facts"]) == 1
+    r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "alice rao", "agent": "no spaces!"},
+                         headers=auth)
+    assert_error(r, 422, "validation_error")

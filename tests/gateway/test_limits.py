@@ -1,0 +1,132 @@
+"""Body size limit (413) and the per-key rate limit (429)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from services.gateway.errors import RateLimited
+from services.gateway.limits import RateLimiter
+
+from .helpers import assert_error, client_for, create_tenant, make_app
+
+FACT = {"subject": "alice rao", "predicate": "lives_in", "object": "pune", "agent": "intake"}
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_bucket_allows_the_burst_then_refills_at_the_rate():
+    clock = Clock()
+    limiter = RateLimiter(rate=2, burst=3, clock=clock)
+    for _ in range(3):
+        limiter.hit("k")
+    with pytest.raises(RateLimited) as exc:
+        limiter.hit("k")
+    assert exc.value.retry_after == 1
+    limiter.hit("other")  # buckets are per key
+    clock.now += 0.5  # one token back at 2/s
+    limiter.hit("k")
+    with pytest.raises(RateLimited):
+        limiter.hit("k")
+    clock.now += 60  # refills up to the burst, not beyond
+    for _ in range(3):
+        limiter.hit("k")
+    with pytest.raises(RateLimited):
+        limiter.hit("k")
+
+
+def test_retry_after_is_whole_seconds_until_a_token():
+    clock = Clock()
+    limiter = RateLimiter(rate=0.1, burst=1, clock=clock)
+    limiter.hit("k")
+    with pytest.raises(RateLimited) as exc:
+        limiter.hit("k")
+    assert exc.value.retry_after == 10
+    clock.now += 7.5
+    with pytest.raises(RateLimited) as exc:
+        limiter.hit("k")
+    assert exc.value.retry_after == 3
+
+
+@pytest.mark.falkordb
+async def test_over_the_rate_is_429_with_retry_after(gateway_settings, memory, tenant):
+    # The admin key has its own bucket of 3; so does each tenant key.
+    app = make_app(gateway_settings, memory, limiter=RateLimiter(rate=0.001, burst=3))
+    async with client_for(app) as c:
+        headers = await create_tenant(c, tenant)
+        url = f"/v1/tenants/{tenant}/facts"
+        for _ in range(3):
+            assert (await c.get(url, params={"subject": "x"}, headers=headers)).status_code == 200
+        r = await c.post(url, json=FACT, headers=headers)
+        assert_error(r, 429, "rate_limited")
+        assert int(r.headers["retry-after"]) >= 1
+    # The refused write wrote nothing (read through an app with a fresh bucket).
+    async with client_for(make_app(gateway_settings, memory)) as c:
+        r = await c.get(url, params={"subject": "alice rao"}, headers=headers)
+        assert r.status_code == 200 and r.json()["facts"] == []
+
+
+@pytest.mark.falkordb
+async def test_a_body_over_the_limit_is_413(gateway_settings, memory, tenant):
+    app = make_app(gateway_settings.model_copy(update={"max_body_bytes": 2048}), memory)
+    async with client_for(app) as c:
+        headers = await create_tenant(c, tenant)
+        url = f"/v1/tenants/{tenant}/facts"
+        big = {**FACT, "source": "x" * 150, "padding": "y" * 4000}
+        body = assert_error(await c.post(url, json=big, headers=headers), 413, "payload_too_large")
+        assert "2048" in body["error"]["message"]
+        # Under the limit, the same route works.
+        assert (await c.post(url, json=FACT, headers=headers)).status_code == 201
+
+
+@pytest.mark.falkordb
+async def test_a_streamed_body_is_cut_off_without_reading_it_all(gateway_settings, memory, tenant):
+    app = make_app(gateway_settings.model_copy(update={"max_body_bytes": 2048}), memory)
+    pulled = []
+
+    async def chunks():
+        # No Content-Length (chunked): the limit is counted as the body arrives.
+        for i in range(50):
+            pulled.append(i)
+            yield b" " * 1024
+
+    async with client_for(app) as c:
+        headers = await create_tenant(c, tenant)
+        r = await c.post(f"/v1/tenants/{tenant}/facts", content=chunks(),
+                         headers={**headers, "content-type": "application/json"})
+        assert_error(r, 413, "payload_too_large")
+        assert len(pulled) < 50
+
+
+@pytest.mark.falkordb
+async def test_a_declared_length_over_the_limit_is_refused_before_reading(gateway_settings, memory, tenant):
+    app = make_app(gateway_settings.model_copy(update={"max_body_bytes": 2048}), memory)
+    pulled = []
+
+    async def chunks():
+        for i in range(3):
+            pulled.append(i)
+            yield b"x" * 1024
+
+    async with client_for(app) as c:
+        headers = await create_tenant(c, tenant)
+        r = await c.post(f"/v1/tenants/{tenant}/facts", content=chunks(),
+                         headers={**headers, "content-type": "application/json", "content-length": str(10**9)})
+        assert_error(r, 413, "payload_too_large")
+        assert pulled == []
+
+
+@pytest.mark.falkordb
+async def test_the_limit_applies_before_auth_and_to_tenant_creation(gateway_settings, memory):
+    app = make_app(gateway_settings.model_copy(update={"max_body_bytes": 64}), memory)
+    async with client_for(app) as c:
+        payload = json.dumps({"tenant": "a" * 60, "pad": "b" * 100})
+        assert_error(await c.post("/v1/tenants", content=payload, headers={"content-type": "application/json"}),
+                     413, "payload_too_large")

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from services.gateway.auth import KEY_INDEX, TENANTS_KEY
+
+from .helpers import ADMIN, assert_error, bearer, client_for, create_tenant, make_app
+
+pytestmark = pytest.mark.falkordb
+
+
+async def test_create_tenant_returns_a_key_that_works(client, tenant):
+    r = await client.post("/v1/tenants", json={"tenant": tenant}, headers=ADMIN)
+    assert r.status_code == 201, r.text
+    body = r.json()
+    assert body["tenant"] == tenant
+    assert len(body["api_key"]) >= 40
+    r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "nobody"}, headers=bearer(body["api_key"]))
+    assert r.status_code == 200, r.text
+    assert r.json() == {"facts": []}
+
+
+async def test_only_a_hash_of_the_key_is_stored(client, tenant, graph_client):
+    r = await client.post("/v1/tenants", json={"tenant": tenant}, headers=ADMIN)
+    key = r.json()["api_key"]
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    assert await graph_client.redis.hget(TENANTS_KEY, tenant) == digest
+    assert await graph_client.redis.hget(KEY_INDEX, digest) == tenant
+    assert key not in await graph_client.redis.hvals(TENANTS_KEY)
+    assert key not in await graph_client.redis.hkeys(KEY_INDEX)
+
+
+async def test_existing_tenant_is_409_and_its_key_still_works(client, tenant):
+    headers = await create_tenant(client, tenant)
+    assert_error(await client.post("/v1/tenants", json={"tenant": tenant}, headers=ADMIN), 409, "already_exists")
+    r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "x"}, headers=headers)
+    assert r.status_code == 200
+
+
+@pytest.mark.parametrize("name", ["A-corp", "-acme", "a", "acme_corp", "acme corp", "x" * 64, "relay:acme", ""])
+async def test_bad_tenant_name_is_422(client, name, graph_client):
+    r = await client.post("/v1/tenants", json={"tenant": name}, headers=ADMIN)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["code"] in {"invalid_tenant", "validation_error"}
+    assert not await graph_client.redis.hexists(TENANTS_KEY, name)
+
+
+async def test_tenant_body_is_checked(client):
+    assert_error(await client.post("/v1/tenants", json={}, headers=ADMIN), 422, "validation_error")
+    assert_error(await client.post("/v1/tenants", json={"tenant": "ok-name", "plan": "gold"}, headers=ADMIN),
+                 422, "validation_error")
+
+
+@pytest.mark.parametrize("headers", [{}, bearer("not-the-admin-key"), {"Authorization": ADMIN["Authorization"][7:]},
+                                     {"Authorization": "Basic " + ADMIN["Authorization"][7:]}])
+async def test_creating_a_tenant_needs_the_admin_key(client, tenant, headers, graph_client):
+    r = await client.post("/v1/tenants", json={"tenant": tenant}, headers=headers)
+    assert_error(r, 401, "unauthorized")
+    assert r.headers["www-authenticate"] == "Bearer"
+    assert not await graph_client.redis.hexists(TENANTS_KEY, tenant)
+
+
+async def test_a_tenant_key_cannot_create_tenants(client, auth, tenant, graph_client):
+    other = tenant + "-b"
+    assert_error(await client.post("/v1/tenants", json={"tenant": other}, headers=auth), 403, "forbidden")
+    assert not await graph_client.redis.hexists(TENANTS_KEY, other)
+
+
+async def test_no_admin_key_configured_means_no_tenant_creation(gateway_settings, memory, tenant):
+    app = make_app(gateway_settings.model_copy(update={"admin_key": None}), memory)
+    async with client_for(app) as c:
+        assert_error(await c.post("/v1/tenants", json={"tenant": tenant}, headers=bearer("")), 401, "unauthorized")
+        assert_error(await c.post("/v1/tenants", json={"tenant": tenant}, headers=bearer("anything")),
+                     401, "unauthorized")

@@ -1,0 +1,30 @@
+"""The embedded admin key: from the environment, or generated once and kept 0600."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from relay_cli.admin_key import KEY_FILE, resolve
+
+
+def test_env_wins_and_nothing_is_written(tmp_path):
+    key = resolve(tmp_path, "from-env")
+    assert (key.value, key.source, key.path) == ("from-env", "env", None)
+    assert not (tmp_path / KEY_FILE).exists()
+
+
+def test_generated_once_kept_private_and_reused(tmp_path):
+    first = resolve(tmp_path, None)
+    assert first.created and len(first.value) >= 40
+    path = tmp_path / KEY_FILE
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    again = resolve(tmp_path, "")  # an empty variable counts as unset
+    assert (again.value, again.source, again.created) == (first.value, "file", False)
+
+
+def test_a_widened_key_file_is_made_private_again(tmp_path):
+    first = resolve(tmp_path, None)
+    os.chmod(tmp_path / KEY_FILE, 0o644)
+    assert resolve(tmp_path, None).value == first.value
+    assert stat.S_IMODE((tmp_path / KEY_FILE).stat().st_mode) == 0o600

@@ -1,0 +1,107 @@
+"""Fixtures for the streams runtime: a bytes Redis client on the session's FalkorDB server with
+the streams' keys wiped before each test, fast settings, and polling helpers (bounded waits)."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import uuid
+from contextlib import asynccontextmanager
+
+import pytest
+from opentelemetry import trace
+
+from relay_graph.streams import StreamSettings, connect
+
+STREAM_KEY_PATTERNS = ("relay:stream:*", "relay:dlq:*", "relay:seen:*", "relay:lasterr:*")
+
+# Small timeouts so reclaiming and dead-lettering happen within a test; the heartbeat (a third
+# of min_idle) keeps a live handler's entry fresh well inside min_idle even on a busy machine.
+FAST = StreamSettings(
+    min_idle_ms=600,
+    heartbeat_ms=100,
+    reclaim_interval_ms=50,
+    block_ms=50,
+    order_poll_ms=10,
+    backoff_initial_ms=20,
+    backoff_max_ms=200,
+    max_deliveries=3,
+    transient_retry_s=0,
+)
+
+
+async def wipe_stream_keys(redis) -> None:
+    for pattern in STREAM_KEY_PATTERNS:
+        keys = [k async for k in redis.scan_iter(match=pattern, count=500)]
+        if keys:
+            await redis.delete(*keys)
+
+
+@pytest.fixture
+async def redis(falkordb_server):
+    client = connect(host=falkordb_server.host, port=falkordb_server.port)
+    await wipe_stream_keys(client)
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture
+def group() -> str:
+    return "g-" + uuid.uuid4().hex[:10]
+
+
+async def eventually(check, *, timeout: float = 20.0, interval: float = 0.02, what: str = "condition"):
+    """Poll until `check()` is truthy; fail after `timeout` (a guard, not a speed assertion)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        result = check()
+        if inspect.isawaitable(result):
+            result = await result
+        if result:
+            return result
+        if loop.time() > deadline:
+            raise AssertionError(f"{what} not reached within {timeout}s")
+        await asyncio.sleep(interval)
+
+
+@asynccontextmanager
+async def running(*consumers):
+    """Run consumers in the background; stop them gracefully on exit and surface crashes."""
+    tasks = [asyncio.create_task(c.run()) for c in consumers]
+    try:
+        await eventually(
+            lambda: all(c.ready.is_set() for c in consumers) or any(t.done() for t in tasks),
+            what="consumers ready",
+        )
+        for t in tasks:
+            if t.done():
+                t.result()
+        yield tasks
+    finally:
+        for c in consumers:
+            c.stop()
+        results = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 30)
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+
+
+async def pending_count(redis, stream: str, group: str) -> int:
+    return int((await redis.xpending(stream, group))["pending"])
+
+
+@pytest.fixture(scope="session")
+def span_exporter():
+    """An in-memory exporter on the global tracer provider (installed once per session)."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    provider = trace.get_tracer_provider()
+    if not isinstance(provider, TracerProvider):
+        provider = TracerProvider()
+        trace.set_tracer_provider(provider)
+    exporter = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return exporter

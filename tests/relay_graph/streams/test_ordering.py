@@ -1,0 +1,114 @@
+"""Turns of one session are handled one at a time and in order, whichever replica gets them."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from relay_graph.streams import STREAM_TURNS, Consumer, Publisher, StreamSettings, TurnReceived
+
+from .conftest import FAST, eventually, pending_count, running
+
+pytestmark = pytest.mark.falkordb
+
+
+def turn(tenant: str, session: str, seq: int) -> TurnReceived:
+    return TurnReceived(tenant=tenant, episode_id=f"{session}-e{seq}", seq=seq, session=session, customer="c1")
+
+
+async def test_later_turns_wait_for_the_earlier_one_on_another_replica(redis, group, tenant):
+    log: list[tuple[str, int, str]] = []
+    gate = asyncio.Event()
+
+    async def handler(n, delivery):
+        log.append(("start", n.seq, delivery.consumer))
+        if n.seq == 1:
+            await gate.wait()
+        log.append(("end", n.seq, delivery.consumer))
+
+    a, b, c = (Consumer(redis, group=group, handlers={TurnReceived: handler}, settings=FAST) for _ in range(3))
+    pub = Publisher(redis)
+    async with running(a):
+        await pub.publish(turn(tenant, "s1", 1))
+        await eventually(lambda: log, what="turn 1 started on a")
+        async with running(b, c):
+            await pub.publish(turn(tenant, "s1", 2))
+            await pub.publish(turn(tenant, "s1", 3))
+            # a is busy with turn 1, so turns 2 and 3 went to b and c, and both are holding back.
+            await eventually(lambda: b.stats.order_waits + c.stats.order_waits == 2, what="2 and 3 waiting")
+            assert log == [("start", 1, a.name)]
+            gate.set()
+            await eventually(lambda: len(log) == 6, what="all handled")
+            assert await pending_count(redis, STREAM_TURNS, group) == 0
+    assert [(event, seq) for event, seq, _ in log] == [
+        ("start", 1), ("end", 1), ("start", 2), ("end", 2), ("start", 3), ("end", 3)
+    ]
+    assert {log[2][2], log[4][2]} == {b.name, c.name}
+
+
+async def test_quick_turns_of_many_sessions_with_three_replicas(redis, group, tenant):
+    log: list[tuple[str, str, int]] = []
+    rnd = random.Random(7)
+
+    async def handler(n):
+        log.append(("start", n.session, n.seq))
+        await asyncio.sleep(rnd.uniform(0, 0.01))
+        log.append(("end", n.session, n.seq))
+
+    settings = FAST.model_copy(update={"concurrency": 2})
+    replicas = [Consumer(redis, group=group, handlers={TurnReceived: handler}, settings=settings) for _ in range(3)]
+    sessions, turns = ["s1", "s2", "s3"], 5
+    async with running(*replicas):
+        pub = Publisher(redis)
+        await asyncio.gather(*(pub.publish(turn(tenant, s, seq)) for seq in range(1, turns + 1) for s in sessions))
+        await eventually(lambda: len(log) == 2 * turns * len(sessions), what="all handled")
+    for s in sessions:
+        events = [(event, seq) for event, session, seq in log if session == s]
+        assert events == [(e, seq) for seq in range(1, turns + 1) for e in ("start", "end")], s
+    assert sum(r.stats.handled for r in replicas) == turns * len(sessions)
+
+
+async def test_a_failed_turn_still_goes_before_the_next_one(redis, group, tenant):
+    """Turn 1 fails once and is retried by the reclaim loop; turn 2 waits for it (one replica:
+    the reclaim loop does not need the read slot that turn 2 is holding)."""
+    log: list[tuple[int, int]] = []
+
+    async def handler(n, delivery):
+        if n.seq == 1 and delivery.deliveries == 1:
+            raise RuntimeError("model not ready")
+        log.append((n.seq, delivery.deliveries))
+
+    consumer = Consumer(redis, group=group, handlers={TurnReceived: handler}, settings=FAST)
+    async with running(consumer):
+        pub = Publisher(redis)
+        await pub.publish(turn(tenant, "s1", 1))
+        await pub.publish(turn(tenant, "s1", 2))
+        await eventually(lambda: len(log) == 2, what="both handled")
+    assert log == [(1, 2), (2, 1)]
+    assert consumer.stats.order_waits >= 1
+
+
+async def test_other_kinds_are_not_held_back(redis, group, tenant):
+    """Only notifications with an order key wait; an unordered stream is not slowed by one."""
+    settings = StreamSettings(**{**FAST.model_dump(), "order_wait_ms": 60_000})
+    gate = asyncio.Event()
+    seen = []
+
+    async def handler(n):
+        seen.append(n.session)
+        if n.session == "blocked":
+            await gate.wait()
+
+    consumer = Consumer(redis, group=group, handlers={TurnReceived: handler},
+                        settings=settings.model_copy(update={"concurrency": 2}))
+    async with running(consumer):
+        pub = Publisher(redis)
+        await pub.publish(turn(tenant, "blocked", 1))
+        await pub.publish(turn(tenant, "blocked", 2))
+        await pub.publish(turn(tenant, "free", 1))
+        await eventually(lambda: "free" in seen, what="another session passes a waiting turn")
+        gate.set()
+        await eventually(lambda: len(seen) == 3, what="all handled")
+    assert seen[0] == "blocked" and seen.count("blocked") == 2

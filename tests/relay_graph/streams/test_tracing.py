@@ -1,0 +1,60 @@
+"""One trace runs from the publisher's span through the handler's span."""
+
+from __future__ import annotations
+
+import pytest
+from opentelemetry import trace
+from opentelemetry.trace import SpanKind, StatusCode
+
+from relay_graph.streams import Consumer, Publisher, TicketChanged, TurnReceived
+
+from .conftest import FAST, eventually, running
+
+pytestmark = pytest.mark.falkordb
+
+
+async def test_publisher_and_handler_spans_share_one_trace(redis, group, tenant, span_exporter):
+    span_exporter.clear()
+    inside = []
+
+    async def handler(n):
+        inside.append(trace.get_current_span().get_span_context())
+
+    consumer = Consumer(redis, group=group, handlers={TurnReceived: handler}, settings=FAST)
+    async with running(consumer):
+        with trace.get_tracer("test").start_as_current_span("POST /v1/tenants/{t}/chat") as request:
+            await Publisher(redis).publish(
+                TurnReceived(tenant=tenant, episode_id="e1", seq=1, session="s1", customer="c1")
+            )
+        await eventually(lambda: inside, what="handled")
+
+    spans = span_exporter.get_finished_spans()
+    publish = [s for s in spans if s.name == "publish relay:stream:turns"]
+    handle = [s for s in spans if s.name == "handle turn_received"]
+    assert len(publish) == 1 and len(handle) == 1
+    publish, handle = publish[0], handle[0]
+    trace_id = request.get_span_context().trace_id
+    assert publish.context.trace_id == handle.context.trace_id == trace_id
+    assert publish.parent.span_id == request.get_span_context().span_id
+    assert handle.parent.span_id == publish.context.span_id
+    assert inside[0].span_id == handle.context.span_id  # the handler runs inside that span
+    assert publish.kind is SpanKind.PRODUCER and handle.kind is SpanKind.CONSUMER
+    assert handle.attributes["messaging.consumer.group.name"] == group
+    assert handle.attributes["relay.tenant"] == tenant
+
+
+async def test_a_failing_handler_marks_its_span(redis, group, tenant, span_exporter):
+    span_exporter.clear()
+
+    async def broken(n):
+        raise RuntimeError("boom")
+
+    consumer = Consumer(redis, group=group, handlers={TicketChanged: broken}, settings=FAST)
+    async with running(consumer):
+        await Publisher(redis).publish(
+            TicketChanged(tenant=tenant, ticket_id="T-1", version=1, change="opened", actor="test")
+        )
+        await eventually(lambda: consumer.stats.failed >= 1, what="failure")
+    handle = next(s for s in span_exporter.get_finished_spans() if s.name == "handle ticket_changed")
+    assert handle.status.status_code is StatusCode.ERROR
+    assert any(e.name == "exception" and "boom" in e.attributes["exception.message"] for e in handle.events)

@@ -80,7 +80,7 @@ class StopFlag:
         return self.event.is_set()
 
 
-def run_demo(base_url: str, admin_key: str, console: Console) -> threading.Thread | None:
+def run_demo(base_url: str, admin_key: str, console: Console, module: str = DEMO_MODULE) -> threading.Thread | None:
     """Hook: play the demo story through the real agents once Relay is ready.
 
     A no-op unless the module `services.simulator.demo` exists. That module must expose
@@ -88,9 +88,12 @@ def run_demo(base_url: str, admin_key: str, console: Console) -> threading.Threa
     Relay only through the gateway's HTTP API. It runs in a thread so that supervision and
     Ctrl-C keep working while it plays; its failure is reported but does not stop Relay.
     """
-    if importlib.util.find_spec("services.simulator") is None or importlib.util.find_spec(DEMO_MODULE) is None:
+    try:
+        if importlib.util.find_spec(module) is None:
+            return None
+    except ImportError:  # its parent package is missing
         return None
-    demo = importlib.import_module(DEMO_MODULE)
+    demo = importlib.import_module(module)
 
     def play() -> None:
         try:
@@ -133,8 +136,19 @@ class EmbeddedRelay:
 
     def prepare(self) -> None:
         self.logs.mkdir(parents=True, exist_ok=True)
-        self.key = admin_keys.resolve(self.opts.data_dir, self.opts.admin_key_env)
-        ensure_model(self.opts.model_dir)
+        try:
+            self.key = admin_keys.resolve(self.opts.data_dir, self.opts.admin_key_env)
+        except (OSError, RuntimeError) as exc:
+            raise StartupFailed(str(exc)) from None
+        if self.key.created:
+            self.console.print(
+                f"admin key created: [bold]{self.key.value}[/]\n"
+                f"  (shown this once; kept in {escape(str(self.key.path))}, mode 0600)"
+            )
+        try:
+            ensure_model(self.opts.model_dir)  # quick when `make model` already did it
+        except (OSError, RuntimeError) as exc:
+            raise StartupFailed(f"the embedding model is not ready: {exc}") from None
 
     def start_falkordb(self) -> None:
         self.falkordb = SupervisedFalkorDB(
@@ -183,6 +197,7 @@ class EmbeddedRelay:
         deadline = time.monotonic() + self.opts.ready_timeout_s
         started = time.monotonic()
         last = "no answer yet"
+        next_line = started + 10.0  # without a terminal (no spinner) a status line every 10s
         with httpx.Client(timeout=2.0) as http, self.console.status("") as status:
             while not self.stop:
                 self.supervisor.check_startup()
@@ -195,9 +210,11 @@ class EmbeddedRelay:
                     last = f"no answer ({type(exc).__name__})"
                 if time.monotonic() > deadline:
                     raise StartupFailed(self._not_ready_message(last))
-                status.update(
-                    f"waiting for {self.url}/readyz ({int(time.monotonic() - started)}s): {escape(last[:100])}"
-                )
+                line = f"waiting for {self.url}/readyz ({int(time.monotonic() - started)}s): {last[:100]}"
+                status.update(escape(line))
+                if not self.console.is_terminal and time.monotonic() >= next_line:
+                    self.say(line)
+                    next_line += 10.0
                 time.sleep(0.5)
         return False
 
@@ -275,11 +292,6 @@ class EmbeddedRelay:
         try:
             self.check_ports()
             self.prepare()
-            if self.key.created:
-                self.console.print(
-                    f"admin key created: [bold]{self.key.value}[/]\n"
-                    f"  (shown this once; kept in {escape(str(self.key.path))}, mode 0600)"
-                )
             if self.stop:
                 return 0
             self.start_falkordb()

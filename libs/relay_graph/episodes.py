@@ -32,6 +32,7 @@ MAX_BATCH = 500
 MAX_MENTIONS = 50
 MAX_NGRAM = 4
 MAX_TEXT_WORDS = 2_000  # n-grams are taken from the first words of very long texts only
+LOOKUP_CHUNK = 20_000  # name keys per lookup statement
 _CONTROL_OK = {"\n", "\r", "\t"}
 
 # Words that are never an entity's whole name; an n-gram made only of them is not looked up.
@@ -124,6 +125,8 @@ def _rows(items: list[EpisodeInput]) -> tuple[list[str], list[dict[str, Any]]]:
         seen.add(eid)
         rows.append({"id": eid, "session": ep.session, "speaker": ep.speaker, "text": ep.text,
                      "key": text_key(ep.text), "kind": ep.kind, "at": at, "agent": ep.agent,
+                     # desk replies: the turn answered, the ticket, the graph rows the words rest on
+                     "reply_to": ep.reply_to, "ticket_id": ep.ticket_id, "how_i_know": list(ep.how_i_know),
                      "_ep": ep})
     return ids, rows
 
@@ -152,7 +155,10 @@ async def write_episodes(client: GraphClient, embedder: Embedder, tenant: str,
     name_keys = set().union(*grams.values(), *explicit.values())
 
     text_keys = sorted({r["key"] for r in rows})
-    found = await client.run(tenant, q.LOOKUP, {"text_keys": text_keys, "name_keys": sorted(name_keys)})
+    keys = sorted(name_keys)
+    found = await client.run(tenant, q.LOOKUP, {"text_keys": text_keys, "name_keys": keys[:LOOKUP_CHUNK]})
+    for i in range(LOOKUP_CHUNK, len(keys), LOOKUP_CHUNK):  # long texts: more n-grams than one read should carry
+        found += await client.run(tenant, q.LOOKUP, {"text_keys": [], "name_keys": keys[i : i + LOOKUP_CHUNK]})
     vectors: dict[str, list[float]] = {}
     uids_by_key: dict[str, set[str]] = {}
     for f in found:

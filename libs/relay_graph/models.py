@@ -74,6 +74,7 @@ class RetireInput(BaseModel):
     agent: str = Field(pattern=AGENT_PATTERN)
     valid_to: datetime | None = None
     recorded_at: datetime | None = None
+    source: str | None = Field(default=None, max_length=200)  # the episode that said it ended
 
     @field_validator("valid_to", "recorded_at")
     @classmethod

@@ -25,7 +25,7 @@ def main() -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, _exit_clean)
     uvicorn.run(
-        create_app(settings),
+        create_app(settings, ready_agents=settings.ready_agents),
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,

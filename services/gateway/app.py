@@ -17,10 +17,11 @@ from relay_graph.memory import Memory
 from . import errors
 from .auth import Authenticator, TenantKeys
 from .backend import Backend
+from .bus import Bus
 from .deps import Services
 from .limits import BodyLimitMiddleware, RateLimiter
-from .readiness import ReadinessCheck, falkordb_check
-from .routers import claims, episodes, facts, health, recall, tenants
+from .readiness import ReadinessCheck, falkordb_check, full_readiness
+from .routers import asyncapi, chat, claims, episodes, facts, health, live, network, recall, tenants, tickets
 from .settings import GatewaySettings
 
 log = logging.getLogger("relay.gateway")
@@ -29,9 +30,17 @@ DESCRIPTION = """Shared, time-aware graph memory for teams of AI agents.
 
 Send `Authorization: Bearer <key>`: the admin key creates tenants, a tenant's key works on that
 tenant's paths only. Times are ISO 8601 with an offset. Errors are
-`{"error": {"code", "message"}}`."""
+`{"error": {"code", "message"}}`.
 
-ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.router, recall.router)
+Live feed: `WS /v1/tenants/{t}/live` (the tenant's key in the `Authorization` header or `?token=`)
+sends one JSON object per change in that tenant: `{"kind": "ticket"|"reply"|"fact"|"outage"|"handoff",
+"id", "at", "version", "actor", ...}` (tickets and facts add `change`; replies `session`, `reply_to`,
+`ticket_id`; outages `change`, `node_id`; an event after dropped ones carries `missed`). A bad key
+closes the socket with code 4401, another tenant's key with 4403. The notifications behind it are
+described at `/asyncapi.json`."""
+
+ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.router, recall.router,
+           chat.router, tickets.router, network.router, live.router, asyncapi.router)
 
 
 def create_app(
@@ -41,19 +50,28 @@ def create_app(
     keys: TenantKeys | None = None,
     limiter: RateLimiter | None = None,
     readiness: Sequence[ReadinessCheck] | None = None,
+    ready_agents: Sequence[str] | None = None,
 ) -> FastAPI:
     """The gateway app. `memory` given: the caller owns (and closes) its pool; otherwise the app
     opens one on first need and closes it when its lifespan ends. `readiness`: the checks /readyz
-    runs (default: FalkorDB only; build more with `services.backend`)."""
+    runs; without it, `ready_agents` given: FalkorDB, the streams and those agents' groups with a
+    live replica (what `python -m services.gateway` uses); neither: FalkorDB only. The stream
+    client and tail (`services.bus`) are closed by the lifespan, or by the caller with
+    `await app.state.services.bus.close()`."""
     settings = settings or GatewaySettings()
     backend = Backend(settings, memory=memory, keys=keys)
+    bus = Bus(settings)
+    if readiness is None:
+        readiness = ([falkordb_check(backend)] if ready_agents is None
+                     else full_readiness(backend, bus, ready_agents))
     admin_key = settings.admin_key.get_secret_value() if settings.admin_key else None
     services = Services(
         settings=settings,
         backend=backend,
         auth=Authenticator(backend.keys, admin_key),
         limiter=limiter or RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
-        readiness=list(readiness) if readiness is not None else [falkordb_check(backend)],
+        readiness=list(readiness),
+        bus=bus,
     )
 
     @asynccontextmanager
@@ -65,10 +83,16 @@ def create_app(
         except Exception as exc:  # noqa: BLE001
             log.warning("starting without FalkorDB: %s", exc)
         try:
+            await bus.tail.start()  # the live feed and chat waits see what happens from now on
+        except Exception as exc:  # noqa: BLE001 - started again on first need
+            log.warning("starting without the stream tail: %s", exc)
+        try:
             yield
         finally:
+            await bus.close()
             await backend.close()
 
+    live.redact_tokens_in_server_logs()
     app = FastAPI(title="Relay", version="1", description=DESCRIPTION, lifespan=lifespan)
     app.state.services = services
     errors.install(app)

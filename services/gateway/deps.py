@@ -15,6 +15,7 @@ from relay_graph.models import AGENT_PATTERN
 
 from .auth import Authenticator, Caller, TenantKeys
 from .backend import Backend
+from .bus import Bus
 from .errors import NotReady
 from .limits import RateLimiter
 from .readiness import ReadinessCheck
@@ -29,6 +30,7 @@ class Services:
     auth: Authenticator
     limiter: RateLimiter
     readiness: list[ReadinessCheck] = field(default_factory=list)
+    bus: Bus | None = None  # the notification streams (publisher, stream tail, live sockets)
 
 
 def get_services(request: Request) -> Services:
@@ -73,6 +75,12 @@ async def get_keys(services: ServicesDep) -> TenantKeys:
     return await services.backend.keys()
 
 
+def get_bus(services: ServicesDep) -> Bus:
+    if services.bus is None:
+        raise NotReady("the notification streams are not configured in this process")
+    return services.bus
+
+
 def reader(
     agent: Annotated[str | None, Query(pattern=AGENT_PATTERN,
                                        description="the agent reading (recorded as CONSULTED); default `api`")] = None,
@@ -84,6 +92,7 @@ AdminDep = Annotated[Caller, Depends(admin_caller)]
 TenantDep = Annotated[str, Depends(tenant_of_key)]
 MemoryDep = Annotated[Memory, Depends(get_memory)]
 KeysDep = Annotated[TenantKeys, Depends(get_keys)]
+BusDep = Annotated[Bus, Depends(get_bus)]
 ReaderDep = Annotated[str, Depends(reader)]
 
 

@@ -1,6 +1,9 @@
 """Readiness checks: named async probes the composition root hands to /readyz. A probe fails by
-raising or by returning False; each gets the same time limit and they run concurrently. The agents'
-consumer groups join the list later as more probes."""
+raising or by returning False; each gets the same time limit and they run concurrently.
+
+The real process checks FalkorDB, the streams, and each desk agent (`intake`, `resolver`,
+`netops`): its consumer group exists on the stream it reads and at least one of its replicas has a
+fresh heartbeat (`full_readiness`). `create_app` without a list checks FalkorDB only."""
 
 from __future__ import annotations
 
@@ -8,7 +11,11 @@ import asyncio
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Sequence
 
+from relay_graph.heartbeat import alive
+from relay_graph.streams import STREAM_NETWORK, STREAM_TICKETS, STREAM_TURNS, missing_groups
+
 from .backend import Backend
+from .bus import Bus
 
 # A graph of its own, so the probe never creates or touches a tenant's graph.
 PROBE_GRAPH = "relay-health"
@@ -29,6 +36,39 @@ def falkordb_check(backend: Backend) -> ReadinessCheck:
         return res.result_set == [[1]]
 
     return ReadinessCheck("falkordb", probe)
+
+
+def streams_check(bus: Bus) -> ReadinessCheck:
+    async def probe() -> bool:
+        return bool(await bus.redis().ping())
+
+    return ReadinessCheck("streams", probe)
+
+
+# Each desk agent's consumer group (named after the service) and the stream it must be reading.
+AGENT_STREAMS: dict[str, tuple[str, ...]] = {
+    "intake": (STREAM_TURNS,),
+    "resolver": (STREAM_TICKETS,),
+    "netops": (STREAM_NETWORK,),
+}
+
+
+def agent_check(bus: Bus, agent: str) -> ReadinessCheck:
+    """Passes when `agent`'s group exists on its streams and one of its replicas beats."""
+    if agent not in AGENT_STREAMS:
+        raise ValueError(f"unknown agent {agent!r}; known: {', '.join(AGENT_STREAMS)}")
+
+    async def probe() -> bool:
+        redis = bus.redis()
+        lacking = await missing_groups(redis, {s: [agent] for s in AGENT_STREAMS[agent]})
+        return not lacking and await alive(redis, agent) > 0
+
+    return ReadinessCheck(agent, probe)
+
+
+def full_readiness(backend: Backend, bus: Bus, agents: Sequence[str]) -> list[ReadinessCheck]:
+    """FalkorDB, the streams, and every agent in `agents`."""
+    return [falkordb_check(backend), streams_check(bus), *(agent_check(bus, a) for a in agents)]
 
 
 async def missing(checks: Sequence[ReadinessCheck], timeout: float) -> list[str]:

@@ -8,7 +8,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
 
 from relay_graph.models import (
     AGENT_PATTERN,
@@ -21,11 +21,16 @@ from relay_graph.models import (
     RetireInput,
     SettleResult,
 )
+from relay_graph.network_models import LineHop
 
 __all__ = [
     "ApiTime", "ClaimsView", "EpisodesBody", "EpisodesResult", "FactBody", "FactView", "FactWriteResult",
     "FactsResult", "RecallResult", "RetireBody", "RetiredResult", "SettleBody", "SettleResult", "TenantBody",
     "TenantCreated", "to_json",
+    # the desk and the network
+    "AffectedResult", "AffectedView", "ChatAccepted", "ChatAnswered", "ChatBody", "ChatReplyView", "ChatTicketView",
+    "ConfirmBody", "ConfirmResult", "LineHop", "LineResult", "NodeStatusBody", "NodeStatusResult", "TicketListItem",
+    "TicketView", "TicketsResult",
 ]
 
 _SPACE_OFFSET = re.compile(r"(T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}(?::?\d{2})?)$")
@@ -122,3 +127,142 @@ def to_json(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [to_json(v) for v in value]
     return value
+
+
+# ---------------------------------------------------------------- the desk
+
+
+class ChatBody(Strict):
+    customer: str = Field(min_length=1, max_length=200, description="the customer's name", examples=["alice rao"])
+    text: str = Field(min_length=1, max_length=8_000, examples=["my internet keeps dropping since yesterday"])
+    session: str | None = Field(default=None, min_length=1, max_length=128,
+                                description="the conversation to continue; default a new one")
+
+
+class ChatAccepted(BaseModel):
+    """The turn is stored and announced; the desk answers it in the background."""
+
+    session: str
+    episode_id: str = Field(description="the turn's episode id")
+    note: str | None = Field(default=None, description="set when `wait` ran out before the reply came")
+
+
+class ChatReplyView(BaseModel):
+    text: str
+    how_i_know: list[str] = Field(description="the graph rows (fact, ticket, outage ids ...) the reply rests on")
+
+
+class ChatTicketView(BaseModel):
+    id: str
+    stage: str
+
+
+class ChatAnswered(BaseModel):
+    session: str
+    episode_id: str
+    reply: ChatReplyView
+    ticket: ChatTicketView | None
+
+
+class TicketListItem(BaseModel):
+    id: str
+    stage: str
+    owner: str | None
+    customer: str
+    opened_at: datetime
+    issue: str
+    version: int
+    updated_at: datetime
+
+
+class TicketsResult(BaseModel):
+    tickets: list[TicketListItem]
+
+
+class TimelineView(BaseModel):
+    at: datetime
+    agent: str
+    event: str
+    detail: str | None
+
+
+class HandoffView(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+    from_: str = Field(alias="from")
+    to: str
+    at: datetime
+
+
+class VisitView(BaseModel):
+    visit_id: str
+    technician: str
+    at: datetime
+    scheduled_at: datetime
+    status: str
+
+
+class TicketView(BaseModel):
+    """A ticket as the API shows it: its state, timeline and handoffs (the engine's bookkeeping,
+    such as which replica holds it, stays inside)."""
+
+    id: str
+    stage: str
+    owner: str | None
+    customer: str
+    issue: str
+    summary: str
+    version: int
+    round: int
+    session: str | None
+    opened_at: datetime
+    updated_at: datetime
+    closed_at: datetime | None
+    timeline: list[TimelineView] = []
+    handoffs: list[HandoffView] = []
+    visits: list[VisitView] = []
+    fixed_by: list[str] = []
+
+
+class ConfirmBody(Strict):
+    fixed: StrictBool = Field(description="true: it works now (the ticket closes); false: it does not (it reopens)")
+    by: str = Field(default="customer", pattern=AGENT_PATTERN, description="who confirms; default `customer`")
+
+
+class ConfirmResult(BaseModel):
+    id: str
+    stage: str
+    version: int
+    changed: bool = Field(description="false when the ticket was already in that stage (nothing written)")
+
+
+# ---------------------------------------------------------------- the network
+
+
+class LineResult(BaseModel):
+    customer: str
+    line: list[LineHop] = Field(
+        description="hops from the home (ONT) to the core, each with its status and capacity and the link "
+        "towards the core (null on the last hop); empty when the customer is known but not connected")
+
+
+class AffectedView(BaseModel):
+    customer: str
+    path: list[str] = Field(description="node ids from the customer's access node up to the queried node")
+
+
+class AffectedResult(BaseModel):
+    node: str
+    customers: list[AffectedView]
+
+
+class NodeStatusBody(Strict):
+    up: StrictBool = Field(description="true: working; false: down")
+    by: str = Field(default="staff", pattern=AGENT_PATTERN, description="who changed it; default `staff`")
+
+
+class NodeStatusResult(BaseModel):
+    node_id: str
+    up: bool
+    changed: bool = Field(description="false when the node already had that status (nothing announced)")
+    version: int

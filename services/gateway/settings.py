@@ -28,3 +28,8 @@ class GatewaySettings(GraphSettings):
     readiness_timeout_seconds: float = Field(default=2.0, gt=0)
     log_level: str = "info"
     shutdown_timeout_seconds: float = Field(default=10.0, gt=0)
+    # The agents whose consumer group and a live replica /readyz waits for in the real process
+    # (RELAY_READY_AGENTS='[]' waits for FalkorDB and the streams only).
+    ready_agents: list[str] = ["intake", "resolver", "netops"]
+    # Events a live socket may fall behind by before its oldest are dropped.
+    live_queue_size: int = Field(default=256, ge=1, le=100_000)

@@ -23,8 +23,10 @@ def gateway_settings(graph_settings) -> GatewaySettings:
 
 
 @pytest.fixture
-def app(gateway_settings, memory):
-    return make_app(gateway_settings, memory)
+async def app(gateway_settings, memory):
+    app = make_app(gateway_settings, memory)
+    yield app
+    await app.state.services.bus.close()  # the stream client and tail, if the test used them
 
 
 @pytest.fixture
@@ -37,3 +39,13 @@ async def client(app):
 async def auth(client, tenant) -> dict[str, str]:
     """Authorization headers with the key of a fresh tenant (the `tenant` fixture)."""
     return await create_tenant(client, tenant)
+
+
+@pytest.fixture
+async def stream_redis(graph_settings):
+    """A bytes client on the test server's streams (what the services use)."""
+    from relay_graph.streams import connect
+
+    redis = connect(graph_settings)
+    yield redis
+    await redis.aclose()

@@ -42,6 +42,7 @@ def test_gateway_process_serves_and_stops_cleanly(falkordb_server, tenant, tmp_p
         "RELAY_HOST": "127.0.0.1",
         "RELAY_ADMIN_KEY": "process-test-admin-key",
         "RELAY_LOG_LEVEL": "warning",
+        "RELAY_READY_AGENTS": "[]",  # the gateway alone: ready once FalkorDB and the streams answer
     }
     log = (tmp_path / "gateway.log").open("w+b")
     proc = subprocess.Popen([sys.executable, "-m", "services.gateway"], cwd=REPO, env=env,

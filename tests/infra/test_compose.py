@@ -122,7 +122,8 @@ def test_healthcheck_of_the_right_kind(spec: ServiceSpec):
         assert "urllib.request" in test[3] and f"http://127.0.0.1:{port}/healthz" in test[3]
         compile(test[3], "healthcheck", "exec")
     else:
-        assert test == ["CMD", "python", "-m", "relay_graph.heartbeat", spec.name]
+        # Each container answers for its own consumers, not for a healthy sibling replica.
+        assert test == ["CMD", "python", "-m", "relay_graph.heartbeat", spec.name, "--this-host"]
 
 
 def test_heartbeat_check_is_runnable_as_a_module():

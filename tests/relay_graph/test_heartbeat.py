@@ -13,7 +13,7 @@ import redis.asyncio as aioredis
 
 from relay_graph.embedded import free_port
 from relay_graph.errors import InvalidInput
-from relay_graph.heartbeat import PREFIX, alive, beat, heartbeat_key, heartbeat_loop
+from relay_graph.heartbeat import PREFIX, alive, beat, heartbeat_key, heartbeat_loop, this_host_prefix
 
 pytestmark = pytest.mark.falkordb
 
@@ -114,3 +114,15 @@ def test_cli_check_fails_when_the_server_is_unreachable():
     res = _check("resolver", free_port())
     assert res.returncode == 1
     assert "cannot check resolver" in res.stderr
+
+
+async def test_this_host_counts_the_consumers_the_streams_runtime_names_here(r, falkordb_server):
+    from relay_graph.streams.consumer import consumer_name
+
+    service = "svc" + uuid.uuid4().hex[:8]
+    here = consumer_name(service)
+    assert here.startswith(this_host_prefix(service)), "heartbeat and streams runtime disagree on names"
+    await beat(r, service, "elsewhere-host-1-abc")
+    assert _check(service, falkordb_server.port, "--this-host").returncode == 1, "a sibling is not this host"
+    await beat(r, service, here)
+    assert _check(service, falkordb_server.port, "--this-host").returncode == 0

@@ -32,8 +32,9 @@ TIME_RE = re.compile(
     rf"|(?:in\s+the|at)\s+(?:evenings?|mornings?|afternoons?|nights?)|at\s+night"
     rf"|(?:from|starting|as\s+of)\s+(?:next\s+|this\s+)?(?:{_WD}|week|month|{_DATE}|tomorrow)"
     rf"|in\s+{_NUMW}\s+{_UNIT}"
-    rf"|(?:on|last|this|next|early|late)\s+(?:the\s+)?(?:{_WD}|{_ORD}(?:\s+of)?(?:\s+(?:{_MON_ALL}))?\b|(?:{_MON_ALL})\s+{_ORD}\b"
-    rf"|week(?:end)?|month|year|{_PART})"
+    rf"|on\s+the\s+{_ORD}(?:\s+of)?(?:\s+(?:{_MON_ALL}))?\b|on\s+\d{{1,2}}(?:st|nd|rd|th)\b(?:\s+of)?(?:\s+(?:{_MON_ALL}))?\b"
+    rf"|on\s+{_ORD}(?:\s+of)?\s+(?:{_MON_ALL})\b|on\s+(?:{_MON_ALL})\s+{_ORD}\b"
+    rf"|(?:on|last|this|next|early|late)\s+(?:the\s+)?(?:{_WD}|week(?:end)?|month|year|{_PART})"
     rf"|in\s+(?:{_MON_ALL}|\d{{4}})\b"
     rf"|yesterday(?:\s+{_PART})?|this\s+{_PART}|last\s+night|today|tonight|tomorrow|recently|just\s+now)\b",
     re.I,
@@ -108,8 +109,6 @@ def resolve_hint(hint: str | None, now: datetime) -> datetime | None:
             return None
         delta = timedelta(days=n * _unit_days(m.group(2)))
         return now + delta if future else now - delta
-    if m := re.fullmatch(rf"(?:last|past)\s+({_UNIT})", h):
-        return now - timedelta(days=_unit_days(m.group(1)))
     if h in ("today", "tonight", "this morning", "this afternoon", "this evening", "this night"):
         return today
     if h.startswith("yesterday") or h == "last night":
@@ -137,6 +136,15 @@ def resolve_hint(hint: str | None, now: datetime) -> datetime | None:
             return first
         first = today.replace(month=1, day=1)
         return {"last": first.replace(year=first.year - 1), "this": first, "next": first.replace(year=first.year + 1)}[which]
+    if m := re.fullmatch(rf"(?:last|past)\s+({_UNIT})", h):
+        return now - timedelta(days=_unit_days(m.group(1)))
+    if m := re.fullmatch(r"(\d{1,2})(?::(\d{2}))?\s*(am|pm)", h):
+        hour, minute = int(m.group(1)), int(m.group(2) or 0)
+        if not 1 <= hour <= 12 or minute > 59:
+            return None
+        hour = hour % 12 + (12 if m.group(3) == "pm" else 0)
+        at = today.replace(hour=hour, minute=minute)
+        return at - timedelta(days=1) if at > now and not future else at
     if m := re.fullmatch(rf"(?:(last|this|next)\s+)?({_WD})(?:\s+{_PART})?", h):
         which, name = m.groups()
         wd = WEEKDAYS.index(name)

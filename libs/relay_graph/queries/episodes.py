@@ -1,7 +1,8 @@
 """Cypher of the episodic band: episodes, sessions, who wrote them and what they mention.
 
 (:Agent {name})-[:WROTE]->(:Episode:<Kind> {episode_id, session_id, speaker, text, text_key, at_ms,
-recorded_at_ms, kind, embedding})-[:IN]->(:Session {session_id, first_at_ms, last_at_ms}),
+recorded_at_ms, kind, embedding; desk replies also reply_to, ticket_id, how_i_know})
+-[:IN {seq: a customer turn's number, see queries/chat.py}]->(:Session {session_id, first_at_ms, last_at_ms}),
 (:Entity:Customer)-[:HAS_SESSION]->(:Session)-[:FOLLOWED_BY]->(:Session),
 (:Episode)-[:MENTIONS]->(:Entity).
 
@@ -71,7 +72,9 @@ WRITE = Query(
     # a customer's sessions in order of their first turn: add missing links, drop stale ones
     f"WITH count(*) AS _ "
     f"UNWIND $chain AS cu "
-    f"MATCH (c:Entity {{uid: cu}})-[:HAS_SESSION]->(s:Session) "
+    f"MATCH (c:Entity {{uid: cu}}) "
+    f"WITH c "  # start from the customer: without this the planner scans every Session
+    f"MATCH (c)-[:HAS_SESSION]->(s:Session) "
     f"WHERE s.first_at_ms IS NOT NULL "
     f"WITH c, s ORDER BY s.first_at_ms, s.session_id "
     f"WITH c, collect(s) AS ss "
@@ -91,7 +94,9 @@ WRITE = Query(
     f"{_LABEL_ON_CREATE} "
     f"FOREACH (_ IN CASE WHEN ep.embedding IS NULL THEN [1] ELSE [] END | "
     f"  SET ep.session_id = e.session, ep.speaker = e.speaker, ep.text = e.text, ep.text_key = e.key, "
-    f"      ep.kind = e.kind, ep.at_ms = e.at, ep.recorded_at_ms = $now, ep.embedding = vecf32(e.vec)) "
+    f"      ep.kind = e.kind, ep.at_ms = e.at, ep.recorded_at_ms = $now, "
+    f"      ep.reply_to = e.reply_to, ep.ticket_id = e.ticket_id, ep.how_i_know = e.how_i_know, "
+    f"      ep.embedding = vecf32(e.vec)) "
     f"MERGE (ep)-[:IN]->(s) "
     f"FOREACH (a IN CASE WHEN e.agent IS NULL THEN [] ELSE [e.agent] END | "
     f"  MERGE (ag:Agent {{name: a}}) MERGE (ag)-[:WROTE]->(ep)) "

@@ -17,6 +17,7 @@ RANGE_INDEXES: tuple[tuple[str, str], ...] = (
     ("Agent", "name"),
     ("Conflict", "conflict_id"),
     ("Slot", "key"),
+    ("FactText", "text"),  # a claim's text, shared by every fact making it (fact_embeddings)
     # the desk (tickets module)
     ("Ticket", "ticket_id"),
     ("Procedure", "procedure_id"),
@@ -33,7 +34,11 @@ FULLTEXT_INDEXES: tuple[tuple[str, str], ...] = (
     ("Entity", "name"),
     ("Episode", "text"),
 )
-VECTOR_INDEXES: tuple[tuple[str, str, int], ...] = (("Episode", "embedding", DIMENSION),)
+VECTOR_INDEXES: tuple[tuple[str, str, int], ...] = (
+    ("Episode", "embedding", DIMENSION),
+    # fact vectors live on FactText nodes (see queries/fact_embeddings.py for why not on Fact)
+    ("FactText", "embedding", DIMENSION),
+)
 
 LIST_INDEXES = "CALL db.indexes() YIELD label, properties, types RETURN label, properties, types"
 LIST_INDEXES_NAME = "list_indexes"

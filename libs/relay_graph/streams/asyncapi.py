@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from .keys import DEAD_LETTER_STREAMS, STREAM_PREFIX
-from .notifications import NOTIFICATION_TYPES, NotificationBase
+from .notifications import NOTIFICATION_TYPES
 
 REF = "#/components/schemas/{model}"
 

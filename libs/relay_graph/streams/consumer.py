@@ -7,7 +7,9 @@ How a notification is delivered
   BUSYGROUP is ignored; NOGROUP at any later point (the server lost its data) recreates the group
   and carries on.
 * Each replica has a unique consumer name (`consumer_name(service)`: service, host, pid, random)
-  and, per stream, `concurrency` read loops doing `XREADGROUP ... STREAMS <stream> >`.
+  and, per stream, one read loop doing `XREADGROUP ... COUNT batch BLOCK block_ms STREAMS
+  <stream> >` whenever one of its `concurrency` handler slots is free; each entry is then
+  processed in its own task.
 * A handler is a plain `async def handler(notification)` or `async def handler(notification,
   delivery)`. It runs inside a span `handle <kind>` whose parent is the publisher's span (trace
   context from the entry's `traceparent`). The entry is acknowledged only after the handler
@@ -15,9 +17,11 @@ How a notification is delivered
   pending and its text is kept for the dead letter. Errors that say "Redis/FalkorDB is not
   reachable" are retried in place with backoff for up to `transient_retry_s` before counting as
   a failure, so a database restart does not burn deliveries.
-* While a handler runs, a heartbeat (a Lua script: XCLAIM JUSTID, only if this consumer still
-  owns the entry) keeps the entry's idle time low, so a slow handler is never "reclaimed" by a
-  healthy replica; only a dead or stuck consumer's entries age.
+* From delivery until acknowledgement (or until we give up on it), a heartbeat (a Lua script:
+  XCLAIM JUSTID, only if this consumer still owns the entry, every `heartbeat_ms`) keeps the
+  entry's idle time low, so a slow handler is never "reclaimed" by a healthy replica; only a
+  dead or stuck consumer's entries age. (An event loop stalled for longer than `min_idle_ms`
+  does look dead: its entry is handled twice, which idempotent handlers tolerate.)
 * Every replica runs a reclaim loop per stream: `XPENDING ... IDLE min_idle_ms` lists entries
   idle that long with their delivery counts. An entry delivered `max_deliveries` times already is
   dead-lettered (XCLAIM JUSTID so exactly one replica does it, then XADD to `relay:dlq:<name>`
@@ -28,7 +32,10 @@ How a notification is delivered
   We use XPENDING+XCLAIM rather than XAUTOCLAIM because we need the delivery count (XAUTOCLAIM
   does not return it) and because XAUTOCLAIM claims blindly, which would count a delivery
   against an entry that is only waiting for its session's earlier turn.
-* Streams are trimmed by `MAXLEN ~` on every XADD (publisher and dead letters).
+* Streams are trimmed by `MAXLEN ~` on every XADD (publisher and dead letters). Trimming does
+  not wait for slow groups, so `maxlen` must cover what a group can fall behind by (the default
+  100 000 is hours of desk traffic); a pending entry that was trimmed away is logged and dropped
+  from the pending list, since there is nothing left to handle.
 * Connection errors anywhere: log, back off exponentially (`backoff_initial_ms` to
   `backoff_max_ms`), retry; the redis client reconnects by itself.
 * `stop()` sets an asyncio.Event: read loops stop reading (a blocked XREADGROUP returns within
@@ -42,12 +49,22 @@ A notification may have an order key (`TurnReceived`: a hash of tenant + session
 with a key is handled only when no earlier entry with the same key is still pending in the
 group (see `ordering.py` for why that is exact). A replica that receives turn 2 while turn 1 is
 still in flight on another replica keeps turn 2 (heartbeat on) and looks again every
-`order_poll_ms`; after `order_wait_ms` it leaves it pending for the reclaim loop, which applies
-the same rule before claiming. So the handlers of one session's turns never overlap and run in
-publish order. We chose this over a per-session lease (SET NX PX): a lease gives mutual
-exclusion but not order (turn 2's replica could take it first), needs TTL tuning and renewal,
-and adds keys; the pending list already holds exactly the information needed. Handlers still
-re-read the graph, and turn effects follow the session's sequence number (`TurnReceived.seq`).
+`order_poll_ms`; while it waits it gives its handler slot back (up to `max_waiting` waiting
+entries), so other sessions keep flowing. After `order_wait_ms` it leaves the entry pending for
+the reclaim loop, which applies the same rule before claiming. So the handlers of one session's
+turns never overlap and run in publish (stream) order, on whichever replicas they land.
+
+We chose this over a per-session lease (SET NX PX): a lease gives mutual exclusion but not order
+(turn 2's replica could take it first), needs TTL tuning and renewal, and adds keys; the pending
+list already holds exactly the information needed, and a turn that keeps failing stops blocking
+its successors once it is dead-lettered (acknowledged).
+
+What the publisher and handlers must do: publish a session's turns in the order of their
+sequence numbers (the gateway writes the episode, gets its `seq`, then publishes). If two turns
+of a session could be published concurrently, stream order may differ from `seq`; handlers
+therefore re-read the session from the graph and work through its unhandled turns in `seq`
+order (the later notification then finds nothing new: a version check), which keeps the effects
+in `seq` order either way.
 
 Dedupe: a small per-group mark `relay:seen:<group>:<notification_id>` (TTL `dedupe_ttl_s`)
 written with the XACK; a notification whose mark exists is acknowledged without running the
@@ -55,7 +72,8 @@ handler. It is a cheap first filter; handlers remain idempotent through graph ve
 
 Why not faststream (0.7.8, installed)
 -------------------------------------
-We tried to fit it and stopped at these, each confirmed in its source or on this machine:
+We checked it against the requirements above (its source in .venv, the embedded server's
+version) and stopped at these:
 its stream subscriber creates a new group at `$` (entries published before the group existed are
 never seen), and with `last_id="0"` as a workaround a replica that finds the group already there
 keeps reading with id `0`, i.e. only its own (empty) history, never new entries; on NOGROUP it
@@ -63,10 +81,9 @@ stops the subscriber for good ("restart the application"); a handler exception l
 pending and nothing ever redelivers it unless a second subscriber with `min_idle_time` (XAUTOCLAIM,
 under another consumer name) is added; that path does not expose delivery counts, so dead-lettering
 needs our own XPENDING anyway; XREADGROUP CLAIM (`claim_min_idle_time`) needs Redis 8.4 and the
-embedded server is 8.2; manual `msg.ack()` without `redis=`/`group=` silently does nothing in
-some paths; session ordering needs to look at the group's pending list before running a handler,
-which its per-message pipeline has no place for; and its TestRedisBroker is in-memory, so the
-real-broker tests would be ours anyway. With all those workarounds, faststream would only be
+embedded server is 8.2; session ordering needs to look at the group's pending list before
+running a handler, which its per-message pipeline has no place for; and its TestRedisBroker is
+in-memory, so the real-broker tests would be ours anyway. With all those workarounds, faststream would only be
 carrying XREADGROUP for us. The runtime below is plain redis.asyncio (XREADGROUP, XPENDING,
 XCLAIM, XACK, XADD) and small enough to read in one sitting.
 """
@@ -167,6 +184,11 @@ def _wants_delivery(fn: Callable[..., Any]) -> bool:
     return len(positional) >= 2
 
 
+def _describe(exc: BaseException) -> str:
+    """Type and message (redis-py's own repr leaves the message out)."""
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _is_nogroup(exc: BaseException) -> bool:
     return isinstance(exc, ResponseError) and "NOGROUP" in str(exc)
 
@@ -220,6 +242,8 @@ class Consumer:
         self.ready = asyncio.Event()
         self.stats = ConsumerStats()
         self._running = False
+        self._parked = 0
+        self._beats: set[asyncio.Task] = set()
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -263,7 +287,7 @@ class Consumer:
             log.info("consumer %s of group %s reading %s", self.name, self.group, ", ".join(self.streams))
             tasks = []
             for stream in self.streams:
-                tasks += [asyncio.create_task(self._read_loop(stream)) for _ in range(self.settings.concurrency)]
+                tasks.append(asyncio.create_task(self._read_loop(stream)))
                 tasks.append(asyncio.create_task(self._reclaim_loop(stream)))
             try:
                 await asyncio.gather(*tasks)
@@ -298,34 +322,59 @@ class Consumer:
             self.stats.reconnects += 1
             log.warning("redis unreachable (%s); retrying in %.2fs", exc, delay)
         else:
-            log.error("error in consumer %s (%s): %r; retrying in %.2fs", self.name, stream, exc, delay, exc_info=exc)
+            log.error("error in consumer %s (%s): %s; retrying in %.2fs", self.name, stream, _describe(exc), delay,
+                      exc_info=exc)
         await self._sleep(delay)
 
     async def _read_loop(self, stream: str) -> None:
+        """Read one entry whenever a handler slot is free; each entry runs in its own task."""
+        slots = asyncio.Semaphore(self.settings.concurrency)
+        tasks: set[asyncio.Task] = set()
         backoff = _Backoff(self.settings)
         # A dead connection without a reset must not block a read forever.
         read_timeout = self.settings.block_ms / 1000 + 30
-        while not self.stopping:
-            try:
-                response = await asyncio.wait_for(
-                    self.redis.xreadgroup(
-                        self.group,
-                        self.name,
-                        {stream: ">"},
-                        count=self.settings.batch,
-                        block=self.settings.block_ms,
-                    ),
-                    read_timeout,
-                )
+        try:
+            while not self.stopping:
+                await slots.acquire()
+                if self.stopping:
+                    slots.release()
+                    break
+                try:
+                    response = await asyncio.wait_for(
+                        self.redis.xreadgroup(
+                            self.group,
+                            self.name,
+                            {stream: ">"},
+                            count=self.settings.batch,
+                            block=self.settings.block_ms,
+                        ),
+                        read_timeout,
+                    )
+                except asyncio.CancelledError:
+                    slots.release()
+                    raise
+                except Exception as exc:
+                    slots.release()
+                    await self._trouble(stream, exc, backoff)
+                    continue
                 backoff.reset()
-                # Entries already delivered to us are finished even when stop() came meanwhile.
-                for _stream, entries in response or ():
-                    for entry_id, raw in entries:
-                        await self._process(stream, _s(entry_id), raw)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                await self._trouble(stream, exc, backoff)
+                entries = [entry for _stream, batch in (response or ()) for entry in batch]
+                if not entries:
+                    slots.release()
+                    continue
+                for i, (entry_id, raw) in enumerate(entries):
+                    if i:
+                        await slots.acquire()
+                    # Entries already delivered to us are finished even when stop() came meanwhile.
+                    task = asyncio.create_task(self._process(stream, _s(entry_id), raw, slots))
+                    tasks.add(task)
+                    task.add_done_callback(tasks.discard)
+        except asyncio.CancelledError:
+            for task in list(tasks):
+                task.cancel()
+            raise
+        if tasks:  # graceful stop: the handlers in flight finish and acknowledge
+            await asyncio.gather(*list(tasks), return_exceptions=True)
 
     async def _reclaim_loop(self, stream: str) -> None:
         backoff = _Backoff(self.settings)
@@ -354,28 +403,54 @@ class Consumer:
             raise InvalidNotification(f"group {self.group} has no handler for {notification.kind}")
         return fields, notification
 
-    async def _process(self, stream: str, entry_id: str, raw: Any) -> None:
-        """A fresh delivery (XREADGROUP >)."""
+    async def _process(self, stream: str, entry_id: str, raw: Any, slots: asyncio.Semaphore) -> None:
+        """A fresh delivery (XREADGROUP >), holding one of the stream's handler slots."""
+        holding = True
+        beat = self._start_heartbeat(stream, entry_id)  # from the moment the entry is ours
         try:
-            fields, notification = self._decode(stream, raw)
-        except InvalidNotification as exc:
-            await self._dead_letter(stream, entry_id, raw or {}, f"undecodable entry: {exc.message}", 1)
-            return
-        key = notification.order_key()
-        self._guards[stream].remember(entry_id, key)
-        if key is not None and not await self._wait_for_turn(stream, entry_id, key):
-            return
-        await self._handle(stream, entry_id, fields, notification, deliveries=1, reclaimed=False)
+            try:
+                fields, notification = self._decode(stream, raw)
+            except InvalidNotification as exc:
+                await self._dead_letter(stream, entry_id, raw or {}, f"undecodable entry: {exc.message}", 1)
+                return
+            key = notification.order_key()
+            guard = self._guards[stream]
+            guard.remember(entry_id, key)
+            if key is not None:
+                blockers = await guard.blockers(entry_id, key)
+                if blockers:
+                    # Wait without a slot (up to a bound), so other sessions keep flowing meanwhile.
+                    park = self._parked < self.settings.max_waiting
+                    if park:
+                        slots.release()
+                        holding = False
+                    ok = await self._wait_for_turn(stream, entry_id, blockers, slots if park else None)
+                    holding = ok or not park
+                    if not ok:
+                        return
+            await self._handle(stream, entry_id, fields, notification, deliveries=1, reclaimed=False)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # e.g. Redis went away mid-way: the entry stays pending and is reclaimed
+            log.warning("could not process %s %s: %s; it stays pending", stream, entry_id, _describe(exc))
+        finally:
+            beat.set()
+            if holding:
+                slots.release()
 
-    async def _wait_for_turn(self, stream: str, entry_id: str, key: str) -> bool:
+    async def _wait_for_turn(
+        self, stream: str, entry_id: str, blockers: set[str], slots: asyncio.Semaphore | None
+    ) -> bool:
+        """Wait until the earlier entries with the same order key are acknowledged, then (if we
+        gave our slot up) take a slot again. False: leave the entry pending for the reclaim loop.
+        The caller keeps the entry's heartbeat going meanwhile."""
         guard = self._guards[stream]
-        blockers = await guard.blockers(entry_id, key)
-        if not blockers:
-            return True
         self.stats.order_waits += 1
+        parked = slots is not None
+        if parked:
+            self._parked += 1
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.settings.order_wait_ms / 1000
-        beat = asyncio.create_task(self._beat(stream, entry_id))
         try:
             while blockers:
                 if self.stopping or loop.time() >= deadline:
@@ -384,9 +459,14 @@ class Consumer:
                     return False
                 await self._sleep(self.settings.order_poll_ms / 1000)
                 blockers = await guard.still_pending(blockers)
+            if parked:
+                self._parked -= 1
+                parked = False
+                await slots.acquire()  # type: ignore[union-attr]
             return True
         finally:
-            await self._cancel(beat)
+            if parked:
+                self._parked -= 1
 
     async def _handle(
         self,
@@ -428,17 +508,13 @@ class Consumer:
                 "relay.deliveries": deliveries,
             },
         ) as span:
-            beat = asyncio.create_task(self._beat(stream, entry_id))
-            try:
-                error = await self._run_handler(handler, wants_delivery, notification, delivery)
-            finally:
-                await self._cancel(beat)
+            error = await self._run_handler(handler, wants_delivery, notification, delivery)
             if error is not None:
                 span.record_exception(error)
                 span.set_status(Status(StatusCode.ERROR, str(error)[:200]))
                 self.stats.failed += 1
-                log.warning("handler for %s %s (%s, delivery %d) failed, left pending: %r",
-                            stream, entry_id, notification.kind, deliveries, error)
+                log.warning("handler for %s %s (%s, delivery %d) failed, left pending: %s",
+                            stream, entry_id, notification.kind, deliveries, _describe(error))
                 await self._remember_error(stream, entry_id, error)
                 return False
             await self._ack(stream, entry_id, notification)
@@ -467,32 +543,38 @@ class Consumer:
             if not isinstance(error, TRANSIENT_ERRORS) or self.stopping or loop.time() >= give_up:
                 return error
             delay = backoff.next()
-            log.warning("handler for %s %s hit an unreachable database (%r); retrying in %.2fs",
-                        delivery.stream, delivery.entry_id, error, delay)
+            log.warning("handler for %s %s hit an unreachable database (%s); retrying in %.2fs",
+                        delivery.stream, delivery.entry_id, _describe(error), delay)
             await self._sleep(delay)
 
-    async def _beat(self, stream: str, entry_id: str) -> None:
+    def _start_heartbeat(self, stream: str, entry_id: str) -> asyncio.Event:
+        """Keep an entry we are working on fresh; set the returned event to end the heartbeat.
+
+        Ended by an event, not by cancelling: a Redis command cancelled mid-flight can swallow
+        the cancellation (and costs a connection), which would leave us waiting for it forever.
+        """
+        done = asyncio.Event()
+        task = asyncio.create_task(self._beat(stream, entry_id, done))
+        self._beats.add(task)
+        task.add_done_callback(self._beats.discard)
+        return done
+
+    async def _beat(self, stream: str, entry_id: str, done: asyncio.Event) -> None:
         every = self.settings.heartbeat_every_ms / 1000
         while True:
-            await asyncio.sleep(every)
+            try:
+                await asyncio.wait_for(done.wait(), every)
+                return
+            except asyncio.TimeoutError:
+                pass
             try:
                 owned = await self._heartbeat(keys=[stream], args=[self.group, entry_id, self.name])
-            except asyncio.CancelledError:
-                raise
             except Exception:  # the next beat tries again; the handler is not disturbed
                 continue
-            if not owned:
+            if not owned and not done.is_set():
                 log.warning("%s %s was taken over by another consumer while %s was still on it",
                             stream, entry_id, self.name)
                 return
-
-    @staticmethod
-    async def _cancel(task: asyncio.Task) -> None:
-        task.cancel()
-        try:
-            await task
-        except asyncio.CancelledError:
-            pass
 
     async def _ack(self, stream: str, entry_id: str, notification: NotificationBase | None) -> bool:
         backoff = _Backoff(self.settings)
@@ -517,11 +599,11 @@ class Consumer:
         return False
 
     async def _remember_error(self, stream: str, entry_id: str, error: BaseException) -> None:
-        text = f"{type(error).__name__}: {error}"[:4000]
+        text = _describe(error)[:4000]
         try:
             await self.redis.set(error_key(self.group, stream, entry_id), text, ex=self.settings.error_ttl_s)
         except Exception as exc:  # losing the error text must not stop the consumer
-            log.warning("could not record the error of %s %s: %r", stream, entry_id, exc)
+            log.warning("could not record the error of %s %s: %s", stream, entry_id, _describe(exc))
 
     async def _last_error(self, stream: str, entry_id: str) -> str | None:
         value = await self.redis.get(error_key(self.group, stream, entry_id))
@@ -598,12 +680,17 @@ class Consumer:
             return
         self.stats.reclaimed += 1
         log.info("%s reclaimed %s %s (delivery %d)", self.name, stream, entry_id, delivered + 1)
-        await self._handle(stream, entry_id, fields, notification, deliveries=delivered + 1, reclaimed=True)
+        beat = self._start_heartbeat(stream, entry_id)
+        try:
+            await self._handle(stream, entry_id, fields, notification, deliveries=delivered + 1, reclaimed=True)
+        finally:
+            beat.set()
 
     async def _forget_dead_consumers(self, stream: str) -> None:
         for info in await self.redis.xinfo_consumers(stream, self.group):
             name = _s(info["name"])
-            if name != self.name and int(info["pending"]) == 0 and int(info["idle"]) > self.settings.consumer_gc_idle_ms:
+            idle_long = int(info["idle"]) > self.settings.consumer_gc_idle_ms
+            if name != self.name and int(info["pending"]) == 0 and idle_long:
                 await self.redis.xgroup_delconsumer(stream, self.group, name)
                 log.info("removed idle consumer %s from %s/%s", name, stream, self.group)
 

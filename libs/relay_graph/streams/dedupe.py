@@ -1,5 +1,5 @@
-"""Skip notifications a group already handled (same `notification_id`), e.g. an entry whose
-handler finished but whose XACK was lost, or a publisher that retried an XADD.
+"""Skip notifications a group already handled (same `notification_id`): a publisher that
+retried an XADD whose first attempt had landed, or a dead letter that an operator re-published.
 
 This is a cheap first filter, not the guarantee: handlers stay idempotent in the graph (MERGE,
 versions). The mark is written in the same MULTI as the XACK, after the handler returned, so a

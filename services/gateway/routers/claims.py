@@ -8,8 +8,9 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from relay_graph import registry
+from relay_graph.streams import FactChanged
 
-from ..deps import MemoryDep, ReaderDep, TenantDep, respond
+from ..deps import BusDep, MemoryDep, ReaderDep, TenantDep, respond
 from ..errors import responses
 from ..schemas import ClaimsView, SettleBody, SettleResult
 
@@ -36,6 +37,10 @@ async def settle(
     body: SettleBody,
     tenant: TenantDep,
     memory: MemoryDep,
+    bus: BusDep,
     conflict_id: Annotated[str, Path(alias="id", min_length=1, max_length=128)],
 ) -> JSONResponse:
-    return respond(await memory.settle(tenant, conflict_id, body.fact_id, body.by))
+    result = await memory.settle(tenant, conflict_id, body.fact_id, body.by)
+    await bus.publish_quietly(FactChanged, tenant=tenant, id=result.winner, version=0, change="settled",
+                              actor=body.by)
+    return respond(result)

@@ -9,8 +9,9 @@ from fastapi.responses import JSONResponse
 
 from relay_graph import registry
 from relay_graph.models import Clock
+from relay_graph.streams import FactChanged
 
-from ..deps import MemoryDep, ReaderDep, TenantDep, respond
+from ..deps import BusDep, MemoryDep, ReaderDep, TenantDep, respond
 from ..errors import responses
 from ..schemas import ApiTime, FactBody, FactsResult, FactWriteResult, RetireBody, RetiredResult
 
@@ -23,17 +24,23 @@ OptPredicate = Annotated[str | None, Query(min_length=1, max_length=64, examples
 
 @router.post("/facts", status_code=201, response_model=FactWriteResult, responses=ERRORS,
              summary="Assert a fact: created, corroborated, superseded or conflict")
-async def write_fact(body: FactBody, tenant: TenantDep, memory: MemoryDep) -> JSONResponse:
+async def write_fact(body: FactBody, tenant: TenantDep, memory: MemoryDep, bus: BusDep) -> JSONResponse:
     registry.get(body.predicate)  # an unknown predicate is refused before anything is written
     result = await memory.write_fact(tenant, body.to_input())
+    # For the live feed (facts are not versioned: version 0, the change says what happened).
+    await bus.publish_quietly(FactChanged, tenant=tenant, id=result.fact_id, version=0,
+                              change=result.outcome.value, actor=body.agent)
     return respond(result, 201)
 
 
 @router.post("/facts/retire", response_model=RetiredResult, responses=ERRORS,
              summary="End a fact (or one value of a multi-valued one)")
-async def retire_fact(body: RetireBody, tenant: TenantDep, memory: MemoryDep) -> JSONResponse:
+async def retire_fact(body: RetireBody, tenant: TenantDep, memory: MemoryDep, bus: BusDep) -> JSONResponse:
     registry.get(body.predicate)
     retired = await memory.retire_fact(tenant, body.to_input())
+    for fact_id in retired:
+        await bus.publish_quietly(FactChanged, tenant=tenant, id=fact_id, version=0, change="retired",
+                                  actor=body.agent)
     return respond(RetiredResult(retired=retired))
 
 

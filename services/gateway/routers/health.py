@@ -27,7 +27,12 @@ async def healthz() -> dict:
 
 
 @router.get("/readyz", response_model=Readiness, responses={503: {"model": Readiness}},
-            summary="200 once every dependency answers; 503 naming what is missing")
+            summary="200 once every dependency answers; 503 naming what is missing",
+            description="The gateway process (`python -m services.gateway`) checks: `falkordb` (the server "
+            "answers a graph query), `streams` (the Redis Streams on that server answer), and for each desk "
+            "agent (`intake`, `resolver`, `netops`; `RELAY_READY_AGENTS`) that its consumer group exists on "
+            "the stream it reads (turns, tickets, network) and at least one of its replicas has a fresh "
+            "heartbeat. 503 lists the names of the checks that failed in `missing`.")
 async def readyz(services: ServicesDep) -> JSONResponse:
     gone = await missing(services.readiness, services.settings.readiness_timeout_seconds)
     if gone:

@@ -7,6 +7,7 @@ picks its behaviour:
   serve      run until SIGTERM; record "<name> TERM" in STAND_IN_RECORD then exit 0
   stubborn   ignore SIGTERM (only SIGKILL ends it)
   http       like serve, and answer GET /healthz and /readyz with 200 on RELAY_PORT
+             (/readyz answers 503 naming "agent" as missing when STAND_IN_READY=0)
 """
 
 from __future__ import annotations
@@ -50,7 +51,10 @@ def main() -> int:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
                 body = b'{"status": "ok"}'
-                self.send_response(200 if self.path in ("/healthz", "/readyz") else 404)
+                status = 200 if self.path in ("/healthz", "/readyz") else 404
+                if self.path == "/readyz" and os.environ.get("STAND_IN_READY") == "0":
+                    body, status = b'{"missing": ["agent"]}', 503
+                self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(body)))
                 self.end_headers()

@@ -15,10 +15,10 @@ from relay_graph.streams import StreamSettings, connect
 
 STREAM_KEY_PATTERNS = ("relay:stream:*", "relay:dlq:*", "relay:seen:*", "relay:lasterr:*")
 
-# Small timeouts so reclaiming and dead-lettering happen within a test; the heartbeat (a third
-# of min_idle) keeps a live handler's entry fresh well inside min_idle even on a busy machine.
+# Small timeouts so reclaiming and dead-lettering happen within a test; the heartbeat (a tenth
+# of min_idle) keeps a live replica's entries fresh even when the machine is busy.
 FAST = StreamSettings(
-    min_idle_ms=600,
+    min_idle_ms=1_000,
     heartbeat_ms=100,
     reclaim_interval_ms=50,
     block_ms=50,
@@ -28,6 +28,8 @@ FAST = StreamSettings(
     max_deliveries=3,
     transient_retry_s=0,
 )
+# For tests where reclaiming is not the subject: a stalled event loop must not look like a dead replica.
+STEADY = FAST.model_copy(update={"min_idle_ms": 10_000})
 
 
 async def wipe_stream_keys(redis) -> None:
@@ -105,3 +107,11 @@ def span_exporter():
     exporter = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     return exporter
+
+
+async def all_acknowledged(redis, stream: str, group: str) -> None:
+    """Wait until nothing is pending (a handler's side effect is visible just before its ack)."""
+    async def none_pending():
+        return await pending_count(redis, stream, group) == 0
+
+    await eventually(none_pending, what=f"no pending entries in {stream}/{group}")

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from relay_graph.streams import STREAM_TURNS, Consumer, Publisher, StreamSettings, TurnReceived
+from relay_graph.streams import STREAM_TURNS, Consumer, Publisher, TurnReceived
 
-from .conftest import FAST, eventually, pending_count, running
+from .conftest import FAST, STEADY, all_acknowledged, eventually, running
 
 pytestmark = pytest.mark.falkordb
 
@@ -28,7 +28,7 @@ async def test_later_turns_wait_for_the_earlier_one_on_another_replica(redis, gr
             await gate.wait()
         log.append(("end", n.seq, delivery.consumer))
 
-    a, b, c = (Consumer(redis, group=group, handlers={TurnReceived: handler}, settings=FAST) for _ in range(3))
+    a, b, c = (Consumer(redis, group=group, handlers={TurnReceived: handler}, settings=STEADY) for _ in range(3))
     pub = Publisher(redis)
     async with running(a):
         await pub.publish(turn(tenant, "s1", 1))
@@ -36,16 +36,16 @@ async def test_later_turns_wait_for_the_earlier_one_on_another_replica(redis, gr
         async with running(b, c):
             await pub.publish(turn(tenant, "s1", 2))
             await pub.publish(turn(tenant, "s1", 3))
-            # a is busy with turn 1, so turns 2 and 3 went to b and c, and both are holding back.
+            # a is busy with turn 1, so turns 2 and 3 went to b and/or c, and both are holding back.
             await eventually(lambda: b.stats.order_waits + c.stats.order_waits == 2, what="2 and 3 waiting")
             assert log == [("start", 1, a.name)]
             gate.set()
             await eventually(lambda: len(log) == 6, what="all handled")
-            assert await pending_count(redis, STREAM_TURNS, group) == 0
+            await all_acknowledged(redis, STREAM_TURNS, group)
     assert [(event, seq) for event, seq, _ in log] == [
         ("start", 1), ("end", 1), ("start", 2), ("end", 2), ("start", 3), ("end", 3)
     ]
-    assert {log[2][2], log[4][2]} == {b.name, c.name}
+    assert {log[2][2], log[4][2]} <= {b.name, c.name}
 
 
 async def test_quick_turns_of_many_sessions_with_three_replicas(redis, group, tenant):
@@ -57,12 +57,17 @@ async def test_quick_turns_of_many_sessions_with_three_replicas(redis, group, te
         await asyncio.sleep(rnd.uniform(0, 0.01))
         log.append(("end", n.session, n.seq))
 
-    settings = FAST.model_copy(update={"concurrency": 2})
+    settings = STEADY.model_copy(update={"concurrency": 2})
     replicas = [Consumer(redis, group=group, handlers={TurnReceived: handler}, settings=settings) for _ in range(3)]
     sessions, turns = ["s1", "s2", "s3"], 5
     async with running(*replicas):
         pub = Publisher(redis)
-        await asyncio.gather(*(pub.publish(turn(tenant, s, seq)) for seq in range(1, turns + 1) for s in sessions))
+
+        async def chat(session):  # one customer's quick turns, sessions interleaved with each other
+            for seq in range(1, turns + 1):
+                await pub.publish(turn(tenant, session, seq))
+
+        await asyncio.gather(*(chat(s) for s in sessions))
         await eventually(lambda: len(log) == 2 * turns * len(sessions), what="all handled")
     for s in sessions:
         events = [(event, seq) for event, session, seq in log if session == s]
@@ -90,9 +95,9 @@ async def test_a_failed_turn_still_goes_before_the_next_one(redis, group, tenant
     assert consumer.stats.order_waits >= 1
 
 
-async def test_other_kinds_are_not_held_back(redis, group, tenant):
-    """Only notifications with an order key wait; an unordered stream is not slowed by one."""
-    settings = StreamSettings(**{**FAST.model_dump(), "order_wait_ms": 60_000})
+async def test_a_waiting_turn_does_not_hold_back_other_sessions(redis, group, tenant):
+    """A turn waiting for its session's earlier turn gives its handler slot back."""
+    settings = STEADY.model_copy(update={"order_wait_ms": 60_000})
     gate = asyncio.Event()
     seen = []
 

@@ -8,7 +8,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from relay_graph.streams import Consumer, Publisher, TicketChanged, TurnReceived
 
-from .conftest import FAST, eventually, running
+from .conftest import FAST, STEADY, eventually, running
 
 pytestmark = pytest.mark.falkordb
 
@@ -20,7 +20,7 @@ async def test_publisher_and_handler_spans_share_one_trace(redis, group, tenant,
     async def handler(n):
         inside.append(trace.get_current_span().get_span_context())
 
-    consumer = Consumer(redis, group=group, handlers={TurnReceived: handler}, settings=FAST)
+    consumer = Consumer(redis, group=group, handlers={TurnReceived: handler}, settings=STEADY)
     async with running(consumer):
         with trace.get_tracer("test").start_as_current_span("POST /v1/tenants/{t}/chat") as request:
             await Publisher(redis).publish(

@@ -1,0 +1,120 @@
+"""What a desk agent's handlers work with, built once per process by the service's bootstrap.
+
+Handlers are plain `async def handler(deps, notification[, delivery])` functions; everything they
+touch outside their arguments is in `Deps`, so a test builds one against the real FalkorDB (with
+its own clock, extractor or publisher) and calls handlers directly, without a broker loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Awaitable, Callable, Mapping
+
+import redis.asyncio as aioredis
+
+from ..db import GraphClient
+from ..embeddings import Embedder
+from ..errors import Unavailable
+from ..memory import Memory
+from ..streams import Publisher, connect
+from .settings import AgentSettings
+
+log = logging.getLogger("relay_graph.agents")
+
+Clock = Callable[[], datetime]
+
+
+def utc_clock() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass
+class Deps:
+    service: str
+    settings: AgentSettings
+    client: GraphClient
+    memory: Memory
+    redis: aioredis.Redis  # bytes client for the streams and heartbeats
+    publisher: Publisher
+    clock: Clock = utc_clock
+    extractor: Any = None  # relay_graph.extraction.port.Extractor, for agents that read text
+    consumer_name: str = ""  # this replica's consumer name (the replica id in claims)
+    _owned: list[Callable[[], Awaitable[None]]] = field(default_factory=list, repr=False)
+
+    def now(self) -> datetime:
+        at = self.clock()
+        return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+
+    async def aclose(self) -> None:
+        """Close what bootstrap opened (not what the caller passed in)."""
+        while self._owned:
+            closer = self._owned.pop()
+            try:
+                await closer()
+            except Exception as exc:  # closing must go on for the rest
+                log.warning("closing %s: %r", self.service, exc)
+
+
+async def build_deps(
+    service: str,
+    settings: AgentSettings,
+    *,
+    client: GraphClient | None = None,
+    memory: Memory | None = None,
+    embedder: Embedder | None = None,
+    redis: aioredis.Redis | None = None,
+    publisher: Publisher | None = None,
+    clock: Clock | None = None,
+    extractor: Any = None,
+    consumer_name: str = "",
+    preload_model: bool | None = None,
+) -> Deps:
+    """The composition root shared by the three agents. Anything passed in is used as is and left
+    open on `aclose()`; anything built here is closed by it."""
+    owned: list[Callable[[], Awaitable[None]]] = []
+    if client is None and memory is None:
+        try:
+            # Building the FalkorDB client does a blocking round trip; keep it off the event loop.
+            client = await asyncio.to_thread(GraphClient, settings)
+        except Exception as exc:
+            raise Unavailable(
+                f"FalkorDB at {settings.falkordb_host}:{settings.falkordb_port} is not answering"
+            ) from exc
+        owned.append(client.close)
+    if memory is None:
+        memory = Memory(client, embedder)
+    client = memory.client
+    if redis is None:
+        redis = connect(settings)
+        owned.append(redis.aclose)
+    if publisher is None:
+        publisher = Publisher(redis, settings=settings.streams)
+    if preload_model if preload_model is not None else settings.preload_model:
+        if memory.embedder is None:
+            memory.embedder = await asyncio.to_thread(
+                Embedder, settings.model_dir, batch_size=settings.embed_batch_size,
+                cache_size=settings.embed_cache_size,
+            )
+    return Deps(
+        service=service,
+        settings=settings,
+        client=client,
+        memory=memory,
+        redis=redis,
+        publisher=publisher,
+        clock=clock or utc_clock,
+        extractor=extractor,
+        consumer_name=consumer_name,
+        _owned=owned,
+    )
+
+
+def bind(handlers: Mapping[str, Callable[..., Awaitable[Any]]], deps: Deps) -> dict[str, Callable[..., Awaitable[Any]]]:
+    """HANDLERS (kind -> handler(deps, notification[, delivery])) as the consumer runtime wants
+    them: handler(notification[, delivery]). functools.partial keeps the signature the runtime
+    inspects to decide whether to pass the delivery."""
+    return {kind: functools.partial(fn, deps) for kind, fn in handlers.items()}

@@ -1,0 +1,156 @@
+"""The chat desk's own graph work: recording a customer's turn with its place in the session, and
+reading the reply an agent wrote to it.
+
+A turn is a `CustomerMessage` episode (written by the episodes module, agent `gateway`, speaker and
+customer = the customer's name) whose sequence number in its session comes from a per-session
+counter moved in one statement (see queries/chat.py for where it is kept and why). The caller
+announces the turn (TurnReceived, version = seq) only after `record_turn` returned, so agents
+always find it in the graph.
+
+A session belongs to the customer who opened it: a turn naming another customer's session is
+refused (SessionConflict) before anything is written, so one customer can never post into, or be
+answered from, someone else's conversation."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+from typing import Any, NamedTuple
+
+from pydantic import BaseModel
+
+from .db import GraphClient
+from .entities import entity_uid, name_key
+from .errors import InvalidInput, InvalidValue, RelayError, StateConflict
+from .memory import Memory
+from .models import EpisodeInput, aware, utcnow
+from .queries import chat as q
+from .registry import clean_text
+from .tenancy import validate_tenant
+
+AGENT = "gateway"  # who writes the customer's turns down
+MAX_CUSTOMER = 200
+MAX_TEXT = 8_000
+MAX_SESSION = 128
+MAX_SPEAKER = 128  # an episode's speaker is shorter than a name may be
+
+
+class SessionConflict(RelayError):
+    code = "session_conflict"
+    status = 409
+
+
+class RecordedTurn(NamedTuple):
+    session: str
+    episode_id: str
+    seq: int
+
+
+class ReplyView(BaseModel):
+    episode_id: str
+    session: str | None = None
+    kind: str | None = None
+    text: str
+    speaker: str | None = None
+    at: datetime | None = None
+    reply_to: str | None = None
+    ticket_id: str | None = None
+    how_i_know: list[str] = []
+
+
+def new_session_id() -> str:
+    return "s-" + uuid.uuid4().hex
+
+
+def new_turn_id() -> str:
+    return "t-" + uuid.uuid4().hex
+
+
+def check_customer(customer: object) -> str:
+    """A customer is a name: 1-200 characters with a letter or digit, no control characters."""
+    if not isinstance(customer, str):
+        raise InvalidInput("customer must be a name")
+    name = clean_text(customer, "customer")
+    if len(name) > MAX_CUSTOMER:
+        raise InvalidValue(f"customer is longer than {MAX_CUSTOMER} characters")
+    if not name_key(name):
+        raise InvalidValue("customer has no letters or digits")
+    return name
+
+
+def check_session(session: object) -> str:
+    if not isinstance(session, str) or not 1 <= len(session.strip()) <= MAX_SESSION:
+        raise InvalidValue(f"session must be 1 to {MAX_SESSION} characters")
+    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in session):
+        raise InvalidValue("session contains control characters")
+    return session.strip()
+
+
+def check_text(text: object) -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidValue("text is empty")
+    if len(text) > MAX_TEXT:
+        raise InvalidValue(f"text is longer than {MAX_TEXT} characters")
+    return text
+
+
+async def record_turn(
+    memory: Memory,
+    tenant: str,
+    *,
+    customer: str,
+    text: str,
+    session: str | None = None,
+    at: datetime | None = None,
+) -> RecordedTurn:
+    """Stores a customer's turn and gives it the session's next sequence number (from 1).
+    No session: a new one ("s-" + uuid hex). SessionConflict if the session is another customer's;
+    InvalidInput/InvalidValue for a bad name, text or session. Returns (session, episode_id, seq)."""
+    validate_tenant(tenant)
+    name = check_customer(customer)
+    body = check_text(text)
+    client = memory.client
+    if session is None:
+        session = new_session_id()
+    else:
+        session = check_session(session)
+        owners = (await client.run(tenant, q.SESSION_OWNERS, {"session": session}))[0]["owners"] or []
+        if owners and entity_uid("Customer", name_key(name)) not in owners:
+            raise SessionConflict(f"session {session!r} belongs to another customer; "
+                                  "leave session out to start a new conversation")
+    episode_id = new_turn_id()
+    speaker = name if len(name) <= MAX_SPEAKER else name[: MAX_SPEAKER - 1] + "…"
+    await memory.write_episodes(tenant, [EpisodeInput(
+        session=session, speaker=speaker, text=body, at=aware(at) or utcnow(), id=episode_id,
+        kind="CustomerMessage", agent=AGENT, customer=name,
+    )])
+    rows = await client.run(tenant, q.ASSIGN_SEQ, {"id": episode_id, "session": session})
+    if not rows or rows[0]["seq"] is None:
+        raise StateConflict(f"turn {episode_id} was written but could not be numbered; send it again")
+    return RecordedTurn(session=session, episode_id=episode_id, seq=int(rows[0]["seq"]))
+
+
+async def turn_seq(client: GraphClient, tenant: str, episode_id: str) -> int | None:
+    """A turn's sequence number in its session (None: unknown episode, or not a numbered turn)."""
+    validate_tenant(tenant)
+    rows = await client.run(tenant, q.TURN_SEQ, {"id": episode_id})
+    return int(rows[0]["seq"]) if rows and rows[0]["seq"] is not None else None
+
+
+def _dt(ms: Any) -> datetime | None:
+    return None if ms is None else datetime.fromtimestamp(int(ms) / 1000, tz=timezone.utc)
+
+
+async def get_reply(client: GraphClient, tenant: str, episode_id: str) -> ReplyView | None:
+    """The reply episode with its text and `how_i_know`; None if this tenant has no such episode."""
+    validate_tenant(tenant)
+    rows = await client.run(tenant, q.REPLY, {"id": episode_id})
+    if not rows or rows[0]["episode_id"] is None:
+        return None
+    r = rows[0]
+    how = r.get("how_i_know")
+    return ReplyView(
+        episode_id=r["episode_id"], session=r.get("session"), kind=r.get("kind"), text=r.get("text") or "",
+        speaker=r.get("speaker"), at=_dt(r.get("at_ms")), reply_to=r.get("reply_to"),
+        ticket_id=r.get("ticket_id"), how_i_know=[str(h) for h in how] if isinstance(how, list) else [],
+    )

@@ -1,0 +1,47 @@
+"""Sentence vectors for facts, written in batches after the facts themselves.
+
+`embed_facts` takes what `write_fact` returned (or fact ids), reads the facts' predicates and
+objects, embeds the claims nobody embedded before (in one embedder call) and links every fact to
+its `FactText` in one statement. Why the text is the claim without its subject, and why the vector
+is not on the Fact node: see queries/fact_embeddings.py.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .db import GraphClient
+from .embeddings import Embedder
+from .models import FactWriteResult
+from .queries import fact_embeddings as q
+
+MAX_BATCH = 1_000
+
+
+def claim_text(predicate: str, obj: str) -> str:
+    """"lives_in" + "Pune" -> "lives in Pune" (the graph builds the same text: queries.fact_embeddings)."""
+    return f"{predicate.replace('_', ' ')} {obj}"
+
+
+async def embed_facts(client: GraphClient, embedder: Embedder, tenant: str,
+                      facts: Iterable[FactWriteResult | str]) -> int:
+    """Gives every listed fact a vector (through its FactText); returns how many texts were
+    embedded (0 when every claim was known already). Facts that have one keep it."""
+    ids = sorted({f.fact_id if isinstance(f, FactWriteResult) else str(f) for f in facts})
+    embedded = 0
+    for i in range(0, len(ids), MAX_BATCH):
+        embedded += await _embed_batch(client, embedder, tenant, ids[i : i + MAX_BATCH])
+    return embedded
+
+
+async def _embed_batch(client: GraphClient, embedder: Embedder, tenant: str, ids: list[str]) -> int:
+    rows = await client.run(tenant, q.UNPHRASED, {"ids": ids})
+    if not rows:
+        return 0
+    new = sorted({r["text"] for r in rows if not r["known"]})
+    vectors = await embedder.aembed(new) if new else []
+    await client.run(tenant, q.WRITE, {
+        "texts": [{"text": t, "vec": v} for t, v in zip(new, vectors)],
+        "links": [{"id": r["fact_id"], "text": r["text"]} for r in rows],
+    })
+    return len(new)

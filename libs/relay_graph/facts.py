@@ -1,0 +1,602 @@
+"""Facts with two clocks: writing, retiring, reading, and settling disagreements.
+
+Each write is one read round trip (the names, the slot's version and its facts) and one write
+statement guarded by the slot's version (optimistic concurrency: FalkorDB serialises writes on a
+graph, so when two writers race for one slot exactly one statement matches the version it read; the
+other gets no row back, reads again and re-plans). What a write *does* is decided in
+`fact_planning` from plain data; the statements are in `queries.facts`.
+
+Names resolve against the graph: the exact normal form first, then (Customer subjects, and objects
+of predicates with `fuzzy_objects`) the full-text index and `entities.similarity`, so case, spacing
+and small misspellings do not create a second entity. Everything a caller sends is checked before
+anything is written: a bad request raises a typed `RelayError` and changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import re
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from . import fact_planning as fp
+from .db import GraphClient
+from .entities import entity_uid, name_key
+from .errors import InvalidInput, InvalidValue, NotFound, StateConflict
+from .models import (
+    AGENT_PATTERN,
+    Claim,
+    ClaimsView,
+    Clock,
+    FactInput,
+    FactState,
+    FactView,
+    FactWriteResult,
+    RetireInput,
+    SettleResult,
+    aware,
+)
+from .queries import Query
+from .queries import facts as q
+from .registry import ENTITY_TYPES, REGISTRY, Predicate, clean_text
+from .registry import get as get_predicate
+from .tenancy import validate_tenant
+
+MAX_ATTEMPTS = 50
+_AGENT = re.compile(AGENT_PATTERN)
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MS = timedelta(milliseconds=1)
+
+
+# ---------------------------------------------------------------------------------------------
+# names
+
+
+@dataclass(frozen=True)
+class EntityRef:
+    """A resolved name: the entity's uid and display name. `exists` is False for an entity a
+    write is about to create (nothing in the graph is that name or close enough to it)."""
+
+    uid: str
+    name: str
+    type: str
+    exists: bool = True
+
+
+@dataclass(frozen=True)
+class _Name:
+    """A checked name, before it is resolved against the graph."""
+
+    text: str
+    key: str
+    type: str
+    fuzzy: bool
+
+    @property
+    def uid(self) -> str:
+        return entity_uid(self.type, self.key)
+
+    @property
+    def search(self) -> str | None:
+        return search_text(self.text) if self.fuzzy else None
+
+    def as_new(self) -> EntityRef:
+        return EntityRef(self.uid, self.text, self.type, exists=False)
+
+
+def search_text(name: str) -> str | None:
+    """The full-text query that finds the names a misspelling of `name` could be. Numbers are
+    never misspelt ("customer 12" is not "customer 123"), so a name with numbers is looked up by
+    those alone, exactly. Otherwise every word of three or more letters must be present, allowing
+    one edit in words of up to four letters and two in longer ones (a swapped pair of letters is two
+    edits); shorter words do not count. Requiring every word keeps the search to a handful of names
+    however many customers share a first name. Built only from word characters: no query syntax
+    from the caller survives."""
+    tokens = re.findall(r"\w+", name_key(name))[:8]
+    numbered = [t for t in tokens if any(ch.isdigit() for ch in t)]
+    if numbered:
+        return " ".join(numbered)
+    words = [f"%%{t}%%" if len(t) >= 5 else f"%{t}%" for t in tokens if len(t) >= 3]
+    return " ".join(words) or None
+
+
+def _checked_name(value: object, entity_type: str, what: str, *, fuzzy: bool) -> _Name:
+    text = clean_text(value, what)
+    key = name_key(text)
+    if not key:
+        raise InvalidValue(f"{what} {text!r} has no letters or digits")
+    return _Name(text, key, entity_type, fuzzy)
+
+
+def _subject_name(value: object, p: Predicate) -> _Name:
+    return _checked_name(value, p.subject_type, "subject", fuzzy=p.subject_type == "Customer")
+
+
+def _object_name(value: object, p: Predicate) -> _Name:
+    text = p.check(clean_text(value, "object"))
+    return _checked_name(text, p.object_type, "object", fuzzy=p.fuzzy_objects)
+
+
+def _resolved(name: _Name, found: str | None, candidates: list | None) -> EntityRef | None:
+    """The entity a name is, from a lookup row: the exact hit, else the closest candidate, else
+    None (a new entity)."""
+    if found is not None:
+        return EntityRef(name.uid, found, name.type)
+    best = fp.best_candidate(name.text, [(c[0], c[1]) for c in candidates or ()])
+    return EntityRef(best[0], best[1], name.type) if best else None
+
+
+async def resolve_entity(
+    client: GraphClient,
+    tenant: str,
+    name: str,
+    entity_type: str,
+    *,
+    create: bool = False,
+    fuzzy: bool = True,
+) -> EntityRef | None:
+    """Find the entity `name` stands for, of `entity_type` (a registry type such as "Customer",
+    "City", "Router"): the same normal form (case, spacing, punctuation), else the most similar
+    existing name of that type (`entities.similarity` >= `FUZZY_THRESHOLD`, numbers equal) when
+    `fuzzy`. Returns None when there is none, unless `create`, which MERGEs a new entity
+    `(:Entity:<Type> {uid, name, name_key, type})` and returns it. Episodes and recall use this to
+    resolve the names they MENTION; fact writes resolve the same way inside their own read."""
+    tenant = validate_tenant(tenant)
+    if entity_type not in ENTITY_TYPES:
+        raise InvalidInput(f"unknown entity type {entity_type!r}; known: {', '.join(sorted(ENTITY_TYPES))}")
+    n = _checked_name(name, entity_type, "name", fuzzy=fuzzy)
+    rows = await client.run(tenant, q.ENTITY_LOOKUP, {"s_uid": n.uid, "s_search": n.search, "s_type": n.type})
+    row = rows[0] if rows else {}
+    ref = _resolved(n, row.get("name"), row.get("s_candidates"))
+    if ref is not None or not create:
+        return ref
+    rows = await client.run(
+        tenant, q.ENTITY_MERGE[entity_type], {"uid": n.uid, "name": n.text, "key": n.key, "type": n.type}
+    )
+    return EntityRef(rows[0]["uid"], rows[0]["name"], entity_type)
+
+
+# ---------------------------------------------------------------------------------------------
+# time and ids
+
+
+def to_ms(value: datetime) -> int:
+    return (aware(value) - _EPOCH) // _MS
+
+
+def from_ms(value: int | None) -> datetime | None:
+    return None if value is None else _EPOCH + value * _MS
+
+
+def _wall_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def _new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def _slot_key(subject_uid: str, predicate: str) -> str:
+    return f"{subject_uid}|{predicate}"
+
+
+async def _backoff(attempt: int) -> None:
+    await asyncio.sleep(random.uniform(0, 0.001 * min(attempt + 1, 20)))
+
+
+# ---------------------------------------------------------------------------------------------
+# validation (all of it happens before the first query)
+
+
+@dataclass(frozen=True)
+class _Write:
+    p: Predicate
+    subject: _Name
+    object: _Name
+    agent: str
+    source: str | None
+    valid_from_ms: int | None
+    recorded_at_ms: int | None
+
+
+def _agent(value: object, what: str = "agent") -> str:
+    if not isinstance(value, str) or not _AGENT.fullmatch(value):
+        raise InvalidInput(f"{what} must match {AGENT_PATTERN}")
+    return value
+
+
+def _time(value: object, what: str) -> int | None:
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise InvalidInput(f"{what} must be a datetime")
+    return to_ms(value)
+
+
+def _clock(value: object) -> Clock:
+    try:
+        return Clock(value)
+    except ValueError:
+        raise InvalidInput(f"clock must be one of {[c.value for c in Clock]}") from None
+
+
+def _source(value: object) -> str | None:
+    return None if value is None else clean_text(value, "source")
+
+
+def _validate_write(fact: FactInput) -> _Write:
+    p = get_predicate(fact.predicate)
+    return _Write(
+        p=p,
+        subject=_subject_name(fact.subject, p),
+        object=_object_name(fact.object, p),
+        agent=_agent(fact.agent),
+        source=_source(fact.source),
+        valid_from_ms=_time(fact.valid_from, "valid_from"),
+        recorded_at_ms=_time(fact.recorded_at, "recorded_at"),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# reading a slot
+
+
+def _slot_fact(m: dict[str, Any]) -> fp.SlotFact:
+    return fp.SlotFact(
+        fact_id=m["fact_id"],
+        object_uid=m["object_uid"],
+        object_name=m["object_name"],
+        state=m["state"],
+        valid_from_ms=m["valid_from_ms"],
+        valid_to_ms=m.get("valid_to_ms"),
+        recorded_at_ms=m["recorded_at_ms"],
+        expired_at_ms=m.get("expired_at_ms"),
+        asserted_by=m["asserted_by"],
+        corroborations=m.get("corroborations") or 1,
+        believed_from_ms=m.get("believed_from_ms"),
+    )
+
+
+@dataclass(frozen=True)
+class _Snapshot:
+    subject: EntityRef
+    object: EntityRef | None
+    slot: fp.Slot
+
+
+def _snapshot(row: dict[str, Any], subject: _Name, s_uid: str, obj: _Name | None) -> _Snapshot | str:
+    """The snapshot in a lookup row, or the uid of the existing entity the subject turned out to
+    be (a misspelling of someone we know), whose slot must then be read instead."""
+    if row["s_name"] is not None:
+        subject_ref = EntityRef(s_uid, row["s_name"], subject.type)
+    else:
+        known = _resolved(subject, None, row["s_candidates"])
+        if known is not None:
+            return known.uid
+        subject_ref = subject.as_new()
+    object_ref = None
+    if obj is not None:
+        object_ref = _resolved(obj, row["o_name"], row["o_candidates"]) or obj.as_new()
+    facts = tuple(_slot_fact(m) for m in row["facts"] or () if m.get("fact_id"))
+    return _Snapshot(subject_ref, object_ref, fp.Slot(row["version"] or 0, facts, row["conflict_id"]))
+
+
+def _lookup_params(p: Predicate, s_uid: str, s_search: str | None, subject: _Name, obj: _Name | None,
+                   object_search: bool = True) -> dict[str, Any]:
+    return {
+        "s_uid": s_uid, "s_search": s_search, "s_type": subject.type,
+        "o_uid": obj.uid if obj else None, "o_search": obj.search if obj and object_search else None,
+        "o_type": obj.type if obj else None,
+        "slot": _slot_key(s_uid, p.name),
+    }
+
+
+async def _read_slot(client: GraphClient, tenant: str, p: Predicate, subject: _Name, obj: _Name | None, *,
+                     object_search: bool = True) -> _Snapshot:
+    """Subject and object (exact, else fuzzy candidates) and the slot of the subject as named, in
+    one read. Only when the subject is a misspelling of an existing entity is a second read
+    needed, for that entity's slot."""
+    s_uid, s_search = subject.uid, subject.search
+    while True:
+        params = _lookup_params(p, s_uid, s_search, subject, obj, object_search)
+        row = (await client.run(tenant, q.SLOT_READ, params))[0]
+        snap = _snapshot(row, subject, s_uid, obj)
+        if isinstance(snap, _Snapshot):
+            return snap
+        s_uid, s_search = snap, None
+
+
+# ---------------------------------------------------------------------------------------------
+# executing a plan
+
+
+def _plan_params(plan: fp.Plan, slot_key: str, expected: int, subject: EntityRef, p: Predicate) -> dict[str, Any]:
+    return {
+        "slot": slot_key,
+        "expected": expected,
+        "s_uid": subject.uid,
+        "predicate": p.name,
+        "fact_id": plan.fact_id,
+        "changes": [c.as_param() for c in plan.changes],
+        "to_superseded": plan.moved_to(fp.SUPERSEDED),
+        "to_retired": plan.moved_to(fp.RETIRED),
+        "to_current": plan.mirrored(),
+        "unmirror": plan.unmirrored(),
+        "supersedes": list(plan.supersedes),
+    }
+
+
+_NEW_FACT_QUERIES = {
+    fp.Kind.CREATE_CURRENT: q.CREATE_CURRENT,
+    fp.Kind.CREATE_HISTORY: q.CREATE_HISTORY,
+    fp.Kind.CREATE_CLAIM: q.CREATE_CLAIM,
+}
+
+
+def _new_fact_params(w: _Write, subject: EntityRef, obj: EntityRef, *, expected: int, fact_id: str,
+                     valid_from_ms: int, valid_to_ms: int | None, recorded_at_ms: int,
+                     expired_at_ms: int | None) -> dict[str, Any]:
+    return {
+        "slot": _slot_key(subject.uid, w.p.name), "expected": expected, "predicate": w.p.name,
+        "fact_id": fact_id, "agent": w.agent, "source": w.source,
+        "s_uid": subject.uid, "s_name": subject.name, "s_key": name_key(subject.name), "s_type": subject.type,
+        "o_uid": obj.uid, "o_name": obj.name, "o_key": name_key(obj.name), "o_type": obj.type,
+        "valid_from_ms": valid_from_ms, "valid_to_ms": valid_to_ms, "recorded_at_ms": recorded_at_ms,
+        "expired_at_ms": expired_at_ms,
+    }
+
+
+def _write_query(plan: fp.Plan, w: _Write, snap: _Snapshot) -> tuple[Query, dict[str, Any]]:
+    """The statement that executes `plan`, and its parameters."""
+    if plan.kind is fp.Kind.CREATE_CURRENT and not plan.changes:
+        new = plan.new
+        assert new is not None and snap.object is not None
+        params = _new_fact_params(w, snap.subject, snap.object, expected=snap.slot.version, fact_id=new.fact_id,
+                                  valid_from_ms=new.valid_from_ms, valid_to_ms=new.valid_to_ms,
+                                  recorded_at_ms=new.recorded_at_ms, expired_at_ms=new.expired_at_ms)
+        return q.CREATE_PLAIN[w.p.name], params
+    params = _plan_params(plan, _slot_key(snap.subject.uid, w.p.name), snap.slot.version, snap.subject, w.p)
+    params.update(agent=w.agent, derived=[w.source] if w.source else [])
+    if plan.kind is fp.Kind.CORROBORATE:
+        return q.CORROBORATE[w.p.name], params
+    new = plan.new
+    assert new is not None and snap.object is not None
+    params.update(_new_fact_params(w, snap.subject, snap.object, expected=snap.slot.version, fact_id=new.fact_id,
+                                   valid_from_ms=new.valid_from_ms, valid_to_ms=new.valid_to_ms,
+                                   recorded_at_ms=new.recorded_at_ms, expired_at_ms=new.expired_at_ms))
+    if plan.kind is fp.Kind.CREATE_CLAIM:
+        params.update(conflict_id=plan.conflict_id, between=list(plan.between))
+    return _NEW_FACT_QUERIES[plan.kind][w.p.name], params
+
+
+# ---------------------------------------------------------------------------------------------
+# the operations
+
+
+async def write_fact(client: GraphClient, tenant: str, fact: FactInput) -> FactWriteResult:
+    """Assert subject · predicate · object for an agent. A repeat corroborates, a new value
+    supersedes (or, from another agent on a CONFLICT predicate, opens a conflict), an older
+    valid_from takes its place in history (rules: `fact_planning`)."""
+    tenant = validate_tenant(tenant)
+    w = _validate_write(fact)
+    for attempt in range(MAX_ATTEMPTS):
+        snap = await _read_slot(client, tenant, w.p, w.subject, w.object)
+        assert snap.object is not None
+        now = w.recorded_at_ms if w.recorded_at_ms is not None else fp.belief_now(_wall_ms(), snap.slot.facts)
+        new = fp.NewValue(snap.object.uid, snap.object.name, w.agent,
+                          w.valid_from_ms if w.valid_from_ms is not None else now)
+        plan = fp.plan_write(snap.slot, new, single=w.p.single, policy=w.p.policy, now_ms=now,
+                             fact_id=_new_id(), conflict_id=_new_id())
+        query, params = _write_query(plan, w, snap)
+        if await client.run(tenant, query, params):
+            assert plan.outcome is not None and plan.fact_id is not None
+            return FactWriteResult(fact_id=plan.fact_id, outcome=plan.outcome, superseded=list(plan.supersedes),
+                                   conflict_id=plan.conflict_id)
+        await _backoff(attempt)
+    raise StateConflict(f"{w.p.name} of {w.subject.text!r} kept changing under this write; try again")
+
+
+async def retire_fact(client: GraphClient, tenant: str, retire: RetireInput) -> list[str]:
+    """End what is current (the named object's fact, for a multi-valued predicate) on both
+    clocks. Returns the retired fact ids; nothing current to retire is not an error: []."""
+    tenant = validate_tenant(tenant)
+    p = get_predicate(retire.predicate)
+    subject = _subject_name(retire.subject, p)
+    obj = _object_name(retire.object, p) if retire.object is not None else None
+    agent = _agent(retire.agent)
+    valid_to = _time(retire.valid_to, "valid_to")
+    recorded = _time(retire.recorded_at, "recorded_at")
+    source = _source(retire.source)
+    for attempt in range(MAX_ATTEMPTS):
+        snap = await _read_slot(client, tenant, p, subject, obj, object_search=False)
+        if not snap.subject.exists:
+            return []
+        object_uid = None
+        if obj is not None:
+            object_uid = fp.match_object(snap.slot.facts, obj.uid, obj.text, fuzzy=p.fuzzy_objects)
+            if object_uid is None:
+                return []
+        now = recorded if recorded is not None else fp.belief_now(_wall_ms(), snap.slot.facts)
+        plan = fp.plan_retire(snap.slot, object_uid, valid_to_ms=valid_to, now_ms=now)
+        if plan.kind is fp.Kind.NOTHING:
+            return []
+        params = _plan_params(plan, _slot_key(snap.subject.uid, p.name), snap.slot.version, snap.subject, p)
+        params.update(agent=agent, derived=[source] if source else [])
+        if await client.run(tenant, q.RETIRE[p.name], params):
+            return [c.fact_id for c in plan.changes]
+        await _backoff(attempt)
+    raise StateConflict(f"{p.name} of {subject.text!r} kept changing under this retirement; try again")
+
+
+def _view(m: dict[str, Any], subject: str) -> FactView:
+    return FactView(
+        fact_id=m["fact_id"],
+        subject=subject,
+        predicate=m["predicate"],
+        object=m["object_name"],
+        valid_from=from_ms(m["valid_from_ms"]),
+        valid_to=from_ms(m.get("valid_to_ms")),
+        recorded_at=from_ms(m["recorded_at_ms"]),
+        expired_at=from_ms(m.get("expired_at_ms")),
+        asserted_by=m["asserted_by"],
+        state=FactState(m["state"]),
+        corroborations=m.get("corroborations") or 1,
+        conflict_id=m.get("conflict_id"),
+    )
+
+
+def _read_predicates(predicate: str | None) -> list[Predicate]:
+    return [get_predicate(predicate)] if predicate is not None else list(REGISTRY.values())
+
+
+async def _subject_rows(client: GraphClient, tenant: str, subject: object, predicates: list[Predicate],
+                        query: Query, extra: dict[str, Any], *, with_slot: bool = False,
+                        ) -> list[tuple[str, dict[str, Any]]]:
+    """Run a subject read once per subject type among `predicates` (today every predicate is about
+    a Customer): the exact name, else the closest one, then its facts. Returns (subject name, row)."""
+    out = []
+    by_type: dict[str, list[Predicate]] = {}
+    for p in predicates:
+        by_type.setdefault(p.subject_type, []).append(p)
+    for stype, preds in by_type.items():
+        name = _subject_name(subject, preds[0])
+        s_uid, s_search = name.uid, name.search
+        for _ in range(2):
+            params = {"s_uid": s_uid, "s_search": s_search, "s_type": stype,
+                      "slots": [_slot_key(s_uid, p.name) for p in preds], **extra}
+            if with_slot:
+                params["slot"] = _slot_key(s_uid, preds[0].name)
+            row = (await client.run(tenant, query, params))[0]
+            if row["subject"] is not None:
+                out.append((row["subject"], row))
+                break
+            ref = _resolved(name, None, row["s_candidates"])
+            if ref is None:
+                break
+            s_uid, s_search = ref.uid, None
+    return out
+
+
+async def _consulted(client: GraphClient, tenant: str, reader: str | None, fact_ids: list[str]) -> None:
+    if reader is not None and fact_ids:
+        await client.run(tenant, q.CONSULTED, {"reader": reader, "fact_ids": fact_ids, "now_ms": _wall_ms()})
+
+
+async def read_facts(
+    client: GraphClient,
+    tenant: str,
+    subject: str,
+    predicate: str | None = None,
+    *,
+    as_of: datetime | None = None,
+    clock: Clock = Clock.WORLD,
+    reader: str | None = None,
+) -> list[FactView]:
+    """What is current now; with `as_of`, what was true in the world at that time (`clock=world`:
+    valid_from <= t < valid_to) or what we had on file as our answer then (`clock=belief`).
+    Claims that are still contested are not facts yet (see `claims`). A named `reader` is
+    recorded as having CONSULTED every fact returned."""
+    tenant = validate_tenant(tenant)
+    predicates = _read_predicates(predicate)
+    clock = _clock(clock)
+    reader = _agent(reader, "reader") if reader is not None else None
+    if as_of is None:
+        query, extra = q.FACTS_CURRENT, {}
+    else:
+        t = _time(as_of, "as_of")
+        query = q.FACTS_WORLD_AT if clock is Clock.WORLD else q.FACTS_BELIEF_AT
+        extra = {"t": t}
+    views = [
+        _view(m, name)
+        for name, row in await _subject_rows(client, tenant, subject, predicates, query, extra)
+        for m in row["facts"] or ()
+    ]
+    views.sort(key=lambda v: (v.predicate, v.valid_from, v.recorded_at, v.fact_id))
+    await _consulted(client, tenant, reader, [v.fact_id for v in views])
+    return views
+
+
+async def history(client: GraphClient, tenant: str, subject: str, predicate: str | None = None) -> list[FactView]:
+    """Every fact about the subject (of one predicate, if given) in world order: superseded,
+    retired and late-arriving ones too, zero-length corrections included. Claims still contested
+    are not in it (see `claims`); once settled they are, as current or superseded facts."""
+    tenant = validate_tenant(tenant)
+    predicates = _read_predicates(predicate)
+    views = [
+        _view(m, name)
+        for name, row in await _subject_rows(client, tenant, subject, predicates, q.FACTS_HISTORY, {})
+        for m in row["facts"] or ()
+    ]
+    views.sort(key=lambda v: (v.valid_from, v.recorded_at, v.predicate, v.fact_id))
+    return views
+
+
+async def claims(client: GraphClient, tenant: str, subject: str, predicate: str, *,
+                 reader: str | None = None) -> ClaimsView:
+    """The current value and every contested claim of one slot, best first: the writing agent's
+    trust for this predicate, then the newest record. `conflict_id` is the open conflict, if any."""
+    tenant = validate_tenant(tenant)
+    p = get_predicate(predicate)
+    reader = _agent(reader, "reader") if reader is not None else None
+    rows = await _subject_rows(client, tenant, subject, [p], q.CLAIMS, {"predicate": p.name}, with_slot=True)
+    if not rows:
+        return ClaimsView(claims=[], conflict_id=None)
+    _, row = rows[0]
+    trust = {agent: score for agent, score in row["trust"] or () if score is not None}
+    ranked = fp.rank_claims((_slot_fact(m) for m in row["facts"] or ()), trust)
+    out = [
+        Claim(fact_id=r.fact.fact_id, object=r.fact.object_name, asserted_by=r.fact.asserted_by, trust=r.trust,
+              recorded_at=from_ms(r.fact.recorded_at_ms))
+        for r in ranked
+    ]
+    await _consulted(client, tenant, reader, [c.fact_id for c in out])
+    return ClaimsView(claims=out, conflict_id=row["conflict_id"])
+
+
+def _id(value: object, what: str) -> str:
+    text = clean_text(value, what)
+    if " " in text:
+        raise InvalidInput(f"{what} {text!r} is not an id")
+    return text
+
+
+async def settle(client: GraphClient, tenant: str, conflict_id: str, fact_id: str, by: str) -> SettleResult:
+    """A person decides a conflict: `fact_id` is the right claim. It becomes current, the others
+    are superseded, the conflict closes, and the agents' trust for that predicate moves (winner's
+    up, the others' down). Unknown conflict -> NotFound; a fact outside it -> InvalidInput;
+    settled already -> AlreadyExists (409)."""
+    tenant = validate_tenant(tenant)
+    conflict_id = _id(conflict_id, "conflict_id")
+    fact_id = _id(fact_id, "fact_id")
+    by = clean_text(by, "by")
+    for attempt in range(MAX_ATTEMPTS):
+        rows = await client.run(tenant, q.CONFLICT_READ, {"conflict_id": conflict_id})
+        if not rows:
+            raise NotFound(f"no conflict {conflict_id}")
+        row = rows[0]
+        facts = tuple(_slot_fact(m) for m in row["facts"] or () if m.get("fact_id"))
+        conflict = fp.ConflictState(conflict_id, bool(row["open"]), tuple(f.fact_id for f in facts))
+        slot = fp.Slot(version=row["version"] or 0, facts=facts, conflict_id=row["slot_conflict_id"])
+        now = fp.belief_now(_wall_ms(), facts)
+        plan = fp.plan_settle(slot, conflict, fact_id, now_ms=now)
+        p = get_predicate(row["predicate"])
+        subject = EntityRef(row["subject_uid"], "", p.subject_type)
+        params = _plan_params(plan, row["slot"], slot.version, subject, p)
+        params.update(conflict_id=conflict_id, by=by, now_ms=now, agent=None,
+                      trust=[{"agent": t.agent, "win": t.win, "loss": t.loss} for t in plan.trust])
+        result = await client.run(tenant, q.SETTLE[p.name], params)
+        if result:
+            return SettleResult(conflict_id=conflict_id, winner=fact_id, losers=list(plan.supersedes),
+                                trust={agent: float(score) for agent, score in result[0]["trust"]})
+        await _backoff(attempt)
+    raise StateConflict(f"conflict {conflict_id} kept changing while being settled; try again")
+
+
+__all__ = [
+    "EntityRef", "resolve_entity", "search_text", "write_fact", "retire_fact", "read_facts", "history", "claims",
+    "settle", "to_ms", "from_ms", "MAX_ATTEMPTS",
+]

@@ -1,0 +1,77 @@
+"""The chat desk: a customer's turn in, the desk's reply out (at once, or after the agents wrote it)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
+
+from relay_graph import chat as chat_turns
+from relay_graph import tickets
+from relay_graph.errors import InvalidInput, NotFound
+from relay_graph.streams import ReplyWritten, TurnReceived
+
+from ..deps import BusDep, MemoryDep, TenantDep, respond
+from ..errors import responses
+from ..schemas import ChatAccepted, ChatAnswered, ChatBody
+
+router = APIRouter(prefix="/v1/tenants/{t}", tags=["desk"])
+
+MAX_WAIT_SECONDS = 30.0
+STILL_HANDLING = "the desk is still handling this turn; its reply will appear on the live feed and in the session"
+
+DESCRIPTION = f"""Stores the customer's turn in the session (a new session when none is given; a
+session belongs to the customer who opened it, so another customer's session is refused with 409)
+and hands it to the desk.
+
+Without `wait`: 202 `{{session, episode_id}}` at once. With `wait` (seconds, at most
+{MAX_WAIT_SECONDS:g}): 200 with the desk's reply (`text` and `how_i_know`, the graph rows it rests
+on) and the ticket it concerns, as soon as the reply is written; if it is not written in time, 202
+with a `note` (the reply still comes: on the live feed and in the session)."""
+
+
+@router.post("/chat", status_code=202, response_model=ChatAccepted,
+             responses={200: {"model": ChatAnswered, "description": "the desk replied within `wait`"},
+                        **responses(401, 403, 409, 413, 422, 429, 503)},
+             summary="Send a customer's message to the desk", description=DESCRIPTION)
+async def chat(
+    body: ChatBody,
+    tenant: TenantDep,
+    memory: MemoryDep,
+    bus: BusDep,
+    wait: Annotated[float, Query(ge=0, le=MAX_WAIT_SECONDS,
+                                 description="seconds to wait for the reply; 0 answers at once")] = 0,
+) -> JSONResponse:
+    customer = chat_turns.check_customer(body.customer)
+    if wait > 0:
+        # Before anything is written: a gateway that cannot see replies refuses to wait for one.
+        await bus.tail.start()
+    turn = await chat_turns.record_turn(memory, tenant, customer=customer, text=body.text, session=body.session)
+    announced = TurnReceived(tenant=tenant, id=turn.episode_id, version=turn.seq, session=turn.session,
+                             customer=customer, actor="customer")
+    accepted = {"session": turn.session, "episode_id": turn.episode_id}
+    if wait <= 0:
+        await bus.publish(announced)
+        return respond(accepted, 202)
+
+    with bus.waiters.expect(tenant, turn.episode_id) as replied:  # registered before the turn is announced
+        await bus.publish(announced)
+        try:
+            written: ReplyWritten = await asyncio.wait_for(asyncio.shield(replied), wait)
+        except asyncio.TimeoutError:
+            return respond({**accepted, "note": STILL_HANDLING}, 202)
+
+    reply = await chat_turns.get_reply(memory.client, tenant, written.id)
+    if reply is None:  # announced but not readable (cannot happen unless the graph lost it)
+        return respond({**accepted, "note": STILL_HANDLING}, 202)
+    ticket = None
+    ticket_id = reply.ticket_id or written.ticket_id
+    if ticket_id:
+        try:
+            found = await tickets.peek_ticket(memory.client, tenant, ticket_id)
+            ticket = {"id": found.id, "stage": found.stage.value}
+        except (NotFound, InvalidInput):
+            ticket = None
+    return respond({**accepted, "reply": {"text": reply.text, "how_i_know": reply.how_i_know}, "ticket": ticket})

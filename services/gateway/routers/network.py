@@ -1,0 +1,67 @@
+"""The access network: a customer's line, who a node reaches, and marking a node up or down."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import JSONResponse
+
+from relay_graph import network
+from relay_graph.network_models import NODE_ID_PATTERN
+from relay_graph.streams import NetworkChanged
+
+from ..deps import BusDep, MemoryDep, TenantDep, respond
+from ..errors import responses
+from ..schemas import AffectedResult, LineResult, NodeStatusBody, NodeStatusResult
+
+router = APIRouter(prefix="/v1/tenants/{t}", tags=["network"])
+
+NodeId = Annotated[str, Query(pattern=NODE_ID_PATTERN, description="a network node id", examples=["pune-olt-1"])]
+
+
+@router.get("/customers/{c}/line", response_model=LineResult, responses=responses(401, 403, 404, 422, 429, 503),
+            summary="The customer's path from home to core, each node with status and capacity")
+async def customer_line(
+    tenant: TenantDep,
+    memory: MemoryDep,
+    customer: Annotated[str, Path(alias="c", min_length=1, max_length=200, examples=["alice rao"])],
+) -> JSONResponse:
+    hops = await network.customer_line(memory.client, tenant, customer)
+    return respond({"customer": customer, "line": hops})
+
+
+@router.get("/network/affected", response_model=AffectedResult, responses=responses(401, 403, 404, 422, 429, 503),
+            summary="The customers whose line runs through a node",
+            description="Every customer behind `node`, each with the path of node ids from their access node "
+            "up to `node`, sorted by name. `depth` counts network links *below* the node (the customer's own "
+            "connection is not a hop): an ONT's customers are at depth 0, a splitter's at 1, an OLT's at 2, a "
+            "POP's at 3. Without `depth`, everyone behind the node, however deep. 404 for an unknown node.")
+async def affected(
+    tenant: TenantDep,
+    memory: MemoryDep,
+    node: NodeId,
+    depth: Annotated[int | None, Query(ge=0, le=64, description="links below the node; default: all")] = None,
+) -> JSONResponse:
+    customers = await network.customers_behind(memory.client, tenant, node, depth)
+    return respond({"node": node, "customers": customers})
+
+
+@router.post("/network/nodes/{node_id}/status", response_model=NodeStatusResult,
+             responses=responses(401, 403, 404, 413, 422, 429, 503),
+             summary="Mark a node up or down (netops reacts)",
+             description="A change moves the node's version and is announced (NetworkChanged down/up), so "
+             "netops declares or resolves the outage and warns the customers behind it. Setting the status "
+             "the node already has changes and announces nothing (`changed` false).")
+async def set_node_status(
+    body: NodeStatusBody,
+    tenant: TenantDep,
+    memory: MemoryDep,
+    bus: BusDep,
+    node_id: Annotated[str, Path(pattern=NODE_ID_PATTERN, examples=["pune-olt-1"])],
+) -> JSONResponse:
+    change = await network.set_node_status(memory.client, tenant, node_id, up=body.up)
+    if change.changed:
+        await bus.publish(NetworkChanged(tenant=tenant, id=node_id, version=change.version,
+                                         change="up" if body.up else "down", actor=body.by))
+    return respond(change)

@@ -1,0 +1,70 @@
+"""Tickets: the list, one ticket with its timeline and handoffs, and the customer's confirmation."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import JSONResponse
+
+from relay_graph import tickets
+from relay_graph.streams import TicketChanged
+from relay_graph.ticket_models import TicketDetail, TicketStage
+
+from ..deps import BusDep, MemoryDep, TenantDep, respond
+from ..errors import responses
+from ..schemas import ConfirmBody, ConfirmResult, TicketsResult, TicketView
+
+router = APIRouter(prefix="/v1/tenants/{t}", tags=["desk"])
+
+TicketId = Annotated[str, Path(alias="id", min_length=1, max_length=64, examples=["T-1A2B3C4D5E6F"])]
+
+
+def ticket_view(t: TicketDetail) -> dict:
+    return {
+        "id": t.id, "stage": t.stage.value, "owner": t.owner, "customer": t.customer, "issue": t.issue,
+        "summary": t.summary, "version": t.version, "round": t.round, "session": t.session,
+        "opened_at": t.opened_at, "updated_at": t.updated_at, "closed_at": t.closed_at,
+        "timeline": [e.model_dump() for e in t.timeline],
+        "handoffs": [h.model_dump(by_alias=True) for h in t.handoffs],
+        "visits": [{"visit_id": v.visit_id, "technician": v.technician, "at": v.at,
+                    "scheduled_at": v.scheduled_at, "status": v.status} for v in t.visits],
+        "fixed_by": list(t.fixed_by),
+    }
+
+
+@router.get("/tickets", response_model=TicketsResult, responses=responses(401, 403, 422, 429, 503),
+            summary="Tickets, newest first; with `customer` only theirs")
+async def list_tickets(
+    tenant: TenantDep,
+    memory: MemoryDep,
+    customer: Annotated[str | None, Query(min_length=1, max_length=200, examples=["alice rao"])] = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+) -> JSONResponse:
+    rows = await tickets.list_tickets(memory.client, tenant, customer, limit=limit)
+    return respond({"tickets": [
+        {"id": r.id, "stage": r.stage.value, "owner": r.owner, "customer": r.customer, "opened_at": r.opened_at,
+         "issue": r.issue, "version": r.version, "updated_at": r.updated_at}
+        for r in rows
+    ]})
+
+
+@router.get("/tickets/{id}", response_model=TicketView, responses=responses(401, 403, 404, 422, 429, 503),
+            summary="One ticket with its timeline (in order) and handoffs")
+async def get_ticket(tenant: TenantDep, memory: MemoryDep, ticket_id: TicketId) -> JSONResponse:
+    return respond(ticket_view(await tickets.get_ticket(memory.client, tenant, ticket_id)))
+
+
+@router.post("/tickets/{id}/confirm", response_model=ConfirmResult,
+             responses=responses(401, 403, 404, 413, 422, 429, 503),
+             summary="The customer's word: fixed closes the ticket, not fixed reopens it",
+             description="Not fixed reopens the ticket, counts a failure against the procedure credited "
+             "with the fix, and announces the reopened ticket so the resolver works it again. Confirming "
+             "into the stage the ticket is already in changes and announces nothing (`changed` false).")
+async def confirm(body: ConfirmBody, tenant: TenantDep, memory: MemoryDep, bus: BusDep,
+                  ticket_id: TicketId) -> JSONResponse:
+    t = await tickets.confirm(memory.client, tenant, ticket_id, fixed=body.fixed, by=body.by)
+    if t.changed:
+        change = "closed" if t.stage is TicketStage.CLOSED else "reopened"
+        await bus.publish(TicketChanged(tenant=tenant, id=t.id, version=t.version, change=change, actor=body.by))
+    return respond(ConfirmResult(id=t.id, stage=t.stage.value, version=t.version, changed=t.changed))

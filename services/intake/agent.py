@@ -1,0 +1,330 @@
+"""The intake agent: a customer's turn in; facts, a ticket and its handoff, and a reply out.
+
+For each turn (re-read from the graph, never from the notification):
+
+1. If the turn already has its reply (a redelivery after the reply was written), announce it again,
+   re-announce any of the customer's tickets still waiting for the resolver, and stop.
+2. Read what the graph holds about the customer (as reader "intake": CONSULTED), extract what the
+   message says, retire what it says has ended and file what it says is true (source = the turn,
+   valid_from = when it became true by the customer's words, else the turn's time).
+3. Tickets, by what the customer said:
+   - "it works now" / "still broken" (or a bare yes/no) while a ticket waits for their
+     confirmation: tickets.confirm, TicketChanged(closed | reopened);
+   - a problem: a known open outage reaching them is mentioned (and linked to the ticket); if
+     they already have an open ticket for that kind of problem they hear where it stands; else a
+     ticket opens (id derived from the turn: a redelivery never opens a second one) and is handed
+     to the resolver as graph state (HANDED_OFF), then TicketChanged(handed_off);
+   - "what is happening with my ticket?": where each open ticket stands.
+4. Ask only for what is not on file ("Tell us once"): what a problem needs (NEEDED) minus what the
+   graph already holds, whatever session it was learnt in.
+5. The reply is an AgentReply episode (id "r-" + turn id, reply_to the turn, the ticket, how I
+   know), then ReplyWritten(version = the turn's sequence number).
+
+Nothing here addresses the resolver: the handoff is graph state plus a thin notification.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+
+from relay_graph import desk, network, tickets
+from relay_graph.agents import Deps, ReplyDraft, publish_reply, store_replies
+from relay_graph.agents.issues import OUTAGE_SYMPTOMS, ticket_status
+from relay_graph.agents.replies import after
+from relay_graph.desk import EpisodeView
+from relay_graph.errors import NotFound
+from relay_graph.extraction import ExtractionContext, Extraction, Intent, IssueKind, resolve_hint
+from relay_graph.extraction import replies
+from relay_graph.models import FactInput, FactState, FactView, RetireInput
+from relay_graph.network_models import Outage
+from relay_graph.streams import TicketChanged, TurnReceived
+from relay_graph.ticket_models import Ticket, TicketStage, TicketSummary
+
+log = logging.getLogger("services.intake")
+
+AGENT = "intake"
+HANDOFF_TO = "resolver"
+CUSTOMER = "customer"  # who confirms a fix, on the ticket's timeline
+
+# What the desk needs on file before it can work a kind of problem (registry predicates).
+NEEDED: dict[str, tuple[str, ...]] = {
+    IssueKind.NO_CONNECTION.value: ("phone",),
+    IssueKind.NO_SIGNAL_LIGHT.value: ("phone",),
+    IssueKind.SLOW_SPEED.value: ("has_router",),
+    IssueKind.WIFI_DROPS.value: ("has_router",),
+    IssueKind.INTERMITTENT.value: ("has_router",),
+    IssueKind.ROUTER_FROZEN.value: ("has_router",),
+}
+
+_YES = re.compile(r"^\W*(yes|yeah|yep|yup|sure|it does|all good|works)\b", re.I)
+_NO = re.compile(r"^\W*(no|nope|nah|not really|still no)\b", re.I)
+
+
+@dataclass
+class TurnResult:
+    """What answering one turn did (handlers ignore it; tests read it)."""
+
+    reply: ReplyDraft
+    ticket: Ticket | None = None
+    change: str | None = None  # the TicketChanged change announced, if any
+    learnt: list[FactView] = field(default_factory=list)
+    ended: list[FactView] = field(default_factory=list)
+    asked: list[str] = field(default_factory=list)
+    outages: list[Outage] = field(default_factory=list)
+    redelivered: bool = False
+
+
+@dataclass
+class _Words:
+    parts: list[replies.Reply] = field(default_factory=list)
+
+    def add(self, reply: replies.Reply | None) -> None:
+        if reply is not None and reply.text:
+            self.parts.append(reply)
+
+    @property
+    def text(self) -> str:
+        return " ".join(p.text for p in self.parts)
+
+    @property
+    def how(self) -> list[str]:
+        out: list[str] = []
+        for p in self.parts:
+            out += [h for h in p.how_i_know if h not in out]
+        return out
+
+
+# ---------------------------------------------------------------- the turn
+
+
+async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
+    tenant = n.tenant
+    turn = await desk.get_turn(deps.client, tenant, n.episode_id)
+    if turn is None or not turn.text:
+        # The gateway writes the turn before announcing it: retry, then the dead letters.
+        raise NotFound(f"turn {n.episode_id!r} is not in the graph")
+    customer = turn.customer or n.customer
+    session = turn.session or n.session
+    reply_id = desk.reply_id_for(turn.episode_id)
+
+    done = await desk.get_turn(deps.client, tenant, reply_id)
+    if done is not None:
+        return await _announce_again(deps, n, turn, done, customer)
+
+    on_file = await deps.memory.facts(tenant, customer, reader=AGENT)
+    extraction: Extraction = await deps.extractor.extract(turn.text, ExtractionContext())
+    learnt, ended, current = await _file_facts(deps, tenant, customer, turn, extraction, on_file)
+    known = {f.predicate: f.object for f in current if f.state is FactState.CURRENT and f.valid_to is None}
+
+    words = _Words()
+    result_ticket: Ticket | None = None
+    change: str | None = None
+    outages: list[Outage] = []
+    needed: tuple[str, ...] = ()
+    ticket_words_done = False
+    if extraction.about_someone_else:
+        words.add(replies.refuse_other_customer())
+
+    open_tickets = await tickets.open_tickets_for(deps.client, tenant, customer)
+    mine_id = desk.ticket_id_for(turn.episode_id)
+    mine = next((t for t in open_tickets if t.id == mine_id), None)
+    awaiting = [t for t in open_tickets if t.stage is TicketStage.FIXED and t.id != mine_id]
+    verdict = _verdict(extraction, turn.text, awaiting) if mine is None else None
+    problem = extraction.problem
+
+    if verdict is not None:
+        target = awaiting[0]
+        result_ticket = await tickets.confirm(
+            deps.client, tenant, target.id, fixed=verdict, by=CUSTOMER,
+            detail=f"the customer's message {turn.episode_id}", at=deps.now(),
+        )
+        change = "closed" if verdict else "reopened"
+        if verdict:
+            await deps.memory.retire_fact(tenant, RetireInput(
+                subject=customer, predicate="has_issue", object=target.issue, agent=AGENT, valid_to=turn.at))
+        words.add(replies.confirmation_received(result_ticket.id, verdict, result_ticket.stage.value,
+                                                result_ticket.updated_at))
+        ticket_words_done = True
+    elif problem is not None and (mine is not None or extraction.intent in (
+            Intent.REPORT_PROBLEM, Intent.CONFIRM_NOT_FIXED) or problem.kind is not IssueKind.OTHER):
+        kind = problem.kind.value
+        needed = NEEDED.get(kind, ())
+        same = mine or next((t for t in open_tickets if t.issue == tickets.issue_key(kind)), None)
+        if kind in OUTAGE_SYMPTOMS:
+            outages = await _open_outages(deps, tenant, customer)
+        if same is not None and same.id != mine_id:
+            result_ticket = await tickets.peek_ticket(deps.client, tenant, same.id)
+            for o in outages:
+                await network.link_tickets_to_outage(deps.client, tenant, o.outage_id)
+                words.add(replies.outage_notice(o.outage_id, o.node_name, o.opened_at, cause=o.cause,
+                                                ticket_id=same.id))
+            words.add(ticket_status(same.id, same.stage, same.updated_at, owner=same.owner))
+        else:
+            result_ticket = await _open_and_hand_off(deps, tenant, customer, session, turn, problem, mine_id)
+            change = "handed_off"
+            for o in outages:
+                await network.link_tickets_to_outage(deps.client, tenant, o.outage_id)
+                words.add(replies.outage_notice(o.outage_id, o.node_name, o.opened_at, cause=o.cause,
+                                                ticket_id=result_ticket.id))
+            words.add(replies.ticket_opened(result_ticket.id, result_ticket.opened_at, AGENT, problem.summary,
+                                            handed_to=HANDOFF_TO, handed_at=result_ticket.updated_at))
+        ticket_words_done = True
+    elif extraction.intent is Intent.ASK_STATUS:
+        for t in open_tickets:
+            words.add(ticket_status(t.id, t.stage, t.updated_at, owner=t.owner))
+        if not open_tickets:
+            words.add(replies.Reply("You have no open tickets with us at the moment. How can I help?", []))
+        ticket_words_done = True
+
+    if not needed:
+        # what the customer's open tickets still need, so a later turn can fill the gaps
+        for t in open_tickets:
+            needed += tuple(p for p in NEEDED.get(t.issue, ()) if p not in needed)
+    asked = replies.missing_info(known, needed)
+    if learnt or ended:
+        words.add(replies.acknowledge(learnt, ended, on_file=current, needed=needed))
+    elif asked:
+        words.add(replies.Reply(replies.ask_for(asked), []))
+    elif not ticket_words_done:
+        if extraction.intent is Intent.GREETING:
+            words.add(replies.greeting(current))
+        elif extraction.intent is Intent.OFF_TOPIC:
+            words.add(replies.refuse_off_topic())
+        elif extraction.intent in (Intent.CONFIRM_FIXED, Intent.CONFIRM_NOT_FIXED) and open_tickets:
+            for t in open_tickets:
+                words.add(ticket_status(t.id, t.stage, t.updated_at, owner=t.owner))
+        elif not words.parts:
+            words.add(replies.Reply("Thanks for your message. Could you tell me a little more about what "
+                                    "you need help with?", []))
+
+    ticket_id = result_ticket.id if result_ticket else (open_tickets[0].id if len(open_tickets) == 1 else None)
+    draft = ReplyDraft(
+        id=reply_id, session=session, customer=customer, text=words.text, reply_to=turn.episode_id,
+        version=n.seq, at=after(deps.now(), turn.at), ticket_id=ticket_id, how_i_know=words.how,
+    )
+    # The reply is the turn's last graph write: once it exists, a redelivery only announces again.
+    await store_replies(deps, tenant, [draft], skip_existing=False)
+    if change is not None and result_ticket is not None:
+        await _announce_ticket(deps, tenant, result_ticket.id, change, result_ticket.version)
+    await publish_reply(deps, tenant, draft)
+    return TurnResult(reply=draft, ticket=result_ticket, change=change, learnt=learnt, ended=ended,
+                      asked=asked, outages=outages)
+
+
+# ---------------------------------------------------------------- steps
+
+
+async def _file_facts(deps: Deps, tenant: str, customer: str, turn: EpisodeView, extraction: Extraction,
+                      on_file: list[FactView]) -> tuple[list[FactView], list[FactView], list[FactView]]:
+    """Retire what ended, write what is true. Returns (learnt, ended, everything current after)."""
+    at = turn.at
+    by_id = {f.fact_id: f for f in on_file}
+    ended: list[FactView] = []
+    written: list[str] = []
+    for f in extraction.facts:
+        if not f.ended:
+            continue
+        valid_to = _when(f.valid_from_hint, at)
+        for fid in await deps.memory.retire_fact(tenant, RetireInput(
+                subject=customer, predicate=f.predicate, object=f.object, agent=AGENT, valid_to=valid_to)):
+            if fid in by_id:
+                ended.append(by_id[fid])
+    for f in extraction.facts:
+        if f.ended:
+            continue
+        result = await deps.memory.write_fact(tenant, FactInput(
+            subject=customer, predicate=f.predicate, object=f.object, agent=AGENT,
+            valid_from=_when(f.valid_from_hint, at), source=turn.episode_id))
+        written.append(result.fact_id)
+    problem = extraction.problem
+    if problem is not None and problem.kind is not IssueKind.OTHER and extraction.intent is not Intent.CONFIRM_FIXED:
+        result = await deps.memory.write_fact(tenant, FactInput(
+            subject=customer, predicate="has_issue", object=problem.kind.value, agent=AGENT,
+            valid_from=_when(problem.time, at), source=turn.episode_id))
+        written.append(result.fact_id)
+    if not written and not ended:
+        return [], [], on_file
+    current = await deps.memory.facts(tenant, customer)
+    learnt = [f for f in current if f.fact_id in set(written) and f.predicate != "has_issue"]
+    return learnt, ended, current
+
+
+def _when(hint: str | None, at):
+    """The customer's words for a time, else the turn's time; never after the turn (what is
+    planned for later is not a fact yet)."""
+    if at is None:
+        return None
+    try:
+        resolved = resolve_hint(hint, at) if hint else None
+    except Exception:  # a hint we cannot place is no reason to lose the fact
+        resolved = None
+    return resolved if resolved is not None and resolved <= at else at
+
+
+def _verdict(extraction: Extraction, text: str, awaiting: list[TicketSummary]) -> bool | None:
+    """The customer's answer to "is it working now?", when a ticket is waiting for it."""
+    if not awaiting:
+        return None
+    if extraction.intent is Intent.CONFIRM_FIXED:
+        return True
+    if extraction.intent is Intent.CONFIRM_NOT_FIXED:
+        return False
+    problem = extraction.problem
+    if problem is not None and (problem.kind is IssueKind.OTHER
+                                or tickets.issue_key(problem.kind.value) == awaiting[0].issue):
+        return False  # the same problem again: the fix did not hold
+    if problem is None and extraction.intent in (Intent.OTHER, Intent.GREETING):
+        if _NO.match(text):
+            return False
+        if _YES.match(text):
+            return True
+    return None
+
+
+async def _open_outages(deps: Deps, tenant: str, customer: str) -> list[Outage]:
+    try:
+        return await network.open_outages_for_customer(deps.client, tenant, customer)
+    except NotFound:
+        return []
+
+
+async def _open_and_hand_off(deps: Deps, tenant: str, customer: str, session: str, turn: EpisodeView,
+                             problem, ticket_id: str) -> Ticket:
+    now = deps.now()
+    ticket = await tickets.open_ticket(
+        deps.client, tenant, customer=customer, issue_kind=problem.kind.value, summary=problem.summary,
+        agent=AGENT, session=session, ticket_id=ticket_id, at=now,
+    )
+    return await tickets.hand_off(
+        deps.client, tenant, ticket.id, from_agent=AGENT, to_role=HANDOFF_TO, at=now,
+        detail=f"{problem.summary} (from the customer's message {turn.episode_id})",
+    )
+
+
+async def _announce_ticket(deps: Deps, tenant: str, ticket_id: str, change: str, version: int) -> None:
+    await deps.publisher.publish(TicketChanged(tenant=tenant, id=ticket_id, version=version, change=change,
+                                               actor=AGENT))
+
+
+async def _announce_again(deps: Deps, n: TurnReceived, turn: EpisodeView, done: EpisodeView,
+                          customer: str) -> TurnResult:
+    """The turn was answered before (the notification came again, or the first delivery died after
+    writing the reply). Announce the reply again, and any of the customer's tickets still waiting
+    for the resolver in case that announcement was what got lost. Nothing is written."""
+    tenant = n.tenant
+    for t in await tickets.open_tickets_for(deps.client, tenant, customer):
+        routing = await desk.ticket_routing(deps.client, tenant, t.id)
+        if routing.owner is None and routing.stage == TicketStage.REOPENED.value:
+            await _announce_ticket(deps, tenant, t.id, "reopened", routing.version)
+        elif routing.owner is None and routing.waiting_for == HANDOFF_TO:
+            await _announce_ticket(deps, tenant, t.id, "handed_off", routing.version)
+    draft = ReplyDraft(
+        id=done.episode_id, session=done.session or turn.session or n.session, customer=customer,
+        text=done.text or "", reply_to=turn.episode_id, version=n.seq, at=done.at or deps.now(),
+        ticket_id=done.ticket_id, how_i_know=done.how_i_know,
+    )
+    await publish_reply(deps, tenant, draft)
+    log.info("turn %s was answered before (%s); announced again", turn.episode_id, done.episode_id)
+    return TurnResult(reply=draft, redelivered=True)

@@ -1,0 +1,151 @@
+"""The netops agent: watches the network and warns the customers a fault reaches before they
+complain.
+
+Node down (NetworkChanged "down"): the node is re-read; a notification whose version is not the
+node's, or a node that is up again, is stale and does nothing. Otherwise the node's outage is
+opened (or found: one open outage per node), every open ticket of an affected customer is linked
+to it (CAUSED_BY), and each affected customer gets a notice (an AgentReply episode in their latest
+session, or in a session of its own if they never talked to us) and a ReplyWritten. The outage is
+announced (OutageChanged "declared") when it was opened now or when notices were written now, so a
+delivery that died half-way is finished by the next one and a repeat announces nothing.
+
+Node up (NetworkChanged "up"): the outage is closed, the tickets waiting on it move to `fixed` (the
+customer is asked to confirm, as after any fix), every affected customer is told it is over, and
+OutageChanged "resolved" is announced. Notice ids are derived from the outage and the customer, so
+nobody is told twice.
+
+"degraded" is left to a later issue (capacity measurements): nothing is done with it yet.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from relay_graph import desk, network, tickets
+from relay_graph.agents import Deps, ReplyDraft, write_replies
+from relay_graph.agents.issues import OUTAGE_SYMPTOMS, WAITING_STAGES
+from relay_graph.extraction import replies
+from relay_graph.network_models import NetNode, Outage
+from relay_graph.streams import NetworkChanged, OutageChanged, TicketChanged
+from relay_graph.ticket_models import TicketStage
+
+log = logging.getLogger("services.netops")
+
+AGENT = "netops"
+
+
+@dataclass
+class OutageResult:
+    """What handling one NetworkChanged did (handlers ignore it; tests read it)."""
+
+    status: str  # "declared", "resolved", "stale", "nothing_open", "ignored"
+    outage: Outage | None = None
+    notified: list[str] = field(default_factory=list)  # customers told now
+    tickets: list[str] = field(default_factory=list)  # tickets linked (down) or moved to fixed (up)
+    announced: bool = False
+
+
+async def node_down(deps: Deps, n: NetworkChanged) -> OutageResult:
+    tenant = n.tenant
+    node = await network.get_node(deps.client, tenant, n.node_id)  # unknown node: NotFound
+    if node.version != n.version or node.status == "up":
+        return OutageResult("stale")
+    outage = await network.open_outage(deps.client, tenant, node.node_id, cause=_cause(node), at=deps.now())
+    linked = await network.link_tickets_to_outage(deps.client, tenant, outage.outage_id)
+    words = replies.outage_notice(outage.outage_id, node.name, outage.opened_at, cause=outage.cause)
+    told = await _notify(deps, tenant, outage, "declared", words, version=node.version)
+    announced = outage.created or bool(told)
+    if announced:
+        await deps.publisher.publish(OutageChanged(tenant=tenant, id=outage.outage_id, version=node.version,
+                                                   change="declared", actor=AGENT, node_id=node.node_id))
+    log.info("outage %s on %s: %d customers, %d told now, %d tickets linked", outage.outage_id, node.node_id,
+             outage.affected_count, len(told), len(linked))
+    return OutageResult("declared", outage, told, linked, announced)
+
+
+async def node_up(deps: Deps, n: NetworkChanged) -> OutageResult:
+    tenant = n.tenant
+    node = await network.get_node(deps.client, tenant, n.node_id)
+    if node.version != n.version or node.status != "up":
+        return OutageResult("stale")
+    closed = await network.close_outage(deps.client, tenant, node.node_id, at=deps.now())
+    outage = closed
+    if outage is None:  # closed by an earlier delivery that may not have finished telling everyone
+        last = await desk.latest_outage_of_node(deps.client, tenant, node.node_id)
+        if last is None:
+            return OutageResult("nothing_open")
+        outage = await network.get_outage(deps.client, tenant, last)
+        if outage.open:
+            return OutageResult("stale")
+    moved = await _tickets_back(deps, tenant, outage, node)
+    words = _resolved_words(outage, node)
+    told = await _notify(deps, tenant, outage, "resolved", words, version=node.version)
+    announced = closed is not None or bool(told)
+    if announced:
+        await deps.publisher.publish(OutageChanged(tenant=tenant, id=outage.outage_id, version=node.version,
+                                                   change="resolved", actor=AGENT, node_id=node.node_id))
+    return OutageResult("resolved", outage, told, moved, announced)
+
+
+# ---------------------------------------------------------------- steps
+
+
+def _cause(node: NetNode) -> str:
+    return f"{node.name} ({node.kind.value} {node.node_id}) is down"
+
+
+def _resolved_words(outage: Outage, node: NetNode) -> replies.Reply:
+    closed_at = outage.closed_at or outage.opened_at
+    text = (f"Good news: the outage affecting {node.name} since {replies.when(outage.opened_at)} is over; service "
+            f"is back since {replies.when(closed_at)}. If anything still does not work, just reply here.")
+    how = [f"outage {outage.outage_id} on {node.name} (opened {replies.when(outage.opened_at)}, "
+           f"closed {replies.when(closed_at)})"]
+    return replies.Reply(text, how)
+
+
+async def _notify(deps: Deps, tenant: str, outage: Outage, what: str, words: replies.Reply, *,
+                  version: int) -> list[str]:
+    """One notice per affected customer (the same words for all: embedded once), in their latest
+    session. Returns the customers told now (those told before are skipped)."""
+    customers = sorted(set(outage.customers))
+    if not customers:
+        return []
+    sessions = await desk.latest_sessions(deps.client, tenant, customers)
+    at = deps.now()
+    drafts = [
+        ReplyDraft(
+            id=desk.notice_id(outage.outage_id, c, what),
+            session=sessions.get(c) or desk.notice_session(outage.outage_id, c),
+            customer=c, text=words.text, reply_to=outage.outage_id, version=version, at=at,
+            how_i_know=list(words.how_i_know),
+        )
+        for c in customers
+    ]
+    return [d.customer for d in await write_replies(deps, tenant, drafts)]
+
+
+async def _tickets_back(deps: Deps, tenant: str, outage: Outage, node: NetNode) -> list[str]:
+    """Tickets that waited on the outage: fixed, and their customers asked to confirm."""
+    moved = []
+    now = deps.now()
+    for t in await desk.outage_tickets(deps.client, tenant, outage.outage_id):
+        if t.stage not in WAITING_STAGES or t.issue not in OUTAGE_SYMPTOMS:
+            continue
+        new = await tickets.set_stage(deps.client, tenant, t.id, stage=TicketStage.FIXED, agent=AGENT,
+                                      detail=f"outage {outage.outage_id} is over: {node.name} is back up",
+                                      expected_version=t.version, at=now)
+        if not new.changed:
+            continue
+        moved.append(t.id)
+        await deps.publisher.publish(TicketChanged(tenant=tenant, id=t.id, version=new.version, change="stage",
+                                                   actor=AGENT))
+        words = replies.confirm_fixed_request(t.id, f"the outage at {node.name} ({outage.outage_id}) was repaired",
+                                              now, AGENT)
+        session = await desk.latest_session(deps.client, tenant, new.customer) or new.session \
+            or desk.notice_session(outage.outage_id, new.customer)
+        await write_replies(deps, tenant, [ReplyDraft(
+            id=desk.status_reply_id(t.id, new.version), session=session, customer=new.customer, text=words.text,
+            reply_to=t.id, version=new.version, at=now, ticket_id=t.id, how_i_know=list(words.how_i_know),
+        )])
+    return moved

@@ -1,0 +1,42 @@
+"""Helpers of the desk and live-feed tests: what a tenant published on a stream, and the app
+served by a real uvicorn on the test's own event loop (for WebSockets)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import AsyncIterator
+
+import uvicorn
+
+from relay_graph.embedded import free_port
+from relay_graph.streams import NotificationBase, decode
+
+
+async def published(redis, stream: str, tenant: str) -> list[NotificationBase]:
+    """Every notification of `tenant` on `stream`, oldest first (the tenant is unique per test)."""
+    out = []
+    for _id, fields in await redis.xrange(stream):
+        n = decode(fields[b"payload"])
+        if n.tenant == tenant:
+            out.append(n)
+    return out
+
+
+@contextlib.asynccontextmanager
+async def served(app) -> AsyncIterator[str]:
+    """`host:port` of a real uvicorn serving `app` (HTTP and WebSockets) on this event loop."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off",
+                                           log_level="warning", ws="websockets-sansio"))
+    task = asyncio.create_task(server.serve())
+    try:
+        for _ in range(500):  # until it listens (or gave up)
+            if server.started or task.done():
+                break
+            await asyncio.sleep(0.01)
+        assert server.started, "uvicorn did not start"
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await asyncio.wait_for(task, 30)

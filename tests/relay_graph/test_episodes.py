@@ -1,0 +1,198 @@
+"""The episodic write path against a real FalkorDB and the real embedding model."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from relay_graph import episodes
+from relay_graph.embeddings import Embedder
+from relay_graph.errors import InvalidInput, InvalidValue
+from relay_graph.facts import resolve_entity
+from relay_graph.models import EpisodeInput
+from relay_graph.queries import Query
+from relay_graph.queries import episodes as q
+
+pytestmark = [pytest.mark.falkordb, pytest.mark.model]
+
+T0 = datetime(2026, 9, 1, 10, 0, tzinfo=timezone.utc)
+
+COUNTS = Query(
+    "test_counts",
+    "MATCH (n) OPTIONAL MATCH (n)-[r]->() RETURN count(DISTINCT n) AS nodes, count(r) AS edges",
+    read_only=True,
+)
+EPISODE_PROPS = Query(
+    "test_episode_props",
+    "MATCH (e:Episode) RETURN e.episode_id AS id, e.recorded_at_ms AS rec, e.text AS text ORDER BY id",
+    read_only=True,
+)
+SESSION_PROPS = Query(
+    "test_session_props",
+    "MATCH (s:Session) RETURN s.session_id AS id, s.first_at_ms AS first, s.last_at_ms AS last ORDER BY id",
+    read_only=True,
+)
+
+
+def ep(session: str, text: str, minutes: float = 0, **kw) -> EpisodeInput:
+    kw.setdefault("speaker", "alice")
+    return EpisodeInput(session=session, text=text, at=T0 + timedelta(minutes=minutes), **kw)
+
+
+async def snapshot(client, tenant):
+    return (await client.run(tenant, COUNTS), await client.run(tenant, EPISODE_PROPS),
+            await client.run(tenant, SESSION_PROPS))
+
+
+async def test_replayed_batch_writes_nothing_new(graph_client, embedder, tenant):
+    batch = [
+        ep("s1", "My internet keeps dropping every evening.", 0, customer="Alice Rao", kind="CustomerMessage"),
+        ep("s1", "Sorry to hear that. Which router do you have?", 1, speaker="intake", agent="intake",
+           kind="AgentReply", customer="Alice Rao"),
+        ep("s1", "A TP-Link Archer C6.", 2, customer="Alice Rao", id="given-id-1"),
+    ]
+    ids = await episodes.write_episodes(graph_client, embedder, tenant, batch)
+    assert len(set(ids)) == 3 and ids[2] == "given-id-1"
+    assert all(i.startswith("ep_") for i in ids[:2])
+    before = await snapshot(graph_client, tenant)
+
+    again = await episodes.write_episodes(graph_client, embedder, tenant, batch)
+    assert again == ids
+    assert await snapshot(graph_client, tenant) == before  # same nodes, edges, timestamps
+
+    # the same turns in a fresh process (new embedder, no cache) still write nothing and embed nothing
+    fresh = Embedder(graph_client.settings.model_dir)
+    assert await episodes.write_episodes(graph_client, fresh, tenant, batch) == ids
+    assert fresh.texts_embedded == 0
+    assert await snapshot(graph_client, tenant) == before
+
+
+async def test_kind_label_writer_and_session(graph_client, embedder, tenant):
+    [eid] = await episodes.write_episodes(graph_client, embedder, tenant, [
+        ep("s9", "Rebooted the ONT remotely; the line is back up.", speaker="resolver", agent="resolver",
+           kind="ToolResult"),
+    ])
+    got = await episodes.get_episode(graph_client, tenant, eid)
+    assert set(got["labels"]) == {"Episode", "ToolResult"}
+    assert got["session"] == "s9" and got["speaker"] == "resolver" and got["kind"] == "ToolResult"
+    rows = await graph_client.run(tenant, Query(
+        "t", "MATCH (a:Agent)-[:WROTE]->(e:Episode)-[:IN]->(s:Session) RETURN a.name AS a, s.session_id AS s", True))
+    assert rows == [{"a": "resolver", "s": "s9"}]
+
+
+async def test_mentions_come_from_customer_explicit_names_and_text(graph_client, embedder, tenant):
+    await resolve_entity(graph_client, tenant, "Pune", "City", create=True)
+    await resolve_entity(graph_client, tenant, "TP-Link Archer C6", "Router", create=True)
+    await resolve_entity(graph_client, tenant, "Mumbai", "City", create=True)
+    [eid] = await episodes.write_episodes(graph_client, embedder, tenant, [
+        ep("s1", "I moved to PUNE last week. My tp-link archer c6 came with me.", customer="alice rao",
+           mentions=["Fibre 300 promo"]),
+    ])
+    got = await episodes.get_episode(graph_client, tenant, eid)
+    assert set(got["mentions"]) == {
+        "Customer|alice rao",            # the customer
+        "City|pune",                     # a known entity named in the text (case-insensitive)
+        "Router|tp-link archer c6",      # a known three-word name with a dash in it
+        "Topic|fibre 300 promo",         # an explicit mention nobody knew: kept as a topic
+    }
+    assert "City|mumbai" not in got["mentions"]
+
+
+def test_word_ngrams_are_entity_keys():
+    keys = episodes.word_ngrams("Moved to Pune. Router: TP-Link Archer C6!")
+    assert {"pune", "tp-link archer c6", "tp-link", "moved to pune"} <= keys
+    assert "to" not in keys  # stopwords alone are never looked up
+    assert "pune." not in keys
+
+
+async def test_sessions_of_a_customer_are_chained_by_first_turn(graph_client, embedder, tenant):
+    day = 24 * 60
+    await episodes.write_episodes(graph_client, embedder, tenant, [
+        ep("b", "second visit", 2 * day, customer="Alice Rao"),
+        ep("c", "third visit", 3 * day, customer="Alice Rao"),
+        ep("x", "someone else", 2.5 * day, customer="Bob Shah"),
+    ])
+    chain = await episodes.session_chain(graph_client, tenant, "alice rao")
+    assert [(r["session"], r["next"]) for r in chain] == [("b", ["c"]), ("c", [])]
+
+    # an older session arriving late slots in before them; links are re-cut, none duplicated
+    await episodes.write_episodes(graph_client, embedder, tenant, [ep("a", "first visit", 1 * day,
+                                                                       customer="alice rao")])
+    chain = await episodes.session_chain(graph_client, tenant, "Alice Rao")
+    assert [(r["session"], r["next"]) for r in chain] == [("a", ["b"]), ("b", ["c"]), ("c", [])]
+
+    # an earlier turn in session c moves c before b
+    await episodes.write_episodes(graph_client, embedder, tenant, [ep("c", "an early note", 1.5 * day,
+                                                                       customer="Alice Rao")])
+    chain = await episodes.session_chain(graph_client, tenant, "Alice Rao")
+    assert [(r["session"], r["next"]) for r in chain] == [("a", ["c"]), ("c", ["b"]), ("b", [])]
+    assert [r["session"] for r in await episodes.session_chain(graph_client, tenant, "bob shah")] == ["x"]
+
+
+async def test_a_text_in_the_graph_is_not_embedded_again_by_another_process(graph_client, embedder, tenant):
+    text = "The fibre cable outside my house was cut by road works."
+    await episodes.write_episodes(graph_client, embedder, tenant, [ep("s1", text, customer="Carol Das")])
+
+    other = Embedder(graph_client.settings.model_dir)  # another process: its own empty cache
+    ids = await episodes.write_episodes(graph_client, other, tenant, [
+        ep("s2", text, 60, customer="Carol Das"),             # same text, new episode: vector reused
+        ep("s2", "And now the whole street is offline.", 61),   # new text: embedded
+        ep("s2", "And now the whole street is offline.", 62),   # the same new text twice: once
+    ])
+    assert len(set(ids)) == 3
+    assert other.texts_embedded == 1
+
+    # the reused vector is the vector: the new episode is the nearest neighbour of its own text
+    rows = await graph_client.run(tenant, Query(
+        "t", "CALL db.idx.vector.queryNodes('Episode', 'embedding', 2, vecf32($v)) YIELD node, score "
+             "RETURN node.episode_id AS id, score", True), {"v": embedder.embed_one(text)})
+    assert ids[0] in {r["id"] for r in rows}
+    assert all(r["score"] < 1e-4 for r in rows)
+
+
+async def test_vector_index_answers_k_rows_after_replays(graph_client, embedder, tenant):
+    """FalkorDB keeps stale vector-index entries for nodes updated after their vector was set;
+    episodes are never updated, so a k-query returns k rows however often a batch is replayed."""
+    batch = [ep("s1", f"turn number {i} about the weather", i) for i in range(12)]
+    for _ in range(3):
+        await episodes.write_episodes(graph_client, embedder, tenant, batch)
+    rows = await graph_client.run(tenant, Query(
+        "t", "CALL db.idx.vector.queryNodes('Episode', 'embedding', 12, vecf32($v)) YIELD node "
+             "RETURN node.episode_id AS id", True), {"v": embedder.embed_one("weather")})
+    assert len(rows) == 12 and len({r["id"] for r in rows}) == 12
+
+
+@pytest.mark.parametrize("bad, error", [
+    ([{"session": "s", "speaker": "a", "text": "   ", "at": T0}], InvalidValue),
+    ([{"session": "s", "speaker": "a", "text": "hi\x00there", "at": T0}], InvalidValue),
+    ([{"session": "s", "speaker": "a", "text": "hi", "at": T0, "nope": 1}], InvalidInput),
+    ([{"session": "s", "speaker": "a", "text": "", "at": T0}], InvalidInput),
+    ([{"session": "s", "speaker": "a", "text": "hi", "at": T0, "customer": "!!!"}], InvalidValue),
+    ("not a list", InvalidInput),
+])
+async def test_bad_input_is_refused_and_nothing_is_written(graph_client, embedder, tenant, bad, error):
+    good = {"session": "s", "speaker": "a", "text": "a fine turn", "at": T0}
+    batch = [good, *bad] if isinstance(bad, list) else bad
+    with pytest.raises(error):
+        await episodes.write_episodes(graph_client, embedder, tenant, batch)
+    assert not await graph_client.graph_exists(tenant)
+
+
+async def test_oversize_batch_is_refused(graph_client, embedder, tenant):
+    batch = [ep("s", f"turn {i}", i) for i in range(episodes.MAX_BATCH + 1)]
+    with pytest.raises(InvalidInput) as err:
+        await episodes.write_episodes(graph_client, embedder, tenant, batch)
+    assert err.value.code == "batch_too_large"
+    assert not await graph_client.graph_exists(tenant)
+
+
+async def test_write_path_starts_from_indexes(graph_client, tenant):
+    write = await graph_client.explain(tenant, q.WRITE, {
+        "customers": [], "topics": [], "sessions": [], "chain": [], "episodes": [], "mentions": [], "now": 0})
+    lookup = await graph_client.explain(tenant, q.LOOKUP, {"text_keys": ["k"], "name_keys": ["n"]})
+    for plan in (write, lookup):
+        assert "Label Scan" not in plan and "All Node Scan" not in plan
+    for start in ("(s:Session)", "(ep:Episode)", "(c:Entity)", "(m:Entity)", "(ag:Agent)"):
+        assert f"Node By Index Scan | {start}" in write
+    assert "Node By Index Scan | (e:Episode)" in lookup and "Node By Index Scan | (n:Entity)" in lookup

@@ -1,0 +1,170 @@
+"""Fixtures for the desk agents: Deps built by each service's bootstrap against the session's real
+FalkorDB (shared client and embedder), a streams client, the gateway's part of a turn (the
+customer's episode, then TurnReceived), graph counters and bounded polling."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from relay_graph.memory import Memory
+from relay_graph.models import EpisodeInput
+from relay_graph.queries import Query
+from relay_graph.streams import StreamSettings, TurnReceived, connect, decode
+
+# Small timeouts so reclaiming happens within a test.
+FAST = StreamSettings(
+    min_idle_ms=1_000,
+    heartbeat_ms=200,
+    reclaim_interval_ms=100,
+    block_ms=100,
+    order_poll_ms=10,
+    backoff_initial_ms=20,
+    backoff_max_ms=200,
+    max_deliveries=3,
+    transient_retry_s=0,
+)
+
+STREAM_KEY_PATTERNS = ("relay:stream:*", "relay:dlq:*", "relay:seen:*", "relay:lasterr:*", "relay:heartbeat:*")
+
+# What the graph holds, counted directly (tests only: the services never hold raw Cypher).
+COUNTS = Query(
+    "test_desk_counts",
+    "MATCH (n) WITH labels(n) AS ls UNWIND ls AS l RETURN 'node:' + l AS k, count(*) AS n "
+    "UNION ALL MATCH ()-[r]->() RETURN 'edge:' + type(r) AS k, count(r) AS n",
+    read_only=True,
+)
+PROPS = Query(
+    "test_desk_ticket_props",
+    "MATCH (t:Ticket {ticket_id: $id}) RETURN properties(t) AS p",
+    read_only=True,
+)
+CONSULTED = Query(
+    "test_desk_consulted",
+    "MATCH (a:Agent {name: $agent})-[c:CONSULTED]->(f:Fact) RETURN f.fact_id AS fact_id, c.count AS count",
+    read_only=True,
+)
+
+
+async def counts(client, tenant: str) -> dict[str, int]:
+    return {r["k"]: r["n"] for r in await client.run(tenant, COUNTS)}
+
+
+async def eventually(check, *, timeout: float = 30.0, interval: float = 0.05, what: str = "condition"):
+    """Poll until `check()` is truthy; fail after `timeout` (a guard, not a speed assertion)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        result = check()
+        if inspect.isawaitable(result):
+            result = await result
+        if result:
+            return result
+        if loop.time() > deadline:
+            raise AssertionError(f"{what} not reached within {timeout}s")
+        await asyncio.sleep(interval)
+
+
+async def wipe_stream_keys(redis) -> None:
+    for pattern in STREAM_KEY_PATTERNS:
+        keys = [k async for k in redis.scan_iter(match=pattern, count=500)]
+        if keys:
+            await redis.delete(*keys)
+
+
+async def published(redis, stream: str, tenant: str, **match) -> list:
+    """Notifications of one tenant on a stream, oldest first, optionally filtered by field values."""
+    out = []
+    for _id, fields in await redis.xrange(stream, count=100_000):
+        n = decode(fields[b"payload"])
+        if n.tenant == tenant and all(getattr(n, k) == v for k, v in match.items()):
+            out.append(n)
+    return out
+
+
+@pytest.fixture(scope="session")
+async def stream_redis(falkordb_server):
+    client = connect(host=falkordb_server.host, port=falkordb_server.port)
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture(scope="session")
+def memory(graph_client, embedder) -> Memory:
+    return Memory(graph_client, embedder)
+
+
+def _settings(cls, graph_settings, **extra):
+    extra.setdefault("streams", FAST)
+    return cls(
+        falkordb_host=graph_settings.falkordb_host,
+        falkordb_port=graph_settings.falkordb_port,
+        model_dir=graph_settings.model_dir,
+        preload_model=False,
+        **extra,
+    )
+
+
+@pytest.fixture
+def agent_deps(graph_settings, graph_client, memory, stream_redis):
+    """`await agent_deps("intake")` -> Deps from that service's bootstrap, on the shared client."""
+    from services.intake.bootstrap import bootstrap as intake_bootstrap
+    from services.intake.settings import IntakeSettings
+    from services.netops.bootstrap import bootstrap as netops_bootstrap
+    from services.netops.settings import NetopsSettings
+    from services.resolver.bootstrap import bootstrap as resolver_bootstrap
+    from services.resolver.settings import ResolverSettings
+
+    made = []
+    table = {
+        "intake": (intake_bootstrap, IntakeSettings),
+        "resolver": (resolver_bootstrap, ResolverSettings),
+        "netops": (netops_bootstrap, NetopsSettings),
+    }
+
+    async def build(service: str, *, consumer_name: str | None = None, clock=None, **settings_extra):
+        boot, cls = table[service]
+        deps = await boot(_settings(cls, graph_settings, **settings_extra), memory=memory, redis=stream_redis,
+                          consumer_name=consumer_name or f"{service}-test-{uuid.uuid4().hex[:6]}", clock=clock)
+        made.append(deps)
+        return deps
+
+    yield build
+    # nothing to close: the client, memory and redis are the session's
+
+
+_seq = itertools.count(1)
+
+
+class Gateway:
+    """The gateway's part of a chat turn, as the gateway does it: the customer's episode first,
+    then TurnReceived. Sequence numbers count per session."""
+
+    def __init__(self, memory: Memory, publisher, tenant: str):
+        self.memory, self.publisher, self.tenant = memory, publisher, tenant
+        self.seqs: dict[str, int] = {}
+        self.clock = datetime(2000, 1, 1, tzinfo=timezone.utc)
+
+    async def write_turn(self, customer: str, text: str, session: str | None = None,
+                         at: datetime | None = None) -> TurnReceived:
+        session = session or f"s-{uuid.uuid4().hex[:10]}"
+        self.seqs[session] = self.seqs.get(session, 0) + 1
+        if at is None:  # now, and never the same millisecond as the turn before
+            at = max(datetime.now(timezone.utc), self.clock + timedelta(milliseconds=1))
+        self.clock = max(self.clock, at)
+        eid = f"ep-{uuid.uuid4().hex[:16]}"
+        await self.memory.write_episodes(self.tenant, [EpisodeInput(
+            session=session, speaker=customer, text=text, at=at, id=eid, kind="CustomerMessage",
+            customer=customer)])
+        return TurnReceived(tenant=self.tenant, id=eid, version=self.seqs[session], session=session,
+                            customer=customer)
+
+    async def say(self, customer: str, text: str, session: str | None = None, at: datetime | None = None):
+        n = await self.write_turn(customer, text, session, at)
+        await self.publisher.publish(n)
+        return n

@@ -155,7 +155,7 @@ async def upsert_links(client: GraphClient, tenant: str, links: list[LinkIn]) ->
     await _refuse_loops(client, tenant, [link for link in links if link.type is not LinkType.DROP])
     rows = [
         {"type": link.type.value, "source": link.source, "target": link.target,
-         "capacity_gbps": link.capacity_gbps, "length_m": link.length_m, "up": link.up}
+         "capacity_gbps": link.capacity_gbps, "length_m": link.length_m, "up": link.up, "backup": link.backup}
         for link in links
     ]
     res = await client.run(tenant, q.UPSERT_LINKS, {"links": rows})

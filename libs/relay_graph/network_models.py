@@ -72,6 +72,9 @@ class LinkIn(BaseModel):
     capacity_gbps: float | None = Field(default=None, gt=0, le=1_000_000)
     length_m: float | None = Field(default=None, ge=0, le=1_000_000)
     up: bool = True  # only applied when the link is created (see NetNodeIn.up)
+    # A standby path (a second uplink): traffic takes it only when the primary is down. Readers use
+    # it to tell "running on the backup" from "running normally"; the algorithms treat it as a link.
+    backup: bool = False
 
 
 class NetNode(BaseModel):
@@ -153,8 +156,120 @@ class SampleNetwork(BaseModel):
     splitter_of: dict[str, str]  # ont id -> splitter id
 
 
+# ---------------------------------------------------------------- generation (network_gen)
+
+
+class NetworkSummary(BaseModel):
+    """What generate_network built (or found already built) for a region."""
+
+    seed: str
+    backbones: list[str]
+    hubs: dict[str, str]  # city -> hub (Pop) id
+    exchanges: dict[str, dict[str, str]]  # city -> area -> exchange (Olt) id
+    cabinets: dict[str, list[str]]  # exchange id -> its street cabinets (Splitter ids)
+    onts: dict[str, str]  # customer name -> home box (Ont) id
+    backup_links: list[tuple[str, str]]  # (source, target) of every standby uplink
+    nodes: int
+    links: int
+    nodes_created: int
+    links_created: int
+    cable_m: float  # total length of every link built
+
+
+# ---------------------------------------------------------------- algorithms (network_algorithms)
+
+
+class FlowPath(BaseModel):
+    """One path of a max-flow decomposition, from a backbone down to the node."""
+
+    nodes: list[str]
+    gbps: float
+
+
+class CutLink(BaseModel):
+    """A link of the minimum cut: the links whose capacity bounds the max flow."""
+
+    type: LinkType
+    source: str
+    target: str
+    capacity_gbps: float
+
+
+class Capacity(BaseModel):
+    """How much bandwidth can reach a node from the backbones through nodes and links that are up."""
+
+    node: str
+    max_flow_gbps: float
+    paths: list[FlowPath]  # a decomposition of the flow; their gbps add up to max_flow_gbps
+    cut: list[CutLink]  # a minimum cut; its capacities add up to max_flow_gbps (when finite)
+    nominal: bool = False  # True: computed as if every node and link were up
+    engine: str = "networkx"  # or "falkordb algo.maxFlow" where the server registers it
+
+
+class AffectedPath(BaseModel):
+    """Why a customer is affected by a node: the shortest path from the customer to it."""
+
+    customer: str
+    node: str
+    behind: bool  # the node lies on one of the customer's paths to the core
+    path: list[str]  # customer, access node, ..., node (empty when not behind)
+    hops: int  # links on the path (CONNECTED_VIA counts as one)
+    cut_off: bool  # with that node failed, no working path from the customer reaches a backbone
+    alternative: list[str] = []  # a working path to a backbone that avoids the node, if any
+
+
+class FailureReach(BaseModel):
+    """Who a node's failure reaches: every customer behind it, split by whether a backup saves them."""
+
+    node: str
+    cut_off: list[AffectedCustomer]  # lose service
+    rerouted: list[AffectedCustomer]  # behind the node but still reach a backbone another way
+
+
+class CriticalNode(BaseModel):
+    node_id: str
+    kind: NodeKind
+    name: str
+    # Betweenness over the undirected network: the number of (unordered) node pairs whose shortest
+    # paths run through the node, each pair split evenly over its shortest paths.
+    score: float
+    normalised: float  # score / ((n-1)(n-2)/2), as networkx's normalized=True for undirected graphs
+    customers_behind: int
+    path_to_core: list[str]  # the node's shortest upward path to a backbone
+
+
+class CableLink(BaseModel):
+    type: LinkType
+    source: str
+    target: str
+    length_m: float | None
+
+
+class SpanningForest(BaseModel):
+    """The cheapest cabling: a minimum spanning forest of the network, weighted by cable length."""
+
+    edges: list[CableLink]
+    total_length_m: float
+    trees: int
+    nodes: int
+    engine: str = "falkordb algo.MSF"
+
+
+MSF = SpanningForest
+
+
 __all__ = [
     "ACCESS_KINDS",
+    "AffectedPath",
+    "CableLink",
+    "Capacity",
+    "CriticalNode",
+    "CutLink",
+    "FailureReach",
+    "FlowPath",
+    "MSF",
+    "NetworkSummary",
+    "SpanningForest",
     "AffectedCustomer",
     "Attachment",
     "LINK_ENDPOINTS",

@@ -80,7 +80,8 @@ _AMOUNT = re.compile(
 )
 
 
-def _norm(ident: str) -> str:
+def id_key(ident: str) -> str:
+    """How identifiers compare: case, a leading "#" and trailing punctuation aside."""
     return ident.strip().lstrip("#").strip().rstrip(".,;:!?)").casefold()
 
 
@@ -119,7 +120,7 @@ def find_ids(text: str) -> list[str]:
         if start < last_end:
             continue  # inside an identifier already taken ("ticket T-1": one id, not two)
         last_end = end
-        key = _norm(ident)
+        key = id_key(ident)
         if key and key not in seen:
             seen.add(key)
             out.append(ident.strip())
@@ -160,10 +161,10 @@ def check_reply(text: str, allowed_ids: Iterable[str], allowed_values: Iterable[
     hold) is allowed too; with `allowed_values` given, so must be every money amount."""
     if not isinstance(text, str):
         return CheckResult(False, ["<not text>"])
-    allowed = {_norm(a) for a in allowed_ids if isinstance(a, str) and a.strip()}
+    allowed = {id_key(a) for a in allowed_ids if isinstance(a, str) and a.strip()}
     values = [v for v in (allowed_values or ()) if isinstance(v, str)]
-    value_tokens = {_norm(t) for v in values for t in re.findall(_TOKEN, v)} | {_norm(v) for v in values}
-    invented = [i for i in find_ids(text) if _norm(i) not in allowed and _norm(i) not in value_tokens]
+    value_tokens = {id_key(t) for v in values for t in re.findall(_TOKEN, v)} | {id_key(v) for v in values}
+    invented = [i for i in find_ids(text) if id_key(i) not in allowed and id_key(i) not in value_tokens]
     if allowed_values is not None:
         known = _numbers_in(values)
         for m in _AMOUNT.finditer(text):

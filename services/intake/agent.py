@@ -2,6 +2,9 @@
 
 For each turn (re-read from the graph, never from the notification):
 
+0. Guardrails (relay_graph.guardrails) first: a prompt injection, a request for someone else's
+   data, abuse or an off-topic request alone gets its fixed reply and nothing else runs (nothing is
+   read, nothing written but the reply); a mixed-language message is worked in its English rewrite.
 1. If the turn already has its reply (a redelivery after the reply was written), announce it again,
    re-announce any of the customer's tickets still waiting for the resolver, and stop.
 2. Read what the graph holds about the customer (as reader "intake": CONSULTED), extract what the
@@ -29,7 +32,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 
-from relay_graph import desk, network, tickets
+from relay_graph import desk, guardrails, network, tickets
 from relay_graph.agents import Deps, ReplyDraft, publish_reply, store_replies
 from relay_graph.agents.issues import OUTAGE_SYMPTOMS, ticket_status
 from relay_graph.agents.replies import after
@@ -113,8 +116,13 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
     if done is not None:
         return await _announce_again(deps, n, turn, done, customer)
 
+    guard = guardrails.assess(turn.text, customer=customer)
+    fixed = guardrails.fixed_reply(guard)
+    if fixed is not None:  # refused or steered back: no tool runs, nothing is read or written
+        return await _answer(deps, n, turn, customer, session, reply_id, _Words([fixed]), None, None)
+
     on_file = await deps.memory.facts(tenant, customer, reader=AGENT)
-    extraction: Extraction = await deps.extractor.extract(turn.text, ExtractionContext())
+    extraction: Extraction = await deps.extractor.extract(guard.text, ExtractionContext())
     learnt, ended, current = await _file_facts(deps, tenant, customer, turn, extraction, on_file)
     known = {f.predicate: f.object for f in current if f.state is FactState.CURRENT and f.valid_to is None}
 
@@ -131,7 +139,7 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
     mine_id = desk.ticket_id_for(turn.episode_id)
     mine = next((t for t in open_tickets if t.id == mine_id), None)
     awaiting = [t for t in open_tickets if t.stage is TicketStage.FIXED and t.id != mine_id]
-    verdict = _verdict(extraction, turn.text, awaiting) if mine is None else None
+    verdict = _verdict(extraction, guard.text, awaiting) if mine is None else None
     problem = extraction.problem
 
     if verdict is not None:
@@ -152,6 +160,8 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
         kind = problem.kind.value
         needed = NEEDED.get(kind, ())
         same = mine or next((t for t in open_tickets if t.issue == tickets.issue_key(kind)), None)
+        if same is None and problem.kind is IssueKind.OTHER and open_tickets:
+            same = open_tickets[0]  # "still not working": about the ticket they already have
         if kind in OUTAGE_SYMPTOMS:
             outages = await _open_outages(deps, tenant, customer)
         if same is not None and same.id != mine_id:
@@ -199,18 +209,28 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
             words.add(replies.Reply("Thanks for your message. Could you tell me a little more about what "
                                     "you need help with?", []))
 
-    ticket_id = result_ticket.id if result_ticket else (open_tickets[0].id if len(open_tickets) == 1 else None)
+    if result_ticket is None and len(open_tickets) == 1:
+        result_ticket = await tickets.peek_ticket(deps.client, tenant, open_tickets[0].id)
+    result = await _answer(deps, n, turn, customer, session, reply_id, words, result_ticket, change)
+    result.learnt, result.ended, result.asked, result.outages = learnt, ended, asked, outages
+    return result
+
+
+async def _answer(deps: Deps, n: TurnReceived, turn: EpisodeView, customer: str, session: str, reply_id: str,
+                  words: _Words, ticket: Ticket | None, change: str | None) -> TurnResult:
+    """Store the reply (the turn's last graph write: once it exists a redelivery only announces
+    again), announce the ticket's change, then the reply."""
+    tenant = n.tenant
     draft = ReplyDraft(
         id=reply_id, session=session, customer=customer, text=words.text, reply_to=turn.episode_id,
-        version=n.seq, at=after(deps.now(), turn.at), ticket_id=ticket_id, how_i_know=words.how,
+        version=n.seq, at=after(deps.now(), turn.at), ticket_id=ticket.id if ticket else None,
+        how_i_know=words.how,
     )
-    # The reply is the turn's last graph write: once it exists, a redelivery only announces again.
     await store_replies(deps, tenant, [draft], skip_existing=False)
-    if change is not None and result_ticket is not None:
-        await _announce_ticket(deps, tenant, result_ticket.id, change, result_ticket.version)
+    if change is not None and ticket is not None:
+        await _announce_ticket(deps, tenant, ticket.id, change, ticket.version)
     await publish_reply(deps, tenant, draft)
-    return TurnResult(reply=draft, ticket=result_ticket, change=change, learnt=learnt, ended=ended,
-                      asked=asked, outages=outages)
+    return TurnResult(reply=draft, ticket=ticket, change=change)
 
 
 # ---------------------------------------------------------------- steps

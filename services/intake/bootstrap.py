@@ -3,27 +3,18 @@ Publisher, a clock and an extractor. Tests pass any of them in (see build_deps).
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from relay_graph.agents import Deps, build_deps
-from relay_graph.extraction import RulesExtractor
+from relay_graph.extraction.fallback import build_extractor
 
 from .settings import SERVICE, IntakeSettings
 
-log = logging.getLogger("services.intake")
-
 
 def make_extractor(settings: IntakeSettings) -> Any:
-    """The rules extractor; an LLM adapter takes over when GROQ_API_KEY is set and one exists."""
-    if settings.groq_key:
-        try:
-            from relay_graph.extraction.groq import GroqExtractor  # type: ignore[import-not-found]
-        except ImportError:
-            log.warning("GROQ_API_KEY is set but no Groq extractor is installed; using the rules extractor")
-        else:
-            return GroqExtractor(settings.groq_key)
-    return RulesExtractor()
+    """The rules extractor without GROQ_API_KEY; with one, Groq first and the rules extractor as
+    the last fallback (relay_graph.extraction.fallback)."""
+    return build_extractor(settings)
 
 
 async def bootstrap(settings: IntakeSettings | None = None, **overrides: Any) -> Deps:

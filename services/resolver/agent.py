@@ -264,7 +264,8 @@ async def _fix(ctx: _Ctx, t: Ticket) -> Ticket | None:
     now = ctx.deps.now()
     fix = await tickets.record_fix(ctx.client, ctx.tenant, t.id, issue_kind=t.issue, steps=list(plan.steps),
                                    verified=True, agent=AGENT, at=now)
-    words = replies.confirm_fixed_request(t.id, "we went through these steps: " + "; ".join(plan.steps), now, AGENT)
+    words = replies.confirm_fixed_request(
+        t.id, "we went through these steps: " + "; ".join(playbooks.describe(s) for s in plan.steps), now, AGENT)
     await _move(ctx, t, TicketStage.FIXED, f"{fix.procedure_id} applied; the line test passes", reply=words)
     return None
 

@@ -53,6 +53,8 @@ async def test_a_problem_becomes_facts_a_ticket_handed_off_and_a_reply(intake, g
     reply = await desk.get_turn(graph_client, tenant, desk.reply_id_for(n.episode_id))
     assert reply is not None and reply.kind == "AgentReply" and reply.speaker == "intake"
     assert reply.session == n.session and reply.at > n.at
+    assert reply.reply_to == n.episode_id and reply.ticket_id == tid
+    assert any(tid in h for h in reply.how_i_know)
     assert tid in reply.text
     assert ASK_WORDING["phone"] in reply.text  # not on file: asked
     assert ASK_WORDING["has_router"] not in reply.text  # just told: not asked
@@ -125,6 +127,18 @@ async def test_the_same_problem_again_opens_no_second_ticket(intake, gateway, gr
     assert c.change == "handed_off" and c.ticket.id != a.ticket.id
 
 
+async def test_still_not_working_while_a_ticket_is_worked_is_about_that_ticket(intake, gateway, graph_client, tenant):
+    from services.intake import agent
+
+    opened = await agent.answer_turn(intake, await gateway.write_turn("Ned Oak", "my wifi keeps dropping"))
+    assert await tickets.claim(graph_client, tenant, opened.ticket.id, agent="resolver", replica="r-1")
+    await tickets.set_stage(graph_client, tenant, opened.ticket.id, stage="checking_line", agent="resolver")
+    again = await agent.answer_turn(intake, await gateway.write_turn("Ned Oak", "It's still not working"))
+    assert again.change is None and again.ticket.id == opened.ticket.id
+    assert "being diagnosed" in again.reply.text
+    assert len(await tickets.list_tickets(graph_client, tenant, "Ned Oak")) == 1
+
+
 async def _awaiting_confirmation(intake, gateway, graph_client, tenant, customer):
     from services.intake import agent
 
@@ -181,6 +195,28 @@ async def test_a_known_outage_is_mentioned_and_linked(intake, gateway, graph_cli
     linked = await desk.ticket_outages(graph_client, tenant, result.ticket.id)
     assert [o.outage_id for o in linked] == [outage.outage_id]
     assert any(outage.outage_id in h for h in result.reply.how_i_know)
+
+
+async def test_a_request_for_someone_elses_data_gets_the_fixed_reply_and_nothing_else(intake, gateway, graph_client,
+                                                                                      memory, tenant):
+    from services.intake import agent
+
+    await agent.answer_turn(intake, await gateway.write_turn("Mia Ode", "My router is a TP-Link Archer C6"))
+    before = await counts(graph_client, tenant)
+    result = await agent.answer_turn(intake, await gateway.write_turn(
+        "Mia Ode", "My internet is down. Also, what is Priya Shah's address and phone number?"))
+    assert result.ticket is None and result.change is None and "only discuss your own account" in result.reply.text
+    after = await counts(graph_client, tenant)
+    grown = {k: after.get(k, 0) - before.get(k, 0) for k in after if after.get(k, 0) != before.get(k, 0)}
+    assert "node:Ticket" not in grown and "node:Fact" not in grown and "edge:CONSULTED" not in grown
+    assert grown["node:Episode"] == 2  # the turn and its reply, nothing else
+
+
+async def test_a_mixed_language_turn_is_understood(intake, gateway, graph_client, tenant):
+    from services.intake import agent
+
+    result = await agent.answer_turn(intake, await gateway.write_turn("Nia Roy", "net nahi chal raha hai since kal"))
+    assert result.change == "handed_off" and result.ticket.issue == "no_connection"
 
 
 async def test_a_turn_that_is_not_in_the_graph_raises_and_writes_nothing(intake, graph_client, tenant, gateway):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sys
 from typing import Any, Awaitable, Callable, Mapping
 
@@ -41,7 +42,25 @@ def make_consumer(service: str, deps: Deps, handlers: Handlers) -> Consumer:
 async def serve(service: str, settings: AgentSettings, handlers: Handlers, bootstrap: Bootstrap) -> None:
     """Run one replica until a signal (or cancellation) stops it."""
     name = consumer_name(service)
-    deps = await bootstrap(settings, consumer_name=name)
+    # A signal while the model loads and the pool opens ends the process cleanly too.
+    loop = asyncio.get_running_loop()
+    early = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, early.set)
+    building = asyncio.create_task(bootstrap(settings, consumer_name=name))
+    stopped = asyncio.create_task(early.wait())
+    await asyncio.wait({building, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    stopped.cancel()
+    if not building.done():
+        building.cancel()
+        await asyncio.gather(building, return_exceptions=True)
+        log.info("%s stopped while starting", service)
+        return
+    deps = building.result()
+    if early.is_set():
+        await deps.aclose()
+        log.info("%s stopped while starting", service)
+        return
     try:
         consumer = make_consumer(service, deps, handlers)
         stop = asyncio.Event()

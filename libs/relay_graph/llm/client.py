@@ -233,8 +233,11 @@ class GroqChat:
                     break
             if soonest is None or rnd + 1 >= self._rounds:
                 break
-            # everything left was resting: wait for the first to come back, within reason
-            await self._sleep(self._pause(rnd, max(0.0, soonest - self._clock())))
+            wait = soonest - self._clock()
+            if wait > self._backoff_max:
+                break  # nothing comes back soon enough to keep a customer waiting for it
+            # everything left was resting: wait for the first to come back
+            await self._sleep(self._pause(rnd, max(0.0, wait)))
             now = self._clock()
             for k, until in list(self._resting.items()):
                 if until - now <= self._backoff_max:

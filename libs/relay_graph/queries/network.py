@@ -78,7 +78,7 @@ UPSERT_LINKS = Query(
             f"row.type = '{t.value}'",
             f"MERGE (a)-[r:{t.value}]->(b) ON CREATE SET r.up = row.up "
             "SET r.capacity_gbps = coalesce(row.capacity_gbps, r.capacity_gbps), "
-            "r.length_m = coalesce(row.length_m, r.length_m)",
+            "r.length_m = coalesce(row.length_m, r.length_m), r.backup = coalesce(row.backup, false)",
         )
         for t in LinkType
     )
@@ -239,4 +239,121 @@ LINK_TICKETS = Query(
     "WHERE NOT coalesce(t.stage, '') IN $closed_stages "
     "FOREACH (x IN CASE WHEN t IS NULL THEN [] ELSE [t] END | MERGE (x)-[:CAUSED_BY]->(o)) "
     "RETURN o.outage_id AS outage_id, collect(DISTINCT t.ticket_id) AS tickets",
+)
+
+# ---------------------------------------------------------------- algorithms (network_algorithms)
+
+ALL_TYPES = f"{UP_TYPES}|{DROP}"
+ALL_TYPE_LIST = [t.value for t in LinkType]  # a code constant: placed into procedure configs
+UP_TYPE_LIST = [LinkType.UPLINK.value, LinkType.PON.value]
+MAX_UP_HOPS = 16  # no real line has more links between a home and the core
+
+_NODE_VIEW = (
+    "{node_id: m.node_id, kind: m.kind, name: m.name, up: m:Up, capacity_gbps: m.capacity_gbps, "
+    "customers: size([(m)<-[:CONNECTED_VIA]-(:Customer) | 1])}"
+)
+_LINK_VIEW = (
+    "CASE WHEN r IS NULL THEN NULL ELSE {type: type(r), source: m.node_id, target: x.node_id, "
+    "up: coalesce(r.up, true), capacity_gbps: r.capacity_gbps, length_m: r.length_m, "
+    "backup: coalesce(r.backup, false)} END"
+)
+
+# Everything above the given nodes: every node their PON/UPLINK paths reach (and, for an ONT, the
+# splitter(s) dropping to it), with every link among them. That is all a max flow from the
+# backbones down to one of them can use, read in one query. Unknown ids yield empty lists.
+UPWARD_CLOSURE = Query(
+    "network_upward_closure",
+    "UNWIND $ids AS id "
+    "MATCH (t:NetNode {node_id: id}) "
+    f"OPTIONAL MATCH (t)<-[:{DROP}]-(s:NetNode) "
+    "WITH collect(DISTINCT t) + collect(DISTINCT s) AS starts "
+    "UNWIND starts AS st "
+    f"MATCH (st)-[:{UP_TYPES}*0..{MAX_UP_HOPS}]->(m:NetNode) "
+    "WITH collect(DISTINCT m) AS ms "
+    "UNWIND ms AS m "
+    f"OPTIONAL MATCH (m)-[r:{ALL_TYPES}]->(x:NetNode) WHERE x IN ms "
+    f"RETURN collect(DISTINCT {_NODE_VIEW}) AS nodes, collect({_LINK_VIEW}) AS links",
+    read_only=True,
+)
+
+# The whole network in one read (critical nodes, who a failure reaches): a tenant-wide scan on
+# purpose, the algorithms need every node.
+WHOLE_NETWORK = Query(
+    "network_whole",
+    "MATCH (m:NetNode) "
+    f"OPTIONAL MATCH (m)-[r:{ALL_TYPES}]->(x:NetNode) "
+    f"RETURN collect(DISTINCT {_NODE_VIEW}) AS nodes, collect({_LINK_VIEW}) AS links",
+    read_only=True,
+)
+
+# Where a customer's home joins the network: the access node and the splitter(s) above an ONT.
+CUSTOMER_ACCESS = Query(
+    "network_customer_access",
+    "MATCH (c:Entity {uid: $uid}) "
+    "OPTIONAL MATCH (c)-[:CONNECTED_VIA]->(a:NetNode) "
+    f"OPTIONAL MATCH (a)<-[:{DROP}]-(s:NetNode) "
+    "RETURN c.name AS customer, a.node_id AS access, a.kind AS access_kind, collect(s.node_id) AS splitters",
+    read_only=True,
+)
+
+# FalkorDB's algo.SPpaths (checked against this build with dbms.procedures()): every fewest-hop
+# path from a start node up PON/UPLINK links to the target. Without weightProp each link weighs 1;
+# pathCount 0 asks for all shortest paths so the caller can break ties stably.
+SHORTEST_UP_PATHS = Query(
+    "network_shortest_up_paths",
+    "MATCH (s:NetNode {node_id: $start}) "
+    "MATCH (t:NetNode {node_id: $target}) "
+    f"CALL algo.SPpaths({{sourceNode: s, targetNode: t, relTypes: {UP_TYPE_LIST!r}, "
+    f"relDirection: 'outgoing', pathCount: 0, maxLen: {MAX_UP_HOPS}}}) "
+    "YIELD path, pathWeight "
+    "RETURN [n IN nodes(path) | n.node_id] AS ids, pathWeight AS hops",
+    read_only=True,
+)
+
+# The graph's labels, relationship types and property keys: algo.MSF refuses a configuration that
+# names one the graph does not have yet ("non-existent type", "unknown attribute").
+SCHEMA_NAMES = Query(
+    "network_schema_names",
+    "CALL db.labels() YIELD label RETURN 'label' AS what, label AS name UNION ALL "
+    "CALL db.relationshipTypes() YIELD relationshipType RETURN 'type' AS what, relationshipType AS name UNION ALL "
+    "CALL db.propertyKeys() YIELD propertyKey RETURN 'key' AS what, propertyKey AS name",
+    read_only=True,
+)
+
+
+def _msf(weighted: bool) -> Query:
+    weight = ", weightAttribute: 'length_m'" if weighted else ""
+    return Query(
+        f"network_min_spanning_forest{'' if weighted else '_unweighted'}",
+        f"CALL algo.MSF({{nodeLabels: ['NetNode'], relationshipTypes: $types{weight}}}) "
+        "YIELD edges, nodes "
+        "RETURN [e IN edges | {type: type(e), source: startNode(e).node_id, target: endNode(e).node_id, "
+        "length_m: e.length_m}] AS edges, [n IN nodes | n.node_id] AS nodes",
+        read_only=True,
+    )
+
+
+# FalkorDB's algo.MSF treats every relationship as undirected and yields one row per tree;
+# $types holds network link types that exist in the graph (a subset of ALL_TYPE_LIST).
+MIN_SPANNING_FOREST = _msf(True)
+MIN_SPANNING_FOREST_UNWEIGHTED = _msf(False)  # no link has a length yet
+
+PROCEDURES = Query(
+    "dbms_procedures",
+    "CALL dbms.procedures() YIELD name RETURN collect(name) AS names",
+    read_only=True,
+)
+
+# Only run where the server registers algo.maxFlow (this build does not: see network_algorithms).
+# Flow runs along stored edges, so it goes from the node up to the backbones; on links that are
+# all up, with PON/UPLINK only, that equals the flow from the backbones down to the node.
+FALKOR_MAX_FLOW = Query(
+    "network_falkor_max_flow",
+    "MATCH (s:NetNode {node_id: $node}) "
+    "MATCH (b:Backbone:Up) "
+    "WITH s, collect(b) AS sinks "
+    f"CALL algo.maxFlow({{sourceNodes: [s], targetNodes: sinks, relationshipTypes: {UP_TYPE_LIST!r}, "
+    "capacityProperty: 'capacity_gbps', nodeLabels: ['Up']}) "
+    "YIELD maxFlow RETURN maxFlow",
+    read_only=True,
 )

@@ -29,10 +29,23 @@ RANGE_INDEXES: tuple[tuple[str, str], ...] = (
     ("NetNode", "node_id"),
     ("Outage", "node_id"),
     ("Outage", "outage_id"),
+    # the provider's catalogue (catalogue package; queries/catalogue.py)
+    ("Region", "code"),
+    ("Country", "code"),
+    ("Area", "uid"),
+    ("Offer", "offer_id"),
+    ("Faq", "faq_id"),
+    ("Playbook", "issue_kind"),
+    ("PlaybookStep", "step_id"),
+    ("PlaybookStep", "issue_kind"),
+    ("CatalogueSeed", "region"),
 )
 FULLTEXT_INDEXES: tuple[tuple[str, str], ...] = (
     ("Entity", "name"),
     ("Episode", "text"),
+    ("Faq", "question"),  # one full-text index over these fields (catalogue FAQ search)
+    ("Faq", "answer"),
+    ("Faq", "keywords"),
 )
 VECTOR_INDEXES: tuple[tuple[str, str, int], ...] = (
     ("Episode", "embedding", DIMENSION),

@@ -61,7 +61,7 @@ class Sizes:
     plain_facts: int = 3_000
     embedded_facts: int = 4_096
     fact_batch: int = 64
-    fact_writers: int = 4
+    fact_writers: int = 8
     episodes: int = 1_024
     episode_batch: int = 64
     recall_facts: tuple[int, ...] = (10_000, 100_000)

@@ -1,4 +1,6 @@
-"""The `relay` command: `relay up` runs Relay on this machine, `relay status` says if one runs."""
+"""The `relay` command: `relay up` runs Relay on this machine, `relay status` says if one runs,
+`relay demo` plays the demo story against it, `relay mcp --tenant <t>` serves the tool catalogue
+over stdio to a local MCP client."""
 
 from __future__ import annotations
 
@@ -87,6 +89,55 @@ def status(
         console.print(table)
     else:
         console.print("(still starting: no process table yet)")
+
+
+@app.command()
+def demo(
+    url: Optional[str] = typer.Option(
+        None, "--url", help="the gateway (default: the running Relay's, else RELAY_PORT)"
+    ),
+    admin_key: Optional[str] = typer.Option(
+        None, "--admin-key", help="creates the story's tenant (default: RELAY_ADMIN_KEY, else the data folder's key)"
+    ),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="(env RELAY_DATA_DIR; default .relay/data)"),
+) -> None:
+    """Play the demo story against a running Relay, through its HTTP API; exit 1 if a check fails."""
+    settings = CliSettings()
+    folder = _data_dir(data_dir, settings)
+    state = locks.read_info(folder / STATE_NAME)
+    base = url or state.get("url") or f"http://127.0.0.1:{settings.port}"
+    key = admin_key or (settings.admin_key.get_secret_value() if settings.admin_key else None)
+    if not key:
+        key_file = folder / "admin.key"  # kept by `relay up` (relay_cli.admin_key); only read here
+        key = key_file.read_text().strip() if key_file.is_file() else None
+    if not key:
+        console.print(f"[red]no admin key: pass --admin-key, set RELAY_ADMIN_KEY, or run `relay up` with data "
+                      f"folder {folder}[/]", highlight=False)
+        raise typer.Exit(2)
+    from services.simulator.demo import run as play_demo  # the services package ships beside the CLI
+
+    raise typer.Exit(play_demo(base, key))
+
+
+@app.command("mcp")
+def mcp_command(
+    tenant: str = typer.Option(..., "--tenant", help="the tenant whose graph the tools use"),
+    agent: Optional[str] = typer.Option(
+        None, "--agent", help="the name your writes carry, as mcp:<name> (default: the MCP client's own name)"
+    ),
+) -> None:
+    """Serve the tool catalogue over stdio for a local MCP client (FalkorDB from the RELAY_* settings)."""
+    from relay_graph.errors import InvalidTenant
+    from relay_graph.tenancy import validate_tenant
+
+    try:
+        validate_tenant(tenant)
+    except InvalidTenant as exc:
+        typer.echo(exc.message, err=True)  # stdout is the MCP wire
+        raise typer.Exit(2)
+    from relay_graph.tools.stdio import run as serve_stdio
+
+    serve_stdio(tenant, agent=agent)
 
 
 def _alive(pid: int | None) -> bool:

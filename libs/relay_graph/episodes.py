@@ -55,6 +55,13 @@ def episode_id_for(session: str, speaker: str, at_ms: int, text: str) -> str:
     return "ep_" + hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
 
 
+def wire_vector(vector: Sequence[float], decimals: int = 6) -> list[float]:
+    """A vector as sent to FalkorDB: rounded, so its Cypher text is half as long (the falkordb
+    client inlines parameters as text). Components of a unit 384-vector are ~0.05; 1e-6 is below
+    float32 resolution at that size and moves a cosine by less than 1e-5."""
+    return [round(float(x), decimals) for x in vector]
+
+
 def ms(at: datetime) -> int:
     return int(at.timestamp() * 1000)
 
@@ -206,8 +213,8 @@ async def write_episodes(client: GraphClient, embedder: Embedder, tenant: str,
         "topics": list(topics.values()),
         "sessions": list(sessions.values()),
         "chain": chain,
-        "episodes": [{k: v for k, v in r.items() if k not in ("_ep", "customer")} | {"vec": vectors[r["key"]]}
-                     for r in rows],
+        "episodes": [{k: v for k, v in r.items() if k not in ("_ep", "customer")}
+                     | {"vec": wire_vector(vectors[r["key"]])} for r in rows],
         "mentions": mentions,
     })
     return ids

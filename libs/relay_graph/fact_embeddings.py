@@ -12,6 +12,7 @@ from typing import Iterable
 
 from .db import GraphClient
 from .embeddings import Embedder
+from .episodes import wire_vector
 from .models import FactWriteResult
 from .queries import fact_embeddings as q
 
@@ -41,7 +42,7 @@ async def _embed_batch(client: GraphClient, embedder: Embedder, tenant: str, ids
     new = sorted({r["text"] for r in rows if not r["known"]})
     vectors = await embedder.aembed(new) if new else []
     await client.run(tenant, q.WRITE, {
-        "texts": [{"text": t, "vec": v} for t, v in zip(new, vectors)],
+        "texts": [{"text": t, "vec": wire_vector(v)} for t, v in zip(new, vectors)],
         "links": [{"id": r["fact_id"], "text": r["text"]} for r in rows],
     })
     return len(new)

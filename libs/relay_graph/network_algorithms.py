@@ -19,9 +19,20 @@ algo.WCC, algo.labelPropagation, and no algo.maxFlow):
 - Betweenness: this build's `algo.betweenness` draws its source nodes at random *with replacement*
   (even with samplingSize >= node count), follows edge direction, and does not rescale: its scores
   are a sample estimate that changes with samplingSeed (tests/relay_graph/test_network_algorithms.py
-  keeps a canary on that). Ours are exact Brandes scores from networkx over the undirected network
-  (links carry traffic both ways), sampled only above EXACT_BETWEENNESS_LIMIT nodes.
-- MSF and shortest paths run in FalkorDB.
+  keeps a canary on that). Ours are exact Brandes scores over the undirected network (links carry
+  traffic both ways), equal to networkx's, computed with home boxes folded into their cabinets
+  (see betweenness()).
+- MSF and shortest paths run in FalkorDB, with exactly these calls (queries/network.py):
+    CALL algo.SPpaths({sourceNode: s, targetNode: t, relTypes: ['UPLINK', 'PON'],
+                       relDirection: 'outgoing', pathCount: 0, maxLen: 16}) YIELD path, pathWeight
+      (no weightProp: each link weighs 1, pathWeight is the hop count; pathCount 0: all shortest)
+    CALL algo.MSF({nodeLabels: ['NetNode'], relationshipTypes: $types, weightAttribute: 'length_m'})
+      YIELD edges, nodes            (one row per tree; relationships taken as undirected; the server
+      refuses a type, label or attribute the graph does not have yet, so $types lists only existing
+      link types, and without any length_m the call goes unweighted)
+    CALL algo.maxFlow({sourceNodes: [s], targetNodes: sinks, relationshipTypes: ['UPLINK', 'PON'],
+                       capacityProperty: 'capacity_gbps', nodeLabels: ['Up']}) YIELD maxFlow
+      (only where registered; not in this build, so never exercised by the tests here)
 
 Flow direction: PON and UPLINK are stored pointing up (towards the core) and DROP pointing down,
 so bandwidth flows down every UPLINK/PON link (target -> source) and along every DROP link
@@ -57,7 +68,6 @@ from .tenancy import validate_tenant
 
 SOURCE = "\x00core"  # the super source feeding every backbone; not a valid node id
 EPS = 1e-9
-EXACT_BETWEENNESS_LIMIT = 2_000
 MAX_TOP = 1_000
 FALKOR_MAX_FLOW = "algo.maxFlow"
 UP_LINKS = (LinkType.UPLINK, LinkType.PON)
@@ -282,22 +292,76 @@ def customers_below(g: NetGraph) -> dict[str, int]:
     return {n: sum(g.nodes[x].customers for x in under(n)) for n in g.nodes}
 
 
-def betweenness(g: NetGraph) -> tuple[dict[str, float], bool]:
-    """Betweenness over the undirected network (every node and link, whatever its status), as
-    unnormalised pair counts: networkx's normalized=False, which for an undirected graph counts
-    each unordered pair once. Exact up to EXACT_BETWEENNESS_LIMIT nodes, else estimated from that
-    many sampled sources (seeded). Returns (scores, exact)."""
-    u = nx.Graph()
-    u.add_nodes_from(g.nodes)
-    u.add_edges_from((link.source, link.target) for link in g.links)
-    n = u.number_of_nodes()
-    if n <= EXACT_BETWEENNESS_LIMIT:
-        return nx.betweenness_centrality(u, normalized=False), True
-    return nx.betweenness_centrality(u, k=EXACT_BETWEENNESS_LIMIT, normalized=False, seed=0), False
+def betweenness(g: NetGraph) -> dict[str, float]:
+    """Exact betweenness over the undirected network (every node and link, whatever its status),
+    as unnormalised pair counts: the same numbers as networkx's
+    betweenness_centrality(G, normalized=False), which for an undirected graph counts each
+    unordered pair once.
+
+    Why not networkx itself: most nodes are home boxes hanging off one cabinet (leaves), and
+    Brandes' algorithm costs a BFS per node, so a region with 2,000 homes took about a minute. A
+    leaf's shortest paths all run through its neighbour, so leaves fold into their neighbour as an
+    endpoint weight (Brandes with weighted endpoints over the much smaller infrastructure graph) and
+    their own pairs are counted in closed form. tests/relay_graph/test_network_algorithms.py checks
+    it against networkx and against the pair-by-pair definition."""
+    adj: dict[str, set[str]] = {n: set() for n in g.nodes}
+    for link in g.links:
+        adj[link.source].add(link.target)
+        adj[link.target].add(link.source)
+    comp: dict[str, int] = {}  # component sizes: pairs across components have no paths
+    for start in sorted(adj):
+        if start in comp:
+            continue
+        members, todo = {start}, deque([start])
+        while todo:
+            for v in adj[todo.popleft()]:
+                if v not in members:
+                    members.add(v)
+                    todo.append(v)
+        comp.update(dict.fromkeys(members, len(members)))
+    leaves: dict[str, int] = {}
+    folded: set[str] = set()
+    for v, near in adj.items():
+        if len(near) == 1:
+            (u,) = near
+            if len(adj[u]) > 1:
+                folded.add(v)
+                leaves[u] = leaves.get(u, 0) + 1
+    core = sorted(v for v in adj if v not in folded)
+    weight = {v: 1 + leaves.get(v, 0) for v in core}
+    near_core = {v: sorted(u for u in adj[v] if u not in folded) for v in core}
+    score = dict.fromkeys(g.nodes, 0.0)
+    for s in core:
+        order: list[str] = []
+        pred: dict[str, list[str]] = {s: []}
+        sigma, dist = {s: 1}, {s: 0}
+        todo = deque([s])
+        while todo:
+            v = todo.popleft()
+            order.append(v)
+            for x in near_core[v]:
+                if x not in dist:
+                    dist[x], sigma[x], pred[x] = dist[v] + 1, 0, []
+                    todo.append(x)
+                if dist[x] == dist[v] + 1:
+                    sigma[x] += sigma[v]
+                    pred[x].append(v)
+        delta = dict.fromkeys(order, 0.0)
+        for x in reversed(order):
+            for v in pred[x]:
+                delta[v] += sigma[v] / sigma[x] * (weight[x] + delta[x])
+            if x != s:
+                score[x] += weight[s] * delta[x]
+    for v in core:
+        score[v] /= 2  # every unordered pair was counted from both ends
+    for u, n in leaves.items():
+        # a leaf's pairs with everything else in its component, and with its fellow leaves
+        score[u] += n * (comp[u] - 1 - n) + n * (n - 1) / 2
+    return score
 
 
 def rank_critical(g: NetGraph, top: int) -> list[CriticalNode]:
-    scores, _ = betweenness(g)
+    scores = betweenness(g)
     n = len(g.nodes)
     pairs = (n - 1) * (n - 2) / 2
     behind = customers_below(g)

@@ -43,7 +43,7 @@ from .facts import from_ms, resolve_entity
 from .db import GraphClient
 from .embeddings import Embedder
 from .entities import name_key
-from .episodes import STOPWORDS, word_ngrams
+from .episodes import STOPWORDS, wire_vector, word_ngrams
 from .errors import InvalidInput, InvalidValue
 from .models import AGENT_PATTERN, FactState, FactView, RecallItem, RecallResult, RecallShape
 from .queries import facts as fq
@@ -55,9 +55,10 @@ MAX_K = 100
 MAX_QUESTION = 2_000
 OVERFETCH = 3  # vector candidates per returned item
 MIN_CANDIDATES = 30
-CAP = 2_000  # episodes / facts one entity contributes before ranking
+CAP = 500  # episodes one entity contributes before ranking (its newest)
+PER_ENTITY_FACTS = 50  # facts one named entity contributes before ranking (its newest)
 FUZZY_LIMIT = 20  # full-text candidates considered per question
-MAX_FUZZY_QUERIES = 12
+MAX_FUZZY_QUERIES = 8
 _AGENT = re.compile(AGENT_PATTERN)
 CUSTOMER = "Customer"
 
@@ -279,10 +280,11 @@ async def _anchor_facts(client, tenant, v, subject: Anchor | None, anchors: list
     uids = [a.uid for a in anchors]
     if subject is not None:
         return await client.run(tenant, q.FACTS_OF_SUBJECT, {
-            "subject": subject.uid, "uids": uids, "v": v, "cap": CAP, "limit": limit})
+            "subject": subject.uid, "uids": uids, "v": v, "per_entity": PER_ENTITY_FACTS, "limit": limit})
     if not uids:
         return []
-    return await client.run(tenant, q.FACTS_OF_ENTITIES, {"uids": uids, "v": v, "cap": CAP, "limit": limit})
+    return await client.run(tenant, q.FACTS_OF_ENTITIES, {"uids": uids, "v": v, "per_entity": PER_ENTITY_FACTS,
+                                                          "limit": limit})
 
 
 # ------------------------------------------------------------------ recall
@@ -304,7 +306,7 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
             find_entities(client, tenant, question))
         if subject is not None and subj is None:
             return RecallResult(shape=RecallShape.UNKNOWN_NAME, items=[], facts=[])
-        v = (await embedding)[0]
+        v = wire_vector((await embedding)[0])
     finally:
         if not embedding.done():
             embedding.cancel()  # the thread finishes on its own; nobody waits for it

@@ -15,13 +15,29 @@ from fastapi import FastAPI
 from relay_graph.memory import Memory
 
 from . import errors
+from . import mcp as mcp_http
 from .auth import Authenticator, TenantKeys
 from .backend import Backend
 from .bus import Bus
 from .deps import Services
 from .limits import BodyLimitMiddleware, RateLimiter
 from .readiness import ReadinessCheck, falkordb_check, full_readiness
-from .routers import asyncapi, chat, claims, episodes, facts, health, live, network, recall, tenants, tickets
+from .routers import (
+    asyncapi,
+    chat,
+    claims,
+    episodes,
+    facts,
+    health,
+    lab,
+    live,
+    network,
+    recall,
+    tenants,
+    tickets,
+    tools,
+    world,
+)
 from .settings import GatewaySettings
 
 log = logging.getLogger("relay.gateway")
@@ -40,7 +56,8 @@ closes the socket with code 4401, another tenant's key with 4403. The notificati
 described at `/asyncapi.json`."""
 
 ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.router, recall.router,
-           chat.router, tickets.router, network.router, live.router, asyncapi.router)
+           chat.router, tickets.router, network.router, world.router, lab.router, live.router, asyncapi.router,
+           tools.router)
 
 
 def create_app(
@@ -73,6 +90,7 @@ def create_app(
         readiness=list(readiness),
         bus=bus,
     )
+    mcp_endpoint = mcp_http.McpEndpoint(services)  # /mcp: its session manager runs with the lifespan
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -87,7 +105,8 @@ def create_app(
         except Exception as exc:  # noqa: BLE001 - started again on first need
             log.warning("starting without the stream tail: %s", exc)
         try:
-            yield
+            async with mcp_endpoint.running():
+                yield
         finally:
             await bus.close()
             await backend.close()
@@ -99,4 +118,5 @@ def create_app(
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     for router in ROUTERS:
         app.include_router(router)
+    mcp_http.mount(app, mcp_endpoint)
     return app

@@ -21,7 +21,9 @@ from relay_graph.models import (
     RetireInput,
     SettleResult,
 )
-from relay_graph.network_models import LineHop
+from relay_graph.lab import FaultKind, Injection, Scoreboard
+from relay_graph.network_models import NODE_ID_PATTERN, Capacity, CriticalNode, LineHop, SpanningForest
+from relay_graph.world import HomeLine, WorldSummary
 
 __all__ = [
     "ApiTime", "ClaimsView", "EpisodesBody", "EpisodesResult", "FactBody", "FactView", "FactWriteResult",
@@ -266,3 +268,47 @@ class NodeStatusResult(BaseModel):
     up: bool
     changed: bool = Field(description="false when the node already had that status (nothing announced)")
     version: int
+
+
+# ---------------------------------------------------------------- the provider's world and the fault lab
+
+__all__ += ["CapacityResult", "CriticalResult", "FaultBody", "FaultInjected", "HomeBody", "HomeLine",
+            "ScoreboardResult", "SpanningForest", "WorldBody", "WorldCustomer", "WorldSummary"]
+
+CapacityResult = Capacity
+ScoreboardResult = Scoreboard
+FaultInjected = Injection
+
+
+class CriticalResult(BaseModel):
+    nodes: list[CriticalNode]
+
+
+class FaultBody(Strict):
+    kind: FaultKind | None = Field(default=None, description="the fault to inject; none: a blind random one "
+                                   "among those the target can suffer")
+    customer: str | None = Field(default=None, min_length=1, max_length=200,
+                                 description="aim at this customer's line (refused if they already have a fault)")
+    node: str | None = Field(default=None, pattern=NODE_ID_PATTERN, description="aim at this network node")
+    seed: int | str | None = Field(default=None, description="makes a blind draw repeatable")
+
+
+class WorldCustomer(Strict):
+    customer: str = Field(min_length=1, max_length=200, examples=["asha verma"])
+    address: str = Field(min_length=1, max_length=300, description="where they live: an area and/or city",
+                         examples=["Andheri, Mumbai"])
+
+
+class WorldBody(Strict):
+    region: str = Field(default="india", description="india, europe, north-america, asia-pacific, "
+                        "middle-east-africa or latin-america", examples=["india"])
+    seed: int | str | None = Field(default=None, description="the network's seed; default the region's code")
+    max_cities: int | None = Field(default=None, ge=1, le=500, description="only the region's N largest cities")
+    customers: list[WorldCustomer] = Field(default_factory=list, max_length=2000,
+                                           description="customers to connect to a home box in their area")
+
+
+class HomeBody(Strict):
+    address: str = Field(min_length=1, max_length=300, examples=["Koramangala, Bengaluru"])
+    region: str | None = Field(default=None, description="the desk the customer talks to; default the tenant's "
+                               "only seeded region")

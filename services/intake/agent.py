@@ -30,9 +30,12 @@ from __future__ import annotations
 
 import logging
 import re
+import time
+import weakref
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from relay_graph import desk, guardrails, network, tickets
+from relay_graph import catalogue, desk, guardrails, network, tickets
 from relay_graph.agents import Deps, ReplyDraft, publish_reply, store_replies
 from relay_graph.agents.issues import OUTAGE_SYMPTOMS, ticket_status
 from relay_graph.agents.replies import after
@@ -122,7 +125,7 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
         return await _answer(deps, n, turn, customer, session, reply_id, _Words([fixed]), None, None)
 
     on_file = await deps.memory.facts(tenant, customer, reader=AGENT)
-    extraction: Extraction = await deps.extractor.extract(guard.text, ExtractionContext())
+    extraction: Extraction = await deps.extractor.extract(guard.text, await _extraction_context(deps, tenant))
     learnt, ended, current = await _file_facts(deps, tenant, customer, turn, extraction, on_file)
     known = {f.predicate: f.object for f in current if f.state is FactState.CURRENT and f.valid_to is None}
 
@@ -234,6 +237,28 @@ async def _answer(deps: Deps, n: TurnReceived, turn: EpisodeView, customer: str,
 
 
 # ---------------------------------------------------------------- steps
+
+
+CONTEXT_TTL_S = 30.0  # a region seeded meanwhile is known to the extractor this much later at most
+_CONTEXT_TENANTS = 256
+_contexts: "weakref.WeakKeyDictionary[object, OrderedDict[str, tuple[float, ExtractionContext]]]" = (
+    weakref.WeakKeyDictionary())
+
+
+async def _extraction_context(deps: Deps, tenant: str) -> ExtractionContext:
+    """The tenant catalogue's cities, plans and routers for the extractor, read at most once per
+    CONTEXT_TTL_S per tenant (empty when the tenant has no catalogue: the extractor's own lists)."""
+    cache = _contexts.setdefault(deps.client, OrderedDict())
+    now = time.monotonic()
+    hit = cache.get(tenant)
+    if hit is not None and now - hit[0] < CONTEXT_TTL_S:
+        return hit[1]
+    ctx = await catalogue.extraction_context(deps.client, tenant)
+    cache[tenant] = (now, ctx)
+    cache.move_to_end(tenant)
+    while len(cache) > _CONTEXT_TENANTS:
+        cache.popitem(last=False)
+    return ctx
 
 
 async def _file_facts(deps: Deps, tenant: str, customer: str, turn: EpisodeView, extraction: Extraction,

@@ -263,8 +263,7 @@ def test_betweenness_known_answers_and_normalisation():
          [("bb", BB), ("pop", POP), ("olt", OLT), ("spl", SPL)]],
         [{"type": t.value, "source": s, "target": d} for t, s, d in
          [(UP, "pop", "bb"), (UP, "olt", "pop"), (PON, "spl", "olt")]])
-    scores, exact = alg.betweenness(g)
-    assert exact and scores == {"bb": 0.0, "pop": 2.0, "olt": 2.0, "spl": 0.0}
+    assert alg.betweenness(g) == {"bb": 0.0, "pop": 2.0, "olt": 2.0, "spl": 0.0}
     top = alg.rank_critical(g, 2)
     assert [(c.node_id, c.score) for c in top] == [("olt", 2.0), ("pop", 2.0)]
     assert [c.normalised for c in top] == pytest.approx([2 / 3, 2 / 3])  # 2 of the 3 pairs not involving it
@@ -278,9 +277,26 @@ def test_betweenness_matches_the_definition(seed):
     u = nx.Graph()
     u.add_nodes_from(n[0] for n in nodes)
     u.add_edges_from((s, d) for _, s, d, *_ in links)
-    expected = pairwise_betweenness(u)
-    scores, _ = alg.betweenness(g)
-    assert scores == pytest.approx(expected)
+    scores = alg.betweenness(g)
+    assert scores == pytest.approx(pairwise_betweenness(u))
+    assert scores == pytest.approx(nx.betweenness_centrality(u, normalized=False))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_betweenness_with_many_leaves_matches_networkx(seed):
+    """Trees and meshes with leaves hanging everywhere, lone edges and isolated nodes: the folding of
+    leaves must not change a single score."""
+    rng = random.Random(seed)
+    u = nx.gnm_random_graph(rng.randint(2, 12), rng.randint(1, 20), seed=seed)
+    u = nx.relabel_nodes(u, {n: f"n{n}" for n in u.nodes})
+    for i in range(rng.randint(0, 25)):
+        u.add_edge(f"leaf{i}", rng.choice(sorted(u.nodes)))
+    u.add_edge("lone-a", "lone-b")
+    u.add_node("alone")
+    g = alg.NetGraph.from_rows([{"node_id": n, "kind": "Olt", "capacity_gbps": 1} for n in u.nodes],
+                               [{"type": "UPLINK", "source": a, "target": b} for a, b in u.edges])
+    assert alg.betweenness(g) == pytest.approx(nx.betweenness_centrality(u, normalized=False))
+    assert alg.betweenness(g) == pytest.approx(pairwise_betweenness(u))
 
 
 def test_paths_to_core_and_service():
@@ -477,3 +493,12 @@ async def test_upward_closure_starts_from_the_index(graph_client, tenant):
                           (q.SHORTEST_UP_PATHS, {"start": "splA1", "target": "popA"})):
         plan = await graph_client.explain(tenant, query, params)
         assert "Index Scan" in plan and "All Node Scan" not in plan, plan
+
+
+@pytest.mark.falkordb
+async def test_a_tenant_without_a_network(graph_client, tenant):
+    assert await alg.critical_nodes(graph_client, tenant) == []
+    assert (await alg.cheapest_cabling(graph_client, tenant)).model_dump() == {
+        "edges": [], "total_length_m": 0.0, "trees": 0, "nodes": 0, "engine": "falkordb algo.MSF"}
+    with pytest.raises(NotFound):
+        await alg.capacity(graph_client, tenant, "bb1")

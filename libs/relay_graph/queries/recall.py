@@ -7,8 +7,9 @@ index and `vec.cosineDistance` are cosine distances (0 = same direction; similar
 
 Candidate statements return ids and distances only; the few episodes that make the answer are read
 in full afterwards (`EPISODES_BY_ID`), so a busy entity costs distance computations, not transfer.
-`$cap` bounds how many episodes or facts one entity contributes before ranking, so an entity that
-thousands of episodes mention (a city) costs a bounded amount.
+`$cap` / `$per_entity` bound how many episodes / facts one entity contributes before ranking (its
+newest ones), so an entity that thousands of episodes or facts name (a city, a plan) costs a
+bounded amount: distances and sorting happen on at most that many rows per entity.
 """
 
 from __future__ import annotations
@@ -43,9 +44,11 @@ ENTITIES_FUZZY = Query(
 
 _EPISODE_OF_ENTITY = (
     "CALL {{ "
-    "  WITH {e} MATCH ({e})<-[:MENTIONS]-(ep:Episode) RETURN ep, 'mentions' AS via LIMIT $cap "
+    "  WITH {e} MATCH ({e})<-[:MENTIONS]-(ep:Episode) "
+    "  WITH ep ORDER BY ep.at_ms DESC LIMIT $cap RETURN ep, 'mentions' AS via "
     "  UNION "
-    "  WITH {e} MATCH ({e})-[:HAS_SESSION]->(:Session)<-[:IN]-(ep:Episode) RETURN ep, 'session' AS via LIMIT $cap "
+    "  WITH {e} MATCH ({e})-[:HAS_SESSION]->(:Session)<-[:IN]-(ep:Episode) "
+    "  WITH ep ORDER BY ep.at_ms DESC LIMIT $cap RETURN ep, 'session' AS via "
     "}} "
 )
 
@@ -123,13 +126,14 @@ _FACT_RANK = (
     "ORDER BY hits DESC, d ASC, f.recorded_at_ms DESC LIMIT $limit "
 )
 
-# Current facts ABOUT the question's entities: those naming more of them (a subject counts
-# twice) first, then nearest in meaning (through FactText), then newest.
+# Current facts ABOUT the question's entities (each entity's newest $per_entity): those naming
+# more of them (a subject counts twice) first, then nearest in meaning (FactText), then newest.
 FACTS_OF_ENTITIES = Query(
     "recall_facts_of_entities",
     "UNWIND $uids AS u "
     "MATCH (e:Entity {uid: u}) "
-    "CALL { WITH e MATCH (e)<-[:ABOUT]-(f:Fact:Current) RETURN f LIMIT $cap } "
+    "CALL { WITH e MATCH (e)<-[:ABOUT]-(f:Fact:Current) "
+    "       WITH f ORDER BY f.recorded_at_ms DESC LIMIT $per_entity RETURN f } "
     "WITH DISTINCT f "
     "WITH f, CASE WHEN f.subject_uid IN $uids THEN 2 ELSE 0 END "
     "      + CASE WHEN f.object_uid IN $uids THEN 1 ELSE 0 END AS hits "
@@ -142,7 +146,8 @@ FACTS_OF_ENTITIES = Query(
 FACTS_OF_SUBJECT = Query(
     "recall_facts_of_subject",
     "MATCH (e:Entity {uid: $subject}) "
-    "CALL { WITH e MATCH (e)<-[:ABOUT]-(f:Fact:Current) RETURN f LIMIT $cap } "
+    "CALL { WITH e MATCH (e)<-[:ABOUT]-(f:Fact:Current) "
+    "       WITH f ORDER BY f.recorded_at_ms DESC LIMIT $per_entity RETURN f } "
     "WITH f, CASE WHEN f.subject_uid IN $uids THEN 1 ELSE 0 END "
     "      + CASE WHEN f.object_uid IN $uids THEN 1 ELSE 0 END AS hits "
     + _FACT_RANK

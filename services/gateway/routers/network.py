@@ -7,13 +7,21 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
-from relay_graph import network
+from relay_graph import network, network_algorithms
 from relay_graph.network_models import NODE_ID_PATTERN
 from relay_graph.streams import NetworkChanged
 
 from ..deps import BusDep, MemoryDep, TenantDep, respond
 from ..errors import responses
-from ..schemas import AffectedResult, LineResult, NodeStatusBody, NodeStatusResult
+from ..schemas import (
+    AffectedResult,
+    CapacityResult,
+    CriticalResult,
+    LineResult,
+    NodeStatusBody,
+    NodeStatusResult,
+    SpanningForest,
+)
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["network"])
 
@@ -65,3 +73,38 @@ async def set_node_status(
         await bus.publish(NetworkChanged(tenant=tenant, id=node_id, version=change.version,
                                          change="up" if body.up else "down", actor=body.by))
     return respond(change)
+
+
+@router.get("/network/capacity", response_model=CapacityResult, responses=responses(401, 403, 404, 422, 429, 503),
+            summary="How much bandwidth can reach a node over links that are up (max flow)",
+            description="The max flow from the backbones down to `node` through nodes and links that are up, "
+            "with a decomposition of the flow into `paths` (their gbps add up to `max_flow_gbps`) and a minimum "
+            "`cut` (the links that bound it). `nominal=true`: as if every node and link were up. 404 for an "
+            "unknown node.")
+async def capacity(
+    tenant: TenantDep,
+    memory: MemoryDep,
+    node: NodeId,
+    nominal: Annotated[bool, Query(description="as if everything were up")] = False,
+) -> JSONResponse:
+    return respond(await network_algorithms.capacity(memory.client, tenant, node, nominal=nominal))
+
+
+@router.get("/network/critical", response_model=CriticalResult, responses=responses(401, 403, 422, 429, 503),
+            summary="The most critical nodes (betweenness), each with the customers behind it",
+            description="The `top` nodes most shortest paths of the network run through (exact betweenness over "
+            "the undirected network), each with its score, the customers behind it and its path to the core.")
+async def critical(
+    tenant: TenantDep,
+    memory: MemoryDep,
+    top: Annotated[int, Query(ge=1, le=1000, description="how many nodes")] = 10,
+) -> JSONResponse:
+    return respond({"nodes": await network_algorithms.critical_nodes(memory.client, tenant, top)})
+
+
+@router.get("/network/cabling", response_model=SpanningForest, responses=responses(401, 403, 422, 429, 503),
+            summary="The cheapest cabling that keeps the network connected (minimum spanning forest)",
+            description="A minimum spanning forest over every network link, weighted by cable length (FalkorDB "
+            "algo.MSF): the cable a rebuild would need at least, per connected part of the network.")
+async def cabling(tenant: TenantDep, memory: MemoryDep) -> JSONResponse:
+    return respond(await network_algorithms.cheapest_cabling(memory.client, tenant))

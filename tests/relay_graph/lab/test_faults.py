@@ -228,3 +228,16 @@ async def test_the_truth_stays_out_of_the_tenant_graph(graph_client, tenant):
     assert await graph_client.redis.exists(TRUTH_PREFIX + tenant) == 1
     assert graph_name(tenant) != TRUTH_PREFIX + tenant
     assert (await lab.scoreboard(graph_client, tenant)).faults == 2
+
+
+async def test_a_home_fault_aimed_at_a_node_strikes_a_customer_behind_it(graph_client, tenant):
+    await build(graph_client, tenant)
+    assert (await lab.scoreboard(graph_client, tenant)).faults == 0
+    injection = await lab.inject(graph_client, tenant, kind=FaultKind.ROUTER_FROZEN, node="ontB", seed=3)
+    assert injection.customer == "Bilal"
+    assert await diagnose(graph_client, tenant, "Bilal", EVENING) is FaultKind.ROUTER_FROZEN
+    blind = await lab.inject(graph_client, tenant, node="splA", seed=3)  # any kind that can strike there
+    row = (await lab.scoreboard(graph_client, tenant)).rows[-1]
+    assert row.fault_id == blind.fault_id
+    who = blind.customer or "Asha"
+    assert await diagnose(graph_client, tenant, who, EVENING) is row.kind

@@ -84,6 +84,8 @@ def in_lab(name: str) -> bool:
 
 def test_the_scan_sees_the_code():
     assert TRUTH in SOURCES and "relay_graph.network" in SOURCES and "services.resolver.agent" in SOURCES
+    # modules that reach the lab from outside it: the resolver's, the gateway's lab router, the world
+    assert {"services.resolver.diagnosing", "services.gateway.routers.lab", "relay_graph.world"} <= set(SOURCES)
     assert TRUTH in GRAPH[f"{LAB}.equipment"] or TRUTH in GRAPH[f"{LAB}.line"]  # the scan resolves imports
 
 
@@ -126,6 +128,36 @@ def test_no_code_outside_the_lab_touches_a_truth_name():
         assert "truth" not in used, name
         if name.startswith(AGENTS):  # agents measure and act; they neither grade nor inject
             assert not used & GRADER_NAMES, (name, used & GRADER_NAMES)
+
+
+# What an agent may take from the lab: its equipment and its vocabulary (the models), nothing else.
+EQUIPMENT = {"measure", "measure_all", "act", "record_diagnosis", "diagnose_from_readings"}
+
+
+def lab_names_used(path: Path) -> set[str]:
+    """Names taken from the lab: `from relay_graph.lab[...] import x` and `lab.x`."""
+    used: set[str] = set()
+    for n in ast.walk(ast.parse(path.read_text())):
+        if isinstance(n, ast.ImportFrom) and n.module and (n.module == LAB or n.module.startswith(LAB + ".")):
+            used |= {a.name for a in n.names}
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "lab":
+            used.add(n.attr)
+    return used
+
+
+def test_agents_reach_the_lab_only_through_its_equipment():
+    from relay_graph.lab import models
+
+    allowed = EQUIPMENT | set(models.__all__)
+    used_by_agents: set[str] = set()
+    for name, path in SOURCES.items():
+        if not name.startswith(AGENTS):
+            continue
+        used = lab_names_used(path)
+        assert used <= allowed, (name, used - allowed)
+        used_by_agents |= used
+    # not vacuous: the resolver measures, diagnoses, records its diagnosis and acts
+    assert EQUIPMENT - {"measure"} <= used_by_agents
 
 
 RUNTIME_CHECK = r"""

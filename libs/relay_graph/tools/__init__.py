@@ -1,0 +1,31 @@
+"""The typed tool catalogue: one definition used by the desk's agents, the gateway
+(`/v1/tenants/{t}/tools`) and MCP (`/mcp`, `relay mcp --tenant <t>`).
+
+    from relay_graph.tools import ToolContext, call_tool
+    ctx = ToolContext(memory, tenant, agent="resolver")
+    result = await call_tool(ctx, "recall_customer", {"customer": "alice rao"})
+    result.shape, result.data, result.how_i_know
+
+Every tool takes typed arguments (pydantic, extra fields refused), resolves the names in them
+against the graph before anything else runs (an unknown name answers the `unknown_name` shape and
+nothing else runs), and answers one envelope (`ToolResult`). The tenant and the calling agent come
+from the context, never from the arguments: the agent is recorded as the writer of what a tool
+writes and the reader of what it reads.
+
+Tools: remember, remember_fact, retire_fact, facts_at, history, claims, recall, ask, explain,
+recall_customer, tickets, handoff, who_handled, past_fixes, affected_by, capacity, customer_line,
+why_affected.
+"""
+
+from __future__ import annotations
+
+from . import desk_tools, memory_tools, network_tools  # noqa: F401  (each registers its tools)
+from .context import MCP_PREFIX, ToolContext, mcp_agent_name
+from .envelope import Shape, ToolResult, UnknownName, jsonable
+from .registry import TOOLS, Tool, UnknownTool, call_tool, get_tool, parse_arguments, tool_specs
+from .resolve import Resolver, UnknownNames
+
+__all__ = [
+    "MCP_PREFIX", "Resolver", "Shape", "TOOLS", "Tool", "ToolContext", "ToolResult", "UnknownName", "UnknownNames",
+    "UnknownTool", "call_tool", "get_tool", "jsonable", "mcp_agent_name", "parse_arguments", "tool_specs",
+]

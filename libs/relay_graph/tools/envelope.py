@@ -1,0 +1,71 @@
+"""What every tool answers: one envelope, whatever the tool.
+
+    {"tool": "facts_at", "shape": "answered", "data": {...}, "how_i_know": ["fact 3f..: ..."],
+     "unknown": [], "message": null}
+
+- `answered`: the graph answered; `how_i_know` lists the rows (facts, tickets, outages, paths)
+  the answer rests on.
+- `memory`: answered from memory only (recall/ask): episodes similar in meaning, with no named
+  entity connecting the question to them.
+- `not_in_graph`: every name is known, but nothing connects them or there is nothing to report.
+- `unknown_name`: a name in the arguments matched nothing in the graph; `unknown` says which.
+  Resolution is the only thing that ran: no other query, no write.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, Field
+
+OutT = TypeVar("OutT")
+
+
+class Shape(str, Enum):
+    ANSWERED = "answered"
+    MEMORY = "memory"
+    NOT_IN_GRAPH = "not_in_graph"
+    UNKNOWN_NAME = "unknown_name"
+
+
+class UnknownName(BaseModel):
+    """A name from the arguments that resolved to nothing."""
+
+    argument: str = Field(description="the argument that held it, e.g. `customer`")
+    kind: str = Field(description="what it should have named: customer, entity, node, ticket, issue, fact")
+    name: str = Field(description="the name as given")
+
+
+class ToolResult(BaseModel, Generic[OutT]):
+    tool: str
+    shape: Shape
+    data: OutT | None = Field(default=None, description="the tool's typed output; null for unknown_name")
+    how_i_know: list[str] = Field(default_factory=list, description="the graph rows the answer rests on")
+    unknown: list[UnknownName] = Field(default_factory=list, description="names that resolved to nothing")
+    message: str | None = Field(default=None, description="a short human reading of the shape")
+
+    def to_json(self) -> dict[str, Any]:
+        return jsonable(self)
+
+
+def jsonable(value: Any) -> Any:
+    """JSON-ready data with every time as ISO 8601 with a numeric offset ("+00:00", not "Z"), as the
+    HTTP API writes them."""
+    if isinstance(value, BaseModel):
+        return jsonable(value.model_dump(mode="python", by_alias=True))
+    if isinstance(value, datetime):
+        return value.isoformat() if value.tzinfo else value.isoformat() + "+00:00"
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def when(at: datetime | None) -> str:
+    """A time as the how_i_know lines write it."""
+    return "?" if at is None else jsonable(at)

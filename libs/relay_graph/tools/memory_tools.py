@@ -1,0 +1,422 @@
+"""Tools over the memory bands: episodes, facts with their two clocks, claims, recall, and what
+the graph knows about one customer."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from .. import facts, network, tickets
+from ..entities import name_key
+from ..errors import NotFound
+from ..models import (
+    ClaimsView,
+    Clock,
+    EpisodeInput,
+    FactInput,
+    FactView,
+    FactWriteResult,
+    RecallItem,
+    RecallShape,
+    RetireInput,
+    utcnow,
+)
+from ..network_models import Outage
+from ..streams import FactChanged
+from ..ticket_models import TicketSummary
+from .context import ToolContext
+from .envelope import Shape, ToolResult, when
+from .explain import FactExplanation, explain_facts
+from .registry import tool
+from .resolve import Resolver
+from .types import Args, CustomerName, Name, Predicate, Time
+
+# ---------------------------------------------------------------- how_i_know lines
+
+
+def fact_line(f: FactView) -> str:
+    state = "" if f.state.value == "current" else f", {f.state.value}"
+    return (f"fact {f.fact_id}: {f.subject} {f.predicate} = {f.object} "
+            f"(recorded {when(f.recorded_at)} by {f.asserted_by}{state})")
+
+
+def item_line(i: RecallItem) -> str:
+    return f"episode {i.episode_id} in session {i.session}: " + " > ".join(i.path)
+
+
+def ticket_line(t: TicketSummary) -> str:
+    owner = f", owner {t.owner}" if t.owner else ""
+    return f"ticket {t.id}: {t.issue}, stage {t.stage.value} (updated {when(t.updated_at)}{owner})"
+
+
+def outage_line(o: Outage) -> str:
+    return f"outage {o.outage_id} on {o.node_id} ({o.node_kind.value} {o.node_name}), opened {when(o.opened_at)}"
+
+
+_RECALL_SHAPES = {
+    RecallShape.PATH: Shape.ANSWERED,
+    RecallShape.MEMORY: Shape.MEMORY,
+    RecallShape.NOT_IN_GRAPH: Shape.NOT_IN_GRAPH,
+    RecallShape.UNKNOWN_NAME: Shape.UNKNOWN_NAME,
+}
+
+
+def _shape(found: bool) -> Shape:
+    return Shape.ANSWERED if found else Shape.NOT_IN_GRAPH
+
+
+# ---------------------------------------------------------------- remember
+
+
+class Turn(Args):
+    speaker: str = Field(min_length=1, max_length=128, description="who said it")
+    text: str = Field(min_length=1, max_length=8_000)
+    at: Time | None = Field(default=None, description="when it was said; default now")
+    id: str | None = Field(default=None, min_length=1, max_length=128,
+                           description="your id for the turn; replaying the same id writes nothing new")
+
+
+class RememberInput(Args):
+    session: str = Field(min_length=1, max_length=128, description="the conversation these turns belong to")
+    turns: list[Turn] = Field(min_length=1, max_length=100)
+    customer: CustomerName | None = Field(default=None, description="the customer the conversation is with, if "
+                                                                    "any (a known one is matched, misspellings too)")
+    mentions: list[Name] = Field(default_factory=list, max_length=50,
+                                 description="names the turns are about, beyond those the text names")
+    kind: Literal["Message", "InternalNote", "CustomerMessage", "AgentReply", "ToolResult"] = "Message"
+
+
+class RememberOutput(BaseModel):
+    session: str
+    customer: str | None
+    episode_ids: list[str]
+
+
+@tool("remember", """Store turns of a conversation (any conversation) as episodes, embedded for recall.
+      Written down by you (the calling agent).""", input=RememberInput, output=RememberOutput, writes=True)
+async def remember(ctx: ToolContext, args: RememberInput) -> ToolResult:
+    customer = args.customer
+    if customer is not None:  # a write: an unknown customer is a new one, a misspelt one is who we know
+        ref = await Resolver(ctx).customer(customer)
+        customer = ref.name if ref is not None else customer
+    now = utcnow()
+    items = [EpisodeInput(session=args.session, speaker=t.speaker, text=t.text, at=t.at or now, id=t.id,
+                          kind=args.kind, agent=ctx.agent, customer=customer, mentions=list(args.mentions))
+             for t in args.turns]
+    ids = await ctx.memory.write_episodes(ctx.tenant, items)
+    return ToolResult(tool="remember", shape=Shape.ANSWERED,
+                      data=RememberOutput(session=args.session, customer=customer, episode_ids=ids),
+                      how_i_know=[f"episode {i} in session {args.session} written by {ctx.agent}" for i in ids])
+
+
+# ---------------------------------------------------------------- facts
+
+
+class RememberFactInput(Args):
+    subject: CustomerName
+    predicate: Predicate
+    object: Name = Field(description="the value, e.g. 'pune' for lives_in")
+    valid_from: Time | None = Field(default=None, description="when it became true in the world; default now")
+    source: str | None = Field(default=None, min_length=1, max_length=200,
+                               description="the episode id it was learnt from (linked as DERIVED)")
+
+
+class RememberFactOutput(FactWriteResult):
+    subject: str
+    predicate: str
+    object: str
+    asserted_by: str
+
+
+@tool("remember_fact", """Assert subject · predicate · object as the calling agent. A repeat corroborates,
+      a new value supersedes the old one, and on a contested predicate another agent's different value
+      opens a conflict instead (see claims).""", input=RememberFactInput, output=RememberFactOutput, writes=True)
+async def remember_fact(ctx: ToolContext, args: RememberFactInput) -> ToolResult:
+    # write_fact resolves both names itself (a misspelt known customer is who we know; else new)
+    result = await facts.write_fact(ctx.client, ctx.tenant, FactInput(
+        subject=args.subject, predicate=args.predicate, object=args.object, agent=ctx.agent,
+        valid_from=args.valid_from, source=args.source))
+    await ctx.notify(FactChanged(tenant=ctx.tenant, id=result.fact_id, version=0, change=result.outcome.value,
+                                 actor=ctx.agent))
+    out = RememberFactOutput(**result.model_dump(), subject=args.subject, predicate=args.predicate,
+                             object=args.object, asserted_by=ctx.agent)
+    how = [f"fact {result.fact_id}: {args.subject} {args.predicate} = {args.object} "
+           f"({result.outcome.value}, asserted by {ctx.agent})"]
+    how += [f"fact {result.fact_id} SUPERSEDES fact {old}" for old in result.superseded]
+    if result.conflict_id:
+        how.append(f"conflict {result.conflict_id} is open on {args.subject} {args.predicate}")
+    return ToolResult(tool="remember_fact", shape=Shape.ANSWERED, data=out, how_i_know=how)
+
+
+class RetireFactInput(Args):
+    subject: CustomerName
+    predicate: Predicate
+    object: Name | None = Field(default=None, description="for a multi-valued predicate: which value ended")
+    valid_to: Time | None = Field(default=None, description="when it stopped being true; default now")
+    source: str | None = Field(default=None, min_length=1, max_length=200,
+                               description="the episode id that said it ended")
+
+
+class RetireFactOutput(BaseModel):
+    subject: str
+    predicate: str
+    retired: list[str]
+
+
+@tool("retire_fact", """End what is current for a subject's predicate (one value of a multi-valued one,
+      with object), on both clocks. Nothing is deleted: it stays in history.""",
+      input=RetireFactInput, output=RetireFactOutput, writes=True)
+async def retire_fact(ctx: ToolContext, args: RetireFactInput) -> ToolResult:
+    res = Resolver(ctx)
+    subject = await res.customer(args.subject, "subject")
+    res.done()
+    assert subject is not None
+    retired = await facts.retire_fact(ctx.client, ctx.tenant, RetireInput(
+        subject=subject.name, predicate=args.predicate, object=args.object, agent=ctx.agent,
+        valid_to=args.valid_to, source=args.source))
+    for fact_id in retired:
+        await ctx.notify(FactChanged(tenant=ctx.tenant, id=fact_id, version=0, change="retired", actor=ctx.agent))
+    return ToolResult(tool="retire_fact", shape=_shape(bool(retired)),
+                      data=RetireFactOutput(subject=subject.name, predicate=args.predicate, retired=retired),
+                      how_i_know=[f"fact {i} retired by {ctx.agent}" for i in retired],
+                      message=None if retired else "nothing current to retire")
+
+
+class FactsAtInput(Args):
+    subject: CustomerName
+    predicate: Predicate | None = Field(default=None, description="one predicate; default all of them")
+    as_of: Time | None = Field(default=None, description="a moment; default: what is current now")
+    clock: Clock = Field(default=Clock.WORLD, description="world: what was true in the world at as_of; "
+                                                          "belief: what we had on file at as_of")
+
+
+class FactsOutput(BaseModel):
+    subject: str
+    as_of: datetime | None = None
+    clock: Clock = Clock.WORLD
+    facts: list[FactView]
+
+
+@tool("facts_at", """A subject's facts: what is current now, or with as_of what was true in the world
+      (clock=world) or what we had on file (clock=belief) at that time.""", input=FactsAtInput, output=FactsOutput)
+async def facts_at(ctx: ToolContext, args: FactsAtInput) -> ToolResult:
+    res = Resolver(ctx)
+    subject = await res.customer(args.subject, "subject")
+    res.done()
+    assert subject is not None
+    found = await facts.read_facts(ctx.client, ctx.tenant, subject.name, args.predicate, as_of=args.as_of,
+                                   clock=args.clock, reader=ctx.agent)
+    return ToolResult(tool="facts_at", shape=_shape(bool(found)),
+                      data=FactsOutput(subject=subject.name, as_of=args.as_of, clock=args.clock, facts=found),
+                      how_i_know=[fact_line(f) for f in found])
+
+
+class HistoryInput(Args):
+    subject: CustomerName
+    predicate: Predicate | None = None
+
+
+@tool("history", """Every version of a subject's facts in world order: current, superseded and retired,
+      late-arriving corrections included.""", input=HistoryInput, output=FactsOutput)
+async def history(ctx: ToolContext, args: HistoryInput) -> ToolResult:
+    res = Resolver(ctx)
+    subject = await res.customer(args.subject, "subject")
+    res.done()
+    assert subject is not None
+    found = await facts.history(ctx.client, ctx.tenant, subject.name, args.predicate)
+    return ToolResult(tool="history", shape=_shape(bool(found)),
+                      data=FactsOutput(subject=subject.name, facts=found), how_i_know=[fact_line(f) for f in found])
+
+
+class ClaimsInput(Args):
+    subject: CustomerName
+    predicate: Predicate
+
+
+class ClaimsOutput(ClaimsView):
+    subject: str
+    predicate: str
+
+
+@tool("claims", """Every agent's claim for one value (a subject's predicate), best first: the writing
+      agent's trust for that predicate, then the newest. conflict_id is the open conflict, if any.""",
+      input=ClaimsInput, output=ClaimsOutput)
+async def claims(ctx: ToolContext, args: ClaimsInput) -> ToolResult:
+    res = Resolver(ctx)
+    subject = await res.customer(args.subject, "subject")
+    res.done()
+    assert subject is not None
+    view = await facts.claims(ctx.client, ctx.tenant, subject.name, args.predicate, reader=ctx.agent)
+    how = [f"fact {c.fact_id}: {subject.name} {args.predicate} = {c.object} (claimed by {c.asserted_by}, "
+           f"trust {c.trust:.2f}, recorded {when(c.recorded_at)})" for c in view.claims]
+    if view.conflict_id:
+        how.append(f"conflict {view.conflict_id} is open")
+    return ToolResult(tool="claims", shape=_shape(bool(view.claims)),
+                      data=ClaimsOutput(**view.model_dump(), subject=subject.name, predicate=args.predicate),
+                      how_i_know=how)
+
+
+# ---------------------------------------------------------------- recall and ask
+
+
+class RecallInput(Args):
+    q: str = Field(min_length=1, max_length=2_000, description="the question or topic")
+    k: int = Field(default=10, ge=1, le=100, description="how many episodes")
+    subject: Name | None = Field(default=None, description="only what is about this customer or entity")
+    session: str | None = Field(default=None, min_length=1, max_length=128, description="only this conversation")
+
+
+class RecallOutput(BaseModel):
+    recall_shape: RecallShape = Field(description="path | memory | not_in_graph | unknown_name")
+    subject: str | None = None
+    items: list[RecallItem]
+    facts: list[FactView]
+
+
+@tool("recall", """The episodes that matter to a question, each with the path that found it (named
+      entities, sessions, meaning), and the current facts linked to them.""", input=RecallInput, output=RecallOutput)
+async def recall(ctx: ToolContext, args: RecallInput) -> ToolResult:
+    subject = None
+    if args.subject is not None:
+        res = Resolver(ctx)
+        ref = await res.entity(args.subject, "subject")
+        res.done()
+        assert ref is not None
+        subject = ref.name
+    result = await ctx.memory.recall(ctx.tenant, args.q, k=args.k, subject=subject, session=args.session,
+                                     reader=ctx.agent)
+    return ToolResult(tool="recall", shape=_RECALL_SHAPES[result.shape],
+                      data=RecallOutput(recall_shape=result.shape, subject=subject, items=result.items,
+                                        facts=result.facts),
+                      how_i_know=[fact_line(f) for f in result.facts] + [item_line(i) for i in result.items])
+
+
+class AskInput(Args):
+    question: str = Field(min_length=1, max_length=2_000)
+    customer: CustomerName | None = Field(default=None, description="ask about this customer only")
+    k: int = Field(default=5, ge=1, le=50)
+
+
+class AskOutput(BaseModel):
+    question: str
+    customer: str | None
+    answer: str | None = Field(description="the best-supported answer, from a fact if one fits, else an episode")
+    answered_from: Literal["fact", "episode"] | None
+    facts: list[FactView]
+    episodes: list[RecallItem]
+
+
+def _fact_sentence(f: FactView) -> str:
+    since = f" since {when(f.valid_from)}" if f.valid_from else ""
+    return f"{f.subject} {f.predicate.replace('_', ' ')} {f.object}{since} (on file from {f.asserted_by})"
+
+
+@tool("ask", """Answer a question from memory: recall (with the customer as subject, if given) and the
+      facts it connects, with the best-supported answer and where it came from.""",
+      input=AskInput, output=AskOutput)
+async def ask(ctx: ToolContext, args: AskInput) -> ToolResult:
+    customer = None
+    if args.customer is not None:
+        res = Resolver(ctx)
+        ref = await res.customer(args.customer)
+        res.done()
+        assert ref is not None
+        customer = ref.name
+    result = await ctx.memory.recall(ctx.tenant, args.question, k=args.k, subject=customer, reader=ctx.agent)
+    shape = _RECALL_SHAPES[result.shape]
+    answer, source = None, None
+    if result.facts:
+        answer, source = _fact_sentence(result.facts[0]), "fact"
+    elif result.items:
+        top = result.items[0]
+        answer, source = f"{top.speaker} said: {top.text}", "episode"
+    how = [fact_line(f) for f in result.facts] + [item_line(i) for i in result.items]
+    message = None if answer else "nothing in memory answers this"
+    return ToolResult(tool="ask", shape=shape if answer else Shape.NOT_IN_GRAPH,
+                      data=AskOutput(question=args.question, customer=customer, answer=answer, answered_from=source,
+                                     facts=result.facts, episodes=result.items),
+                      how_i_know=how, message=message)
+
+
+# ---------------------------------------------------------------- explain
+
+
+class ExplainInput(Args):
+    fact_id: str | None = Field(default=None, min_length=1, max_length=64, description="the fact to explain")
+    subject: CustomerName | None = Field(default=None, description="or: the subject whose value to explain")
+    predicate: Predicate | None = None
+    object: Name | None = Field(default=None, description="with subject: only this value")
+
+    @model_validator(mode="after")
+    def _one_way(self) -> "ExplainInput":
+        if self.fact_id is None and (self.subject is None or self.predicate is None):
+            raise ValueError("give fact_id, or subject and predicate")
+        if self.fact_id is not None and (self.subject is not None or self.predicate is not None):
+            raise ValueError("give fact_id or subject and predicate, not both")
+        return self
+
+
+class ExplainOutput(BaseModel):
+    explanations: list[FactExplanation]
+
+
+@tool("explain", """How we know a fact: who wrote it, the episode(s) it was DERIVED from, what it
+      superseded and what superseded it, the conflict it stands in, who consulted it. By fact_id, or the
+      current value and open claims of a subject's predicate.""", input=ExplainInput, output=ExplainOutput)
+async def explain(ctx: ToolContext, args: ExplainInput) -> ToolResult:
+    if args.fact_id is not None:
+        ids = [args.fact_id]
+    else:
+        res = Resolver(ctx)
+        subject = await res.customer(args.subject or "", "subject")
+        res.done()
+        assert subject is not None and args.predicate is not None
+        view = await facts.claims(ctx.client, ctx.tenant, subject.name, args.predicate)
+        wanted = name_key(args.object) if args.object is not None else None
+        ids = [c.fact_id for c in view.claims if wanted is None or name_key(c.object) == wanted]
+        if not ids:
+            return ToolResult(tool="explain", shape=Shape.NOT_IN_GRAPH, data=ExplainOutput(explanations=[]),
+                              message=f"nothing current on file for {subject.name} {args.predicate}")
+    explanations, how = await explain_facts(ctx, ids, fact_argument="fact_id" if args.fact_id else None)
+    return ToolResult(tool="explain", shape=Shape.ANSWERED, data=ExplainOutput(explanations=explanations),
+                      how_i_know=how)
+
+
+# ---------------------------------------------------------------- one customer
+
+
+class RecallCustomerInput(Args):
+    customer: CustomerName
+
+
+class RecallCustomerOutput(BaseModel):
+    customer: str
+    facts: list[FactView]
+    open_tickets: list[TicketSummary]
+    open_outages: list[Outage]
+    open_conflicts: list[str] = Field(description="conflicts still open on this customer's facts")
+
+
+@tool("recall_customer", """Everything current about one customer: their facts, their open tickets and the
+      open outages that reach them.""", input=RecallCustomerInput, output=RecallCustomerOutput)
+async def recall_customer(ctx: ToolContext, args: RecallCustomerInput) -> ToolResult:
+    res = Resolver(ctx)
+    ref = await res.customer(args.customer)
+    res.done()
+    assert ref is not None
+    name = ref.name
+    current = await facts.read_facts(ctx.client, ctx.tenant, name, reader=ctx.agent)
+    open_tickets = await tickets.open_tickets_for(ctx.client, ctx.tenant, name)
+    try:
+        outages = await network.open_outages_for_customer(ctx.client, ctx.tenant, name)
+    except NotFound:  # known to the graph, but not as a connected customer
+        outages = []
+    conflicts = sorted({f.conflict_id for f in current if f.conflict_id})
+    how = ([fact_line(f) for f in current] + [ticket_line(t) for t in open_tickets]
+           + [outage_line(o) for o in outages] + [f"conflict {c} is open" for c in conflicts])
+    return ToolResult(tool="recall_customer", shape=_shape(bool(how)),
+                      data=RecallCustomerOutput(customer=name, facts=current, open_tickets=open_tickets,
+                                                open_outages=outages, open_conflicts=conflicts),
+                      how_i_know=how)

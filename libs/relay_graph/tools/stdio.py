@@ -1,0 +1,52 @@
+"""`relay mcp --tenant <t>`: the tool catalogue over stdio, for a local MCP client.
+
+The process is trusted local (whoever can start it can reach FalkorDB anyway): the tenant is the
+one on the command line, checked with validate_tenant, and FalkorDB is where the RELAY_* settings
+say. The calling agent is `mcp:<client name>` from the client's initialize, or `mcp:<--agent>`.
+Writes are announced on the streams, so the desk's agents see them as they see their own."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from mcp.server.context import ServerRequestContext
+from mcp.server.stdio import stdio_server
+
+from ..config import GraphSettings
+from ..db import GraphClient
+from ..memory import Memory
+from ..streams import Publisher, connect
+from ..tenancy import validate_tenant
+from .context import ToolContext, mcp_agent_name
+from .mcp_server import build_server, client_name
+
+log = logging.getLogger("relay.mcp")
+
+
+async def serve_stdio(tenant: str, *, agent: str | None = None, settings: GraphSettings | None = None) -> None:
+    tenant = validate_tenant(tenant)
+    settings = settings or GraphSettings()
+    # Building the client asks the server a question; keep the loop free meanwhile.
+    client = await asyncio.to_thread(GraphClient, settings)
+    memory = Memory(client)
+    redis = connect(settings)
+    publisher = Publisher(redis)
+
+    async def context_for(ctx: ServerRequestContext[Any, Any]) -> ToolContext:
+        return ToolContext(memory, tenant, mcp_agent_name(client_name(ctx), agent), announce=publisher.publish)
+
+    server = build_server(context_for)
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        await redis.aclose()
+        await client.close()
+
+
+def run(tenant: str, *, agent: str | None = None) -> None:
+    """Blocking entry point: serve until the client closes stdin."""
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    asyncio.run(serve_stdio(tenant, agent=agent))

@@ -1,0 +1,135 @@
+"""The tool catalogue as an MCP server over streamable HTTP, at `/mcp` (and at
+`/v1/tenants/{t}/mcp`, which also checks the key belongs to `t`).
+
+Every HTTP request is authenticated before the MCP layer sees a byte: no key or a wrong one gets
+401 (`WWW-Authenticate: Bearer`), the admin key or another tenant's key on the tenant path 403,
+all as `{"error": {"code", "message"}}`. The tenant is the one the key authenticates, never
+anything in the MCP traffic. The MCP session is bound to the key that opened it (the session
+manager refuses a session id presented with another key), and each tool call reads the tenant from
+its own request's key.
+
+The calling agent is `mcp:<clientInfo.name>` from the client's initialize, or `mcp:<X-Relay-Agent>`
+when that header is sent: facts it writes have that agent as asserted_by, so the desk sees the
+outside agent as an agent of its own. Its writes are announced on the streams like the API's.
+
+The session manager needs a task group for the lifetime of the app: `running()` is entered by the
+gateway's lifespan. Until then (an app called without its lifespan) /mcp answers 503."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, AsyncIterator
+
+import redis.exceptions
+from fastapi import FastAPI
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from mcp.server.auth.provider import AccessToken
+from mcp.server.context import ServerRequestContext
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.authentication import AuthCredentials
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from relay_graph.errors import RelayError, Unavailable
+from relay_graph.tools import ToolContext, mcp_agent_name
+from relay_graph.tools.mcp_server import build_server, client_name
+
+from .deps import Services
+from .errors import Forbidden, NotReady, RateLimited, Unauthorized
+
+PATHS = ("/mcp", "/v1/tenants/{t}/mcp")
+SCOPE_KEY = "relay.mcp_caller"
+AGENT_HEADER = "x-relay-agent"
+
+
+@dataclass(frozen=True)
+class McpCaller:
+    tenant: str
+    key_id: str
+    agent_hint: str | None
+
+
+def _bearer(request: Request) -> str | None:
+    value = request.headers.get("authorization")
+    if not value:
+        return None
+    scheme, _, token = value.partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else None
+
+
+class McpEndpoint:
+    """An ASGI app: authentication in front of the MCP session manager."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self.server = build_server(self._context_for)
+        self.manager = StreamableHTTPSessionManager(app=self.server)
+        self._running = False
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        async with self.manager.run():
+            self._running = True
+            try:
+                yield
+            finally:
+                self._running = False
+
+    async def _authenticate(self, request: Request) -> McpCaller:
+        caller = await self.services.auth.identify(_bearer(request))
+        if caller.admin:
+            raise Forbidden("the admin key only creates tenants; use the tenant's own key")
+        path_tenant = request.path_params.get("t")
+        if path_tenant is not None and caller.tenant != path_tenant:
+            raise Forbidden("this key belongs to another tenant")
+        self.services.limiter.hit(caller.key_id)
+        return McpCaller(tenant=caller.tenant or "", key_id=caller.key_id,
+                         agent_hint=request.headers.get(AGENT_HEADER))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        try:
+            if not self._running:
+                raise NotReady("the MCP endpoint is starting; retry shortly")
+            caller = await self._authenticate(request)
+        except RelayError as exc:
+            await self._refuse(exc)(scope, receive, send)
+            return
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+            await self._refuse(Unavailable("the graph store is not answering; retry shortly"))(scope, receive, send)
+            return
+        # The session manager binds a session to the principal that opened it: one key, one principal.
+        token = AccessToken(token=caller.key_id, client_id=f"tenant:{caller.tenant}", scopes=[],
+                            subject=caller.key_id)
+        scope = {**scope, "user": AuthenticatedUser(token), "auth": AuthCredentials([]), SCOPE_KEY: caller}
+        await self.manager.handle_request(scope, receive, send)
+
+    @staticmethod
+    def _refuse(exc: RelayError) -> JSONResponse:
+        headers: dict[str, str] = {}
+        if isinstance(exc, Unauthorized):
+            headers["WWW-Authenticate"] = "Bearer"
+        if isinstance(exc, RateLimited):
+            headers["Retry-After"] = str(exc.retry_after)
+        return JSONResponse({"error": {"code": exc.code, "message": exc.message}}, status_code=exc.status,
+                            headers=headers or None)
+
+    async def _context_for(self, ctx: ServerRequestContext[Any, Any]) -> ToolContext:
+        request = ctx.request
+        caller = request.scope.get(SCOPE_KEY) if isinstance(request, Request) else None
+        if not isinstance(caller, McpCaller):  # every request passed __call__; this is a guard, not a path
+            raise Unauthorized("send your key as `Authorization: Bearer <key>`")
+        memory = await self.services.backend.memory()
+        bus = self.services.bus
+        return ToolContext(memory, caller.tenant, mcp_agent_name(client_name(ctx), caller.agent_hint),
+                           announce=bus.publish if bus is not None else None)
+
+
+def mount(app: FastAPI, endpoint: McpEndpoint) -> None:
+    """Serve the endpoint at PATHS (every method: POST messages, GET the event stream, DELETE the session)."""
+    for path in PATHS:
+        app.router.routes.append(Route(path, endpoint=endpoint))
+    app.state.mcp = endpoint

@@ -1,0 +1,49 @@
+"""The provider's world in a tenant: seeding a region (catalogue and access network) and connecting
+customers' homes to it. Tenant creation stays fast; a tenant's world is seeded on its first
+`POST /world` (and again harmlessly: the same region and seed build the same network)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+from fastapi.responses import JSONResponse
+
+from relay_graph import world
+
+from ..deps import MemoryDep, TenantDep, respond
+from ..errors import responses
+from ..schemas import HomeBody, HomeLine, WorldBody, WorldSummary
+
+router = APIRouter(prefix="/v1/tenants/{t}", tags=["world"])
+
+
+@router.post("/world", response_model=WorldSummary, responses=responses(401, 403, 404, 413, 422, 429, 503),
+             summary="Seed a region's catalogue and access network, and connect customers",
+             description="Seeds the region's catalogue (countries, served cities and areas, plans priced per "
+             "country, FAQs, playbooks) and generates its access network over every served city and area "
+             "(core -> city hub -> exchange -> street cabinet), idempotently: calling it again writes nothing "
+             "new (`nodes_created` 0). Each of `customers` is connected to a new home box on a street cabinet "
+             "of the area their address names (the city's central exchange when it names only the city). "
+             "This writes network state only; what customers say about themselves is the desk agents' to "
+             "file. Every address is placed before anything is written: 422 `unknown_region`, "
+             "`ambiguous_address`, `no_line_there` or `unknown_place` and nothing changes.")
+async def seed_world(body: WorldBody, tenant: TenantDep, memory: MemoryDep) -> JSONResponse:
+    summary = await world.seed_world(memory.client, tenant, body.region, seed=body.seed, max_cities=body.max_cities,
+                                     customers=[(c.customer, c.address) for c in body.customers])
+    return respond(summary)
+
+
+@router.post("/customers/{c}/line", response_model=HomeLine, responses=responses(401, 403, 404, 413, 422, 429, 503),
+             summary="Connect a customer's home to the network, from their address",
+             description="Places the address (own list of served areas, then the offline gazetteer) and installs "
+             "a home box on a cabinet of that area's exchange (moving the customer if they had a line "
+             "elsewhere). The same customer and address again changes nothing. 422 `ambiguous_address`, "
+             "`no_line_there`, `unknown_place`; 404 `no_network_there` when the region's world is not seeded.")
+async def connect_home(
+    body: HomeBody,
+    tenant: TenantDep,
+    memory: MemoryDep,
+    customer: Annotated[str, Path(alias="c", min_length=1, max_length=200, examples=["ravi nair"])],
+) -> JSONResponse:
+    return respond(await world.connect_home(memory.client, tenant, customer, body.address, region=body.region))

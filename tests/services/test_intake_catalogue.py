@@ -1,0 +1,36 @@
+"""Intake reads the names its extractor matches from the tenant's catalogue
+(catalogue.extraction_context, cached per tenant for a short time): a city the catalogue serves is
+recognised with the catalogue's spelling, one the built-in lists do not know at all included."""
+
+from __future__ import annotations
+
+import pytest
+
+from relay_graph.catalogue import ensure_catalogue
+from relay_graph.streams import Publisher
+from services.intake import agent as intake_agent
+from services.intake.handlers import handle_turn_received
+
+from .conftest import Gateway
+
+pytestmark = pytest.mark.falkordb
+
+
+@pytest.fixture
+async def intake(agent_deps):
+    return await agent_deps("intake")
+
+
+async def test_the_catalogues_cities_reach_the_extractor(intake, memory, stream_redis, graph_client, tenant):
+    gateway = Gateway(memory, Publisher(stream_redis), tenant)
+    await handle_turn_received(intake, await gateway.write_turn("Ola Nowak", "Hi, I live in Łódź now."))
+    assert not [f for f in await memory.facts(tenant, "Ola Nowak") if f.predicate == "lives_in"]
+
+    await ensure_catalogue(graph_client, tenant, "europe")
+    intake_agent._contexts.clear()  # the cache would know the new region within CONTEXT_TTL_S anyway
+    await handle_turn_received(intake, await gateway.write_turn("Ola Nowak", "Hi, I live in Łódź now."))
+    lives = [f.object for f in await memory.facts(tenant, "Ola Nowak") if f.predicate == "lives_in"]
+    assert lives == ["Łódź"]
+    await handle_turn_received(intake, await gateway.write_turn("Jan Kowalski", "We moved to Kraków last week"))
+    lives = [f.object for f in await memory.facts(tenant, "Jan Kowalski") if f.predicate == "lives_in"]
+    assert lives == ["Kraków"]  # the catalogue's spelling, not the built-in list's "Krakow"

@@ -53,7 +53,9 @@ SERVICES: tuple[ServiceSpec, ...] = (
     ServiceSpec("resolver", "services.resolver"),
     ServiceSpec("netops", "services.netops"),
     ServiceSpec("gateway", "services.gateway", scalable=False, serves_http=True, needs_admin_key=True),
-    ServiceSpec("simulator", "services.simulator", needs_admin_key=True, uses_gateway=True, compose_profile="sim"),
+    # Off by default, as under compose (profile "sim"): `relay up --scale simulator=1` plays customers.
+    ServiceSpec("simulator", "services.simulator", replicas=0, needs_admin_key=True, uses_gateway=True,
+                compose_profile="sim"),
 )
 
 # Environment names `relay up` owns: it sets them per service (or removes them where a service

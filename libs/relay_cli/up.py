@@ -99,8 +99,11 @@ def run_demo(base_url: str, admin_key: str, console: Console, module: str = DEMO
         try:
             result = demo.run(base_url=base_url, admin_key=admin_key)
             if inspect.iscoroutine(result):
-                asyncio.run(result)
-            console.print("[green]demo finished[/]")
+                result = asyncio.run(result)
+            if isinstance(result, int) and result != 0:
+                console.print(f"[red]demo story failed[/] (exit {result}); Relay keeps running")
+            else:
+                console.print("[green]demo finished[/]")
         except Exception as exc:  # noqa: BLE001 - the demo is a guest; Relay keeps running
             console.print(f"[red]demo failed:[/] {escape(f'{type(exc).__name__}: {exc}')}")
 

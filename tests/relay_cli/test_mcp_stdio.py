@@ -31,7 +31,7 @@ def server(falkordb_server, *args: str) -> StdioServerParameters:
             "RELAY_FALKORDB_HOST": falkordb_server.host,
             "RELAY_FALKORDB_PORT": str(falkordb_server.port),
             "RELAY_MODEL_DIR": os.environ.get("RELAY_MODEL_DIR", str(REPO / ".relay" / "model")),
-            "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+            **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),
         },
     )
 

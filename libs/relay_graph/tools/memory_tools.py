@@ -134,19 +134,22 @@ class RememberFactOutput(FactWriteResult):
       a new value supersedes the old one, and on a contested predicate another agent's different value
       opens a conflict instead (see claims).""", input=RememberFactInput, output=RememberFactOutput, writes=True)
 async def remember_fact(ctx: ToolContext, args: RememberFactInput) -> ToolResult:
-    # write_fact resolves both names itself (a misspelt known customer is who we know; else new)
+    # A write: a misspelt known customer is who we know, an unknown one is new (write_fact resolves
+    # the same way; looking the subject up first only lets the answer name who it was written for).
+    ref = await Resolver(ctx).customer(args.subject, "subject")
+    subject = ref.name if ref is not None else args.subject
     result = await facts.write_fact(ctx.client, ctx.tenant, FactInput(
-        subject=args.subject, predicate=args.predicate, object=args.object, agent=ctx.agent,
+        subject=subject, predicate=args.predicate, object=args.object, agent=ctx.agent,
         valid_from=args.valid_from, source=args.source))
     await ctx.notify(FactChanged(tenant=ctx.tenant, id=result.fact_id, version=0, change=result.outcome.value,
                                  actor=ctx.agent))
-    out = RememberFactOutput(**result.model_dump(), subject=args.subject, predicate=args.predicate,
+    out = RememberFactOutput(**result.model_dump(), subject=subject, predicate=args.predicate,
                              object=args.object, asserted_by=ctx.agent)
-    how = [f"fact {result.fact_id}: {args.subject} {args.predicate} = {args.object} "
+    how = [f"fact {result.fact_id}: {subject} {args.predicate} = {args.object} "
            f"({result.outcome.value}, asserted by {ctx.agent})"]
     how += [f"fact {result.fact_id} SUPERSEDES fact {old}" for old in result.superseded]
     if result.conflict_id:
-        how.append(f"conflict {result.conflict_id} is open on {args.subject} {args.predicate}")
+        how.append(f"conflict {result.conflict_id} is open on {subject} {args.predicate}")
     return ToolResult(tool="remember_fact", shape=Shape.ANSWERED, data=out, how_i_know=how)
 
 

@@ -41,6 +41,10 @@ async def test_remember_fact_writes_as_the_calling_agent_and_announces_it(ctx, a
     assert r.how_i_know == [f"fact {f.fact_id}: alice rao lives_in = pune (recorded "
                             f"{f.recorded_at.isoformat()} by mcp:tester)"]
 
+    # a misspelt known customer is who we know: the same fact, corroborated, named as on file
+    again = await fact(ctx, "alcie rao", "lives_in", "Pune", valid_from=iso(T0))
+    assert (again.fact_id, again.outcome.value, again.subject) == (data.fact_id, "corroborated", "alice rao")
+
 
 async def test_facts_at_reads_either_clock_and_history_keeps_every_version(ctx):
     first = await fact(ctx, "bina shah", "lives_in", "pune", valid_from=iso(T0))

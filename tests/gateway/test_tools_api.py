@@ -1,0 +1,70 @@
+"""The tool catalogue over plain HTTP: GET /v1/tenants/{t}/tools lists it with its JSON schemas,
+POST /v1/tenants/{t}/tools/{name} calls one with its arguments as the body."""
+
+from __future__ import annotations
+
+import pytest
+
+from relay_graph.tools import TOOLS
+
+from .helpers import ADMIN, assert_error, create_tenant
+
+pytestmark = pytest.mark.falkordb
+
+
+async def test_list_tools_gives_every_tool_with_its_schemas(client, tenant, auth):
+    r = await client.get(f"/v1/tenants/{tenant}/tools", headers=auth)
+    assert r.status_code == 200, r.text
+    listed = {t["name"]: t for t in r.json()["tools"]}
+    assert set(listed) == set(TOOLS)
+    assert listed["facts_at"]["input_schema"] == TOOLS["facts_at"].input_schema()
+    assert listed["remember_fact"]["writes"] is True and listed["facts_at"]["writes"] is False
+
+
+async def test_call_a_tool_as_a_named_agent_and_read_it_back(client, tenant, auth):
+    r = await client.post(f"/v1/tenants/{tenant}/tools/remember_fact", params={"agent": "crm-sync"}, headers=auth,
+                          json={"subject": "pia", "predicate": "lives_in", "object": "pune",
+                                "valid_from": "2026-01-05T10:00:00+05:30"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["tool"] == "remember_fact" and body["shape"] == "answered"
+    assert body["data"]["asserted_by"] == "crm-sync" and body["data"]["outcome"] == "created"
+
+    r = await client.post(f"/v1/tenants/{tenant}/tools/facts_at", headers=auth, json={"subject": "PIA"})
+    [f] = r.json()["data"]["facts"]
+    assert (f["object"], f["asserted_by"], f["valid_from"]) == ("pune", "crm-sync", "2026-01-05T04:30:00+00:00")
+    assert r.json()["how_i_know"][0].startswith(f"fact {f['fact_id']}: pia lives_in = pune")
+
+    r = await client.post(f"/v1/tenants/{tenant}/tools/recall_customer", headers=auth, json={"customer": "nobody"})
+    assert r.status_code == 200
+    assert (r.json()["shape"], r.json()["data"], r.json()["unknown"]) == (
+        "unknown_name", None, [{"argument": "customer", "kind": "customer", "name": "nobody"}])
+
+
+async def test_unknown_tools_and_bad_arguments_are_refused_with_the_error_shape(client, tenant, auth):
+    assert_error(await client.post(f"/v1/tenants/{tenant}/tools/drop_all", headers=auth, json={}), 404,
+                 "unknown_tool")
+    r = await client.post(f"/v1/tenants/{tenant}/tools/facts_at", headers=auth,
+                          json={"subject": "pia", "predicate": "lives_at"})
+    body = assert_error(r, 422, "invalid_arguments")
+    assert "unknown predicate 'lives_at'" in body["error"]["message"]
+    # the writer is the caller, never an argument
+    r = await client.post(f"/v1/tenants/{tenant}/tools/remember_fact", headers=auth,
+                          json={"subject": "pia", "predicate": "lives_in", "object": "goa", "agent": "intake"})
+    assert "agent: Extra inputs are not permitted" in assert_error(r, 422, "invalid_arguments")["error"]["message"]
+    assert_error(await client.post(f"/v1/tenants/{tenant}/tools/facts_at", headers=auth, json=["pia"]), 422,
+                 "validation_error")
+
+
+async def test_tools_need_the_tenants_own_key(client, tenant, auth):
+    assert_error(await client.get(f"/v1/tenants/{tenant}/tools"), 401, "unauthorized")
+    other = await create_tenant(client, tenant + "-x")
+    assert_error(await client.get(f"/v1/tenants/{tenant}/tools", headers=other), 403, "forbidden")
+    assert_error(await client.post(f"/v1/tenants/{tenant}/tools/facts_at", headers=other, json={"subject": "pia"}),
+                 403, "forbidden")
+    assert_error(await client.get(f"/v1/tenants/{tenant}/tools", headers=ADMIN), 403, "forbidden")
+
+
+async def test_mcp_answers_not_ready_until_the_lifespan_runs_it(client, auth):
+    # the in-process app is called without its lifespan; the real process is tested in test_mcp.py
+    assert_error(await client.post("/mcp", headers=auth, json={}), 503, "not_ready")

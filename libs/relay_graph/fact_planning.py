@@ -63,7 +63,7 @@ was recorded.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Iterable, Sequence
 
@@ -347,6 +347,34 @@ def _new_fact(new: NewValue, fact_id: str, state: str, now_ms: int, *, valid_to_
     )
 
 
+def apply_plan(slot: Slot, plan: Plan) -> Slot:
+    """The slot as it is once `plan` has been written (what the next read would return), so that
+    several writes of one slot in a batch are planned one after another against the evolving
+    state, exactly as if each had read the slot afresh. Mirrors the write statements: changes set
+    the final intervals and add to the count, the new fact joins, a claim opens or joins the
+    conflict, a settlement closes it; the version goes up by one."""
+    if plan.kind is Kind.NOTHING:
+        return slot
+    facts = {f.fact_id: f for f in slot.facts}
+    for c in plan.changes:
+        f = facts[c.fact_id]
+        facts[c.fact_id] = replace(
+            f, state=c.to_state, valid_from_ms=c.valid_from_ms, valid_to_ms=c.valid_to_ms,
+            expired_at_ms=c.expired_at_ms, corroborations=f.corroborations + c.corroborate,
+            believed_from_ms=f.believed_from_ms if c.believed_from_ms is None else c.believed_from_ms,
+        )
+    if plan.new is not None:
+        n = plan.new
+        facts[n.fact_id] = SlotFact(n.fact_id, n.object_uid, n.object_name, n.state, n.valid_from_ms, n.valid_to_ms,
+                                    n.recorded_at_ms, n.expired_at_ms, n.agent)
+    conflict_id = slot.conflict_id
+    if plan.kind is Kind.CREATE_CLAIM:
+        conflict_id = plan.conflict_id
+    elif plan.kind is Kind.SETTLE:
+        conflict_id = None
+    return Slot(slot.version + 1, tuple(facts.values()), conflict_id)
+
+
 def plan_retire(slot: Slot, object_uid: str | None, *, valid_to_ms: int | None, now_ms: int) -> Plan:
     """Retire the current fact(s) of the slot; `object_uid` None means whatever is current."""
     targets = [f for f in slot.facts if f.state == CURRENT and (object_uid is None or f.object_uid == object_uid)]
@@ -466,5 +494,5 @@ __all__ = [
     "CURRENT", "SUPERSEDED", "RETIRED", "CLAIM", "STATES", "DEFAULT_TRUST",
     "SlotFact", "Slot", "NewValue", "Kind", "Change", "NewFact", "TrustDelta", "Plan", "ConflictState",
     "RankedClaim", "belief_now", "timeline", "fact_true_at", "next_after", "plan_write", "plan_retire",
-    "plan_settle", "match_object", "trust_score", "rank_claims", "best_candidate",
+    "plan_settle", "apply_plan", "match_object", "trust_score", "rank_claims", "best_candidate",
 ]

@@ -26,7 +26,7 @@ from typing import Any
 from . import fact_planning as fp
 from .db import GraphClient
 from .entities import entity_uid, name_key
-from .errors import InvalidInput, InvalidValue, NotFound, StateConflict
+from .errors import InvalidInput, InvalidValue, NotFound, RelayError, StateConflict
 from .models import (
     AGENT_PATTERN,
     Claim,
@@ -102,6 +102,36 @@ def search_text(name: str) -> str | None:
         return " ".join(numbered)
     words = [f"%%{t}%%" if len(t) >= 5 else f"%{t}%" for t in tokens if len(t) >= 3]
     return " ".join(words) or None
+
+
+def _edits(a: str, b: str, limit: int) -> int:
+    """Levenshtein distance of a and b, or limit + 1 once it is certainly above limit."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        if min(cur) > limit:
+            return limit + 1
+        prev = cur
+    return prev[-1]
+
+
+def matches_search(search: str, name: str) -> bool:
+    """Whether the full-text index would return `name` for `search` (a `search_text` query):
+    every term is a word of the name, exactly (numbers) or within its edits (`%t%` one, `%%t%%`
+    two). A batch uses it for the names it is itself about to create, which the index cannot
+    see yet."""
+    words = re.findall(r"\w+", name_key(name))
+    for term in search.split():
+        fuzz = len(term) - len(term.strip("%"))
+        fuzz //= 2
+        t = term.strip("%")
+        if not any(_edits(t, w, fuzz) <= fuzz for w in words):
+            return False
+    return True
 
 
 def _checked_name(value: object, entity_type: str, what: str, *, fuzzy: bool) -> _Name:
@@ -400,6 +430,178 @@ async def write_fact(client: GraphClient, tenant: str, fact: FactInput) -> FactW
     raise StateConflict(f"{w.p.name} of {w.subject.text!r} kept changing under this write; try again")
 
 
+# ---------------------------------------------------------------------------------------------
+# many facts at once
+
+
+MAX_BATCH = 1_000
+_CANDIDATES = 20  # per name: the best-scored full-text hits, compared by similarity (as in _LOOKUP)
+
+# each single-fact statement's batch twin (same effects, one row per fact)
+_BATCH_OF: dict[Query, Query] = {
+    single[name]: batch[name]
+    for single, batch in (
+        (q.CREATE_PLAIN, q.BATCH_CREATE_PLAIN),
+        (q.CREATE_CURRENT, q.BATCH_CREATE_CURRENT),
+        (q.CREATE_HISTORY, q.BATCH_CREATE_HISTORY),
+        (q.CREATE_CLAIM, q.BATCH_CREATE_CLAIM),
+        (q.CORROBORATE, q.BATCH_CORROBORATE),
+    )
+    for name in REGISTRY
+}
+
+
+def _validate_batch(facts: object) -> list[_Write]:
+    if not isinstance(facts, (list, tuple)):
+        raise InvalidInput("facts must be a list")
+    if len(facts) > MAX_BATCH:
+        raise InvalidInput(f"at most {MAX_BATCH} facts per batch (got {len(facts)})")
+    writes = []
+    for i, fact in enumerate(facts):
+        if not isinstance(fact, FactInput):
+            raise InvalidInput(f"facts[{i}] is not a fact")
+        try:
+            writes.append(_validate_write(fact))
+        except RelayError as exc:
+            raise type(exc)(f"facts[{i}]: {exc.message}", code=exc.code) from None
+    return writes
+
+
+class _BatchNames:
+    """Resolves the names of a batch in input order, as one write after another would: the graph
+    as read (exact, else the closest full-text candidate), and the names that earlier facts of
+    the batch are about to create (the index cannot see those yet)."""
+
+    def __init__(self, found: dict[str, tuple[str | None, list[tuple[str, str]]]]):
+        self.found = found
+        self.refs: dict[str, EntityRef] = {}
+        self.new: dict[str, list[EntityRef]] = {}
+
+    def resolve(self, name: _Name) -> EntityRef:
+        ref = self.refs.get(name.uid)
+        if ref is not None:
+            return ref
+        exact, candidates = self.found.get(name.uid, (None, []))
+        if exact is not None:
+            ref = EntityRef(name.uid, exact, name.type)
+        else:
+            search = name.search
+            pool = list(candidates) if search else []
+            if search:
+                pool += [(e.uid, e.name) for e in self.new.get(name.type, ()) if matches_search(search, e.name)]
+            best = fp.best_candidate(name.text, pool)
+            if best is not None:
+                ref = self.refs.get(best[0]) or EntityRef(best[0], best[1], name.type)
+            else:
+                ref = name.as_new()
+                self.new.setdefault(name.type, []).append(ref)
+        self.refs[name.uid] = ref
+        return ref
+
+
+def _slot_state(row: list) -> tuple[str, fp.Slot]:
+    key, version, conflict_id, facts = row
+    return key, fp.Slot(version or 0, tuple(_slot_fact(m) for m in facts or () if m.get("fact_id")), conflict_id)
+
+
+async def _read_batch(client: GraphClient, tenant: str, names: dict[str, tuple[str, str | None]], slots: list[str]
+                      ) -> tuple[dict[str, tuple[str | None, list[tuple[str, str]]]], dict[str, fp.Slot]]:
+    """Names (uid -> its type and the search text for its misspellings, or None) and slots, in
+    one read."""
+    rows = await client.run(tenant, q.BATCH_READ, {
+        "names": [{"uid": uid, "type": type_, "search": search} for uid, (type_, search) in names.items()],
+        "slots": slots,
+    })
+    row = rows[0]
+    found = {}
+    for uid, exact, candidates in row["names"] or ():
+        best = sorted(candidates or (), key=lambda c: -c[2])[:_CANDIDATES]
+        found[uid] = (exact, [(c[0], c[1]) for c in best])
+    return found, dict(_slot_state(r) for r in row["slots"] or ())
+
+
+@dataclass
+class _Planned:
+    index: int
+    key: str
+    round: int
+    plan: fp.Plan
+    query: Query
+    params: dict[str, Any]
+
+
+async def write_facts(client: GraphClient, tenant: str, facts: list[FactInput]) -> list[FactWriteResult]:
+    """`write_fact` for many facts at once, with the same outcomes as writing them one after
+    another in this order, in far fewer round trips: one read for every name and slot of the
+    batch, the same planner (facts of one slot planned in turn against the state the earlier ones
+    leave), then one statement per kind of write and predicate, each row guarded by its slot's
+    version. A later write of a slot the batch already wrote goes into a later statement (a
+    round). A row whose slot changed under it is written again through `write_fact`, and so are
+    the batch's later facts of that slot. Every fact is checked before anything is read or
+    written: one bad fact raises its typed error (naming its position) and writes nothing.
+    Results come in input order."""
+    tenant = validate_tenant(tenant)
+    writes = _validate_batch(facts)
+    if not writes:
+        return []
+
+    lookups: dict[str, tuple[str, str | None]] = {}
+    slot_keys: dict[str, None] = {}
+    for w in writes:
+        for n in (w.subject, w.object):
+            lookups[n.uid] = (n.type, lookups.get(n.uid, ("", None))[1] or n.search)
+        slot_keys[_slot_key(w.subject.uid, w.p.name)] = None
+    found, slots = await _read_batch(client, tenant, lookups, list(slot_keys))
+
+    names = _BatchNames(found)
+    refs = [(names.resolve(w.subject), names.resolve(w.object)) for w in writes]
+    # a misspelt subject that turned out to be someone already in the graph: read their slots too
+    missing = {_slot_key(s.uid, w.p.name): None for w, (s, _) in zip(writes, refs)
+               if s.exists and _slot_key(s.uid, w.p.name) not in slots}
+    if missing:
+        slots.update((await _read_batch(client, tenant, {}, list(missing)))[1])
+
+    planned: list[_Planned] = []
+    rounds: dict[str, int] = {}
+    for i, (w, (subject, obj)) in enumerate(zip(writes, refs)):
+        key = _slot_key(subject.uid, w.p.name)
+        slot = slots.get(key) or fp.Slot()  # a subject new to the graph has no slots yet
+        now = w.recorded_at_ms if w.recorded_at_ms is not None else fp.belief_now(_wall_ms(), slot.facts)
+        new = fp.NewValue(obj.uid, obj.name, w.agent, w.valid_from_ms if w.valid_from_ms is not None else now)
+        plan = fp.plan_write(slot, new, single=w.p.single, policy=w.p.policy, now_ms=now,
+                             fact_id=_new_id(), conflict_id=_new_id())
+        query, params = _write_query(plan, w, _Snapshot(subject, obj, slot))
+        params.pop("predicate")
+        params["i"] = i
+        planned.append(_Planned(i, key, rounds.get(key, 0), plan, _BATCH_OF[query], params))
+        rounds[key] = rounds.get(key, 0) + 1
+        slots[key] = fp.apply_plan(slot, plan)
+
+    results: list[FactWriteResult | None] = [None] * len(writes)
+    lost: set[str] = set()  # slots that changed under the batch: the rest of them goes one by one
+    for r in range(max(rounds.values())):
+        statements: dict[Query, list[_Planned]] = {}
+        for item in planned:
+            if item.round == r and item.key not in lost:
+                statements.setdefault(item.query, []).append(item)
+        for query, items in statements.items():
+            predicate = writes[items[0].index].p.name
+            rows = await client.run(tenant, query, {"predicate": predicate, "rows": [it.params for it in items]})
+            done = {row["i"] for row in rows}
+            for it in items:
+                if it.index in done:
+                    plan = it.plan
+                    assert plan.outcome is not None and plan.fact_id is not None
+                    results[it.index] = FactWriteResult(fact_id=plan.fact_id, outcome=plan.outcome,
+                                                        superseded=list(plan.supersedes), conflict_id=plan.conflict_id)
+                else:
+                    lost.add(it.key)
+    for i, result in enumerate(results):
+        if result is None:
+            results[i] = await write_fact(client, tenant, facts[i])
+    return results  # type: ignore[return-value]
+
+
 async def retire_fact(client: GraphClient, tenant: str, retire: RetireInput) -> list[str]:
     """End what is current (the named object's fact, for a multi-valued predicate) on both
     clocks. Returns the retired fact ids; nothing current to retire is not an error: []."""
@@ -597,6 +799,6 @@ async def settle(client: GraphClient, tenant: str, conflict_id: str, fact_id: st
 
 
 __all__ = [
-    "EntityRef", "resolve_entity", "search_text", "write_fact", "retire_fact", "read_facts", "history", "claims",
-    "settle", "to_ms", "from_ms", "MAX_ATTEMPTS",
+    "EntityRef", "resolve_entity", "search_text", "matches_search", "write_fact", "write_facts", "retire_fact",
+    "read_facts", "history", "claims", "settle", "to_ms", "from_ms", "MAX_ATTEMPTS", "MAX_BATCH",
 ]

@@ -13,6 +13,7 @@ import uvicorn
 
 from .app import create_app
 from .settings import GatewaySettings
+from .tracing import setup_gateway_tracing
 
 
 def _exit_clean(signum: int, frame: object) -> None:
@@ -24,14 +25,19 @@ def main() -> None:
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s")
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, _exit_clean)
-    uvicorn.run(
-        create_app(settings, ready_agents=settings.ready_agents),
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-        lifespan="on",
-        timeout_graceful_shutdown=settings.shutdown_timeout_seconds,
-    )
+    provider = setup_gateway_tracing(settings)
+    try:
+        uvicorn.run(
+            create_app(settings, ready_agents=settings.ready_agents),
+            host=settings.host,
+            port=settings.port,
+            log_level=settings.log_level,
+            lifespan="on",
+            timeout_graceful_shutdown=settings.shutdown_timeout_seconds,
+        )
+    finally:
+        if provider is not None:
+            provider.shutdown()  # flushes the spans still queued (also on the SystemExit of a signal)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from .routers import (
     world,
 )
 from .settings import GatewaySettings
+from .tracing import TracingMiddleware
 
 log = logging.getLogger("relay.gateway")
 
@@ -53,7 +54,13 @@ sends one JSON object per change in that tenant: `{"kind": "ticket"|"reply"|"fac
 "id", "at", "version", "actor", ...}` (tickets and facts add `change`; replies `session`, `reply_to`,
 `ticket_id`; outages `change`, `node_id`; an event after dropped ones carries `missed`). A bad key
 closes the socket with code 4401, another tenant's key with 4403. The notifications behind it are
-described at `/asyncapi.json`."""
+described at `/asyncapi.json`.
+
+The provider's world: creating a tenant stays fast and seeds nothing; `POST /v1/tenants/{t}/world`
+seeds a region's catalogue and access network (once; again it writes nothing new) and connects
+customers to a home box from their address (`POST /v1/tenants/{t}/customers/{c}/line` for one more).
+The fault lab (`/lab/faults`, `/lab/scoreboard`) breaks lines where the desk agents cannot see why
+and grades what they diagnose and fix."""
 
 ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.router, recall.router,
            chat.router, tickets.router, network.router, world.router, lab.router, live.router, asyncapi.router,
@@ -112,10 +119,15 @@ def create_app(
             await backend.close()
 
     live.redact_tokens_in_server_logs()
-    app = FastAPI(title="Relay", version="1", description=DESCRIPTION, lifespan=lifespan)
+    # FastAPI's own request spans are off: TracingMiddleware is the one SERVER span per request
+    # (no raw paths or queries, which carry tenants' and customers' names; no hours-long span per
+    # live socket). Its metrics and logs stay as FastAPI has them (on only with such providers).
+    app = FastAPI(title="Relay", version="1", description=DESCRIPTION, lifespan=lifespan,
+                  telemetry={"tracing": False})
     app.state.services = services
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(TracingMiddleware)  # added last: outermost, so a refused body is traced too
     for router in ROUTERS:
         app.include_router(router)
     mcp_http.mount(app, mcp_endpoint)

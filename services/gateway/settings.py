@@ -5,7 +5,7 @@ environment drives the pool it opens."""
 
 from __future__ import annotations
 
-from pydantic import Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import SettingsConfigDict
 
 from relay_graph.config import GraphSettings
@@ -33,3 +33,11 @@ class GatewaySettings(GraphSettings):
     ready_agents: list[str] = ["intake", "resolver", "netops"]
     # Events a live socket may fall behind by before its oldest are dropped.
     live_queue_size: int = Field(default=256, ge=1, le=100_000)
+    # Tracing, read like the agents read it (relay_graph.agents.settings): spans are exported over
+    # OTLP/HTTP when the endpoint is set; the service name defaults to "relay-gateway".
+    otel_exporter_otlp_endpoint: str | None = Field(
+        default=None, validation_alias=AliasChoices("OTEL_EXPORTER_OTLP_ENDPOINT", "RELAY_OTEL_EXPORTER_OTLP_ENDPOINT")
+    )
+    otel_service_name: str | None = Field(
+        default=None, validation_alias=AliasChoices("OTEL_SERVICE_NAME", "RELAY_OTEL_SERVICE_NAME")
+    )

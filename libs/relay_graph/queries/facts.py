@@ -428,3 +428,201 @@ HOT_READS = (SLOT_READ, ENTITY_LOOKUP, FACTS_CURRENT, FACTS_WORLD_AT, FACTS_BELI
 def hot_writes(predicate: str) -> tuple[Query, ...]:
     return (CREATE_PLAIN[predicate], CREATE_CURRENT[predicate], CREATE_HISTORY[predicate], CREATE_CLAIM[predicate],
             CORROBORATE[predicate], RETIRE[predicate], SETTLE[predicate], CONSULTED)
+
+
+# ---------------------------------------------------------------------------------------------
+# batches (facts.write_facts)
+#
+# The same writes as above, for many facts at once: one UNWIND statement per (kind, predicate),
+# each row guarded by its own slot's version (rows whose guard fails are simply not returned).
+# A statement handles each slot at most once: FalkorDB applies a statement's updates only after
+# all of its rows were matched, so a second row of the same slot would check a stale version.
+# Later writes of a slot in the same batch go into later statements (the caller's rounds).
+# Values are row fields (`r.x`); only the predicate, constant per statement, is a parameter.
+
+# Every name of the batch (exact uid, else full-text candidates for those that may be
+# misspellings) and every slot (version, open conflict, facts), in one read. Candidates are not
+# cut by LIMIT inside the per-name subquery: in FalkorDB 4.16 a LIMIT after a procedure call in a
+# subquery is not reset between outer rows (later names got the earlier names' leftover hits),
+# so each name's hits are collected and the list is cut instead.
+BATCH_READ = Query(
+    "facts_batch_read",
+    """
+CALL {
+    UNWIND $names AS n
+    OPTIONAL MATCH (e:Entity {uid: n.uid})
+    CALL {
+        WITH e, n
+        WITH e, n WHERE e IS NULL AND n.search IS NOT NULL
+        CALL db.idx.fulltext.queryNodes('Entity', n.search) YIELD node, score
+        WITH n, node, score WHERE node.type = n.type
+        RETURN collect([node.uid, node.name, score])[..200] AS candidates
+    }
+    RETURN collect([n.uid, e.name, candidates]) AS names
+}
+CALL {
+    UNWIND $slots AS key
+    OPTIONAL MATCH (slot:Slot {key: key})
+    CALL {
+        WITH key
+        MATCH (f:Fact {slot: key})
+        RETURN collect(__FIELDS__) AS facts
+    }
+    RETURN collect([key, slot.version, slot.conflict_id, facts]) AS slots
+}
+RETURN names, slots
+""".replace("__FIELDS__", FACT_FIELDS).strip(),
+    read_only=True,
+)
+
+_B_GUARD_NEW = """
+UNWIND $rows AS r
+MERGE (slot:Slot {key: r.slot})
+  ON CREATE SET slot.version = 0, slot.subject_uid = r.s_uid, slot.predicate = $predicate
+WITH r, slot WHERE slot.version = r.expected
+SET slot.version = slot.version + 1
+"""
+_B_GUARD = """
+UNWIND $rows AS r
+MATCH (slot:Slot {key: r.slot}) WHERE slot.version = r.expected
+SET slot.version = slot.version + 1
+WITH r, slot
+MATCH (s:Entity {uid: r.s_uid})
+"""
+# Rows that share an entity (two customers in one new city) are fine: MERGE creates it once.
+# Every row names a shared entity by the same name (the caller resolves names for the batch).
+_B_NEW_FACT = """
+MERGE (s:Entity {uid: r.s_uid})
+  ON CREATE SET s:__SUBJECT__, s.name = r.s_name, s.name_key = r.s_key, s.type = r.s_type
+MERGE (o:Entity {uid: r.o_uid})
+  ON CREATE SET o:__OBJECT__, o.name = r.o_name, o.name_key = r.o_key, o.type = r.o_type
+MERGE (a:Agent {name: r.agent})
+CREATE (f:Fact:__STATE__ {fact_id: r.fact_id, slot: r.slot, predicate: $predicate, subject_uid: r.s_uid,
+                          object_uid: r.o_uid, object_name: o.name, valid_from_ms: r.valid_from_ms,
+                          valid_to_ms: r.valid_to_ms, recorded_at_ms: r.recorded_at_ms,
+                          expired_at_ms: r.expired_at_ms, asserted_by: r.agent, corroborations: 1,
+                          source: r.source})
+CREATE (f)-[:ABOUT {role: 'subject'}]->(s), (f)-[:ABOUT {role: 'object'}]->(o), (f)-[:WRITTEN_BY]->(a)
+"""
+_B_MIRROR_NEW = """
+CREATE (s)-[:__EDGE__ {fact_id: r.fact_id}]->(o)
+"""
+_B_WAS_NEW = """
+CREATE (s)-[:WAS {predicate: $predicate, fact_id: r.fact_id, valid_from_ms: r.valid_from_ms,
+                  valid_to_ms: r.valid_to_ms}]->(o)
+"""
+_B_CARRY = "WITH r, slot, s, f\n"
+_B_OPEN_OR_JOIN_CONFLICT = """
+SET f.conflict_id = r.conflict_id, slot.conflict_id = r.conflict_id
+MERGE (conflict:Conflict {conflict_id: r.conflict_id})
+  ON CREATE SET conflict.predicate = $predicate, conflict.slot = r.slot, conflict.subject_uid = r.s_uid,
+                conflict.open = true, conflict.opened_at_ms = r.recorded_at_ms
+CREATE (conflict)-[:BETWEEN]->(f)
+WITH r, slot, s, f, conflict
+CALL {
+    WITH r, conflict
+    UNWIND r.between AS id
+    MATCH (x:Fact {fact_id: id})
+    CREATE (conflict)-[:BETWEEN]->(x)
+    SET x.conflict_id = r.conflict_id
+}
+"""
+_B_SET_INTERVALS = """
+CALL {
+    WITH r
+    UNWIND r.changes AS ch
+    MATCH (x:Fact {fact_id: ch.fact_id})
+    SET x.valid_from_ms = ch.valid_from_ms, x.valid_to_ms = ch.valid_to_ms, x.expired_at_ms = ch.expired_at_ms,
+        x.corroborations = x.corroborations + ch.corroborate,
+        x.believed_from_ms = coalesce(ch.believed_from_ms, x.believed_from_ms)
+}
+"""
+_B_TO_SUPERSEDED = """
+CALL {
+    WITH r
+    UNWIND r.to_superseded AS id
+    MATCH (x:Fact {fact_id: id})
+    REMOVE x:Current:Claim
+    SET x:Superseded
+}
+"""
+_B_UNMIRROR = """
+CALL {
+    WITH r, s
+    UNWIND r.unmirror AS id
+    MATCH (s)-[m:__EDGE__ {fact_id: id}]->(o:Entity)
+    MATCH (x:Fact {fact_id: id})
+    CREATE (s)-[:WAS {predicate: $predicate, fact_id: id, valid_from_ms: x.valid_from_ms,
+                      valid_to_ms: x.valid_to_ms}]->(o)
+    DELETE m
+}
+"""
+_B_SYNC_WAS = """
+CALL {
+    WITH r, s
+    UNWIND r.changes AS ch
+    MATCH (s)-[w:WAS {fact_id: ch.fact_id}]->(:Entity)
+    SET w.valid_from_ms = ch.valid_from_ms, w.valid_to_ms = ch.valid_to_ms
+}
+"""
+_B_SUPERSEDES = """
+CALL {
+    WITH r, f
+    UNWIND r.supersedes AS id
+    MATCH (x:Fact {fact_id: id})
+    CREATE (f)-[:SUPERSEDES]->(x)
+}
+"""
+# The episode a fact came from, when it exists (never created or changed here: an Episode that
+# gets a property set after it was written loses its vector index entry).
+_B_DERIVED = """
+CALL {
+    WITH r, f
+    UNWIND r.derived AS eid
+    MATCH (e:Episode {episode_id: eid})
+    MERGE (e)-[:DERIVED]->(f)
+}
+"""
+_B_DERIVED_EXISTING = """
+CALL {
+    WITH r
+    UNWIND r.derived AS eid
+    MATCH (e:Episode {episode_id: eid}), (n:Fact {fact_id: r.fact_id})
+    MERGE (e)-[:DERIVED]->(n)
+}
+"""
+_B_DONE = """
+RETURN r.i AS i
+"""
+
+BATCH_CREATE_PLAIN = _per_predicate(
+    "facts_batch_create_plain",
+    _B_GUARD_NEW, _B_NEW_FACT, _B_MIRROR_NEW, _B_CARRY, _B_DERIVED, _B_DONE,
+    state="Current",
+)
+BATCH_CREATE_CURRENT = _per_predicate(
+    "facts_batch_create_current",
+    _B_GUARD_NEW, _B_NEW_FACT, _B_MIRROR_NEW, _B_CARRY,
+    _B_SET_INTERVALS, _B_TO_SUPERSEDED, _B_UNMIRROR, _B_SYNC_WAS, _B_SUPERSEDES, _B_DERIVED, _B_DONE,
+    state="Current",
+)
+BATCH_CREATE_HISTORY = _per_predicate(
+    "facts_batch_create_history",
+    _B_GUARD_NEW, _B_NEW_FACT, _B_WAS_NEW, _B_CARRY,
+    _B_SET_INTERVALS, _B_TO_SUPERSEDED, _B_UNMIRROR, _B_SYNC_WAS, _B_DERIVED, _B_DONE,
+    state="Superseded",
+)
+BATCH_CREATE_CLAIM = _per_predicate(
+    "facts_batch_create_claim",
+    _B_GUARD_NEW, _B_NEW_FACT, _B_OPEN_OR_JOIN_CONFLICT, _B_DERIVED, _B_DONE,
+    state="Claim",
+)
+BATCH_CORROBORATE = _per_predicate(
+    "facts_batch_corroborate",
+    _B_GUARD, _B_SET_INTERVALS, _B_TO_SUPERSEDED, _B_UNMIRROR, _B_SYNC_WAS, _B_DERIVED_EXISTING, _B_DONE,
+)
+
+
+def batch_writes(predicate: str) -> tuple[Query, ...]:
+    return (BATCH_CREATE_PLAIN[predicate], BATCH_CREATE_CURRENT[predicate], BATCH_CREATE_HISTORY[predicate],
+            BATCH_CREATE_CLAIM[predicate], BATCH_CORROBORATE[predicate])

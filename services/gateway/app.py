@@ -24,6 +24,7 @@ from .limits import BodyLimitMiddleware, RateLimiter
 from .readiness import ReadinessCheck, falkordb_check, full_readiness
 from .routers import (
     asyncapi,
+    cases,
     chat,
     claims,
     episodes,
@@ -64,7 +65,7 @@ and grades what they diagnose and fix."""
 
 ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.router, recall.router,
            chat.router, tickets.router, network.router, world.router, lab.router, live.router, asyncapi.router,
-           tools.router)
+           tools.router, cases.router)
 
 
 def create_app(

@@ -122,7 +122,7 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
     guard = guardrails.assess(turn.text, customer=customer)
     fixed = guardrails.fixed_reply(guard)
     if fixed is not None:  # refused or steered back: no tool runs, nothing is read or written
-        return await _answer(deps, n, turn, customer, session, reply_id, _Words([fixed]), None, None)
+        return await _answer(deps, n, turn, customer, session, reply_id, _Words([fixed]), None, None, fixed=True)
 
     on_file = await deps.memory.facts(tenant, customer, reader=AGENT)
     extraction: Extraction = await deps.extractor.extract(guard.text, await _extraction_context(deps, tenant))
@@ -214,22 +214,28 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
 
     if result_ticket is None and len(open_tickets) == 1:
         result_ticket = await tickets.peek_ticket(deps.client, tenant, open_tickets[0].id)
-    result = await _answer(deps, n, turn, customer, session, reply_id, words, result_ticket, change)
+    rows = (result_ticket, *open_tickets, *outages, *learnt, *ended, *current)
+    result = await _answer(deps, n, turn, customer, session, reply_id, words, result_ticket, change,
+                           rows=rows, customer_text=guard.text)
     result.learnt, result.ended, result.asked, result.outages = learnt, ended, asked, outages
     return result
 
 
 async def _answer(deps: Deps, n: TurnReceived, turn: EpisodeView, customer: str, session: str, reply_id: str,
-                  words: _Words, ticket: Ticket | None, change: str | None) -> TurnResult:
+                  words: _Words, ticket: Ticket | None, change: str | None, *, rows: tuple = (),
+                  customer_text: str | None = None, fixed: bool = False) -> TurnResult:
     """Store the reply (the turn's last graph write: once it exists a redelivery only announces
-    again), announce the ticket's change, then the reply."""
+    again), announce the ticket's change, then the reply. The templated words are reworded (or
+    not) by agents.replies.honest_words, held to the graph rows of this turn; a guardrail's fixed
+    reply is sent as it is."""
     tenant = n.tenant
     draft = ReplyDraft(
         id=reply_id, session=session, customer=customer, text=words.text, reply_to=turn.episode_id,
         version=n.seq, at=after(deps.now(), turn.at), ticket_id=ticket.id if ticket else None,
-        how_i_know=words.how,
+        how_i_know=words.how, rows=tuple(r for r in rows if r is not None), customer_text=customer_text,
+        reword=not fixed,
     )
-    await store_replies(deps, tenant, [draft], skip_existing=False)
+    draft = (await store_replies(deps, tenant, [draft], skip_existing=False))[0]
     if change is not None and ticket is not None:
         await _announce_ticket(deps, tenant, ticket.id, change, ticket.version)
     await publish_reply(deps, tenant, draft)

@@ -23,7 +23,7 @@ import logging
 from dataclasses import dataclass, field
 
 from relay_graph import desk, network, tickets
-from relay_graph.agents import Deps, ReplyDraft, write_replies
+from relay_graph.agents import Deps, ReplyDraft, honest_words, write_replies
 from relay_graph.agents.issues import OUTAGE_SYMPTOMS, WAITING_STAGES
 from relay_graph.extraction import replies
 from relay_graph.network_models import NetNode, Outage
@@ -112,13 +112,15 @@ async def _notify(deps: Deps, tenant: str, outage: Outage, what: str, words: rep
     if not customers:
         return []
     sessions = await desk.latest_sessions(deps.client, tenant, customers)
+    # worded once for everyone (one writer call, one embedding), held to the outage's own row
+    words = await honest_words(deps, words, rows=(outage,))
     at = deps.now()
     drafts = [
         ReplyDraft(
             id=desk.notice_id(outage.outage_id, c, what),
             session=sessions.get(c) or desk.notice_session(outage.outage_id, c),
             customer=c, text=words.text, reply_to=outage.outage_id, version=version, at=at,
-            how_i_know=list(words.how_i_know),
+            how_i_know=list(words.how_i_know), reword=False,
         )
         for c in customers
     ]
@@ -147,5 +149,6 @@ async def _tickets_back(deps: Deps, tenant: str, outage: Outage, node: NetNode) 
         await write_replies(deps, tenant, [ReplyDraft(
             id=desk.status_reply_id(t.id, new.version), session=session, customer=new.customer, text=words.text,
             reply_to=t.id, version=new.version, at=now, ticket_id=t.id, how_i_know=list(words.how_i_know),
+            rows=(t, outage),
         )])
     return moved

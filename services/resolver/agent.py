@@ -680,7 +680,7 @@ async def _tell(ctx: _Ctx, t: Ticket, reply: replies.Reply, reply_id: str) -> No
         or f"desk-{t.id}"
     await write_replies(ctx.deps, ctx.tenant, [ReplyDraft(
         id=reply_id, session=session, customer=t.customer, text=reply.text, reply_to=t.id,
-        version=t.version, at=ctx.deps.now(), ticket_id=t.id, how_i_know=list(reply.how_i_know),
+        version=t.version, at=ctx.deps.now(), ticket_id=t.id, how_i_know=list(reply.how_i_know), rows=(t,),
     )])
 
 

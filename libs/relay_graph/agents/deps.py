@@ -19,6 +19,7 @@ import redis.asyncio as aioredis
 from ..db import GraphClient
 from ..embeddings import Embedder
 from ..errors import Unavailable
+from ..llm.wording import build_writer
 from ..memory import Memory
 from ..streams import Publisher, connect
 from .settings import AgentSettings
@@ -43,6 +44,8 @@ class Deps:
     clock: Clock = utc_clock
     extractor: Any = None  # relay_graph.extraction.port.Extractor, for agents that read text
     consumer_name: str = ""  # this replica's consumer name (the replica id in claims)
+    # relay_graph.llm.wording.ReplyWriter: words replies (agents/replies.honest_words); None = templates
+    writer: Any = None
     _owned: list[Callable[[], Awaitable[None]]] = field(default_factory=list, repr=False)
 
     def now(self) -> datetime:
@@ -72,6 +75,7 @@ async def build_deps(
     extractor: Any = None,
     consumer_name: str = "",
     preload_model: bool | None = None,
+    writer: Any = None,
 ) -> Deps:
     """The composition root shared by the three agents. Anything passed in is used as is and left
     open on `aclose()`; anything built here is closed by it."""
@@ -99,6 +103,12 @@ async def build_deps(
                 Embedder, settings.model_dir, batch_size=settings.embed_batch_size,
                 cache_size=settings.embed_cache_size,
             )
+    if writer is None:
+        # templates without GROQ_API_KEY (nothing calls Groq), Groq behind the honest-reply check with one
+        writer = build_writer(settings)
+        closer = getattr(writer, "aclose", None)
+        if closer is not None:
+            owned.append(closer)
     return Deps(
         service=service,
         settings=settings,
@@ -109,6 +119,7 @@ async def build_deps(
         clock=clock or utc_clock,
         extractor=extractor,
         consumer_name=consumer_name,
+        writer=writer,
         _owned=owned,
     )
 

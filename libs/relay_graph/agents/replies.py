@@ -15,12 +15,17 @@ to its turn is never handed one of them by mistake.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from ..desk import existing_episodes
 from ..episodes import iter_batches
+from ..extraction.replies import Reply
+from ..llm.wording import TemplateWriter
 from ..models import EpisodeInput
+from ..reply_check import allowed_from, honest_reply
 from ..streams import ReplyWritten
 from .deps import Deps
 
@@ -40,6 +45,41 @@ class ReplyDraft:
     at: datetime
     ticket_id: str | None = None
     how_i_know: list[str] = field(default_factory=list)
+    # What the templated text was built from: the graph rows of this turn (tickets, outages, facts,
+    # visits). The ids and values in them are all a reworded reply may name besides the draft's own.
+    rows: tuple[Any, ...] = ()
+    customer_text: str | None = None  # the message answered, for the writer's tone; data only
+    reword: bool = True  # False for fixed wording (guardrail refusals): sent exactly as drafted
+
+
+async def honest_words(deps: Deps, draft: Reply, *, rows: Sequence[Any] = (),
+                       customer_text: str | None = None) -> Reply:
+    """The one way an agent's reply gets its words. `draft` is the template built from the graph
+    rows of this turn; the writer (templates without a key, Groq with one) may reword it, and its
+    wording is kept only if it names no ticket, invoice, outage, fact or other id (and no price)
+    that is not in `rows` or the draft. Anything else, a writer error included, sends the draft.
+    The how-I-know lines are always the draft's."""
+    writer = deps.writer if deps.writer is not None else TemplateWriter()
+    try:
+        worded = await writer.word(draft, rows=list(rows), customer_text=customer_text)
+    except Exception as exc:  # a writer's failure costs style, never the reply
+        log.warning("reply writer failed, sending the template: %r", exc)
+        return draft
+    candidate = worded.text if isinstance(worded, Reply) else worded
+    ids, values = allowed_from(draft, list(rows))
+    reply = honest_reply(candidate if isinstance(candidate, str) else None, draft, ids, values)
+    if reply is draft and candidate != draft.text:
+        log.info("reply wording dropped: it named what the graph did not return")
+    return reply
+
+
+async def _worded(deps: Deps, d: ReplyDraft) -> ReplyDraft:
+    if not d.reword or not d.text.strip():
+        return d
+    reply = await honest_words(deps, Reply(d.text, list(d.how_i_know)), rows=d.rows, customer_text=d.customer_text)
+    if reply.text == d.text:
+        return d
+    return replace(d, text=reply.text, how_i_know=list(reply.how_i_know))
 
 
 def after(at: datetime, earlier: datetime | None) -> datetime:
@@ -83,13 +123,15 @@ async def publish_reply(deps: Deps, tenant: str, d: ReplyDraft) -> None:
 async def store_replies(deps: Deps, tenant: str, drafts: list[ReplyDraft], *,
                         skip_existing: bool = True) -> list[ReplyDraft]:
     """Store the replies (those not stored yet, with skip_existing) in batches, without announcing
-    them. Returns the ones written now."""
+    them. Every reply is worded through `honest_words` first (replies already stored are not
+    worded again). Returns the ones written now, as written."""
     if not drafts:
         return []
     fresh = list(drafts)
     if skip_existing:
         have = await existing_episodes(deps.client, tenant, [d.id for d in drafts])
         fresh = [d for d in drafts if d.id not in have]
+    fresh = [await _worded(deps, d) for d in fresh]
     for batch in iter_batches(fresh):
         await deps.memory.write_episodes(tenant, [reply_episode(deps, d) for d in batch])
     return fresh

@@ -192,11 +192,17 @@ CALL {
     MERGE (e)-[:DERIVED]->(n)
 }
 """
-# The same for a statement that creates one fact and nothing else (no subquery needed).
+# The same for a statement that creates one fact and nothing else. A list, not
+# `OPTIONAL MATCH (e:Episode {episode_id: $source})`: with no source that lookup is on null, which
+# FalkorDB answers by scanning every Episode of the tenant (17 ms per fact at 20,000 episodes).
 _DERIVED_NEW = """
 WITH slot, s, f
-OPTIONAL MATCH (e:Episode {episode_id: $source})
-FOREACH (_ IN CASE WHEN e IS NULL THEN [] ELSE [1] END | MERGE (e)-[:DERIVED]->(f))
+CALL {
+    WITH f
+    UNWIND $derived AS eid
+    MATCH (e:Episode {episode_id: eid})
+    MERGE (e)-[:DERIVED]->(f)
+}
 """
 _RETIRED_BY_EPISODE = """
 CALL {

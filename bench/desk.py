@@ -20,7 +20,10 @@ outside, through the gateway's HTTP API and the streams, as the desk really runs
    tenant's graph exactly as intake does it (tickets.open_ticket + tickets.hand_off), with nothing
    announced yet; then the clock starts, their TicketChanged(handed_off) notifications are
    published, and the graph is polled until every ticket is at a final stage (fixed or
-   technician_dispatched). tickets/s = tickets / that time. The customers have no line on file,
+   technician_dispatched). tickets/s = tickets / that time. With `--repeat R` the replica counts
+   are measured R times, back and forth (1 2 4 4 2 1 ...), and the median is reported, so a
+   neighbour's load that comes or goes mid-run does not fall on one replica count alone. The
+   customers have no line on file,
    so the resolver works each ticket through its playbook (claim, consult, stages, timeline,
    fix record, reply to the customer): the desk's bookkeeping, not the fault lab's measurements.
 
@@ -103,9 +106,18 @@ class Sizes:
     tickets: int = 200
     replicas: tuple[int, ...] = (1, 2, 4)
     resolvers: int = 1  # during the latency part
+    repeat: int = 2  # rounds per replica count, back and forth
 
 
-QUICK = Sizes(turns=24, warmup=2, tickets=12)
+QUICK = Sizes(turns=24, warmup=2, tickets=12, repeat=1)
+
+
+def round_order(replicas: tuple[int, ...], repeat: int) -> list[int]:
+    """Replica counts in measuring order: forth, back, forth ... (1 2 4 4 2 1 for repeat 2)."""
+    out: list[int] = []
+    for i in range(repeat):
+        out += list(replicas) if i % 2 == 0 else list(reversed(replicas))
+    return out
 
 
 def say(console: Console, text: str) -> None:
@@ -395,12 +407,29 @@ async def throughput_round(stack: Stack, http: httpx.AsyncClient, client: GraphC
     seconds = loop.time() - started
     return {
         "replicas": replicas,
+        "load_avg_1m": load_avg()[0],
         "tickets": n,
         "settled": settled,
         "complete": settled >= n,
         "seconds": round(seconds, 3),
         "tickets_per_s": round(settled / seconds, 2) if seconds > 0 else None,
         "stages": dict(sorted(stages.items())),
+    }
+
+
+def summarise_rounds(replicas: int, rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """One replica count: the median round's figures (by tickets/s), and every round."""
+    ranked = sorted(rounds, key=lambda r: r["tickets_per_s"] or 0.0)
+    middle = ranked[(len(ranked) - 1) // 2]
+    return {
+        "replicas": replicas,
+        "tickets": middle["tickets"],
+        "settled": middle["settled"],
+        "complete": all(r["complete"] for r in rounds),
+        "seconds": middle["seconds"],
+        "tickets_per_s": round(statistics.median(r["tickets_per_s"] or 0.0 for r in rounds), 2),
+        "stages": middle["stages"],
+        "rounds": rounds,
     }
 
 
@@ -416,7 +445,8 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, seed: in
         "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "quick": quick,
         "sizes": {"turns": sizes.turns, "warmup": sizes.warmup, "tickets": sizes.tickets,
-                  "replicas": list(sizes.replicas), "resolvers_during_chat": sizes.resolvers, "seed": seed},
+                  "replicas": list(sizes.replicas), "repeat": sizes.repeat,
+                  "resolvers_during_chat": sizes.resolvers, "seed": seed},
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
                     "load_avg_before": load_avg()},
         "llm": False,
@@ -447,15 +477,17 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, seed: in
             data["gateway_alone"] = await gateway_alone(http, headers, tenant, n_alone, seed + 1)
             progress("waiting for the desk to finish the tickets those turns opened ...")
             data["quiet_after_chat"] = await wait_quiet(redis)
-            data["tickets_per_second"] = {}
-            for n in sizes.replicas:
-                progress(f"tickets per second with {n} resolver replica(s): {sizes.tickets} tickets")
+            runs: dict[int, list[dict[str, Any]]] = {n: [] for n in sizes.replicas}
+            for n in round_order(sizes.replicas, sizes.repeat):
+                progress(f"tickets per second with {n} resolver replica(s): {sizes.tickets} tickets "
+                         f"(load average {load_avg()[0]})")
                 result = await throughput_round(stack, http, client, redis, n, sizes.tickets, progress,
                                                 ticket_timeout)
-                data["tickets_per_second"][str(n)] = result
+                runs[n].append(result)
                 progress(f"  {result['settled']}/{result['tickets']} settled in {result['seconds']}s: "
                          f"{result['tickets_per_s']} tickets/s")
                 await wait_quiet(redis)
+            data["tickets_per_second"] = {str(n): summarise_rounds(n, rs) for n, rs in runs.items()}
     finally:
         if client is not None:
             await client.close()
@@ -493,11 +525,13 @@ def print_tables(console: Console, data: dict[str, Any]) -> None:
                      if lat["not_answered_in_time"] else ""))
     k = Table(title="tickets handled per second by resolver replicas (handed off -> fixed / technician)",
               title_justify="left")
-    for col in ("replicas", "tickets", "settled", "seconds", "tickets/s", "final stages"):
+    for col in ("replicas", "tickets", "settled", "tickets/s (median)",
+                "each round: tickets/s (1-min load at its end)", "final stages"):
         k.add_column(col, justify="right")
     for r in data["tickets_per_second"].values():
-        k.add_row(str(r["replicas"]), str(r["tickets"]), str(r["settled"]), str(r["seconds"]),
-                  str(r["tickets_per_s"]), ", ".join(f"{s} {c}" for s, c in r["stages"].items()))
+        each = ", ".join(f"{x['tickets_per_s']} ({x['load_avg_1m']})" for x in r["rounds"])
+        k.add_row(str(r["replicas"]), str(r["tickets"]), str(r["settled"]), str(r["tickets_per_s"]), each,
+                  ", ".join(f"{s} {c}" for s, c in r["stages"].items()))
     console.print(k)
     m = data["machine"]
     console.print(f"{m['cpus']} CPUs; load average before {m['load_avg_before']}, after {m.get('load_avg_after')}; "
@@ -513,6 +547,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
                                                     f"quick {QUICK.tickets})")
     parser.add_argument("--replicas", default="1,2,4", help="resolver replica counts to measure (default 1,2,4)")
     parser.add_argument("--resolvers", type=int, default=1, help="resolver replicas during the latency part")
+    parser.add_argument("--repeat", type=int, help="rounds per replica count, back and forth (default 2, quick 1)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
@@ -524,10 +559,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     args.sizes = Sizes(turns=args.turns if args.turns is not None else base.turns,
                        warmup=args.warmup if args.warmup is not None else base.warmup,
                        tickets=args.tickets if args.tickets is not None else base.tickets,
-                       replicas=replicas, resolvers=args.resolvers)
+                       replicas=replicas, resolvers=args.resolvers,
+                       repeat=args.repeat if args.repeat is not None else base.repeat)
     s = args.sizes
-    if s.turns < 1 or s.warmup < 0 or s.tickets < 1 or s.resolvers < 1 or not s.replicas or min(s.replicas) < 1:
-        parser.error("--turns, --tickets, --resolvers and every --replicas count must be at least 1")
+    if (s.turns < 1 or s.warmup < 0 or s.tickets < 1 or s.resolvers < 1 or s.repeat < 1 or not s.replicas
+            or min(s.replicas) < 1):
+        parser.error("--turns, --tickets, --resolvers, --repeat and every --replicas count must be at least 1")
     if s.tickets > tickets.MAX_LIST:
         parser.error(f"--tickets is at most {tickets.MAX_LIST}")
     return args

@@ -7,11 +7,17 @@ its parent, so a caller's trace continues through the gateway, and everything th
 (the chat route's `publish relay:stream:turns`, hence intake's and the resolver's handlers) hangs
 under it.
 
-Why a pure ASGI middleware and not BaseHTTPMiddleware: the latter buffers the app's response in
-a task of its own, which breaks streaming responses (the MCP event stream) and changes how
-exceptions and cancellation travel; this one only watches `send` for the status. WebSockets (the
+Why a pure ASGI middleware and not BaseHTTPMiddleware: the latter runs the rest of the app in a
+task of its own and relays the response through a memory stream, which changes how exceptions,
+cancellation and context variables travel and gets in the way of streamed responses (the MCP
+event stream); this one calls the app directly and only watches `send` for the status. WebSockets (the
 live feed) and the lifespan pass through untouched: a socket lives for hours, a span per socket
 would be one long span that says nothing.
+
+FastAPI (0.165) has request spans of its own, on whenever a global provider is set; create_app
+turns them off (`telemetry={"tracing": False}`) so there is one SERVER span per request, this one:
+FastAPI's records the raw path and query (tenants, ticket ids, customers' names) and a span per
+live socket.
 
 Attributes (OpenTelemetry HTTP semantic conventions): `http.request.method`, `http.route`,
 `http.response.status_code`, and `relay.tenant`: the path's tenant, recorded only when it is a

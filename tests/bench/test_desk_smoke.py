@@ -13,7 +13,7 @@ from bench import desk
 
 pytestmark = [pytest.mark.falkordb, pytest.mark.processes, pytest.mark.model]
 
-TINY = desk.Sizes(turns=6, warmup=1, tickets=4, replicas=(1, 2, 4))
+TINY = desk.Sizes(turns=6, warmup=1, tickets=4, replicas=(1, 2, 4), repeat=1)
 
 
 async def test_quick_run_reports_every_figure(tmp_path):
@@ -43,6 +43,7 @@ async def test_quick_run_reports_every_figure(tmp_path):
         assert r["complete"] and r["settled"] == 4, r  # every ticket reached a final stage
         assert sum(c for s, c in r["stages"].items() if s in desk.FINAL) == 4
         assert r["seconds"] > 0 and r["tickets_per_s"] > 0
+        assert [x["replicas"] for x in r["rounds"]] == [int(n)] and len(r["rounds"][0]["stages"]) >= 1
 
     text = console.export_text()
     assert "chat turn latency" in text and "tickets handled per second" in text
@@ -62,8 +63,17 @@ def test_percentiles_are_nearest_rank():
     assert desk.percentile([7.0], 99) == 7.0
 
 
+def test_rounds_go_back_and_forth_and_report_the_median():
+    assert desk.round_order((1, 2, 4), 3) == [1, 2, 4, 4, 2, 1, 1, 2, 4]
+    rounds = [{"tickets": 4, "settled": 4, "complete": True, "seconds": s, "tickets_per_s": round(4 / s, 2),
+               "stages": {"fixed": 4}} for s in (1.0, 4.0, 2.0)]
+    summary = desk.summarise_rounds(2, rounds)
+    assert summary["tickets_per_s"] == 2.0 and summary["seconds"] == 2.0 and summary["rounds"] == rounds
+
+
 def test_command_line():
     args = desk.parse(["--quick", "--replicas", "1,3"])
     assert args.quick and args.sizes.replicas == (1, 3) and args.sizes.turns == desk.QUICK.turns
+    assert desk.parse([]).sizes.repeat == 2 and args.sizes.repeat == 1
     with pytest.raises(SystemExit):
         desk.parse(["--replicas", "0"])

@@ -101,7 +101,8 @@ async def test_one_trace_from_the_chat_request_through_intake_to_the_resolver(
     monkeypatch.delenv("GROQ_API_KEY", raising=False)  # the rules extractor: no LLM in this path
     run = uuid.uuid4().hex[:6]
     agents = [
-        await start_agent("intake", intake_bootstrap, IntakeSettings, INTAKE, graph_settings, memory, stream_redis, run),
+        await start_agent("intake", intake_bootstrap, IntakeSettings, INTAKE, graph_settings, memory,
+                          stream_redis, run),
         await start_agent("resolver", resolver_bootstrap, ResolverSettings, RESOLVER, graph_settings, memory,
                           stream_redis, run),
     ]
@@ -168,7 +169,8 @@ async def test_one_trace_from_the_chat_request_through_intake_to_the_resolver(
 async def test_a_clients_traceparent_is_continued(client, auth, tenant, span_exporter):
     span_exporter.clear()
     trace_id, parent_id = uuid.uuid4().hex, uuid.uuid4().hex[:16]
-    r = await client.get(f"/v1/tenants/{tenant}/tickets", headers={**auth, "traceparent": f"00-{trace_id}-{parent_id}-01"})
+    r = await client.get(f"/v1/tenants/{tenant}/tickets",
+                         headers={**auth, "traceparent": f"00-{trace_id}-{parent_id}-01"})
     assert r.status_code == 200, r.text
     [span] = server_spans(span_exporter)
     assert span.name == "GET /v1/tenants/{t}/tickets"

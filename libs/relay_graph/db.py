@@ -73,7 +73,20 @@ class GraphClient:
             for label, prop, dim in schema.VECTOR_INDEXES:
                 if (label, prop, "VECTOR") not in have_kinds:
                     await self._create(g, schema.vector_index(label, prop, dim))
+            await self._await_operational(g)
             self._ready.add(tenant)
+
+    @staticmethod
+    async def _await_operational(g, timeout_s: float = 10.0) -> None:
+        # FalkorDB builds indexes in the background; until one is OPERATIONAL the planner ignores it
+        # and a hot query scans. Under load that window is long enough to matter.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            res = await g.ro_query(schema.INDEX_STATUS)
+            if all(status == "OPERATIONAL" for (status,) in res.result_set) or loop.time() > deadline:
+                return
+            await asyncio.sleep(0.02)
 
     @staticmethod
     async def _create(g, cypher: str, params: dict | None = None) -> None:

@@ -13,23 +13,16 @@ from __future__ import annotations
 import pytest
 
 from relay_graph import network as net
-from relay_graph.network_models import LinkIn, LinkType, NetNodeIn, NodeKind
+from relay_graph.network_models import LinkType
 from relay_graph.streams import STREAM_NETWORK, NetworkChanged
+from tests import lab_network
+from tests.lab_network import LINKS, NODES
 
 from .helpers import ADMIN, assert_error, bearer, create_tenant
 from .stream_helpers import published
 
 pytestmark = pytest.mark.falkordb
 
-BB, POP, OLT, SPL, ONT = NodeKind.BACKBONE, NodeKind.POP, NodeKind.OLT, NodeKind.SPLITTER, NodeKind.ONT
-NODES = [("bb1", BB, 400), ("bb2", BB, 400), ("popA", POP, 200), ("popB", POP, 200), ("oltA", OLT, 40),
-         ("oltB", OLT, 40), ("splA", SPL, 10), ("splB", SPL, 10), ("ontA", ONT, 1), ("ontA2", ONT, 1), ("ontB", ONT, 1)]
-LINKS = [(LinkType.UPLINK, "popA", "bb1", 100, False), (LinkType.UPLINK, "popA", "bb2", 40, True),
-         (LinkType.UPLINK, "popB", "bb2", 100, False), (LinkType.UPLINK, "oltA", "popA", 20, False),
-         (LinkType.UPLINK, "oltB", "popB", 20, False), (LinkType.PON, "splA", "oltA", 10, False),
-         (LinkType.PON, "splB", "oltB", 10, False), (LinkType.DROP, "splA", "ontA", 1, False),
-         (LinkType.DROP, "splA", "ontA2", 1, False), (LinkType.DROP, "splB", "ontB", 1, False)]
-HOMES = [("Asha", "ontA"), ("Arun", "ontA2"), ("Bilal", "ontB")]
 
 
 @pytest.fixture
@@ -39,12 +32,7 @@ def base(tenant) -> str:
 
 @pytest.fixture
 async def built(memory, tenant):
-    client = memory.client
-    await net.upsert_nodes(client, tenant, [NetNodeIn(node_id=i, kind=k, name=i, capacity_gbps=c) for i, k, c in NODES])
-    await net.upsert_links(client, tenant, [
-        LinkIn(type=t, source=s, target=d, capacity_gbps=c, length_m=1000.0 * (n + 1), backup=b)
-        for n, (t, s, d, c, b) in enumerate(LINKS)])
-    await net.attach_customers(client, tenant, HOMES)
+    await lab_network.build(memory.client, tenant)
 
 
 async def test_capacity_over_links_that_are_up(client, base, auth, built, memory, tenant):
@@ -84,7 +72,7 @@ async def test_critical_nodes_and_cabling(client, base, auth, built):
     forest = r.json()
     assert forest["trees"] == 1 and forest["nodes"] == len(NODES) and len(forest["edges"]) == len(NODES) - 1
     # ten links join eleven nodes without a cycle (bb1 and bb2 meet only through popA): all are needed
-    assert forest["total_length_m"] == pytest.approx(sum(1000.0 * (n + 1) for n in range(len(LINKS))))
+    assert forest["total_length_m"] == pytest.approx(sum(lab_network.link_length(n) for n in range(len(LINKS))))
 
 
 async def test_a_node_fault_is_injected_and_announced_for_netops(client, base, auth, built, tenant, stream_redis):

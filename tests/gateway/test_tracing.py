@@ -34,6 +34,7 @@ from services.intake.settings import IntakeSettings
 from services.resolver.bootstrap import bootstrap as resolver_bootstrap
 from services.resolver.handlers import HANDLERS as RESOLVER
 from services.resolver.settings import ResolverSettings
+from tests import support
 
 from .helpers import bearer
 
@@ -65,15 +66,7 @@ def span_exporter():
 
 
 async def eventually(check, what: str, timeout: float = GUARD_S):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        result = await check()
-        if result:
-            return result
-        if loop.time() > deadline:
-            raise AssertionError(f"{what} not reached within {timeout}s")
-        await asyncio.sleep(0.05)
+    return await support.eventually(check, timeout=timeout, interval=0.05, what=what)
 
 
 def server_spans(exporter, route: str | None = None):

@@ -5,7 +5,6 @@ customer's episode, then TurnReceived), graph counters and bounded polling."""
 from __future__ import annotations
 
 import asyncio
-import inspect
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -15,6 +14,7 @@ from relay_graph.memory import Memory
 from relay_graph.models import EpisodeInput
 from relay_graph.queries import Query
 from relay_graph.streams import InvalidNotification, StreamSettings, TurnReceived, connect, decode
+from tests import support
 
 # Small timeouts so reclaiming happens within a test.
 FAST = StreamSettings(
@@ -55,25 +55,11 @@ async def counts(client, tenant: str) -> dict[str, int]:
 
 
 async def eventually(check, *, timeout: float = 30.0, interval: float = 0.05, what: str = "condition"):
-    """Poll until `check()` is truthy; fail after `timeout` (a guard, not a speed assertion)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        result = check()
-        if inspect.isawaitable(result):
-            result = await result
-        if result:
-            return result
-        if loop.time() > deadline:
-            raise AssertionError(f"{what} not reached within {timeout}s")
-        await asyncio.sleep(interval)
+    return await support.eventually(check, timeout=timeout, interval=interval, what=what)
 
 
 async def wipe_stream_keys(redis) -> None:
-    for pattern in STREAM_KEY_PATTERNS:
-        keys = [k async for k in redis.scan_iter(match=pattern, count=500)]
-        if keys:
-            await redis.delete(*keys)
+    await support.wipe_keys(redis, STREAM_KEY_PATTERNS)
 
 
 async def published(redis, stream: str, tenant: str, **match) -> list:

@@ -4,7 +4,6 @@ the streams' keys wiped before each test, fast settings, and polling helpers (bo
 from __future__ import annotations
 
 import asyncio
-import inspect
 import uuid
 from contextlib import asynccontextmanager
 
@@ -12,6 +11,7 @@ import pytest
 from opentelemetry import trace
 
 from relay_graph.streams import StreamSettings, connect
+from tests import support
 
 STREAM_KEY_PATTERNS = ("relay:stream:*", "relay:dlq:*", "relay:seen:*", "relay:lasterr:*")
 
@@ -33,10 +33,7 @@ STEADY = FAST.model_copy(update={"min_idle_ms": 10_000})
 
 
 async def wipe_stream_keys(redis) -> None:
-    for pattern in STREAM_KEY_PATTERNS:
-        keys = [k async for k in redis.scan_iter(match=pattern, count=500)]
-        if keys:
-            await redis.delete(*keys)
+    await support.wipe_keys(redis, STREAM_KEY_PATTERNS)
 
 
 @pytest.fixture
@@ -53,18 +50,7 @@ def group() -> str:
 
 
 async def eventually(check, *, timeout: float = 20.0, interval: float = 0.02, what: str = "condition"):
-    """Poll until `check()` is truthy; fail after `timeout` (a guard, not a speed assertion)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        result = check()
-        if inspect.isawaitable(result):
-            result = await result
-        if result:
-            return result
-        if loop.time() > deadline:
-            raise AssertionError(f"{what} not reached within {timeout}s")
-        await asyncio.sleep(interval)
+    return await support.eventually(check, timeout=timeout, interval=interval, what=what)
 
 
 @asynccontextmanager

@@ -1,0 +1,30 @@
+"""Helpers shared by test folders: bounded polling and wiping the streams' fixed keys."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import Iterable
+
+
+async def eventually(check, *, timeout: float = 20.0, interval: float = 0.02, what: str = "condition"):
+    """Poll until `check()` is truthy; fail after `timeout` (a guard, not a speed assertion)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        result = check()
+        if inspect.isawaitable(result):
+            result = await result
+        if result:
+            return result
+        if loop.time() > deadline:
+            raise AssertionError(f"{what} not reached within {timeout}s")
+        await asyncio.sleep(interval)
+
+
+async def wipe_keys(redis, patterns: Iterable[str]) -> None:
+    """Delete every key matching the patterns (stream keys are constants shared by all tests)."""
+    for pattern in patterns:
+        keys = [k async for k in redis.scan_iter(match=pattern, count=500)]
+        if keys:
+            await redis.delete(*keys)

@@ -21,15 +21,6 @@ def entity_uid(entity_type: str, key: str) -> str:
     return f"{entity_type}|{key}"
 
 
-def fulltext_query(name: str) -> str | None:
-    """A RediSearch query with fuzzy terms, built only from word characters (no query syntax
-    from the caller survives). None when there is nothing to search for."""
-    words = [w for w in re.findall(r"\w+", name_key(name)) if len(w) >= 2][:8]
-    if not words:
-        return None
-    return " | ".join(f"%{w}%" if len(w) >= 4 else w for w in words)
-
-
 def similarity(a: str, b: str) -> float:
     return SequenceMatcher(None, name_key(a), name_key(b)).ratio()
 

@@ -54,7 +54,6 @@ VECTOR_INDEXES: tuple[tuple[str, str, int], ...] = (
 )
 
 LIST_INDEXES = "CALL db.indexes() YIELD label, properties, types RETURN label, properties, types"
-LIST_INDEXES_NAME = "list_indexes"
 INDEX_STATUS = "CALL db.indexes() YIELD status RETURN status"
 
 

@@ -13,8 +13,11 @@ from typing import Iterable
 from .db import GraphClient
 from .embeddings import Embedder
 from .episodes import wire_vector
-from .models import FactWriteResult
+from .errors import RelayError
+from .models import FactInput, FactWriteResult
 from .queries import fact_embeddings as q
+from .registry import clean_text
+from .registry import get as get_predicate
 
 MAX_BATCH = 1_000
 
@@ -22,6 +25,22 @@ MAX_BATCH = 1_000
 def claim_text(predicate: str, obj: str) -> str:
     """"lives_in" + "Pune" -> "lives in Pune" (the graph builds the same text: queries.fact_embeddings)."""
     return f"{predicate.replace('_', ' ')} {obj}"
+
+
+def input_claims(facts: Iterable[FactInput]) -> list[str]:
+    """The claims a batch of inputs will be phrased as, to embed them ahead of writing (a pipeline
+    embeds batch N+1 while batch N is written; `embed_facts` then finds the vectors in the
+    embedder's cache). The object as its predicate checks it; an object that turns out to be an
+    existing entity spelt differently is phrased with that spelling, and embedded then. Inputs
+    that fail their checks are left out (writing them raises)."""
+    out: dict[str, None] = {}
+    for f in facts:
+        try:
+            p = get_predicate(f.predicate)
+            out[claim_text(p.name, p.check(clean_text(f.object, "object")))] = None
+        except RelayError:
+            continue
+    return list(out)
 
 
 async def embed_facts(client: GraphClient, embedder: Embedder, tenant: str,

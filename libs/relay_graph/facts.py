@@ -6,6 +6,9 @@ graph, so when two writers race for one slot exactly one statement matches the v
 other gets no row back, reads again and re-plans). What a write *does* is decided in
 `fact_planning` from plain data; the statements are in `queries.facts`.
 
+`write_facts` does the same for a batch: one read for all of it, the same planner fact by fact,
+and one guarded statement per kind of write for all its rows.
+
 Names resolve against the graph: the exact normal form first, then (Customer subjects, and objects
 of predicates with `fuzzy_objects`) the full-text index and `entities.similarity`, so case, spacing
 and small misspellings do not create a second entity. Everything a caller sends is checked before
@@ -126,10 +129,12 @@ def matches_search(search: str, name: str) -> bool:
     see yet."""
     words = re.findall(r"\w+", name_key(name))
     for term in search.split():
-        fuzz = len(term) - len(term.strip("%"))
-        fuzz //= 2
         t = term.strip("%")
-        if not any(_edits(t, w, fuzz) <= fuzz for w in words):
+        fuzz = (len(term) - len(t)) // 2
+        if fuzz == 0:
+            if t not in words:
+                return False
+        elif not any(_edits(t, w, fuzz) <= fuzz for w in words):
             return False
     return True
 
@@ -319,7 +324,9 @@ def _lookup_params(p: Predicate, s_uid: str, s_search: str | None, subject: _Nam
                    object_search: bool = True) -> dict[str, Any]:
     return {
         "s_uid": s_uid, "s_search": s_search, "s_type": subject.type,
-        "o_uid": obj.uid if obj else None, "o_search": obj.search if obj and object_search else None,
+        # no object (a retirement of whatever is current): "" matches nothing through the index,
+        # while a null uid makes FalkorDB scan every entity of the tenant
+        "o_uid": obj.uid if obj else "", "o_search": obj.search if obj and object_search else None,
         "o_type": obj.type if obj else None,
         "slot": _slot_key(s_uid, p.name),
     }
@@ -438,9 +445,9 @@ async def write_fact(client: GraphClient, tenant: str, fact: FactInput) -> FactW
 MAX_BATCH = 1_000
 _CANDIDATES = 20  # per name: the best-scored full-text hits, compared by similarity (as in _LOOKUP)
 
-# each single-fact statement's batch twin (same effects, one row per fact)
+# each single-fact statement's batch twin (same effects, one row per fact, every predicate)
 _BATCH_OF: dict[Query, Query] = {
-    single[name]: batch[name]
+    single[name]: batch
     for single, batch in (
         (q.CREATE_PLAIN, q.BATCH_CREATE_PLAIN),
         (q.CREATE_CURRENT, q.BATCH_CREATE_CURRENT),
@@ -476,7 +483,11 @@ class _BatchNames:
     def __init__(self, found: dict[str, tuple[str | None, list[tuple[str, str]]]]):
         self.found = found
         self.refs: dict[str, EntityRef] = {}
-        self.new: dict[str, list[EntityRef]] = {}
+        self.new: dict[tuple[str, tuple[str, ...]], list[EntityRef]] = {}  # by type and numbers
+
+    @staticmethod
+    def _numbers(text: str) -> tuple[str, ...]:
+        return tuple(re.findall(r"\d+", name_key(text)))  # names with other numbers never match
 
     def resolve(self, name: _Name) -> EntityRef:
         ref = self.refs.get(name.uid)
@@ -488,14 +499,15 @@ class _BatchNames:
         else:
             search = name.search
             pool = list(candidates) if search else []
+            same = (name.type, self._numbers(name.text))
             if search:
-                pool += [(e.uid, e.name) for e in self.new.get(name.type, ()) if matches_search(search, e.name)]
+                pool += [(e.uid, e.name) for e in self.new.get(same, ()) if matches_search(search, e.name)]
             best = fp.best_candidate(name.text, pool)
             if best is not None:
                 ref = self.refs.get(best[0]) or EntityRef(best[0], best[1], name.type)
             else:
                 ref = name.as_new()
-                self.new.setdefault(name.type, []).append(ref)
+                self.new.setdefault(same, []).append(ref)
         self.refs[name.uid] = ref
         return ref
 
@@ -529,18 +541,40 @@ class _Planned:
     plan: fp.Plan
     query: Query
     params: dict[str, Any]
+    new_entities: tuple[str, ...]  # uids of the entities it names that are not in the graph yet
+
+
+def _rows(items: list[_Planned]) -> list[dict[str, Any]]:
+    """The statement's rows; each entity new to the graph is created by the first row naming it,
+    and only that row carries its name (every value is sent as text: the less, the faster)."""
+    named: set[str] = set()
+    rows = []
+    for it in items:
+        row = it.params
+        if "o_uid" in row:
+            for role in ("s", "o"):
+                uid = row[f"{role}_uid"]
+                create = uid in it.new_entities and uid not in named
+                named.add(uid)
+                row[f"{role}_create"] = create
+                if not create:
+                    for field in ("name", "key", "type"):
+                        row.pop(f"{role}_{field}", None)
+        rows.append(row)
+    return rows
 
 
 async def write_facts(client: GraphClient, tenant: str, facts: list[FactInput]) -> list[FactWriteResult]:
-    """`write_fact` for many facts at once, with the same outcomes as writing them one after
-    another in this order, in far fewer round trips: one read for every name and slot of the
-    batch, the same planner (facts of one slot planned in turn against the state the earlier ones
-    leave), then one statement per kind of write and predicate, each row guarded by its slot's
-    version. A later write of a slot the batch already wrote goes into a later statement (a
-    round). A row whose slot changed under it is written again through `write_fact`, and so are
-    the batch's later facts of that slot. Every fact is checked before anything is read or
-    written: one bad fact raises its typed error (naming its position) and writes nothing.
-    Results come in input order."""
+    """`write_fact` for many facts at once, leaving the graph that writing them one after another
+    in this order leaves, in far fewer round trips: one read for every name and slot of the batch
+    (a second one only for the slots of misspelt subjects that turned out to be someone known), the
+    same planner (facts of one slot planned in turn against the state the earlier ones leave), then
+    one statement per kind of write (create, supersede, late-arriving, claim, corroborate) for all
+    predicates, each row guarded by its own slot's version. A later write of a slot the batch
+    already wrote goes into a later statement (a round). A row whose slot changed under it is
+    written again through `write_fact`, after the batch, and so are the batch's later facts of that
+    slot. Every fact is checked before anything is read or written: one bad fact raises its typed
+    error (naming its position) and writes nothing. Results come in input order."""
     tenant = validate_tenant(tenant)
     writes = _validate_batch(facts)
     if not writes:
@@ -572,9 +606,9 @@ async def write_facts(client: GraphClient, tenant: str, facts: list[FactInput]) 
         plan = fp.plan_write(slot, new, single=w.p.single, policy=w.p.policy, now_ms=now,
                              fact_id=_new_id(), conflict_id=_new_id())
         query, params = _write_query(plan, w, _Snapshot(subject, obj, slot))
-        params.pop("predicate")
         params["i"] = i
-        planned.append(_Planned(i, key, rounds.get(key, 0), plan, _BATCH_OF[query], params))
+        fresh = tuple(ref.uid for ref in (subject, obj) if not ref.exists)
+        planned.append(_Planned(i, key, rounds.get(key, 0), plan, _BATCH_OF[query], params, fresh))
         rounds[key] = rounds.get(key, 0) + 1
         slots[key] = fp.apply_plan(slot, plan)
 
@@ -586,8 +620,7 @@ async def write_facts(client: GraphClient, tenant: str, facts: list[FactInput]) 
             if item.round == r and item.key not in lost:
                 statements.setdefault(item.query, []).append(item)
         for query, items in statements.items():
-            predicate = writes[items[0].index].p.name
-            rows = await client.run(tenant, query, {"predicate": predicate, "rows": [it.params for it in items]})
+            rows = await client.run(tenant, query, {"rows": _rows(items)})
             done = {row["i"] for row in rows}
             for it in items:
                 if it.index in done:

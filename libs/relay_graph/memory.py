@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from . import episodes, facts, recall
+from . import episodes, fact_embeddings, facts, recall
 from .db import GraphClient
 from .embeddings import Embedder
 from .models import (
@@ -29,6 +29,15 @@ class Memory:
 
     async def write_fact(self, tenant: str, fact: FactInput) -> FactWriteResult:
         return await facts.write_fact(self.client, tenant, fact)
+
+    async def write_facts(self, tenant: str, items: list[FactInput], *, embed: bool = False) -> list[FactWriteResult]:
+        """Many facts in few statements (`facts.write_facts`); with `embed`, every written fact
+        also gets its claim's vector (`fact_embeddings.embed_facts`: one embedder call for the
+        claims nobody embedded before, one read and one write)."""
+        results = await facts.write_facts(self.client, tenant, items)
+        if embed and results:
+            await fact_embeddings.embed_facts(self.client, self._embedder(), tenant, results)
+        return results
 
     async def retire_fact(self, tenant: str, retire: RetireInput) -> list[str]:
         return await facts.retire_fact(self.client, tenant, retire)

@@ -14,6 +14,9 @@ machine is shared; a busy neighbour slows all of them alike, and the ratios stay
    with one thread (`Embedder(threads=1)`): beside the writer and FalkorDB on 2 cores, more
    threads only take the cores the others need.
 
+6. the same with every claim new (a device of its own per fact), the worst case: one model call
+   per fact, so the rate is the embedder's.
+
 Facts are the desk's seven per customer (bench.memory_core's generator), every chunk new customers,
 so every write creates. Rates are totals over all rounds; ratios are to raw over the same rounds.
 CPU per write (FalkorDB's from /proc, this process's incl. the embedder thread) is given too: it
@@ -61,12 +64,14 @@ WRITERS = 4
 EMBED_THREADS = 1
 
 RAW, SINGLE, SINGLE_4, BATCHED, EMBEDDED = "raw", "single", "single_x4", "batch", "batch_embedded"
+EMBEDDED_NEW = "batch_embedded_new"
 LABELS = {
     RAW: "raw FalkorDB MERGE (1 connection, one per call)",
     SINGLE: "write_fact (1 connection, sequential)",
     SINGLE_4: f"write_fact ({WRITERS} concurrent writers)",
     BATCHED: f"write_facts, batches of {BATCH} (1 connection)",
     EMBEDDED: f"write_facts + embeddings, batches of {BATCH}, pipelined",
+    EMBEDDED_NEW: "the same, every claim new (worst case: one model call per fact)",
 }
 
 
@@ -78,10 +83,11 @@ class Sizes:
     single_x4: int = 150
     batch: int = 640
     embedded: int = 640
+    embedded_new: int = 192
 
 
 FULL = Sizes()
-QUICK = Sizes(rounds=2, raw=200, single=40, single_x4=40, batch=128, embedded=128)
+QUICK = Sizes(rounds=2, raw=200, single=40, single_x4=40, batch=128, embedded=128, embedded_new=64)
 
 
 @dataclass
@@ -135,6 +141,18 @@ class Stream:
         return out
 
 
+class NewClaims(Stream):
+    """Facts whose claims nobody made before: a device of its own per fact, so each one is embedded
+    (the desk's facts mostly repeat claims - a city, a plan, a router - and share their vectors)."""
+
+    def take(self, n: int) -> list[FactInput]:
+        out = [FactInput(subject=f"device owner {i // 4}", predicate="owns_device",
+                         object=f"smart speaker model {i} in the study", agent="intake")
+               for i in range(self.next, self.next + n)]
+        self.next += n
+        return out
+
+
 async def bounded(concurrency: int, items: Sequence[Any], fn: Callable[[Any], Awaitable[Any]]) -> None:
     it = iter(items)
 
@@ -145,7 +163,7 @@ async def bounded(concurrency: int, items: Sequence[Any], fn: Callable[[Any], Aw
     await asyncio.gather(*(worker() for _ in range(concurrency)))
 
 
-# ------------------------------------------------------------------ the five ways of writing
+# ------------------------------------------------------------------ the ways of writing
 
 
 async def raw_chunk(client: GraphClient, n: int, start: int) -> None:
@@ -214,8 +232,9 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, model_di
             report["embedder_texts_per_s"] = round(len(texts) / (time.perf_counter() - t0), 1)
 
             tenants = {SINGLE: "bench-single", SINGLE_4: "bench-single4", BATCHED: "bench-batch",
-                       EMBEDDED: "bench-embedded"}
-            streams = {m: Stream(1_000_000 * (k + 1)) for k, m in enumerate(tenants)}
+                       EMBEDDED: "bench-embedded", EMBEDDED_NEW: "bench-embedded-new"}
+            streams = {m: (NewClaims if m == EMBEDDED_NEW else Stream)(1_000_000 * (k + 1))
+                       for k, m in enumerate(tenants)}
             await one.db.select_graph(graph_name("bench-raw")).query("CREATE INDEX FOR (n:Raw) ON (n.k)")
             # warm every path (plan caches, connections) before measuring
             await raw_chunk(one, 20, 10_000_000)
@@ -223,8 +242,9 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, model_di
             await single_chunk(four, tenants[SINGLE_4], streams[SINGLE_4].take(14), WRITERS)
             await batch_chunk(one, tenants[BATCHED], streams[BATCHED].take(BATCH))
             await embedded_chunk(one, embedder, tenants[EMBEDDED], streams[EMBEDDED].take(BATCH))
+            await embedded_chunk(one, embedder, tenants[EMBEDDED_NEW], streams[EMBEDDED_NEW].take(BATCH))
 
-            raw_next, linked = 0, 0
+            raw_next, linked, linked_new = 0, 0, 0
             for r in range(sizes.rounds):
                 plan: list[tuple[str, int, Callable[[], Awaitable[Any]]]] = []
                 plan.append((RAW, sizes.raw, lambda start=raw_next: raw_chunk(one, sizes.raw, start)))
@@ -237,6 +257,9 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, model_di
                              batch_chunk(one, tenants[BATCHED], items)))
                 plan.append((EMBEDDED, sizes.embedded, lambda items=streams[EMBEDDED].take(sizes.embedded):
                              embedded_chunk(one, embedder, tenants[EMBEDDED], items)))
+                plan.append((EMBEDDED_NEW, sizes.embedded_new,
+                             lambda items=streams[EMBEDDED_NEW].take(sizes.embedded_new):
+                             embedded_chunk(one, embedder, tenants[EMBEDDED_NEW], items)))
                 if r % 2:  # alternate the order too, so no mode always follows the same one
                     plan.reverse()
                 for mode, n, chunk in plan:
@@ -245,10 +268,13 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, model_di
                     modes[mode].add(n, time.perf_counter() - t0, cpu() - c0, time.process_time() - p0)
                     if mode == EMBEDDED:
                         linked += result
+                    elif mode == EMBEDDED_NEW:
+                        linked_new += result
                 raw_rate = modes[RAW].per_round[-1]
                 say(console, f"round {r + 1}/{sizes.rounds}: " + ", ".join(
                     f"{m} {modes[m].per_round[-1]:,.0f}/s" for m in LABELS) + f" (raw {raw_rate:,.0f}/s)")
             report["claims_embedded_in_measured_rounds"] = linked
+            report["claims_embedded_every_claim_new"] = linked_new
             report["fact_nodes"] = {m: (await one.run(t, COUNT_FACTS))[0]["n"]
                                     for m, t in tenants.items()}
         finally:
@@ -308,14 +334,17 @@ def print_table(console: Console, report: dict[str, Any]) -> None:
     console.print(table)
     m = report["machine"]
     console.print(f"embedder alone: {report['embedder_texts_per_s']:,.0f} texts/s; claims embedded while measuring: "
-                  f"{report['claims_embedded_in_measured_rounds']:,}; facts in each tenant: {report['fact_nodes']}")
+                  f"{report['claims_embedded_in_measured_rounds']:,} for {fig[EMBEDDED]['count']:,} facts (claims repeat: a "
+                  f"city, a plan, a router; a phone or e-mail is phrased \"phone number\"), "
+                  f"{report.get('claims_embedded_every_claim_new', 0):,} for {fig.get(EMBEDDED_NEW, {}).get('count', 0):,} "
+                  f"in the worst case; facts in each tenant: {report['fact_nodes']}")
     console.print(f"{m['cpus']} CPUs; load average before {m['load_avg_before']}, after {m.get('load_avg_after')}")
 
 
 def parse(argv: Iterable[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m bench.fact_writes", description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
-    ap.add_argument("--rounds", type=int, default=None, help="rounds of the five modes (default 8)")
+    ap.add_argument("--rounds", type=int, default=None, help="rounds of the six modes (default 8)")
     ap.add_argument("--out", type=Path, default=RESULTS, help=f"where the JSON goes (default {RESULTS})")
     return ap.parse_args(list(argv) if argv is not None else None)
 

@@ -16,15 +16,16 @@ from .episodes import wire_vector
 from .errors import RelayError
 from .models import FactInput, FactWriteResult
 from .queries import fact_embeddings as q
-from .registry import clean_text
+from .registry import clean_text, fixed_claims
 from .registry import get as get_predicate
 
 MAX_BATCH = 1_000
 
 
 def claim_text(predicate: str, obj: str) -> str:
-    """"lives_in" + "Pune" -> "lives in Pune" (the graph builds the same text: queries.fact_embeddings)."""
-    return f"{predicate.replace('_', ' ')} {obj}"
+    """"lives_in" + "Pune" -> "lives in Pune"; a predicate with a fixed wording ("phone" -> "phone
+    number") ignores the value (the graph builds the same text: queries.fact_embeddings)."""
+    return fixed_claims().get(predicate) or f"{predicate.replace('_', ' ')} {obj}"
 
 
 def input_claims(facts: Iterable[FactInput]) -> list[str]:
@@ -55,7 +56,7 @@ async def embed_facts(client: GraphClient, embedder: Embedder, tenant: str,
 
 
 async def _embed_batch(client: GraphClient, embedder: Embedder, tenant: str, ids: list[str]) -> int:
-    rows = await client.run(tenant, q.UNPHRASED, {"ids": ids})
+    rows = await client.run(tenant, q.UNPHRASED, {"ids": ids, "fixed": fixed_claims()})
     if not rows:
         return 0
     new = sorted({r["text"] for r in rows if not r["known"]})

@@ -16,9 +16,10 @@ from . import Query
 
 LABEL = "FactText"
 
-# The claim's text, built here only: "lives_in" + "Pune" -> "lives in Pune" (fact_embeddings.claim_text
-# is its Python twin, for callers that have no fact yet).
-_CLAIM = "replace(f.predicate, '_', ' ') + ' ' + f.object_name"
+# The claim's text, built here only: "lives_in" + "Pune" -> "lives in Pune", or the predicate's fixed
+# wording ($fixed, registry.fixed_claims: "phone" -> "phone number"). fact_embeddings.claim_text is its
+# Python twin, for callers that have no fact yet.
+_CLAIM = "coalesce($fixed[f.predicate], replace(f.predicate, '_', ' ') + ' ' + f.object_name)"
 
 # Facts of the batch not phrased yet, their claim, and whether that claim has a vector already.
 UNPHRASED = Query(

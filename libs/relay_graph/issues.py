@@ -1,0 +1,51 @@
+"""What a customer's problem is called in the graph: the Issue entity a `has_issue` fact points at.
+
+An Issue is its kind with the details the customer named: the device, the place and the time
+("wifi_drops on the tv upstairs since 2026-09-07"). Entities are resolved by name, so two reports
+become one Issue only when all of these agree; two customers whose Wi-Fi drops, one on the TV
+upstairs since Monday and one on a laptop in the kitchen since Friday, have two issues, however
+alike the words. `has_issue` objects are never matched fuzzily (registry: fuzzy_objects=False),
+so "upstairs" and "upstars" do not meet either.
+
+A relative time ("since yesterday") means a different day for every report; callers pass the date
+it resolved to when they can.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+from .registry import MAX_VALUE_CHARS, clean_text
+
+DETAIL_CHARS = 60  # each detail's share of the name; the kind always fits
+
+
+def issue_name(kind: str, *, device: str | None = None, place: str | None = None,
+               time: str | date | datetime | None = None) -> str:
+    """`issue_name("wifi_drops", device="tv", place="upstairs", time="since monday")`
+    -> "wifi_drops on the tv upstairs since monday". A date or datetime becomes "since <date>"."""
+    parts = [clean_text(kind, "issue kind")]
+    if device:
+        d = _detail(device)
+        parts.append(d if d.split()[0] in ("on", "with") else f"on the {d.removeprefix('the ').removeprefix('my ')}")
+    if place:
+        p = _detail(place)
+        parts.append(p if p.split()[0] in ("upstairs", "downstairs", "outside", "everywhere", "at", "in", "on")
+                     else f"in the {p.removeprefix('the ').removeprefix('my ')}")
+    if time:
+        parts.append(f"since {_day(time)}" if isinstance(time, (date, datetime)) else _detail(time))
+    return " ".join(parts)[:MAX_VALUE_CHARS]
+
+
+def issue_kind(name: str) -> str:
+    """The kind an issue name starts with ("wifi_drops on the tv" -> "wifi_drops"); a bare kind
+    is its own kind."""
+    return clean_text(name, "issue").split(" ", 1)[0]
+
+
+def _detail(text: str) -> str:
+    return " ".join(clean_text(text, "issue detail").lower().split())[:DETAIL_CHARS]
+
+
+def _day(when: date | datetime) -> str:
+    return (when.date() if isinstance(when, datetime) else when).isoformat()

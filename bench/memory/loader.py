@@ -1,0 +1,158 @@
+"""Playing a storyline through the desk, over the gateway's HTTP API only, one event at a time in
+step order (a step's real moment is taken once it is done, so step order is time order):
+
+- chat: `POST /chat?wait=..` in the story's conversation (the customer's words; intake files what
+  they state and opens tickets);
+- note: an agent's note, `POST /tools/remember?agent=<agent>` (an episode, linked to the customer);
+- fact: `POST /facts` by the named agent; a late correction carries `valid_from` = the real moment
+  of the older step it names;
+- line: the customer's home connected in a city (`POST /customers/{c}/line`; the first ones in one
+  `POST /world`);
+- outage: the city hub (found by name in `GET /network/critical`) marked down or up (`POST /network/nodes/{id}/status`);
+  netops declares the outage;
+- confirm: the customer's newest ticket for that issue confirmed fixed (`POST /tickets/{id}/confirm`).
+
+What was said (chat turns and notes) is kept with its moment and customer: the vector store is
+built from exactly those turns."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable
+from urllib.parse import quote
+
+import httpx
+
+from . import vocab as v
+from .storyline import Event, Storyline
+
+CHAT_WAIT_S = 10
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+@dataclass
+class Loaded:
+    step_at: dict[int, str] = field(default_factory=dict)  # step -> the real moment it was done
+    turns: list[dict[str, Any]] = field(default_factory=list)  # {step, customer, speaker, text, at}
+    outcomes: Counter = field(default_factory=Counter)
+    errors: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def summary(self) -> dict[str, Any]:
+        return {"events": len(self.step_at), "turns": len(self.turns), "seconds": round(self.seconds, 1),
+                "outcomes": dict(sorted(self.outcomes.items())), "errors": len(self.errors),
+                "first_errors": self.errors[:10]}
+
+
+class Loader:
+    def __init__(self, http: httpx.AsyncClient, tenant: str, headers: dict[str, str],
+                 progress: Callable[[str], None] = lambda _: None):
+        self.http, self.headers, self.progress = http, headers, progress
+        self.base = f"/v1/tenants/{quote(tenant, safe='')}"
+        self.sessions: dict[str, str] = {}
+        self.hubs: dict[str, str] = {}  # city -> its hub's node id
+        self.out = Loaded()
+
+    async def _post(self, path: str, body: dict, params: dict | None = None, timeout: float = 30.0) -> httpx.Response:
+        return await self.http.post(self.base + path, json=body, params=params, headers=self.headers, timeout=timeout)
+
+    def _fail(self, e: Event, r: httpx.Response | None, what: str = "") -> None:
+        self.out.outcomes[f"{e.kind}_failed"] += 1
+        detail = f"{r.status_code} {r.text[:200]}" if r is not None else what
+        self.out.errors.append(f"step {e.step} {e.kind} {e.customer or ''}: {detail}")
+
+    async def play(self, story: Storyline) -> Loaded:
+        started = time.monotonic()
+        first = [e for e in story.events if e.kind == "line" and e.step < len(story.customers)]
+        r = await self._post("/world", {"region": v.REGION, "customers": [
+            {"customer": e.customer, "address": e.city} for e in first]}, timeout=180.0)
+        if r.status_code != 200:
+            raise RuntimeError(f"POST /world -> {r.status_code}: {r.text[:300]}")
+        for e in first:
+            self.out.step_at[e.step] = now_iso()
+        rest = [e for e in story.events if e.step >= len(first)]
+        every = max(1, len(rest) // 20)
+        for i, e in enumerate(rest, start=1):
+            await getattr(self, f"_{e.kind}")(e)
+            self.out.step_at[e.step] = now_iso()
+            if e.is_turn:
+                self.out.turns.append({"step": e.step, "customer": e.customer, "speaker": e.speaker, "text": e.text,
+                                       "at": self.out.step_at[e.step]})
+            if i % every == 0 or i == len(rest):
+                o = self.out.outcomes
+                self.progress(f"  {i}/{len(rest)} events played ({len(self.out.turns)} turns, "
+                              f"{o['chat_answered']} chat replies, {o['confirm_ok']} tickets confirmed, "
+                              f"{len(self.out.errors)} errors) in {time.monotonic() - started:.0f}s")
+        self.out.seconds = time.monotonic() - started
+        return self.out
+
+    async def _chat(self, e: Event) -> None:
+        body = {"customer": e.customer, "text": e.text}
+        if e.story in self.sessions:
+            body["session"] = self.sessions[e.story]
+        r = await self._post("/chat", body, params={"wait": CHAT_WAIT_S}, timeout=CHAT_WAIT_S + 20)
+        if r.status_code not in (200, 202):
+            return self._fail(e, r)
+        self.sessions[e.story] = r.json()["session"]
+        self.out.outcomes["chat_answered" if r.status_code == 200 else "chat_not_answered_in_time"] += 1
+
+    async def _note(self, e: Event) -> None:
+        body: dict[str, Any] = {"session": f"notes-{e.story}", "kind": "InternalNote",
+                                "turns": [{"speaker": e.speaker, "text": e.text}]}
+        if e.customer:
+            body["customer"] = e.customer
+        r = await self._post("/tools/remember", body, params={"agent": e.speaker})
+        if r.status_code != 200:
+            return self._fail(e, r)
+        self.out.outcomes["note"] += 1
+
+    async def _fact(self, e: Event) -> None:
+        body = {"subject": e.customer, "predicate": e.predicate, "object": e.object, "agent": e.agent}
+        if e.valid_from_step is not None:
+            body["valid_from"] = self.out.step_at[e.valid_from_step]
+        r = await self._post("/facts", body)
+        if r.status_code != 201:
+            return self._fail(e, r)
+        self.out.outcomes[f"fact_{r.json()['outcome']}"] += 1
+
+    async def _line(self, e: Event) -> None:
+        r = await self._post(f"/customers/{quote(e.customer, safe='')}/line", {"address": e.city})
+        if r.status_code != 200:
+            return self._fail(e, r)
+        self.out.outcomes["line_moved"] += 1
+
+    async def _hub(self, city: str) -> str | None:
+        """The city hub's node id, by its name, from the network's node list (GET /network/critical
+        ranks every node; asked once)."""
+        if not self.hubs:
+            r = await self.http.get(f"{self.base}/network/critical", params={"top": 1000}, headers=self.headers,
+                                    timeout=120.0)
+            if r.status_code == 200:
+                self.hubs = {n["name"]: n["node_id"] for n in r.json()["nodes"] if n.get("kind") == "Pop"}
+        return self.hubs.get(f"{city} hub")
+
+    async def _outage(self, e: Event) -> None:
+        hub = await self._hub(e.city)
+        if hub is None:
+            return self._fail(e, None, f"no hub found for {e.city}")
+        r = await self._post(f"/network/nodes/{quote(hub, safe='')}/status", {"up": e.up, "by": v.NETOPS})
+        if r.status_code != 200:
+            return self._fail(e, r)
+        self.out.outcomes["outage_up" if e.up else "outage_down"] += 1
+
+    async def _confirm(self, e: Event) -> None:
+        r = await self.http.get(f"{self.base}/tickets", params={"customer": e.customer}, headers=self.headers)
+        if r.status_code != 200:
+            return self._fail(e, r)
+        mine = [t for t in r.json()["tickets"] if t.get("issue") == e.issue and t.get("stage") != "closed"]
+        if not mine:
+            self.out.outcomes["confirm_no_ticket"] += 1
+            return
+        r = await self._post(f"/tickets/{quote(mine[0]['id'], safe='')}/confirm", {"fixed": True})
+        self.out.outcomes["confirm_ok" if r.status_code == 200 else f"confirm_{r.status_code}"] += 1

@@ -147,7 +147,31 @@ async def get_reply(client: GraphClient, tenant: str, episode_id: str) -> ReplyV
     rows = await client.run(tenant, q.REPLY, {"id": episode_id})
     if not rows or rows[0]["episode_id"] is None:
         return None
+    return _reply_view(rows[0])
+
+
+class ReplyTicket(NamedTuple):
+    """The ticket a reply concerns, as a waiting chat request shows it."""
+
+    id: str
+    stage: str
+
+
+async def get_reply_and_ticket(client: GraphClient, tenant: str, episode_id: str, ticket_id: str | None = None
+                               ) -> tuple[ReplyView | None, ReplyTicket | None]:
+    """`get_reply`, and the stage of the ticket the reply concerns (its own ticket_id, else
+    `ticket_id`), in one round trip. (None, None) without such a reply; the ticket is None when the
+    reply concerns none or it is not in this tenant."""
+    validate_tenant(tenant)
+    rows = await client.run(tenant, q.REPLY_AND_TICKET, {"id": episode_id, "ticket_id": ticket_id})
+    if not rows or rows[0]["episode_id"] is None:
+        return None, None
     r = rows[0]
+    ticket = ReplyTicket(r["ticket"], r["ticket_stage"]) if r.get("ticket") and r.get("ticket_stage") else None
+    return _reply_view(r), ticket
+
+
+def _reply_view(r: dict[str, Any]) -> ReplyView:
     how = r.get("how_i_know")
     return ReplyView(
         episode_id=r["episode_id"], session=r.get("session"), kind=r.get("kind"), text=r.get("text") or "",

@@ -21,3 +21,5 @@ class GraphSettings(BaseSettings):
     model_dir: Path = Path(".relay/model")
     embed_batch_size: int = 64
     embed_cache_size: int = Field(default=20_000, description="texts whose vectors are kept in memory")
+    embed_threads: int | None = Field(default=None, ge=1, description="the model's onnxruntime threads "
+                                      "(None: one per core)")

@@ -159,6 +159,19 @@ async def get_turn(client: GraphClient, tenant: str, episode_id: str) -> Episode
     return _episode(rows[0]) if rows and rows[0].get("episode_id") else None
 
 
+async def get_turn_and_reply(client: GraphClient, tenant: str, episode_id: str
+                             ) -> tuple[EpisodeView | None, EpisodeView | None]:
+    """`get_turn` of a customer's turn and of the reply written to it (`reply_id_for`), in one
+    round trip: (None, None) if the turn is unknown; the reply is None until it is written. The
+    reply's `customer` is not read (None)."""
+    validate_tenant(tenant)
+    rows = await client.run(tenant, q.TURN_AND_REPLY, {"id": episode_id, "reply_id": reply_id_for(episode_id)})
+    if not rows or not rows[0].get("episode_id"):
+        return None, None
+    reply = rows[0].get("reply")
+    return _episode(rows[0]), (_episode(reply) if isinstance(reply, dict) and reply.get("episode_id") else None)
+
+
 async def existing_episodes(client: GraphClient, tenant: str, ids: Iterable[str]) -> set[str]:
     validate_tenant(tenant)
     wanted = sorted(set(ids))

@@ -722,6 +722,12 @@ async def _consulted(client: GraphClient, tenant: str, reader: str | None, fact_
         await client.run(tenant, q.CONSULTED, {"reader": reader, "fact_ids": fact_ids, "now_ms": _wall_ms()})
 
 
+async def record_consulted(client: GraphClient, tenant: str, reader: str, fact_ids: list[str]) -> None:
+    """What `read_facts(reader=...)` records after its read (`reader` CONSULTED each fact), for a
+    caller that reads first and records it beside its next step, not before it."""
+    await _consulted(client, validate_tenant(tenant), _agent(reader, "reader"), list(fact_ids))
+
+
 async def read_facts(
     client: GraphClient,
     tenant: str,

@@ -76,5 +76,6 @@ class Memory:
     def _embedder(self) -> Embedder:
         if self.embedder is None:
             self.embedder = Embedder(self.client.settings.model_dir, batch_size=self.client.settings.embed_batch_size,
-                                     cache_size=self.client.settings.embed_cache_size)
+                                     cache_size=self.client.settings.embed_cache_size,
+                                     threads=self.client.settings.embed_threads)
         return self.embedder

@@ -24,10 +24,16 @@ For each turn (re-read from the graph, never from the notification):
    know), then ReplyWritten(version = the turn's sequence number).
 
 Nothing here addresses the resolver: the handoff is graph state plus a thin notification.
+
+A turn's latency is mostly its graph round trips one after another, so what does not depend on
+something else runs at once: the facts on file, the open tickets and the extraction; then the
+turn's facts (one batch, `Memory.write_facts`) beside its ticket work (a confirmation, which may
+retire a fact, waits for the facts instead). The reply is still the last write.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
@@ -35,7 +41,7 @@ import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from relay_graph import catalogue, desk, guardrails, network, tickets
+from relay_graph import catalogue, desk, facts, guardrails, network, tickets
 from relay_graph.agents import Deps, ReplyDraft, publish_reply, store_replies
 from relay_graph.agents.issues import OUTAGE_SYMPTOMS, ticket_status
 from relay_graph.agents.replies import after
@@ -107,7 +113,7 @@ class _Words:
 
 async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
     tenant = n.tenant
-    turn = await desk.get_turn(deps.client, tenant, n.episode_id)
+    turn, done = await desk.get_turn_and_reply(deps.client, tenant, n.episode_id)
     if turn is None or not turn.text:
         # The gateway writes the turn before announcing it: retry, then the dead letters.
         raise NotFound(f"turn {n.episode_id!r} is not in the graph")
@@ -115,7 +121,6 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
     session = turn.session or n.session
     reply_id = desk.reply_id_for(turn.episode_id)
 
-    done = await desk.get_turn(deps.client, tenant, reply_id)
     if done is not None:
         return await _announce_again(deps, n, turn, done, customer)
 
@@ -124,72 +129,44 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
     if fixed is not None:  # refused or steered back: no tool runs, nothing is read or written
         return await _answer(deps, n, turn, customer, session, reply_id, _Words([fixed]), None, None, fixed=True)
 
-    on_file = await deps.memory.facts(tenant, customer, reader=AGENT)
-    extraction: Extraction = await deps.extractor.extract(guard.text, await _extraction_context(deps, tenant))
-    learnt, ended, current = await _file_facts(deps, tenant, customer, turn, extraction, on_file)
-    known = {f.predicate: f.object for f in current if f.state is FactState.CURRENT and f.valid_to is None}
+    # What is on file, the customer's open tickets and what the message says, at once: none of
+    # the three depends on another (a turn's latency is mostly its round trips, one after another).
+    on_file, open_tickets, extraction = await _together(
+        deps.memory.facts(tenant, customer),
+        tickets.open_tickets_for(deps.client, tenant, customer),
+        _extract(deps, tenant, guard.text),
+    )
+    seen = [f.fact_id for f in on_file]  # read as reader "intake": recorded beside the next step
 
     words = _Words()
-    result_ticket: Ticket | None = None
-    change: str | None = None
-    outages: list[Outage] = []
-    needed: tuple[str, ...] = ()
-    ticket_words_done = False
     if extraction.about_someone_else:
         words.add(replies.refuse_other_customer())
 
-    open_tickets = await tickets.open_tickets_for(deps.client, tenant, customer)
     mine_id = desk.ticket_id_for(turn.episode_id)
     mine = next((t for t in open_tickets if t.id == mine_id), None)
     awaiting = [t for t in open_tickets if t.stage is TicketStage.FIXED and t.id != mine_id]
     verdict = _verdict(extraction, guard.text, awaiting) if mine is None else None
     problem = extraction.problem
+    on_problem = verdict is None and problem is not None and (mine is not None or extraction.intent in (
+        Intent.REPORT_PROBLEM, Intent.CONFIRM_NOT_FIXED) or problem.kind is not IssueKind.OTHER)
 
     if verdict is not None:
-        target = awaiting[0]
-        result_ticket = await tickets.confirm(
-            deps.client, tenant, target.id, fixed=verdict, by=CUSTOMER,
-            detail=f"the customer's message {turn.episode_id}", at=deps.now(),
+        # The confirmation may retire has_issue: after the turn's own facts, one writer per slot.
+        filed, _ = await _together(_file_facts(deps, tenant, customer, turn, extraction, on_file),
+                                   facts.record_consulted(deps.client, tenant, AGENT, seen))
+        tw = await _confirm(deps, tenant, customer, turn, awaiting[0], verdict)
+    else:
+        # The turn's facts and its ticket work touch different things: both chains run at once.
+        filed, tw, _ = await _together(
+            _file_facts(deps, tenant, customer, turn, extraction, on_file),
+            _ticket_work(deps, tenant, customer, session, turn, extraction, open_tickets, mine, on_problem),
+            facts.record_consulted(deps.client, tenant, AGENT, seen),
         )
-        change = "closed" if verdict else "reopened"
-        if verdict:
-            await deps.memory.retire_fact(tenant, RetireInput(
-                subject=customer, predicate="has_issue", object=target.issue, agent=AGENT, valid_to=turn.at))
-        words.add(replies.confirmation_received(result_ticket.id, verdict, result_ticket.stage.value,
-                                                result_ticket.updated_at))
-        ticket_words_done = True
-    elif problem is not None and (mine is not None or extraction.intent in (
-            Intent.REPORT_PROBLEM, Intent.CONFIRM_NOT_FIXED) or problem.kind is not IssueKind.OTHER):
-        kind = problem.kind.value
-        needed = NEEDED.get(kind, ())
-        same = mine or next((t for t in open_tickets if t.issue == tickets.issue_key(kind)), None)
-        if same is None and problem.kind is IssueKind.OTHER and open_tickets:
-            same = open_tickets[0]  # "still not working": about the ticket they already have
-        if kind in OUTAGE_SYMPTOMS:
-            outages = await _open_outages(deps, tenant, customer)
-        if same is not None and same.id != mine_id:
-            result_ticket = await tickets.peek_ticket(deps.client, tenant, same.id)
-            for o in outages:
-                await network.link_tickets_to_outage(deps.client, tenant, o.outage_id)
-                words.add(replies.outage_notice(o.outage_id, o.node_name, o.opened_at, cause=o.cause,
-                                                ticket_id=same.id))
-            words.add(ticket_status(same.id, same.stage, same.updated_at, owner=same.owner))
-        else:
-            result_ticket = await _open_and_hand_off(deps, tenant, customer, session, turn, problem, mine_id)
-            change = "handed_off"
-            for o in outages:
-                await network.link_tickets_to_outage(deps.client, tenant, o.outage_id)
-                words.add(replies.outage_notice(o.outage_id, o.node_name, o.opened_at, cause=o.cause,
-                                                ticket_id=result_ticket.id))
-            words.add(replies.ticket_opened(result_ticket.id, result_ticket.opened_at, AGENT, problem.summary,
-                                            handed_to=HANDOFF_TO, handed_at=result_ticket.updated_at))
-        ticket_words_done = True
-    elif extraction.intent is Intent.ASK_STATUS:
-        for t in open_tickets:
-            words.add(ticket_status(t.id, t.stage, t.updated_at, owner=t.owner))
-        if not open_tickets:
-            words.add(replies.Reply("You have no open tickets with us at the moment. How can I help?", []))
-        ticket_words_done = True
+    learnt, ended, current = filed
+    for part in tw.words:
+        words.add(part)
+    result_ticket, change, outages, needed = tw.ticket, tw.change, tw.outages, tw.needed
+    known = {f.predicate: f.object for f in current if f.state is FactState.CURRENT and f.valid_to is None}
 
     if not needed:
         # what the customer's open tickets still need, so a later turn can fill the gaps
@@ -200,7 +177,7 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
         words.add(replies.acknowledge(learnt, ended, on_file=current, needed=needed))
     elif asked:
         words.add(replies.Reply(replies.ask_for(asked), []))
-    elif not ticket_words_done:
+    elif not tw.words_done:
         if extraction.intent is Intent.GREETING:
             words.add(replies.greeting(current))
         elif extraction.intent is Intent.OFF_TOPIC:
@@ -212,13 +189,85 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
             words.add(replies.Reply("Thanks for your message. Could you tell me a little more about what "
                                     "you need help with?", []))
 
-    if result_ticket is None and len(open_tickets) == 1:
-        result_ticket = await tickets.peek_ticket(deps.client, tenant, open_tickets[0].id)
     rows = (result_ticket, *open_tickets, *outages, *learnt, *ended, *current)
     result = await _answer(deps, n, turn, customer, session, reply_id, words, result_ticket, change,
                            rows=rows, customer_text=guard.text)
     result.learnt, result.ended, result.asked, result.outages = learnt, ended, asked, outages
     return result
+
+
+@dataclass
+class _TicketWork:
+    """What the turn did about tickets, and its words about them."""
+
+    ticket: Ticket | None = None
+    change: str | None = None
+    outages: list[Outage] = field(default_factory=list)
+    needed: tuple[str, ...] = ()
+    words: list[replies.Reply] = field(default_factory=list)
+    words_done: bool = False
+
+
+async def _confirm(deps: Deps, tenant: str, customer: str, turn: EpisodeView, target: TicketSummary,
+                   verdict: bool) -> _TicketWork:
+    """The customer's answer to "is it working now?" for the ticket waiting for it."""
+    ticket = await tickets.confirm(
+        deps.client, tenant, target.id, fixed=verdict, by=CUSTOMER,
+        detail=f"the customer's message {turn.episode_id}", at=deps.now(),
+    )
+    if verdict:
+        await deps.memory.retire_fact(tenant, RetireInput(
+            subject=customer, predicate="has_issue", object=target.issue, agent=AGENT, valid_to=turn.at))
+    words = [replies.confirmation_received(ticket.id, verdict, ticket.stage.value, ticket.updated_at)]
+    return _TicketWork(ticket=ticket, change="closed" if verdict else "reopened", words=words, words_done=True)
+
+
+async def _ticket_work(deps: Deps, tenant: str, customer: str, session: str, turn: EpisodeView,
+                       extraction: Extraction, open_tickets: list[TicketSummary], mine: TicketSummary | None,
+                       on_problem: bool) -> _TicketWork:
+    """A problem: a known open outage reaching them is mentioned (and linked to the ticket); the
+    open ticket for that kind of problem is where it stands, else a ticket opens and is handed
+    off. "What is happening with my ticket?": where each stands. Otherwise, with one open ticket,
+    that ticket (read for the reply's rows)."""
+    mine_id = desk.ticket_id_for(turn.episode_id)
+    out = _TicketWork()
+    problem = extraction.problem
+    if on_problem:
+        assert problem is not None
+        kind = problem.kind.value
+        out.needed = NEEDED.get(kind, ())
+        same = mine or next((t for t in open_tickets if t.issue == tickets.issue_key(kind)), None)
+        if same is None and problem.kind is IssueKind.OTHER and open_tickets:
+            same = open_tickets[0]  # "still not working": about the ticket they already have
+        reached = _open_outages(deps, tenant, customer) if kind in OUTAGE_SYMPTOMS else _no_outages()
+        if same is not None and same.id != mine_id:
+            out.outages, out.ticket = await _together(reached, tickets.peek_ticket(deps.client, tenant, same.id))
+            for o in out.outages:
+                await network.link_tickets_to_outage(deps.client, tenant, o.outage_id)
+                out.words.append(replies.outage_notice(o.outage_id, o.node_name, o.opened_at, cause=o.cause,
+                                                       ticket_id=same.id))
+            out.words.append(ticket_status(same.id, same.stage, same.updated_at, owner=same.owner))
+        else:
+            out.outages, out.ticket = await _together(
+                reached, _open_and_hand_off(deps, tenant, customer, session, turn, problem, mine_id))
+            out.change = "handed_off"
+            for o in out.outages:
+                await network.link_tickets_to_outage(deps.client, tenant, o.outage_id)
+                out.words.append(replies.outage_notice(o.outage_id, o.node_name, o.opened_at, cause=o.cause,
+                                                       ticket_id=out.ticket.id))
+            out.words.append(replies.ticket_opened(out.ticket.id, out.ticket.opened_at, AGENT, problem.summary,
+                                                   handed_to=HANDOFF_TO, handed_at=out.ticket.updated_at))
+        out.words_done = True
+        return out
+    if extraction.intent is Intent.ASK_STATUS:
+        for t in open_tickets:
+            out.words.append(ticket_status(t.id, t.stage, t.updated_at, owner=t.owner))
+        if not open_tickets:
+            out.words.append(replies.Reply("You have no open tickets with us at the moment. How can I help?", []))
+        out.words_done = True
+    if len(open_tickets) == 1:
+        out.ticket = await tickets.peek_ticket(deps.client, tenant, open_tickets[0].id)
+    return out
 
 
 async def _answer(deps: Deps, n: TurnReceived, turn: EpisodeView, customer: str, session: str, reply_id: str,
@@ -267,13 +316,31 @@ async def _extraction_context(deps: Deps, tenant: str) -> ExtractionContext:
     return ctx
 
 
+async def _extract(deps: Deps, tenant: str, text: str) -> Extraction:
+    return await deps.extractor.extract(text, await _extraction_context(deps, tenant))
+
+
+async def _together(*steps):
+    """Run independent steps at once; their results in order. If one fails, the others are still
+    awaited (no write left running behind the handler's back), then the first error is raised."""
+    results = await asyncio.gather(*steps, return_exceptions=True)
+    for r in results:
+        if isinstance(r, BaseException):
+            raise r
+    return results
+
+
+async def _no_outages() -> list[Outage]:
+    return []
+
+
 async def _file_facts(deps: Deps, tenant: str, customer: str, turn: EpisodeView, extraction: Extraction,
                       on_file: list[FactView]) -> tuple[list[FactView], list[FactView], list[FactView]]:
-    """Retire what ended, write what is true. Returns (learnt, ended, everything current after)."""
+    """Retire what ended, write what is true (in one batch: `Memory.write_facts`). Returns
+    (learnt, ended, everything current after)."""
     at = turn.at
     by_id = {f.fact_id: f for f in on_file}
     ended: list[FactView] = []
-    written: list[str] = []
     for f in extraction.facts:
         if not f.ended:
             continue
@@ -282,23 +349,18 @@ async def _file_facts(deps: Deps, tenant: str, customer: str, turn: EpisodeView,
                 subject=customer, predicate=f.predicate, object=f.object, agent=AGENT, valid_to=valid_to)):
             if fid in by_id:
                 ended.append(by_id[fid])
-    for f in extraction.facts:
-        if f.ended:
-            continue
-        result = await deps.memory.write_fact(tenant, FactInput(
-            subject=customer, predicate=f.predicate, object=f.object, agent=AGENT,
-            valid_from=_when(f.valid_from_hint, at), source=turn.episode_id))
-        written.append(result.fact_id)
+    items = [FactInput(subject=customer, predicate=f.predicate, object=f.object, agent=AGENT,
+                       valid_from=_when(f.valid_from_hint, at), source=turn.episode_id)
+             for f in extraction.facts if not f.ended]
     problem = extraction.problem
     if problem is not None and problem.kind is not IssueKind.OTHER and extraction.intent is not Intent.CONFIRM_FIXED:
-        result = await deps.memory.write_fact(tenant, FactInput(
-            subject=customer, predicate="has_issue", object=problem.kind.value, agent=AGENT,
-            valid_from=_when(problem.time, at), source=turn.episode_id))
-        written.append(result.fact_id)
+        items.append(FactInput(subject=customer, predicate="has_issue", object=problem.kind.value, agent=AGENT,
+                               valid_from=_when(problem.time, at), source=turn.episode_id))
+    written = {r.fact_id for r in await deps.memory.write_facts(tenant, items)} if items else set()
     if not written and not ended:
         return [], [], on_file
     current = await deps.memory.facts(tenant, customer)
-    learnt = [f for f in current if f.fact_id in set(written) and f.predicate != "has_issue"]
+    learnt = [f for f in current if f.fact_id in written and f.predicate != "has_issue"]
     return learnt, ended, current
 
 

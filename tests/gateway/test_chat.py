@@ -243,7 +243,29 @@ async def test_chat_queries_start_from_an_index(memory, tenant):
     from relay_graph.queries import chat as q
 
     for query, params in ((q.SESSION_OWNERS, {"session": "s-1"}), (q.ASSIGN_SEQ, {"id": "t-1", "session": "s-1"}),
-                          (q.TURN_SEQ, {"id": "t-1"}), (q.REPLY, {"id": "r-1"})):
+                          (q.TURN_SEQ, {"id": "t-1"}), (q.REPLY, {"id": "r-1"}),
+                          (q.REPLY_AND_TICKET, {"id": "r-1", "ticket_id": "T-1"})):
         plan = await memory.client.explain(tenant, query, params)
         assert "Index Scan" in plan, (query.name, plan)
         assert "Label Scan" not in plan, (query.name, plan)
+
+
+async def test_the_reply_and_its_tickets_stage_are_read_together(memory, tenant):
+    await tickets.open_ticket(memory.client, tenant, customer="Ann Bell", issue_kind="no_connection",
+                              summary="down", agent="intake", ticket_id="T-ABC")
+    at = datetime.now(timezone.utc)
+    await memory.write_episodes(tenant, [
+        EpisodeInput(session="s-1", speaker="intake", text="ticket T-ABC is open", at=at, id="r-1",
+                     kind="AgentReply", agent="intake", customer="Ann Bell", reply_to="t-1", ticket_id="T-ABC",
+                     how_i_know=["ticket T-ABC"]),
+        EpisodeInput(session="s-1", speaker="intake", text="hello again", at=at, id="r-2", kind="AgentReply",
+                     agent="intake", customer="Ann Bell", reply_to="t-2"),
+    ])
+    reply, ticket = await chat.get_reply_and_ticket(memory.client, tenant, "r-1")
+    assert (reply.text, reply.reply_to, reply.how_i_know) == ("ticket T-ABC is open", "t-1", ["ticket T-ABC"])
+    assert ticket == ("T-ABC", "reported")
+    # no ticket of its own: the one the notification named, if this tenant has it
+    assert (await chat.get_reply_and_ticket(memory.client, tenant, "r-2"))[1] is None
+    assert (await chat.get_reply_and_ticket(memory.client, tenant, "r-2", "T-ABC"))[1] == ("T-ABC", "reported")
+    assert (await chat.get_reply_and_ticket(memory.client, tenant, "r-2", "T-NOPE"))[1] is None
+    assert await chat.get_reply_and_ticket(memory.client, tenant, "nope") == (None, None)

@@ -208,6 +208,13 @@ async def test_source_episode_links_and_consulted_counts(graph_client, tenant):
     rows = await raw(graph_client, tenant, "MATCH (:Agent {name: 'netops'})-[c:CONSULTED]->(f:Fact) "
                                            "RETURN f.predicate AS p, c.count AS n")
     assert rows == [{"p": "has_router", "n": 3}]
+    # read now, recorded later (what intake does beside its next step): the same edge, counted on
+    router = [f.fact_id for f in await facts.read_facts(graph_client, tenant, "alice rao", "has_router")]
+    await facts.record_consulted(graph_client, tenant, "netops", router)
+    await facts.record_consulted(graph_client, tenant, "netops", [])  # nothing read: nothing recorded
+    rows = await raw(graph_client, tenant, "MATCH (:Agent {name: 'netops'})-[c:CONSULTED]->(f:Fact) "
+                                           "RETURN f.predicate AS p, c.count AS n")
+    assert rows == [{"p": "has_router", "n": 4}]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -405,6 +412,7 @@ async def test_other_bad_calls_raise_typed_errors_and_change_nothing(graph_clien
             recorded_at=None)), InvalidValue),
         (facts.read_facts(graph_client, tenant, "alice rao", "nope"), UnknownPredicate),
         (facts.read_facts(graph_client, tenant, "alice rao", reader="bad reader!"), InvalidInput),
+        (facts.record_consulted(graph_client, tenant, "bad reader!", ["f"]), InvalidInput),
         (facts.read_facts(graph_client, tenant, "\x07"), InvalidValue),
         (facts.read_facts(graph_client, tenant, "alice rao", as_of=at(1), clock="sideways"), InvalidInput),
         (facts.read_facts(graph_client, tenant, "alice rao", as_of="tuesday"), InvalidInput),

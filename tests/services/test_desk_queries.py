@@ -33,6 +33,12 @@ async def test_turns_sessions_and_transcripts(memory, graph_client, tenant):
     reply = await desk.get_turn(graph_client, tenant, desk.reply_id_for("e2"))
     assert (reply.reply_to, reply.ticket_id, reply.how_i_know) == ("e2", "T-1", ["ticket T-1"])
     assert await desk.get_turn(graph_client, tenant, "nope") is None
+    # intake's first read: the turn and its reply in one round trip, as get_turn reads each
+    both = await desk.get_turn_and_reply(graph_client, tenant, "e2")
+    assert both[0] == turn and both[1] == reply.model_copy(update={"customer": None})
+    first, none = await desk.get_turn_and_reply(graph_client, tenant, "e1")
+    assert first == await desk.get_turn(graph_client, tenant, "e1") and none is None
+    assert await desk.get_turn_and_reply(graph_client, tenant, "nope") == (None, None)
     assert await desk.latest_sessions(graph_client, tenant, ["ann bell", "Nobody Here"]) == {
         "ann bell": "s-new", "Nobody Here": None}
     assert [e.episode_id for e in await desk.transcript(graph_client, tenant, "s-new")] == ["e2", "r-e2"]
@@ -74,6 +80,7 @@ async def test_ticket_routing_fixes_outages_and_edges(graph_client, tenant):
 
 @pytest.mark.parametrize("query,params", [
     (q.TURN, {"id": "e1"}),
+    (q.TURN_AND_REPLY, {"id": "e1", "reply_id": "r-e1"}),
     (q.EXISTING_EPISODES, {"ids": ["e1"]}),
     (q.LATEST_SESSIONS, {"uids": ["Customer|ann bell"]}),
     (q.TRANSCRIPT, {"session": "s-1"}),

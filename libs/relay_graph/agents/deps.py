@@ -101,7 +101,7 @@ async def build_deps(
         if memory.embedder is None:
             memory.embedder = await asyncio.to_thread(
                 Embedder, settings.model_dir, batch_size=settings.embed_batch_size,
-                cache_size=settings.embed_cache_size,
+                cache_size=settings.embed_cache_size, threads=settings.embed_threads,
             )
     if writer is None:
         # templates without GROQ_API_KEY (nothing calls Groq), Groq behind the honest-reply check with one

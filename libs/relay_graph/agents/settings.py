@@ -9,6 +9,7 @@ process still has exactly one pydantic-settings model. `RELAY_*` variables as fo
 - `GROQ_API_KEY`: optional; without it the rules extractor and templated replies do the LLM's jobs.
 - `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`: read so that compose's environment is all
   accounted for; traces are exported only when an OTLP exporter package is installed.
+- `RELAY_EMBED_THREADS`: the embedding model's onnxruntime threads (default 1).
 - `RELAY_STEP_DELAY_MS`: a pause between a resolver's fix steps. Tests use it to kill a replica
   in the middle of a ticket; it is 0 in production.
 """
@@ -41,6 +42,10 @@ class AgentSettings(GraphSettings):
     heartbeat_ttl_s: int = Field(default=15, ge=1)
     # Load the embedding model before joining the group, so the first reply is not the slow one.
     preload_model: bool = True
+    # onnxruntime threads of the embedding model (None: one per core). An agent embeds one short
+    # text at a time (a reply) beside FalkorDB and the other processes on a small machine, where
+    # one thread is about twice as fast as two fighting for the cores (bench/fact_writes.py).
+    embed_threads: int | None = Field(default=1, ge=1)
     step_delay_ms: int = Field(default=0, ge=0, description="tests only: pause between fix steps")
 
     @property

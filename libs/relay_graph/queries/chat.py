@@ -57,3 +57,16 @@ REPLY = Query(
     "ep.how_i_know AS how_i_know",
     read_only=True,
 )
+
+# The reply as REPLY reads it, with the stage of the ticket it concerns (its own ticket_id, else the
+# one the caller names): what a chat request waiting for the reply answers with, in one round trip.
+REPLY_AND_TICKET = Query(
+    "chat_reply_and_ticket",
+    "MATCH (ep:Episode {episode_id: $id}) "
+    "WITH ep, coalesce(ep.ticket_id, $ticket_id) AS tid "
+    "OPTIONAL MATCH (t:Ticket {ticket_id: tid}) "
+    "RETURN ep.episode_id AS episode_id, ep.session_id AS session, ep.kind AS kind, ep.text AS text, "
+    "ep.speaker AS speaker, ep.at_ms AS at_ms, ep.reply_to AS reply_to, ep.ticket_id AS ticket_id, "
+    "ep.how_i_know AS how_i_know, t.ticket_id AS ticket, t.stage AS ticket_stage",
+    read_only=True,
+)

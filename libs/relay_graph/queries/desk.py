@@ -26,6 +26,23 @@ TURN = Query(
     read_only=True,
 )
 
+# A turn as TURN reads it, and the reply written to it if there is one (`reply`: a map of the same
+# fields, null when there is none): intake's first read of a turn is one round trip. The reply is
+# looked up by its own id (deterministic, see relay_graph.desk.reply_id_for), from the index.
+TURN_AND_REPLY = Query(
+    "desk_turn_and_reply",
+    "MATCH (ep:Episode {episode_id: $id}) "
+    "OPTIONAL MATCH (ep)-[:IN]->(s:Session)<-[:HAS_SESSION]-(c:Customer) "
+    "WITH ep, c ORDER BY c.uid "
+    "WITH ep, collect(c.name)[0] AS customer "
+    "OPTIONAL MATCH (r:Episode {episode_id: $reply_id}) "
+    f"RETURN {_EPISODE}, customer, "
+    "CASE WHEN r IS NULL THEN null ELSE {episode_id: r.episode_id, text: r.text, speaker: r.speaker, "
+    "kind: r.kind, at_ms: r.at_ms, recorded_at_ms: r.recorded_at_ms, session: r.session_id, "
+    "reply_to: r.reply_to, ticket_id: r.ticket_id, how_i_know: r.how_i_know} END AS reply",
+    read_only=True,
+)
+
 EXISTING_EPISODES = Query(
     "desk_existing_episodes",
     "UNWIND $ids AS id MATCH (ep:Episode {episode_id: id}) RETURN ep.episode_id AS episode_id",

@@ -9,8 +9,6 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from relay_graph import chat as chat_turns
-from relay_graph import tickets
-from relay_graph.errors import InvalidInput, NotFound
 from relay_graph.streams import ReplyWritten, TurnReceived
 
 from ..deps import BusDep, MemoryDep, TenantDep, respond
@@ -63,15 +61,9 @@ async def chat(
         except asyncio.TimeoutError:
             return respond({**accepted, "note": STILL_HANDLING}, 202)
 
-    reply = await chat_turns.get_reply(memory.client, tenant, written.id)
+    # the reply and its ticket's stage in one read
+    reply, ticket = await chat_turns.get_reply_and_ticket(memory.client, tenant, written.id, written.ticket_id)
     if reply is None:  # announced but not readable (cannot happen unless the graph lost it)
         return respond({**accepted, "note": STILL_HANDLING}, 202)
-    ticket = None
-    ticket_id = reply.ticket_id or written.ticket_id
-    if ticket_id:
-        try:
-            found = await tickets.peek_ticket(memory.client, tenant, ticket_id)
-            ticket = {"id": found.id, "stage": found.stage.value}
-        except (NotFound, InvalidInput):
-            ticket = None
-    return respond({**accepted, "reply": {"text": reply.text, "how_i_know": reply.how_i_know}, "ticket": ticket})
+    return respond({**accepted, "reply": {"text": reply.text, "how_i_know": reply.how_i_know},
+                    "ticket": {"id": ticket.id, "stage": ticket.stage} if ticket else None})

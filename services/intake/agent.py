@@ -47,7 +47,8 @@ from relay_graph.agents.issues import OUTAGE_SYMPTOMS, ticket_status
 from relay_graph.agents.replies import after
 from relay_graph.desk import EpisodeView
 from relay_graph.errors import NotFound
-from relay_graph.extraction import ExtractionContext, Extraction, Intent, IssueKind, resolve_hint
+from relay_graph.issues import issue_kind, issue_name
+from relay_graph.extraction import ExtractionContext, Extraction, Intent, IssueKind, ProblemReport, resolve_hint
 from relay_graph.extraction import replies
 from relay_graph.models import FactInput, FactState, FactView, RetireInput
 from relay_graph.network_models import Outage
@@ -215,9 +216,11 @@ async def _confirm(deps: Deps, tenant: str, customer: str, turn: EpisodeView, ta
         deps.client, tenant, target.id, fixed=verdict, by=CUSTOMER,
         detail=f"the customer's message {turn.episode_id}", at=deps.now(),
     )
-    if verdict:
-        await deps.memory.retire_fact(tenant, RetireInput(
-            subject=customer, predicate="has_issue", object=target.issue, agent=AGENT, valid_to=turn.at))
+    if verdict:  # the customer's current issues of that kind, with whatever details they named
+        for f in await deps.memory.facts(tenant, customer, "has_issue"):
+            if tickets.issue_key(issue_kind(f.object)) == target.issue:
+                await deps.memory.retire_fact(tenant, RetireInput(
+                    subject=customer, predicate="has_issue", object=f.object, agent=AGENT, valid_to=turn.at))
     words = [replies.confirmation_received(ticket.id, verdict, ticket.stage.value, ticket.updated_at)]
     return _TicketWork(ticket=ticket, change="closed" if verdict else "reopened", words=words, words_done=True)
 
@@ -354,14 +357,28 @@ async def _file_facts(deps: Deps, tenant: str, customer: str, turn: EpisodeView,
              for f in extraction.facts if not f.ended]
     problem = extraction.problem
     if problem is not None and problem.kind is not IssueKind.OTHER and extraction.intent is not Intent.CONFIRM_FIXED:
-        items.append(FactInput(subject=customer, predicate="has_issue", object=problem.kind.value, agent=AGENT,
-                               valid_from=_when(problem.time, at), source=turn.episode_id))
+        items.append(FactInput(subject=customer, predicate="has_issue", object=_issue(problem, at, on_file),
+                               agent=AGENT, valid_from=_when(problem.time, at), source=turn.episode_id))
     written = {r.fact_id for r in await deps.memory.write_facts(tenant, items)} if items else set()
     if not written and not ended:
         return [], [], on_file
     current = await deps.memory.facts(tenant, customer)
     learnt = [f for f in current if f.fact_id in written and f.predicate != "has_issue"]
     return learnt, ended, current
+
+
+def _issue(problem: ProblemReport, at, on_file: list[FactView]) -> str:
+    """The Issue the problem is (issues.issue_name): its kind with the device, place and time named,
+    a time they said resolved to its day. "Still dropping", with no detail, is the issue of that
+    kind already on file (the newest), not a second one."""
+    kind = problem.kind.value
+    if not (problem.device or problem.place or problem.time):
+        known = [f for f in on_file if f.predicate == "has_issue" and issue_kind(f.object) == kind]
+        if known:
+            return max(known, key=lambda f: f.recorded_at).object
+    day = _when(problem.time, at) if problem.time else None
+    when = day if day is not None and day != at else problem.time
+    return issue_name(kind, device=problem.device, place=problem.place, time=when)
 
 
 def _when(hint: str | None, at):

@@ -38,9 +38,10 @@ async def test_a_problem_becomes_facts_a_ticket_handed_off_and_a_reply(intake, g
     await handle_turn_received(intake, n)
 
     facts = {(f.predicate, f.object): f for f in await memory.facts(tenant, "Alice Rao")}
-    assert ("has_router", "TP-Link Archer C6") in facts and ("has_issue", "no_connection") in facts
+    issue = f"no_connection since {n.at.date().isoformat()}"  # "since this morning": the issue's day
+    assert ("has_router", "TP-Link Archer C6") in facts and ("has_issue", issue) in facts
     assert all(f.asserted_by == "intake" for f in facts.values())
-    assert facts[("has_issue", "no_connection")].valid_from < n.at  # "since this morning", not "now"
+    assert facts[("has_issue", issue)].valid_from < n.at  # "since this morning", not "now"
 
     tid = desk.ticket_id_for(n.episode_id)
     t = await tickets.get_ticket(graph_client, tenant, tid)
@@ -125,6 +126,19 @@ async def test_the_same_problem_again_opens_no_second_ticket(intake, gateway, gr
     # another kind of problem is another ticket
     c = await agent.answer_turn(intake, await gateway.write_turn("Eva Lind", "I was charged twice this month"))
     assert c.change == "handed_off" and c.ticket.id != a.ticket.id
+
+
+async def test_two_customers_alike_problems_stay_two_issues(intake, gateway, graph_client, memory, tenant):
+    from services.intake import agent
+
+    await agent.answer_turn(intake, await gateway.write_turn("Ola Berg", "my wifi keeps dropping upstairs on the tv"))
+    await agent.answer_turn(intake, await gateway.write_turn("Pia Holm", "my wifi keeps dropping in the kitchen on my laptop"))
+    issues = {c: [f.object for f in await memory.facts(tenant, c, "has_issue")] for c in ("Ola Berg", "Pia Holm")}
+    assert issues == {"Ola Berg": ["wifi_drops on the tv upstairs"], "Pia Holm": ["wifi_drops on the laptop in the kitchen"]}
+    # the same customer again, without details: the issue on file, corroborated, not a second one
+    await agent.answer_turn(intake, await gateway.write_turn("Ola Berg", "the wifi is dropping again"))
+    again = await memory.facts(tenant, "Ola Berg", "has_issue")
+    assert [(f.object, f.corroborations) for f in again] == [("wifi_drops on the tv upstairs", 2)]
 
 
 async def test_still_not_working_while_a_ticket_is_worked_is_about_that_ticket(intake, gateway, graph_client, tenant):

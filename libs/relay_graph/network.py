@@ -279,13 +279,8 @@ async def set_link_status(
 # ---------------------------------------------------------------- reading
 
 
-async def customers_behind(
-    client: GraphClient, tenant: str, node_id: str, depth: int | None = None
-) -> list[AffectedCustomer]:
-    """Every customer whose line to the core runs through the node, each with the path of node ids
-    from their access node up to this node. `depth` counts network links below the node (the
-    customer's own CONNECTED_VIA is not a hop): an ONT's customers are at 0, a splitter's at 1, an
-    OLT's at 2, a POP's at 3. None looks all the way down. Sorted by customer name."""
+async def _behind_rows(client: GraphClient, tenant: str, node_id: str, depth: int | None) -> list[dict]:
+    """customers_behind's rows ({customer, uid, hops, path}), one per customer, sorted by name."""
     validate_tenant(tenant)
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
         raise InvalidInput("depth must be a whole number >= 0")
@@ -298,8 +293,67 @@ async def customers_behind(
         cur = best.get(r["uid"])
         if cur is None or (r["hops"], r["path"]) < (cur["hops"], cur["path"]):
             best[r["uid"]] = r
-    return [AffectedCustomer(customer=r["customer"], path=list(r["path"]))
-            for r in sorted(best.values(), key=lambda r: (r["customer"], r["uid"]))]
+    return sorted(best.values(), key=lambda r: (r["customer"], r["uid"]))
+
+
+def _affected(r: dict) -> AffectedCustomer:
+    return AffectedCustomer(customer=r["customer"], path=list(r["path"]))
+
+
+async def customers_behind(
+    client: GraphClient, tenant: str, node_id: str, depth: int | None = None
+) -> list[AffectedCustomer]:
+    """Every customer with a line to the core through the node, over any of their paths (a standby
+    uplink counts: see affected_customers for who a fault of the node actually cuts off), each with
+    the shortest path of node ids from their access node up to this node. `depth` counts network
+    links below the node (the customer's own CONNECTED_VIA is not a hop): an ONT's customers are at
+    0, a splitter's at 1, an OLT's at 2, a POP's at 3. None looks all the way down. Sorted by
+    customer name."""
+    return [_affected(r) for r in await _behind_rows(client, tenant, node_id, depth)]
+
+
+def _reaching_core(state: dict[str, tuple[bool, list[tuple[str, bool]]]], avoid: str) -> set[str]:
+    """The nodes of `state` ({node: (up, [(node above, link up)])}, closed upwards) that still reach
+    the core over nodes and links that are up, none of them `avoid`. The core is whatever has
+    nothing above it; a node above that `state` does not hold counts as unreachable."""
+    below: dict[str, list[str]] = {}
+    for node, (_, above) in state.items():
+        for parent, link_up in above:
+            if link_up:
+                below.setdefault(parent, []).append(node)
+    served = {n for n, (up, above) in state.items() if up and not above and n != avoid}
+    todo = sorted(served)
+    while todo:
+        for node in below.get(todo.pop(), ()):
+            if node not in served and node != avoid and state[node][0]:
+                served.add(node)
+                todo.append(node)
+    return served
+
+
+async def _cut_off(client: GraphClient, tenant: str, node_id: str, rows: list[dict]) -> list[dict]:
+    """The rows whose access node no longer reaches the core with `node_id` down (on top of whatever
+    is down already): every path they have runs through it or through a node or link that is down."""
+    if not rows:
+        return []
+    starts = sorted({r["path"][0] for r in rows})
+    state = {r["node_id"]: (bool(r["up"]), [(x["node_id"], x["up"] is not False) for x in r["above"]])
+             for r in await client.run(tenant, q.UPWARD_STATE, {"ids": starts})}
+    served = _reaching_core(state, node_id)
+    return [r for r in rows if r["path"][0] not in served]
+
+
+async def affected_customers(
+    client: GraphClient, tenant: str, node_id: str, depth: int | None = None
+) -> list[AffectedCustomer]:
+    """Who a fault of the node reaches: the customers behind it (customers_behind: same depth rule,
+    same paths) whose every path up to the core, with the node down, runs through a node or link
+    that is down. Someone still served another way (their primary when a standby's hub fails, a
+    standby when the primary fails: slower perhaps, see network_algorithms.capacity) is not
+    affected. For a node that is down this is who its outage reaches; for one that is up, who it
+    would reach if it failed now."""
+    rows = await _behind_rows(client, tenant, node_id, depth)
+    return [_affected(r) for r in await _cut_off(client, tenant, node_id, rows)]
 
 
 async def customer_line(client: GraphClient, tenant: str, customer: str) -> list[LineHop]:
@@ -378,12 +432,17 @@ async def open_outage(
     client: GraphClient, tenant: str, node_id: str, *, cause: str, at: datetime | None = None
 ) -> Outage:
     """Open the node's outage, or return the one already open (created False). It AFFECTS the node
-    and every customer behind it; customers attached since an earlier call are added."""
+    and the customers it cuts off (affected_customers, all depths): not those a standby uplink or
+    their primary still serves. Customers attached or cut off since an earlier call are added;
+    nobody is removed (they were told)."""
     validate_tenant(tenant)
     cause = clean_text(cause, "cause")
+    node_id = _node_id(node_id)
+    cut = await _cut_off(client, tenant, node_id, await _behind_rows(client, tenant, node_id, None))
     outage_id = "out-" + uuid.uuid4().hex[:16]
     rows = await client.run(tenant, q.OPEN_OUTAGE,
-                            {"node_id": _node_id(node_id), "outage_id": outage_id, "at_ms": _ms(at), "cause": cause})
+                            {"node_id": node_id, "outage_id": outage_id, "at_ms": _ms(at), "cause": cause,
+                             "uids": [r["uid"] for r in cut]})
     if not rows:
         raise NotFound(f"unknown network node {node_id!r}", code="node_not_found")
     return await get_outage(client, tenant, rows[0]["outage_id"], created=bool(rows[0]["created"]))

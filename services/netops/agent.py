@@ -5,7 +5,10 @@ Node down (NetworkChanged "down"): the node is re-read; a notification whose ver
 node's, or a node that is up again, is stale and does nothing. Otherwise the node's outage is
 opened (or found: one open outage per node), every open ticket of an affected customer is linked
 to it (CAUSED_BY), and each affected customer gets a notice (an AgentReply episode in their latest
-session, or in a session of its own if they never talked to us) and a ReplyWritten. The outage is
+session, or in a session of its own if they never talked to us) and a ReplyWritten. Affected means
+cut off: every path from their home up to the core now runs through a node or link that is down
+(network.open_outage); a customer whose primary still works while the node was only their standby,
+or whom a standby carries while the node was their primary, is not warned. The outage is
 announced (OutageChanged "declared") when it was opened now or when notices were written now, so a
 delivery that died half-way is finished by the next one and a repeat announces nothing.
 

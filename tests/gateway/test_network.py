@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from relay_graph import network
+from relay_graph.network_gen import generate_network
 from relay_graph.streams import STREAM_NETWORK, NetworkChanged
 
 from .helpers import assert_error
@@ -139,5 +140,21 @@ async def test_openapi_lists_the_desk_paths(client):
     for method, path, _ in DESK_ROUTES + [("GET", "/asyncapi.json", {})]:
         shape = path.replace("T-1", "{id}").replace("alice", "{c}").replace("pune-pop-1", "{node_id}")
         assert method.lower() in paths[shape], shape
-    assert "everyone behind the node" in paths["/v1/tenants/{t}/network/affected"]["get"]["description"]
+    assert "standby uplink" in paths["/v1/tenants/{t}/network/affected"]["get"]["description"]
     assert "heartbeat" in paths["/readyz"]["get"]["description"]
+
+
+async def test_affected_leaves_out_customers_a_standby_uplink_serves(client, base, auth, memory, tenant):
+    # seed 3: Navrangpura's exchange has a standby uplink to the Chennai hub, T Nagar's has none
+    region = await generate_network(
+        memory.client, tenant, cities=[("Ahmedabad", ["Navrangpura"]), ("Chennai", ["T Nagar"])], seed=3,
+        customers=[("Anil Shah", "Ahmedabad", "Navrangpura"), ("Ravi Kumar", "Chennai", "T Nagar")])
+    chennai = region.hubs["Chennai"]
+    assert (region.exchanges["Ahmedabad"]["Navrangpura"], chennai) in region.backup_links
+    r = await client.get(f"{base}/network/affected", params={"node": chennai}, headers=auth)
+    assert r.status_code == 200, r.text
+    assert [c["customer"] for c in r.json()["customers"]] == ["Ravi Kumar"]
+    # with the primary's hub down as well, the Chennai hub is Anil's only way up
+    await network.set_node_status(memory.client, tenant, region.hubs["Ahmedabad"], up=False)
+    r = await client.get(f"{base}/network/affected", params={"node": chennai}, headers=auth)
+    assert [c["customer"] for c in r.json()["customers"]] == ["Anil Shah", "Ravi Kumar"]

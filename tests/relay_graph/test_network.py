@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 import pytest
 
 from relay_graph import network as net
+from relay_graph.network_gen import generate_network
 from relay_graph.errors import InvalidInput, InvalidTenant, NotFound, StateConflict
 from relay_graph.network_models import LinkIn, LinkType, NetNodeIn, NodeKind
 from relay_graph.queries import Query
@@ -118,6 +119,113 @@ async def test_depth_counts_network_links_below_the_node(graph_client, tenant):
     assert len(await net.customers_behind(graph_client, tenant, "bb1", depth=q.MAX_BOUNDED_DEPTH + 5)) == 5
     with pytest.raises(InvalidInput):
         await net.customers_behind(graph_client, tenant, "olt1", depth=-1)
+
+
+# Two cities as the generator builds them (seed 3): Navrangpura's exchange has a standby uplink to
+# the Chennai hub, Maninagar's and T Nagar's have none; the Ahmedabad hub has a standby uplink to
+# the other backbone, the Chennai hub none.
+CITIES = [("Ahmedabad", ["Navrangpura", "Maninagar"]), ("Chennai", ["T Nagar"])]
+PEOPLE = [("Anil Shah", "Ahmedabad", "Navrangpura"), ("Bina Modi", "Ahmedabad", "Navrangpura"),
+          ("Mira Joshi", "Ahmedabad", "Maninagar"), ("Ravi Kumar", "Chennai", "T Nagar")]
+
+
+async def two_cities(client, tenant):
+    s = await generate_network(client, tenant, cities=CITIES, seed=3, customers=PEOPLE)
+    navrangpura, maninagar = s.exchanges["Ahmedabad"]["Navrangpura"], s.exchanges["Ahmedabad"]["Maninagar"]
+    assert (navrangpura, s.hubs["Chennai"]) in s.backup_links  # the case under test, if the seed changes
+    assert {src for src, _ in s.backup_links} == {navrangpura, s.hubs["Ahmedabad"]}
+    assert maninagar != navrangpura
+    return s
+
+
+async def test_a_standby_uplink_to_a_hub_that_fails_does_not_make_a_customer_affected(graph_client, tenant):
+    s = await two_cities(graph_client, tenant)
+    chennai, ahmedabad = s.hubs["Chennai"], s.hubs["Ahmedabad"]
+    names = lambda rows: [a.customer for a in rows]  # noqa: E731
+    # Anil and Bina's exchange has a line through the Chennai hub (its standby)...
+    behind = await net.customers_behind(graph_client, tenant, chennai)
+    assert names(behind) == ["Anil Shah", "Bina Modi", "Ravi Kumar"]
+    assert as_map(behind)["Anil Shah"] == [s.onts["Anil Shah"], as_map(behind)["Anil Shah"][1],
+                                           s.exchanges["Ahmedabad"]["Navrangpura"], chennai]
+    # ...but their primary still serves them: a fault of the Chennai hub reaches only Ravi
+    assert names(await net.affected_customers(graph_client, tenant, chennai)) == ["Ravi Kumar"]
+    await net.set_node_status(graph_client, tenant, chennai, up=False)
+    outage = await net.open_outage(graph_client, tenant, chennai, cause="power")
+    assert (outage.customers, outage.affected_count) == (["Ravi Kumar"], 1)
+    assert await net.open_outages_for_customer(graph_client, tenant, "Anil Shah") == []
+    # the primary's hub fails too: now every way up runs through a node that is down
+    assert names(await net.affected_customers(graph_client, tenant, ahmedabad)) == [
+        "Anil Shah", "Bina Modi", "Mira Joshi"]
+    await net.set_node_status(graph_client, tenant, ahmedabad, up=False)
+    assert names(await net.affected_customers(graph_client, tenant, chennai)) == [
+        "Anil Shah", "Bina Modi", "Ravi Kumar"]
+    assert (await net.open_outage(graph_client, tenant, ahmedabad, cause="power")).customers == [
+        "Anil Shah", "Bina Modi", "Mira Joshi"]
+    # the Chennai outage, refreshed, adds the customers it cuts off now
+    refreshed = await net.open_outage(graph_client, tenant, chennai, cause="power")
+    assert refreshed.outage_id == outage.outage_id
+    assert refreshed.customers == ["Anil Shah", "Bina Modi", "Ravi Kumar"]
+    assert {o.node_id for o in await net.open_outages_for_customer(graph_client, tenant, "Anil Shah")} == {
+        chennai, ahmedabad}
+
+
+async def test_a_customer_is_affected_only_when_primary_and_standby_are_both_down(graph_client, tenant):
+    s = await two_cities(graph_client, tenant)
+    chennai, ahmedabad = s.hubs["Chennai"], s.hubs["Ahmedabad"]
+    navrangpura = s.exchanges["Ahmedabad"]["Navrangpura"]
+    names = lambda rows: [a.customer for a in rows]  # noqa: E731
+    # the primary's hub fails: the standby to Chennai carries Anil and Bina (degraded, not cut off)
+    assert names(await net.affected_customers(graph_client, tenant, ahmedabad)) == ["Mira Joshi"]
+    assert len(await net.customers_behind(graph_client, tenant, ahmedabad)) == 3
+    # the exchange's own primary uplink is cut (a link, not a node): the Chennai hub is their only way
+    await net.set_link_status(graph_client, tenant, LinkType.UPLINK, navrangpura, ahmedabad, up=False)
+    assert names(await net.affected_customers(graph_client, tenant, chennai)) == [
+        "Anil Shah", "Bina Modi", "Ravi Kumar"]
+    assert names(await net.affected_customers(graph_client, tenant, ahmedabad)) == ["Mira Joshi"]
+    await net.set_link_status(graph_client, tenant, LinkType.UPLINK, navrangpura, ahmedabad, up=True)
+    # a down standby link is no way up either
+    await net.set_link_status(graph_client, tenant, LinkType.UPLINK, navrangpura, chennai, up=False)
+    assert names(await net.affected_customers(graph_client, tenant, ahmedabad)) == [
+        "Anil Shah", "Bina Modi", "Mira Joshi"]
+    await net.set_link_status(graph_client, tenant, LinkType.UPLINK, navrangpura, chennai, up=True)
+    # the exchange itself, their cabinet, their box: no standby helps
+    assert names(await net.affected_customers(graph_client, tenant, navrangpura)) == ["Anil Shah", "Bina Modi"]
+    assert names(await net.affected_customers(graph_client, tenant, s.onts["Anil Shah"])) == ["Anil Shah"]
+    # a backbone: the Ahmedabad hub's standby reaches the other one, Chennai's primary is there
+    assert len(await net.customers_behind(graph_client, tenant, "core-1")) == 3
+    assert await net.affected_customers(graph_client, tenant, "core-1") == []
+    assert names(await net.affected_customers(graph_client, tenant, "core-2")) == ["Ravi Kumar"]
+    # depth filters as in customers_behind
+    assert await net.affected_customers(graph_client, tenant, chennai, depth=2) == []
+    assert names(await net.affected_customers(graph_client, tenant, chennai, depth=3)) == ["Ravi Kumar"]
+    with pytest.raises(NotFound):
+        await net.affected_customers(graph_client, tenant, "nope")
+    with pytest.raises(InvalidInput):
+        await net.affected_customers(graph_client, tenant, chennai, depth=-1)
+
+
+async def test_affected_on_a_single_tree_is_everyone_behind(graph_client, tenant):
+    await build(graph_client, tenant)
+    for node in ("bb1", "pop1", "olt1", "olt2", "spl1a", "ont3"):
+        assert await net.affected_customers(graph_client, tenant, node) == await net.customers_behind(
+            graph_client, tenant, node), node
+    # already cut off by a fault below: still reached by one above (every way up is down)
+    await net.set_link_status(graph_client, tenant, LinkType.PON, "spl1a", "olt1", up=False)
+    assert [a.customer for a in await net.affected_customers(graph_client, tenant, "pop1")] == [
+        "Alice Rao", "Bob Das", "Chitra Iyer", "Dev Patel", "Esha Khan"]
+
+
+def test_reaching_core_follows_up_nodes_and_links_only():
+    state = {
+        "ont": (True, [("cab", True)]), "cab": (True, [("olt", True)]),
+        "olt": (True, [("hubA", True), ("hubB", True)]),
+        "hubA": (True, [("bb", True)]), "hubB": (True, [("bb", False)]), "bb": (True, []),
+        "orphan": (True, [("missing", True)]),  # a node above that the read does not hold
+    }
+    assert net._reaching_core(state, "hubB") == {"ont", "cab", "olt", "hubA", "bb"}
+    assert net._reaching_core(state, "hubA") == {"bb"}  # hubB's only uplink is down
+    assert net._reaching_core({**state, "bb": (False, [])}, "nothing") == set()
+    assert net._reaching_core(state, "bb") == set()
 
 
 async def test_customer_line_runs_home_to_core_with_status(graph_client, tenant):
@@ -347,7 +455,8 @@ HOT = [
     (q.CUSTOMERS_BEHIND[1], {"node_id": "olt1", "depth": 1}),
     (q.CUSTOMERS_BEHIND[None], {"node_id": "olt1", "depth": None}),
     (q.CUSTOMER_LINE, {"uid": "Customer|alice rao"}),
-    (q.OPEN_OUTAGE, {"node_id": "olt1", "outage_id": "o", "at_ms": 0, "cause": "c"}),
+    (q.OPEN_OUTAGE, {"node_id": "olt1", "outage_id": "o", "at_ms": 0, "cause": "c", "uids": ["Customer|alice rao"]}),
+    (q.UPWARD_STATE, {"ids": ["ont1", "olt2"]}),
     (q.CLOSE_OUTAGE, {"node_id": "olt1", "at_ms": 0}),
     (q.OUTAGE_VIEW, {"outage_id": "o"}),
     (q.OPEN_OUTAGES_FOR_CUSTOMER, {"uid": "Customer|alice rao"}),

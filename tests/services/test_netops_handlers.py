@@ -7,6 +7,7 @@ import pytest
 
 from relay_graph import desk, network, tickets
 from relay_graph.errors import NotFound
+from relay_graph.network_gen import generate_network
 from relay_graph.streams import NetworkChanged, Publisher, STREAM_OUTAGES, STREAM_REPLIES, STREAM_TICKETS
 from relay_graph.ticket_models import TicketStage
 from services.intake import agent as intake_agent
@@ -140,3 +141,41 @@ async def test_back_up_closes_the_outage_and_the_tickets_waiting_on_it(netops, a
     again = await agent.node_up(netops, back)
     assert again.notified == [] and again.tickets == [] and not again.announced
     assert await counts(graph_client, tenant) == before
+
+
+# Two cities as the generator builds them (seed 3): Navrangpura's exchange (Anil, Bina) has its
+# primary uplink to the Ahmedabad hub and a standby uplink to the Chennai hub; Maninagar's (Mira)
+# and T Nagar's (Ravi) have none.
+CITIES = [("Ahmedabad", ["Navrangpura", "Maninagar"]), ("Chennai", ["T Nagar"])]
+PEOPLE = [("Anil Shah", "Ahmedabad", "Navrangpura"), ("Bina Modi", "Ahmedabad", "Navrangpura"),
+          ("Mira Joshi", "Ahmedabad", "Maninagar"), ("Ravi Kumar", "Chennai", "T Nagar")]
+
+
+async def test_a_hub_down_does_not_warn_customers_its_standby_uplink_serves(netops, agent_deps, gateway,
+                                                                            graph_client, stream_redis, tenant):
+    region = await generate_network(graph_client, tenant, cities=CITIES, seed=3, customers=PEOPLE)
+    chennai, ahmedabad = region.hubs["Chennai"], region.hubs["Ahmedabad"]
+    assert (region.exchanges["Ahmedabad"]["Navrangpura"], chennai) in region.backup_links
+    # Anil has an open ticket from before
+    intake = await agent_deps("intake")
+    opened = await intake_agent.answer_turn(intake, await gateway.write_turn("Anil Shah", "my wifi keeps dropping",
+                                                                             session="anil-1"))
+
+    # the Chennai hub fails: Anil and Bina still run on their primary, so only Ravi hears of it
+    result = await agent.node_down(netops, await down(graph_client, tenant, chennai))
+    oid = result.outage.outage_id
+    assert result.status == "declared" and result.notified == ["Ravi Kumar"] and result.tickets == []
+    assert result.outage.customers == ["Ravi Kumar"]
+    assert await desk.ticket_outages(graph_client, tenant, opened.ticket.id) == []
+    assert await network.open_outages_for_customer(graph_client, tenant, "Anil Shah") == []  # recall_customer's read
+    notices = await published(stream_redis, STREAM_REPLIES, tenant, reply_to=oid)
+    assert len(notices) == 1 and (await desk.get_turn(graph_client, tenant, notices[0].id)).customer == "Ravi Kumar"
+
+    # the primary's hub fails too: every way up is down now, so they are warned and linked
+    both = await agent.node_down(netops, await down(graph_client, tenant, ahmedabad))
+    assert sorted(both.notified) == ["Anil Shah", "Bina Modi", "Mira Joshi"]
+    assert both.tickets == [opened.ticket.id]
+    assert [o.outage_id for o in await desk.ticket_outages(graph_client, tenant, opened.ticket.id)] == [
+        both.outage.outage_id]
+    assert [o.node_id for o in await network.open_outages_for_customer(graph_client, tenant, "Anil Shah")] == [
+        ahmedabad]

@@ -20,6 +20,7 @@ from . import Query
 UP_TYPES = f"{LinkType.UPLINK.value}|{LinkType.PON.value}"
 DROP = LinkType.DROP.value
 MAX_BOUNDED_DEPTH = 8
+MAX_UP_HOPS = 16  # no real line has more links between a home and the core
 
 
 def _when(cond: str, body: str) -> str:
@@ -140,16 +141,16 @@ ATTACH_CUSTOMERS = Query(
 )
 
 
-def _behind(bound: str, carry: str = "") -> str:
+def _behind(bound: str) -> str:
     """Rows (n, c, hops, ids): customer c (null when none) hangs off access node a, which is m
     itself or an ONT dropped from m; m is up to `bound` PON/UPLINK hops below n (n itself at 0,
-    so n always yields a row). ids runs from a up to n. `carry` lists further variables to keep."""
+    so n always yields a row). ids runs from a up to n."""
     return (
         f"MATCH p = (n)<-[:{UP_TYPES}*0..{bound}]-(m:NetNode) "
-        f"WITH {carry}n, p, m, [(m)-[:{DROP}]->(x:Ont) | x] AS onts "
+        f"WITH n, p, m, [(m)-[:{DROP}]->(x:Ont) | x] AS onts "
         "UNWIND [m] + onts AS a "
         "OPTIONAL MATCH (a)<-[:CONNECTED_VIA]-(c:Customer) "
-        f"WITH {carry}n, c, length(p) + CASE WHEN a = m THEN 0 ELSE 1 END AS hops, "
+        "WITH n, c, length(p) + CASE WHEN a = m THEN 0 ELSE 1 END AS hops, "
         "CASE WHEN a = m THEN [] ELSE [a.node_id] END + reverse([x IN nodes(p) | x.node_id]) AS ids "
     )
 
@@ -188,18 +189,42 @@ CUSTOMER_LINE = Query(
 
 # ---------------------------------------------------------------- outages
 
+# Everything "does this home still reach the core?" needs, in one read: from the given access
+# nodes (and the cabinet(s) dropping to an ONT) up every PON/UPLINK path, each node once with its
+# status and the links above it (an ONT's "above" is the DROP it hangs off). Only nodes above
+# the starts, so a hub's check never reads another city's homes.
+UPWARD_STATE = Query(
+    "network_upward_state",
+    "UNWIND $ids AS id "
+    "MATCH (a:NetNode {node_id: id}) "
+    f"OPTIONAL MATCH (a)<-[:{DROP}]-(s:NetNode) "
+    "WITH collect(DISTINCT a) + collect(DISTINCT s) AS starts "
+    "UNWIND starts AS st "
+    f"MATCH (st)-[:{UP_TYPES}*0..{MAX_UP_HOPS}]->(m:NetNode) "
+    "WITH DISTINCT m "
+    # a MATCH, not a pattern comprehension: the planner scans all nodes for an incoming one
+    f"OPTIONAL MATCH (m)<-[d:{DROP}]-(f:NetNode) "
+    "WITH m, collect(CASE WHEN f IS NULL THEN NULL ELSE {node_id: f.node_id, up: coalesce(d.up, true)} END) AS fed "
+    "RETURN m.node_id AS node_id, m:Up AS up, "
+    f"[(m)-[r:{UP_TYPES}]->(x:NetNode) | {{node_id: x.node_id, up: coalesce(r.up, true)}}] + fed AS above",
+    read_only=True,
+)
+
 # One open outage per node: the MERGE key includes open:true, so a second call finds it and a closed
-# one never matches. It affects the node and every customer below it (all depths), refreshed on
-# each call so customers attached since are included.
+# one never matches. It affects the node and the customers the caller found cut off by it
+# ($uids, see network.affected_customers); a later call adds (never removes) customers, so those
+# attached or cut off since are included and nobody already told drops out of the "it's over".
 OPEN_OUTAGE = Query(
     "network_open_outage",
     "MATCH (n:NetNode {node_id: $node_id}) "
     "MERGE (o:Outage {node_id: $node_id, open: true}) "
     "ON CREATE SET o.outage_id = $outage_id, o.opened_at_ms = $at_ms, o.cause = $cause "
     "MERGE (o)-[:AFFECTS]->(n) "
-    "WITH n, o "
-    + _behind("", carry="o, ")
-    + "WITH o, collect(DISTINCT c) AS cs "
+    "WITH o "
+    # an empty list would end the statement with no row: one null uid keeps the row, matching nobody
+    "UNWIND CASE WHEN size($uids) = 0 THEN [null] ELSE $uids END AS uid "
+    "OPTIONAL MATCH (c:Entity {uid: uid}) "
+    "WITH o, collect(DISTINCT c) AS cs "
     "FOREACH (c IN cs | MERGE (o)-[:AFFECTS]->(c)) "
     "RETURN o.outage_id AS outage_id, o.outage_id = $outage_id AS created",
 )
@@ -246,7 +271,6 @@ LINK_TICKETS = Query(
 ALL_TYPES = f"{UP_TYPES}|{DROP}"
 ALL_TYPE_LIST = [t.value for t in LinkType]  # a code constant: placed into procedure configs
 UP_TYPE_LIST = [LinkType.UPLINK.value, LinkType.PON.value]
-MAX_UP_HOPS = 16  # no real line has more links between a home and the core
 
 _NODE_VIEW = (
     "{node_id: m.node_id, kind: m.kind, name: m.name, up: m:Up, capacity_gbps: m.capacity_gbps, "

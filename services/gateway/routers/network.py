@@ -1,4 +1,4 @@
-"""The access network: a customer's line, who a node reaches, and marking a node up or down."""
+"""The access network: a customer's line, who a fault of a node reaches, and marking a node up or down."""
 
 from __future__ import annotations
 
@@ -40,18 +40,21 @@ async def customer_line(
 
 
 @router.get("/network/affected", response_model=AffectedResult, responses=responses(401, 403, 404, 422, 429, 503),
-            summary="The customers whose line runs through a node",
-            description="Every customer behind `node`, each with the path of node ids from their access node "
-            "up to `node`, sorted by name. `depth` counts network links *below* the node (the customer's own "
-            "connection is not a hop): an ONT's customers are at depth 0, a splitter's at 1, an OLT's at 2, a "
-            "POP's at 3. Without `depth`, everyone behind the node, however deep. 404 for an unknown node.")
+            summary="The customers a fault of a node reaches",
+            description="Every customer behind `node` whose every path up to the core, with `node` down (on top of "
+            "whatever else is down now), runs through a node or link that is down: who the node's outage warns. "
+            "A customer a standby uplink (or their primary, when the node is a standby's hub) still serves is not "
+            "listed. Each comes with the path of node ids from their access node up to `node`, sorted by name. "
+            "`depth` counts network links *below* the node (the customer's own connection is not a hop): an "
+            "ONT's customers are at depth 0, a splitter's at 1, an OLT's at 2, a POP's at 3. Without `depth`, "
+            "everyone the fault reaches, however deep. 404 for an unknown node.")
 async def affected(
     tenant: TenantDep,
     memory: MemoryDep,
     node: NodeId,
     depth: Annotated[int | None, Query(ge=0, le=64, description="links below the node; default: all")] = None,
 ) -> JSONResponse:
-    customers = await network.customers_behind(memory.client, tenant, node, depth)
+    customers = await network.affected_customers(memory.client, tenant, node, depth)
     return respond({"node": node, "customers": customers})
 
 

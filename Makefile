@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 MODEL_DIR ?= .relay/model
 
-.PHONY: up test bench install model lock clean
+.PHONY: up test bench bench-memory install model lock clean
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,10 @@ test: install model
 	$(PY) -m pytest
 
 bench: install model
-	$(PY) -m bench.memory_core
+	$(PY) -m bench.suite --readme
+
+bench-memory: install model
+	$(PY) -m bench.memory
 
 lock:
 	rm -rf /tmp/relay-lock && $(PYTHON) -m venv /tmp/relay-lock

@@ -1,1 +1,2 @@
-"""Relay's benchmarks: speed lives here, never in timed tests. `make bench` runs bench.memory_core."""
+"""Relay's benchmarks: speed lives here, never in timed tests. `make bench` runs bench.suite
+(every benchmark but the fault lab and extraction, which run on their own)."""

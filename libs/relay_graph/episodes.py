@@ -7,6 +7,11 @@
   left are embedded in one call.
 - MENTIONS: the customer, the explicit `mentions`, and every entity we already know whose normal-form
   name equals one of the text's word n-grams (1-4 words), looked up through the Entity.name_key index.
+- Speakers: each turn is SPOKEN_BY its speaker (a `Speaker` node keyed by the speaker's normal-form
+  name), and NAMES every speaker (known, or in this batch) whose key is one of its word n-grams, so
+  recall can favour what "Caroline" said and what was said about her.
+- `pos`: a turn's place in its session in order of arrival, so neighbouring turns are defined even
+  when a whole session carries one time.
 - The whole batch is one statement (atomic): a failure writes nothing.
 """
 
@@ -130,7 +135,8 @@ def _rows(items: list[EpisodeInput]) -> tuple[list[str], list[dict[str, Any]]]:
         if eid in seen:
             continue
         seen.add(eid)
-        rows.append({"id": eid, "session": ep.session, "speaker": ep.speaker, "text": ep.text,
+        rows.append({"id": eid, "session": ep.session, "speaker": ep.speaker, "speaker_key": name_key(ep.speaker),
+                     "text": ep.text,
                      "key": text_key(ep.text), "kind": ep.kind, "at": at, "agent": ep.agent,
                      # desk replies: the turn answered, the ticket, the graph rows the words rest on
                      "reply_to": ep.reply_to, "ticket_id": ep.ticket_id, "how_i_know": list(ep.how_i_know),
@@ -163,16 +169,27 @@ async def write_episodes(client: GraphClient, embedder: Embedder, tenant: str,
 
     text_keys = sorted({r["key"] for r in rows})
     keys = sorted(name_keys)
-    found = await client.run(tenant, q.LOOKUP, {"text_keys": text_keys, "name_keys": keys[:LOOKUP_CHUNK]})
+    session_ids = sorted({r["session"] for r in rows})
+    found = await client.run(tenant, q.LOOKUP, {"text_keys": text_keys, "name_keys": keys[:LOOKUP_CHUNK],
+                                                "session_ids": session_ids})
     for i in range(LOOKUP_CHUNK, len(keys), LOOKUP_CHUNK):  # long texts: more n-grams than one read should carry
-        found += await client.run(tenant, q.LOOKUP, {"text_keys": [], "name_keys": keys[i : i + LOOKUP_CHUNK]})
+        found += await client.run(tenant, q.LOOKUP, {"text_keys": [], "name_keys": keys[i : i + LOOKUP_CHUNK],
+                                                     "session_ids": []})
     vectors: dict[str, list[float]] = {}
     uids_by_key: dict[str, set[str]] = {}
+    speaker_keys = {r["speaker_key"] for r in rows if r["speaker_key"]}
+    last_pos: dict[str, int] = {}
     for f in found:
         if f["uid"] is not None:
             uids_by_key.setdefault(f["key"], set()).add(f["uid"])
+        elif f["speaker"] is not None:
+            speaker_keys.add(f["speaker"])
         elif f["vector"] is not None:
             vectors[f["key"]] = f["vector"]
+        elif f["pos"] is not None:
+            last_pos[f["key"]] = int(f["pos"])
+    for r in rows:  # replayed rows get a pos too; the write sets it only on a new episode
+        r["pos"] = last_pos[r["session"]] = last_pos.get(r["session"], -1) + 1
 
     missing = {r["key"]: r["text"] for r in rows if r["key"] not in vectors}
     if missing:
@@ -198,6 +215,9 @@ async def write_episodes(client: GraphClient, embedder: Embedder, tenant: str,
         for key in grams[r["id"]]:
             targets |= uids_by_key.get(key, set())
         mentions.extend({"ep": r["id"], "uid": u} for u in sorted(targets))
+    names = [{"ep": r["id"], "key": k} for r in rows for k in sorted(grams[r["id"]] & speaker_keys)]
+    speakers = {r["speaker_key"]: {"key": r["speaker_key"], "name": r["speaker"]} for r in reversed(rows)
+                if r["speaker_key"]}
 
     sessions: dict[str, dict[str, Any]] = {}
     for r in rows:
@@ -213,9 +233,12 @@ async def write_episodes(client: GraphClient, embedder: Embedder, tenant: str,
         "topics": list(topics.values()),
         "sessions": list(sessions.values()),
         "chain": chain,
-        "episodes": [{k: v for k, v in r.items() if k not in ("_ep", "customer")}
+        "speakers": list(speakers.values()),
+        "episodes": [{k: v for k, v in r.items() if k not in ("_ep", "customer", "speaker_key")}
                      | {"vec": wire_vector(vectors[r["key"]])} for r in rows],
+        "spoken": [{"ep": r["id"], "key": r["speaker_key"]} for r in rows if r["speaker_key"]],
         "mentions": mentions,
+        "names": names,
     })
     return ids
 

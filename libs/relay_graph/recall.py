@@ -1,23 +1,59 @@
 """The read path: `recall(q)` answers with the episodes that matter to a question, how each was
-found, and the current facts linked to them.
+found, and the current facts linked to them. It serves a support desk (customers, sessions,
+facts) and any multi-session conversation (two friends over months of dated sessions) alike.
 
-Two sources of episodes, fused:
+Signals (each a ranked list of episodes; without a `subject` all of them, with one the first two):
 
-1. Meaning: the question's vector against episode vectors. Without a filter this is the vector
-   index, over-fetched (3k). With a session or subject filter the filtered set is small and reached
-   through an index (Session.session_id, Entity.uid), so it is scored exactly instead: an
-   over-fetched index search in a large graph can hold none of a small session's turns.
-2. The graph: entities the question names (its word n-grams equal to an entity's name_key, or
-   full-text candidates whose name is within the fuzzy threshold of an n-gram: "alcie rao") and the
-   `subject`, then their episodes (`<-MENTIONS-`, or `-HAS_SESSION-> <-IN-` for a customer), those
-   reached from more named entities first, then nearest in meaning.
+1. vector - meaning: the question's vector against episode vectors. Without a filter this is the
+   vector index, over-fetched (3k). With a session or subject filter the filtered set is small and
+   reached through an index (Session.session_id, Entity.uid), so it is scored exactly instead: an
+   over-fetched index search in a large graph can hold none of a small session's turns. The
+   question is embedded WITHOUT the names of the speakers it names ("What did Caroline paint?" ->
+   "What did paint?"): the speaker signal carries who, and a name left in the vector makes every
+   "Hey Caroline!" look like an answer (MiniLM weighs names heavily).
+2. entities - the graph: entities the question names (its word n-grams equal to an entity's
+   name_key, or full-text candidates whose name is within the fuzzy threshold of an n-gram: "alcie
+   rao") and the `subject`, then their episodes (`<-MENTIONS-`, or `-HAS_SESSION-> <-IN-` for a
+   customer), those reached from more named entities first, then nearest in meaning.
+3. speakers - a speaker the question names (an n-gram equal to a Speaker.key, the normal form of
+   a turn's `speaker`): the turns they spoke (`<-SPOKEN_BY-`), then turns naming them
+   (`<-NAMES-`), nearest in meaning first.
+4. words - full-text (RediSearch over Episode.text: stemmed, TF-IDF scored): the question's plain
+   words OR'd, stopwords, question words and the named speakers' names out; the query string
+   holds only letters and digits (no RediSearch syntax can come from the question) and is a
+   parameter. Ties broken by meaning.
+5. time - time expressions in the question (`time_expressions`: "in May 2023", "on 8 May 2023",
+   "last year", "yesterday", "three weeks ago"): the turns whose time falls in those windows
+   (through the Episode.at_ms index, at most TIME_SCAN), nearest in meaning first. Relative
+   expressions are read against the newest turn in memory (in the session, with a session
+   filter): a conversation's "last year" is the year before its last session, not before today.
+6. neighbours - the turn before and the turn after each of the NEIGHBOUR_SEEDS best items of the
+   fusion of 1-5 (same session; order by time, then by arrival `pos`, so a session whose turns
+   share one time still has an order): an answer ("Yes! A sunset over the lake.") often carries
+   none of the question's words and sits right after the turn that does ("Did you finish that
+   painting?"). Ranked by the rank of the hit they neighbour, the reply (after) first.
 
-Fusion is reciprocal-rank fusion: score = sum over the sources that found an item of
-1 / (60 + its rank there). An item found both ways outranks one found once at a similar rank, and
-neither source's raw scale (distances vs hop counts) has to be calibrated against the other.
-`RecallItem.score` is that fused score; the vector similarity is in the path ("vector 0.82").
-There is no similarity floor: MiniLM scores true paraphrases as low as 0.1, and the path says how
-weak an item is.
+Fusion is weighted reciprocal-rank fusion: score = sum over the signals that found an item of
+WEIGHTS[signal] / (RRF_K + its rank there), RRF_K = 60; an item counts once per signal, at its best
+rank. An item found several ways outranks one found once at a similar rank, and no signal's raw
+scale (distances, hop counts, TF-IDF) has to be calibrated against another's. Weights (vector,
+entities, time 1.0; words, speakers, neighbours 0.5) were chosen on the dev split of
+bench/recall_hybrid.py (`--tune` moves one knob at a time; the test split is never used for it):
+the half-weight signals are the broad ones (a speaker said half of a conversation; a neighbour is
+only beside a hit; a topic word is in every turn of small talk about that topic). On that split,
+dev recall@10 moved from 0.79 (all at 1.0 but speakers and neighbours) to 0.81 with words at 0.5;
+dropping time cost 4 points of recall@10 and neighbours 3; dropping speakers cost 2 points of
+recall@1 and gained 1 of recall@10 (kept: with many conversations in one tenant, who said it is
+what separates them). Ties go to the nearer in meaning. Neighbours join in a second step: the k best
+of signals 1-5 are read in full with the turns around the strongest, then all six are fused; an
+item outside those k can only enter the answer as a neighbour, so that read is the last one.
+`RecallItem.score` is the fused score; the path says how each item was found (its first signal's
+hops) and ends with its similarity ("q ~ episode (vector 0.82)"). There is no similarity floor:
+MiniLM scores true paraphrases as low as 0.1, and the path says how weak an item is.
+
+Round trips: (1) entities and speakers named, the reference time if needed; the question's vector
+as soon as the speakers are known; (2) every signal that needs the vector, side by side; (3) the
+answer's episodes in full with their neighbours, and the facts they derived, side by side.
 
 Facts: current facts ABOUT the named entities (with a subject: only facts about the subject, so
 an agent serving one customer never reads another's), ranked by how many named entities they
@@ -25,9 +61,9 @@ touch, then by the distance of their claim's vector (FactText) to the question; 
 facts the returned episodes DERIVED.
 
 Shapes: `unknown_name` when the subject resolves to no entity (nothing is searched); `path` when a
-named entity connected the question to an episode or a fact; `not_in_graph` when entities were
-named but nothing connects them (the items, if any, are only similar) or nothing was found at all;
-`memory` when only meaning found the items.
+named entity or speaker connected the question to an episode or a fact; `not_in_graph` when
+entities or speakers were named but nothing connects them (the items, if any, were found only by
+meaning, words or time) or nothing was found at all; `memory` when nothing named was involved.
 """
 
 from __future__ import annotations
@@ -49,6 +85,8 @@ from .models import AGENT_PATTERN, FactState, FactView, RecallItem, RecallResult
 from .queries import facts as fq
 from .queries import recall as q
 from .registry import clean_text
+from .time_expressions import Window, needs_reference
+from .time_expressions import windows as time_windows
 
 RRF_K = 60
 MAX_K = 100
@@ -59,10 +97,22 @@ CAP = 500  # episodes one entity contributes before ranking (its newest)
 PER_ENTITY_FACTS = 50  # facts one named entity contributes before ranking (its newest)
 FUZZY_LIMIT = 20  # full-text candidates considered per question
 MAX_FUZZY_QUERIES = 8
+TIME_SCAN = 2_000  # turns one time window contributes before ranking
+WORDS_SCAN = 100  # best full-text matches whose distance breaks score ties
+SPEAKER_CAP = 400  # a speaker's newest turns ranked by meaning (a LoCoMo speaker has ~150-300)
+SPEAKER_NAMED_CAP = 100  # newest turns naming a speaker
+NEIGHBOUR_SEEDS = 5  # the strongest hits whose turns before and after join the fusion
+MAX_WORDS = 16  # full-text terms per question
+# Weighted RRF: what each signal's rank is worth (tuned on the dev split of bench/recall_hybrid.py).
+WEIGHTS = {"vector": 1.0, "entities": 1.0, "words": 0.5, "speakers": 0.5, "time": 1.0, "neighbours": 0.5}
+# Words of a question that say what is asked, not what about: left out of the full-text query.
+QUESTION_WORDS = frozenset("""did does do done doing ever kind sort type much many whose which something anything
+    someone anyone thing things like get got tell told say said""".split()) | {"such"}
 _AGENT = re.compile(AGENT_PATTERN)
 CUSTOMER = "Customer"
 
-_VIA = {"mentions": "entity <-MENTIONS- episode", "session": "entity -HAS_SESSION-> session <-IN- episode"}
+_VIA = {"mentions": "entity <-MENTIONS- episode", "session": "entity -HAS_SESSION-> session <-IN- episode",
+        "spoke": "speaker <-SPOKEN_BY- episode", "named": "speaker <-NAMES- episode"}
 
 
 @dataclass(frozen=True)
@@ -80,12 +130,12 @@ class _Candidate:
     id: str
     d: float
     hops: list[str] = field(default_factory=list)
-    ranks: list[int] = field(default_factory=list)
+    ranks: list[tuple[str, int]] = field(default_factory=list)  # (signal, rank there)
     via_entity: bool = False
 
     @property
     def fused(self) -> float:
-        return sum(1.0 / (RRF_K + r) for r in self.ranks)
+        return sum(WEIGHTS[s] / (RRF_K + r) for s, r in self.ranks)
 
 
 # ------------------------------------------------------------------ input
@@ -209,10 +259,15 @@ def _sim(d: float) -> str:
     return f"{1.0 - float(d):.2f}"
 
 
-def _add(cands: dict[str, _Candidate], ranked: list[tuple[str, float, list[str], bool]]) -> None:
-    for rank, (eid, d, hops, via_entity) in enumerate(ranked, start=1):
+def _add(cands: dict[str, _Candidate], signal: str, ranked: list[tuple[str, float, list[str], bool]]) -> None:
+    rank = 0
+    for eid, d, hops, via_entity in ranked:
         c = cands.setdefault(eid, _Candidate(eid, float(d)))
-        c.ranks.append(rank)
+        if any(s == signal for s, _ in c.ranks):  # a turn beside two hits counts once, at its best
+            continue
+        rank += 1
+        c.ranks.append((signal, rank))
+        c.d = min(c.d, float(d))
         if via_entity and not c.via_entity:
             c.hops = hops + c.hops
             c.via_entity = True
@@ -261,6 +316,47 @@ async def _episodes_of_entities(client, tenant, v, anchors: list[Anchor], sessio
     return out
 
 
+async def _episodes_of_speakers(client, tenant, v, keys: list[str], session, n):
+    if not keys or not WEIGHTS["speakers"]:
+        return []
+    rows = await client.run(tenant, q.EPISODES_OF_SPEAKERS, {"keys": keys, "session": session, "v": v, "n": n,
+                                                             "cap": SPEAKER_CAP, "cap_named": SPEAKER_NAMED_CAP})
+    out = []
+    for r in rows:
+        hops: list[str] = []
+        for h in sorted(r["hops"], key=lambda h: (h["name"], h["via"])):
+            hops += [f"q -> speaker '{h['name']}'", _VIA[h["via"]]]
+        out.append((r["id"], r["d"], hops, True))
+    return out
+
+
+async def _episodes_in_windows(client, tenant, v, windows: list[Window], session, n):
+    if not windows or not WEIGHTS["time"]:
+        return []
+    rows = await client.run(tenant, q.EPISODES_IN_WINDOWS, {
+        "windows": [[w.start_ms, w.end_ms] for w in windows], "session": session, "v": v, "n": n,
+        "scan": TIME_SCAN})
+    label = "q -> time " + ", ".join(w.label() for w in windows)
+    return [(r["id"], r["d"], [label], False) for r in rows]
+
+
+def without_words(text: str, words: set[str]) -> str:
+    """The text without the given (normal-form) words; the text itself if nothing would be left."""
+    kept = [w for w in text.split() if name_key(w).strip(".-'") not in words
+            and re.sub(r"[^\w]+s?$", "", name_key(w)) not in words]
+    return " ".join(kept) if any(re.search(r"\w", w) for w in kept) else text
+
+
+def fulltext_query(text: str, drop: set[str] = frozenset()) -> str | None:
+    """The question as a full-text query: its plain words (letters and digits only, so nothing in
+    it is RediSearch syntax), stopwords, one-letter words and `drop` out, OR'd; None when no word
+    is left."""
+    words = re.findall(r"[^\W_]+", name_key(text))
+    keep = [w for w in dict.fromkeys(words)
+            if len(w) > 1 and w not in STOPWORDS and w not in QUESTION_WORDS and w not in drop]
+    return " | ".join(keep[:MAX_WORDS]) or None
+
+
 # ------------------------------------------------------------------ facts
 
 
@@ -297,49 +393,98 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
     k = _k(k)
     session = _session(session)
     reader = _reader(reader)
+    n = max(OVERFETCH * k, MIN_CANDIDATES)
+    hybrid = subject is None  # a customer's own memory (subject) keeps the two sources it had
+    relative = hybrid and needs_reference(question)
+    grams = sorted(g for g in word_ngrams(question) if len(g.split()) <= 2) if hybrid else []
 
-    # The question's vector (CPU, off the loop) is computed while the graph names its entities.
-    embedding = asyncio.ensure_future(embedder.aembed([question]))
+    # Round trip 1: the entities and speakers the question names, and the reference time of
+    # "yesterday" if it says so; the question's vector (CPU, off the loop) is computed as soon as
+    # the speakers are known, without their names (see the module docstring).
+    async def speakers_then_vector() -> tuple[list[dict[str, Any]], list[float]]:
+        found = await client.run(tenant, q.SPEAKERS, {"keys": grams}) if grams else []
+        text = without_words(question, {w for s in found for w in s["key"].split()}) if found else question
+        return found, (await embedder.aembed([text]))[0]
+
+    embedding = asyncio.ensure_future(speakers_then_vector())
     try:
-        subj, anchors = await asyncio.gather(
+        subj, anchors, latest = await asyncio.gather(
             resolve_subject(client, tenant, subject) if subject is not None else _none(),
-            find_entities(client, tenant, question))
+            find_entities(client, tenant, question),
+            client.run(tenant, q.LATEST, {"session": session}) if relative else _empty())
         if subject is not None and subj is None:
             return RecallResult(shape=RecallShape.UNKNOWN_NAME, items=[], facts=[])
-        v = wire_vector((await embedding)[0])
+        speakers, vector = await embedding
+        v = wire_vector(vector)
     finally:
         if not embedding.done():
             embedding.cancel()  # the thread finishes on its own; nobody waits for it
     if subj is not None:
         anchors = [a for a in anchors if a.uid != subj.uid]
-    n = max(OVERFETCH * k, MIN_CANDIDATES)
+    reference = from_ms(latest[0]["at_ms"]) if latest and latest[0]["at_ms"] is not None else None
+    windows = [w for w in time_windows(question, reference) if w.end_ms > w.start_ms] if hybrid else []
+    # a speaker's name is the speaker signal's: as a full-text word it would favour every greeting
+    ft = fulltext_query(question, drop={w for s in speakers for w in s["key"].split()}) if hybrid else None
 
+    # Round trip 2: everything that needs the vector, side by side.
+    signals: dict[str, list[tuple[str, float, list[str], bool]]] = {}
     if subj is not None:
         (meaning, named), anchor_facts = await asyncio.gather(
             _episodes_with_subject(client, tenant, v, subj, anchors, session, n),
             _anchor_facts(client, tenant, v, subj, anchors, k))
+        signals = {"entities": named, "vector": meaning}
+        spoken: list = []
     else:
-        meaning, named, anchor_facts = await asyncio.gather(
+        meaning, named, spoken, timed, by_words, anchor_facts = await asyncio.gather(
             _episodes_by_meaning(client, tenant, v, session, n),
             _episodes_of_entities(client, tenant, v, anchors, session, n),
+            _episodes_of_speakers(client, tenant, v, [s["key"] for s in speakers], session, n),
+            _episodes_in_windows(client, tenant, v, windows, session, n),
+            client.run(tenant, q.EPISODES_BY_WORDS, {"ft": ft, "session": session, "n": n, "v": v,
+                                                     "scan": WORDS_SCAN})
+            if ft else _empty(),
             _anchor_facts(client, tenant, v, None, anchors, k))
+        label = f"q -> words '{ft.replace(' | ', ' ') if ft else ''}' (full-text)"
+        words = [(r["id"], r["d"], [label], False) for r in by_words]
+        signals = {"entities": named, "speakers": spoken, "vector": meaning, "words": words, "time": timed}
 
     cands: dict[str, _Candidate] = {}
-    _add(cands, named)
-    _add(cands, meaning)
-    top = sorted(cands.values(), key=lambda c: (-c.fused, c.d, c.id))[:k]
+    for name, ranked in signals.items():
+        _add(cands, name, ranked)
+    pre = sorted(cands.values(), key=_order)[:k]
+
+    # Round trip 3: the k best in full (their distances too), and the turns on either side of the
+    # strongest, which join the fusion as one more signal.
+    seeds = [c.id for c in pre[:NEIGHBOUR_SEEDS]] if hybrid else []
+    pre_ids = [c.id for c in pre]
+    rows, derived = await asyncio.gather(
+        client.run(tenant, q.EPISODES_AROUND, {"ids": pre_ids, "seeds": seeds, "v": v}) if pre else _empty(),
+        _derived(client, tenant, pre_ids, subj))
+    by_id = {r["ep"]["id"]: r["ep"] for r in rows}
+    around = {r["ep"]["id"]: r["near"] for r in rows}
+    neighbours = []
+    derives = set()  # neighbours with facts of their own
+    for seed in seeds:
+        for near in sorted(around.get(seed, []), key=lambda x: x["side"] != "after"):  # the reply first
+            e = near["ep"]
+            by_id.setdefault(e["id"], e)
+            if near["derives"]:
+                derives.add(e["id"])
+            neighbours.append((e["id"], e["d"], [f"turn {near['side']} '{seed}' in its session"], False))
+    _add(cands, "neighbours", neighbours)
+    for c in cands.values():
+        if c.id in by_id and by_id[c.id]["d"] is not None:
+            c.d = float(by_id[c.id]["d"])
+    top = [c for c in sorted(cands.values(), key=_order) if c.id in by_id][:k]
     ids = [c.id for c in top]
 
-    details, derived = await asyncio.gather(
-        client.run(tenant, q.EPISODES_BY_ID, {"ids": ids}) if ids else _empty(),
-        client.run(tenant, q.FACTS_DERIVED, {"ids": ids, "subject": subj.uid if subj else None, "limit": k})
-        if ids else _empty())
-    by_id = {r["episode_id"]: r for r in details}
+    late = [i for i in ids if i not in set(pre_ids) and i in derives]  # neighbours that made it: their facts too
+    if late:
+        derived += await _derived(client, tenant, late, subj)
+    derived = [row for row in derived if set(row["episodes"]) & set(ids)][:k]
     items = []
     for c in top:
-        r = by_id.get(c.id)
-        if r is None:  # an index entry whose node is gone
-            continue
+        r = by_id[c.id]
         items.append(RecallItem(
             episode_id=c.id, session=r["session"], speaker=r["speaker"], text=r["text"], at=from_ms(r["at_ms"]),
             score=round(c.fused, 6), path=c.hops + [f"q ~ episode (vector {_sim(c.d)})"]))
@@ -349,7 +494,7 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
         facts.setdefault(row["fact"]["fact_id"], fact_view(row))
 
     connected = any(c.via_entity for c in top) or bool(anchor_facts)
-    named_any = subj is not None or bool(anchors)
+    named_any = subj is not None or bool(anchors) or bool(spoken)
     if connected:
         shape = RecallShape.PATH
     elif named_any or not (items or facts):
@@ -360,6 +505,17 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
     if reader and facts:
         await client.run(tenant, fq.CONSULTED, {"reader": reader, "fact_ids": list(facts), "now_ms": _now_ms()})
     return RecallResult(shape=shape, items=items, facts=list(facts.values()))
+
+
+async def _derived(client, tenant, ids: list[str], subj: Anchor | None) -> list[dict[str, Any]]:
+    if not ids:
+        return []
+    return await client.run(tenant, q.FACTS_DERIVED, {"ids": ids, "subject": subj.uid if subj else None,
+                                                      "limit": 2 * len(ids)})
+
+
+def _order(c: "_Candidate") -> tuple[float, float, str]:
+    return (-c.fused, c.d, c.id)
 
 
 def _now_ms() -> int:
@@ -374,4 +530,4 @@ async def _none() -> Any:
     return None
 
 
-__all__ = ["recall", "find_entities", "resolve_subject", "Anchor", "fact_view", "RRF_K"]
+__all__ = ["recall", "find_entities", "resolve_subject", "fulltext_query", "Anchor", "fact_view", "RRF_K", "WEIGHTS"]

@@ -99,6 +99,22 @@ async def test_mentions_come_from_customer_explicit_names_and_text(graph_client,
     assert "City|mumbai" not in got["mentions"]
 
 
+async def test_speakers_who_spoke_and_who_is_named_and_arrival_order(graph_client, embedder, tenant):
+    ids = await episodes.write_episodes(graph_client, embedder, tenant, [
+        ep("d1", "Hey Melanie, how was the weekend?", speaker="Caroline", id="D1:1"),
+        ep("d1", "Great! I painted a sunset.", speaker="Melanie", id="D1:2"),  # same time as D1:1
+    ])
+    assert ids == ["D1:1", "D1:2"]
+    await episodes.write_episodes(graph_client, embedder, tenant, [
+        ep("d1", "Caroline, you should see it.", speaker="Melanie", id="D1:3")])
+    rows = await graph_client.run(tenant, Query(
+        "t", "MATCH (ep:Episode) OPTIONAL MATCH (ep)-[:SPOKEN_BY]->(s:Speaker) "
+             "OPTIONAL MATCH (ep)-[:NAMES]->(n:Speaker) "
+             "RETURN ep.episode_id AS id, ep.pos AS pos, s.name AS by, collect(n.key) AS names ORDER BY id", True))
+    assert [(r["id"], r["pos"], r["by"], r["names"]) for r in rows] == [
+        ("D1:1", 0, "Caroline", ["melanie"]), ("D1:2", 1, "Melanie", []), ("D1:3", 2, "Melanie", ["caroline"])]
+
+
 def test_word_ngrams_are_entity_keys():
     keys = episodes.word_ngrams("Moved to Pune. Router: TP-Link Archer C6!")
     assert {"pune", "tp-link archer c6", "tp-link", "moved to pune"} <= keys
@@ -189,10 +205,13 @@ async def test_oversize_batch_is_refused(graph_client, embedder, tenant):
 
 async def test_write_path_starts_from_indexes(graph_client, tenant):
     write = await graph_client.explain(tenant, q.WRITE, {
-        "customers": [], "topics": [], "sessions": [], "chain": [], "episodes": [], "mentions": [], "now": 0})
-    lookup = await graph_client.explain(tenant, q.LOOKUP, {"text_keys": ["k"], "name_keys": ["n"]})
+        "customers": [], "topics": [], "sessions": [], "chain": [], "speakers": [], "episodes": [], "spoken": [],
+        "mentions": [], "names": [], "now": 0})
+    lookup = await graph_client.explain(tenant, q.LOOKUP, {"text_keys": ["k"], "name_keys": ["n"],
+                                                           "session_ids": ["s"]})
     for plan in (write, lookup):
         assert "Label Scan" not in plan and "All Node Scan" not in plan
-    for start in ("(s:Session)", "(ep:Episode)", "(c:Entity)", "(m:Entity)", "(ag:Agent)"):
+    for start in ("(s:Session)", "(ep:Episode)", "(c:Entity)", "(m:Entity)", "(ag:Agent)", "(sp:Speaker)"):
         assert f"Node By Index Scan | {start}" in write
-    assert "Node By Index Scan | (e:Episode)" in lookup and "Node By Index Scan | (n:Entity)" in lookup
+    for start in ("(e:Episode)", "(n:Entity)", "(sp:Speaker)", "(s:Session)"):
+        assert f"Node By Index Scan | {start}" in lookup

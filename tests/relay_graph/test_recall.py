@@ -235,7 +235,7 @@ async def test_hot_reads_start_from_indexes(graph_client, tenant):
         "session": (q.EPISODES_IN_SESSION, {"session": "s", "v": v, "n": 5}),
         "of_entities": (q.EPISODES_OF_ENTITIES, {"uids": ["a"], "session": None, "v": v, "n": 5, "cap": 5}),
         "of_subject": (q.EPISODES_OF_SUBJECT, {"subject": "a", "session": None, "uids": [], "v": v, "cap": 5, "n": 5}),
-        "by_id": (q.EPISODES_BY_ID, {"ids": ["a"]}),
+        "around": (q.EPISODES_AROUND, {"ids": ["a"], "seeds": [], "v": v}),
         "facts_of_entities": (q.FACTS_OF_ENTITIES, {"uids": ["a"], "v": v, "per_entity": 5, "limit": 5}),
         "facts_of_subject": (q.FACTS_OF_SUBJECT, {"subject": "a", "uids": [], "v": v, "per_entity": 5, "limit": 5}),
         "facts_derived": (q.FACTS_DERIVED, {"ids": ["a"], "subject": None, "limit": 5}),

@@ -4,7 +4,13 @@
 recorded_at_ms, kind, embedding; desk replies also reply_to, ticket_id, how_i_know})
 -[:IN {seq: a customer turn's number, see queries/chat.py}]->(:Session {session_id, first_at_ms, last_at_ms}),
 (:Entity:Customer)-[:HAS_SESSION]->(:Session)-[:FOLLOWED_BY]->(:Session),
-(:Episode)-[:MENTIONS]->(:Entity).
+(:Episode)-[:MENTIONS]->(:Entity),
+(:Episode)-[:SPOKEN_BY]->(:Speaker {key: name_key(speaker), name})<-[:NAMES]-(:Episode whose words name
+that speaker). Speakers are their own label, not Entities: a speaker is a voice in a conversation
+("alice", "intake", "Caroline"), and facts never resolve their subjects to one.
+An episode's `pos` is its place in its session in order of arrival (the session's largest `pos`
+before the batch, plus its place in the batch): turns written with one time per session still have
+an order, which is what "the turn before / after" means in recall.
 
 A batch is written by ONE statement (FalkorDB serialises writes per graph, so it is atomic) made of
 phases joined by `WITH count(*) AS _` (an aggregate always yields one row, so an empty phase does
@@ -29,18 +35,28 @@ KINDS: tuple[str, ...] = get_args(EpisodeInput.model_fields["kind"].annotation)
 CUSTOMER_LABEL = "Customer"
 TOPIC_LABEL = "Topic"  # an explicit mention that names no entity we know yet
 
-# One read before the write: vectors of texts already in the graph (any process embedded them)
-# and the entities whose name_key equals one of the batch's word n-grams.
+# One read before the write: vectors of texts already in the graph (any process embedded them),
+# the entities and speakers whose key equals one of the batch's word n-grams, and the largest
+# `pos` of each of the batch's sessions.
 LOOKUP = Query(
     "episodes_lookup",
     "UNWIND $text_keys AS k "
     "MATCH (e:Episode {text_key: k}) "
     "WITH k, head(collect(e)) AS e "
-    "RETURN k AS key, e.embedding AS vector, null AS uid "
+    "RETURN k AS key, e.embedding AS vector, null AS uid, null AS speaker, null AS pos "
     "UNION ALL "
     "UNWIND $name_keys AS k "
     "MATCH (n:Entity {name_key: k}) "
-    "RETURN k AS key, null AS vector, n.uid AS uid",
+    "RETURN k AS key, null AS vector, n.uid AS uid, null AS speaker, null AS pos "
+    "UNION ALL "
+    "UNWIND $name_keys AS k "
+    "MATCH (sp:Speaker {key: k}) "
+    "RETURN k AS key, null AS vector, null AS uid, sp.key AS speaker, null AS pos "
+    "UNION ALL "
+    "UNWIND $session_ids AS k "
+    "MATCH (s:Session {session_id: k})<-[:IN]-(ep:Episode) "
+    "WITH k, max(ep.pos) AS pos "
+    "RETURN k AS key, null AS vector, null AS uid, null AS speaker, pos",
     read_only=True,
 )
 
@@ -69,6 +85,10 @@ WRITE = Query(
     f"  SET s.last_at_ms = so.last) "
     f"FOREACH (u IN CASE WHEN so.customer IS NULL THEN [] ELSE [so.customer] END | "
     f"  MERGE (c:Entity {{uid: u}}) MERGE (c)-[:HAS_SESSION]->(s)) "
+    # the voices of the batch
+    f"WITH count(*) AS _ "
+    f"UNWIND $speakers AS sk "
+    f"MERGE (sp:Speaker {{key: sk.key}}) ON CREATE SET sp.name = sk.name "
     # a customer's sessions in order of their first turn: add missing links, drop stale ones
     f"WITH count(*) AS _ "
     f"UNWIND $chain AS cu "
@@ -96,16 +116,28 @@ WRITE = Query(
     f"  SET ep.session_id = e.session, ep.speaker = e.speaker, ep.text = e.text, ep.text_key = e.key, "
     f"      ep.kind = e.kind, ep.at_ms = e.at, ep.recorded_at_ms = $now, "
     f"      ep.reply_to = e.reply_to, ep.ticket_id = e.ticket_id, ep.how_i_know = e.how_i_know, "
-    f"      ep.embedding = vecf32(e.vec)) "
+    f"      ep.pos = e.pos, ep.embedding = vecf32(e.vec)) "
     f"MERGE (ep)-[:IN]->(s) "
     f"FOREACH (a IN CASE WHEN e.agent IS NULL THEN [] ELSE [e.agent] END | "
     f"  MERGE (ag:Agent {{name: a}}) MERGE (ag)-[:WROTE]->(ep)) "
+    # who said them
+    f"WITH count(*) AS _ "
+    f"UNWIND $spoken AS sb "
+    f"MATCH (ep:Episode {{episode_id: sb.ep}}) "
+    f"MATCH (sp:Speaker {{key: sb.key}}) "
+    f"MERGE (ep)-[:SPOKEN_BY]->(sp) "
     # what they mention
     f"WITH count(*) AS _ "
     f"UNWIND $mentions AS mn "
     f"MATCH (ep:Episode {{episode_id: mn.ep}}) "
     f"MATCH (m:Entity {{uid: mn.uid}}) "
-    f"MERGE (ep)-[:MENTIONS]->(m)",
+    f"MERGE (ep)-[:MENTIONS]->(m) "
+    # which speakers their words name
+    f"WITH count(*) AS _ "
+    f"UNWIND $names AS nm "
+    f"MATCH (ep:Episode {{episode_id: nm.ep}}) "
+    f"MATCH (sp:Speaker {{key: nm.key}}) "
+    f"MERGE (ep)-[:NAMES]->(sp)",
 )
 
 # Reads used by tests and tools: an episode by id with its session and mentions.

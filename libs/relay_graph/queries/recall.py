@@ -1,12 +1,13 @@
 """Cypher of the read path `recall`: find entities a question names, the episodes near it in
 meaning or connected to those entities, and the current facts about them.
 
-Every statement starts from an index: the Episode vector index, Entity.uid / Entity.name_key,
-the Entity(name) full-text index, Session.session_id, Episode.episode_id. Scores from the vector
+Every statement starts from an index: the Episode vector index, the Episode(text) and Entity(name)
+full-text indexes, Entity.uid / Entity.name_key, Speaker.key, Episode.at_ms, Session.session_id /
+Session.last_at_ms, Episode.episode_id. Scores from the vector
 index and `vec.cosineDistance` are cosine distances (0 = same direction; similarity = 1 - d).
 
 Candidate statements return ids and distances only; the few episodes that make the answer are read
-in full afterwards (`EPISODES_BY_ID`), so a busy entity costs distance computations, not transfer.
+in full afterwards (`EPISODES_AROUND`), so a busy entity costs distance computations, not transfer.
 `$cap` / `$per_entity` bound how many episodes / facts one entity contributes before ranking (its
 newest ones), so an entity that thousands of episodes or facts name (a city, a plan) costs a
 bounded amount: distances and sorting happen on at most that many rows per entity.
@@ -105,12 +106,94 @@ EPISODES_OF_SUBJECT = Query(
     read_only=True,
 )
 
-EPISODES_BY_ID = Query(
-    "recall_episodes_by_id",
+# Words: the question's plain words OR'd (built in recall.py: word characters only, stopwords out),
+# against the Episode(text) full-text index (RediSearch: stemmed, TF-IDF scored).
+# The $scan best by full-text score; ties (short turns sharing one word) broken by meaning.
+EPISODES_BY_WORDS = Query(
+    "recall_episodes_by_words",
+    "CALL db.idx.fulltext.queryNodes('Episode', $ft) YIELD node, score "
+    "WITH node, score WHERE $session IS NULL OR node.session_id = $session "
+    "WITH node, score ORDER BY score DESC LIMIT $scan "
+    "WITH node, score, vec.cosineDistance(node.embedding, vecf32($v)) AS d "
+    "RETURN node.episode_id AS id, score, d ORDER BY score DESC, d LIMIT $n",
+    read_only=True,
+)
+
+# Speakers whose key is one of the question's n-grams.
+SPEAKERS = Query(
+    "recall_speakers",
+    "UNWIND $keys AS k MATCH (sp:Speaker {key: k}) RETURN sp.key AS key, sp.name AS name",
+    read_only=True,
+)
+
+# Speakers the question names (its word n-grams equal to a Speaker.key): the turns they spoke and
+# the turns naming them (each speaker's newest $cap / $cap_named). Turns a named speaker spoke come
+# first ("Hey Caroline!" names her but says nothing about her), then those reached from more of
+# them, then the nearest to the question.
+EPISODES_OF_SPEAKERS = Query(
+    "recall_episodes_of_speakers",
+    "UNWIND $keys AS k "
+    "MATCH (sp:Speaker {key: k}) "
+    "CALL { "
+    "  WITH sp MATCH (sp)<-[:SPOKEN_BY]-(ep:Episode) "
+    "  WITH ep ORDER BY ep.at_ms DESC LIMIT $cap RETURN ep, 'spoke' AS via "
+    "  UNION "
+    "  WITH sp MATCH (sp)<-[:NAMES]-(ep:Episode) "
+    "  WITH ep ORDER BY ep.at_ms DESC LIMIT $cap_named RETURN ep, 'named' AS via "
+    "} "
+    "WITH sp, ep, via WHERE $session IS NULL OR ep.session_id = $session "
+    "WITH ep, collect({name: sp.name, via: via}) AS hops "
+    "WITH ep, hops, size([h IN hops WHERE h.via = 'spoke']) AS spoke, "
+    "     vec.cosineDistance(ep.embedding, vecf32($v)) AS d "
+    "ORDER BY spoke DESC, size(hops) DESC, d LIMIT $n "
+    "RETURN ep.episode_id AS id, hops, d",
+    read_only=True,
+)
+
+# Time: the turns inside the windows the question names (at most $scan of them), nearest first.
+EPISODES_IN_WINDOWS = Query(
+    "recall_episodes_in_windows",
+    "UNWIND $windows AS w "
+    "MATCH (ep:Episode) WHERE ep.at_ms >= w[0] AND ep.at_ms < w[1] "
+    "WITH DISTINCT ep LIMIT $scan "
+    "WITH ep WHERE $session IS NULL OR ep.session_id = $session "
+    "WITH ep, vec.cosineDistance(ep.embedding, vecf32($v)) AS d "
+    "ORDER BY d LIMIT $n "
+    "RETURN ep.episode_id AS id, d",
+    read_only=True,
+)
+
+# The reference time of relative expressions ("yesterday"): the newest turn, through the sessions'
+# last turn times (a few hundred sessions, not ten thousand turns).
+LATEST = Query(
+    "recall_latest",
+    "MATCH (s:Session) WHERE s.last_at_ms >= 0 AND ($session IS NULL OR s.session_id = $session) "
+    "RETURN max(s.last_at_ms) AS at_ms",
+    read_only=True,
+)
+
+# The returned episodes in full, each with its distance to the question; for the `$seeds` among
+# them also the turn before and the turn after in their session (order: time, then arrival `pos`,
+# then id), in full too, and whether that turn DERIVED any fact (so recall reads facts for a
+# neighbour only when there are some).
+_EP_FIELDS = ("{{id: {e}.episode_id, session: {e}.session_id, speaker: {e}.speaker, text: {e}.text, "
+              "at_ms: {e}.at_ms, d: vec.cosineDistance({e}.embedding, vecf32($v))}}")
+EPISODES_AROUND = Query(
+    "recall_episodes_around",
     "UNWIND $ids AS id "
     "MATCH (ep:Episode {episode_id: id}) "
-    "RETURN ep.episode_id AS episode_id, ep.session_id AS session, ep.speaker AS speaker, ep.text AS text, "
-    "ep.at_ms AS at_ms",
+    "OPTIONAL MATCH (ep)-[:IN]->(:Session)<-[:IN]-(o:Episode) WHERE id IN $seeds AND o <> ep "
+    "WITH ep, o, CASE WHEN o IS NULL THEN null "
+    "  WHEN o.at_ms < ep.at_ms OR (o.at_ms = ep.at_ms AND (coalesce(o.pos, -1) < coalesce(ep.pos, -1) "
+    "    OR (coalesce(o.pos, -1) = coalesce(ep.pos, -1) AND o.episode_id < ep.episode_id))) "
+    "  THEN 'before' ELSE 'after' END AS side "
+    "WITH ep, o, side, CASE WHEN o IS NULL THEN 0 ELSE size([(o)-[:DERIVED]->(:Fact) | 1]) END AS derives "
+    "ORDER BY o.at_ms, coalesce(o.pos, -1), o.episode_id "
+    "WITH ep, side, collect({o: o, derives: derives}) AS os "
+    "WITH ep, collect({side: side, x: CASE side WHEN 'before' THEN last(os) ELSE head(os) END}) AS near "
+    "RETURN " + _EP_FIELDS.format(e="ep") + " AS ep, "
+    "[n IN near WHERE n.x.o IS NOT NULL | {side: n.side, derives: n.x.derives > 0, "
+    "  ep: " + _EP_FIELDS.format(e="n.x.o") + "}] AS near",
     read_only=True,
 )
 
@@ -156,13 +239,16 @@ FACTS_OF_SUBJECT = Query(
 )
 
 # Current facts the returned episodes DERIVED (with a subject: only facts ABOUT it).
+# (`episodes`: which of $ids derived each; recall asks for the candidates before the last fusion
+# step and keeps the facts of the episodes it returns.)
 FACTS_DERIVED = Query(
     "recall_facts_derived",
     "UNWIND $ids AS id "
     "MATCH (ep:Episode {episode_id: id})-[:DERIVED]->(f:Fact:Current) "
-    "WITH DISTINCT f "
+    "WITH f, collect(id) AS episodes "
     "WHERE $subject IS NULL OR f.subject_uid = $subject OR f.object_uid = $subject "
-    "WITH f, 0 AS hits, 2.0 AS d LIMIT $limit "
-    + _FACT_COLUMNS,
+    "WITH f, episodes, 0 AS hits, 2.0 AS d LIMIT $limit "
+    "MATCH (f)-[:ABOUT {role: 'subject'}]->(s:Entity) "
+    f"RETURN {FACT_FIELDS} AS fact, s.name AS subject, hits, d, episodes",
     read_only=True,
 )

@@ -14,6 +14,9 @@ RANGE_INDEXES: tuple[tuple[str, str], ...] = (
     ("Episode", "episode_id"),
     ("Episode", "text_key"),
     ("Session", "session_id"),
+    ("Session", "last_at_ms"),  # recall: "yesterday" is relative to the newest turn
+    ("Episode", "at_ms"),  # recall: the turns of a time the question names ("in May 2023")
+    ("Speaker", "key"),  # recall: a speaker the question names
     ("Agent", "name"),
     ("Conflict", "conflict_id"),
     ("Slot", "key"),

@@ -1,0 +1,185 @@
+"""Hybrid recall over an open-domain conversation, against a real FalkorDB and the real model:
+each signal (full-text words, speakers, time expressions, neighbouring turns) finds a turn that
+the others miss, and the weighted fusion orders what they found."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from relay_graph import recall as recall_mod
+from relay_graph.memory import Memory
+from relay_graph.models import EpisodeInput, FactInput, RecallShape
+from relay_graph.queries import recall as q
+
+pytestmark = [pytest.mark.falkordb, pytest.mark.model]
+
+C, M = "Caroline", "Melanie"
+# Every turn of a session carries the session's time, as a LoCoMo-style loader gives them: the
+# order of turns is their order of arrival.
+SESSIONS = {
+    "D1": (datetime(2023, 3, 14, 13, 56, tzinfo=timezone.utc), [
+        (C, "Hey Melanie! How have you been?"),
+        (M, "Good! We went to the beach with the kids on Sunday."),
+        (C, "I love the beach, the sea always calms me down."),
+        (M, "The garden is full of roses now, it looks like a painting."),
+        (C, "The Quillfeather regatta got cancelled again, what a shame."),
+        (M, "Beach days are the best days."),
+    ]),
+    "D2": (datetime(2023, 6, 9, 18, 5, tzinfo=timezone.utc), [
+        (M, "Hi Caroline, long time no talk!"),
+        (C, "I dug over the garden beds yesterday, my back is sore."),
+        (M, "Did you finish that pottery piece you started?"),
+        (C, "Yes! It's blue with little fish on it."),
+        (M, "I'd love to see it sometime."),
+        (C, "We drove up the coast to a quiet cove last weekend."),
+    ]),
+    "D3": (datetime(2023, 9, 2, 10, 30, tzinfo=timezone.utc), [
+        (C, "Melanie, guess what, I'm going to the beach tomorrow!"),
+        (M, "Lucky you, the seaside in September is the best."),
+        (C, "Work has been really busy, I barely sleep."),
+        (M, "We walked along the shore at sunset, so pretty."),
+        (C, "The roses in my garden are finally blooming."),
+        (M, "Have you read any good books lately?"),
+    ]),
+}
+
+
+def turns() -> list[EpisodeInput]:
+    out = []
+    for session, (at, lines) in SESSIONS.items():
+        for i, (speaker, text) in enumerate(lines, start=1):
+            out.append(EpisodeInput(id=f"{session}:{i}", session=session, speaker=speaker, text=text, at=at))
+    return out
+
+
+@pytest.fixture
+def memory(graph_client, embedder):
+    return Memory(graph_client, embedder)
+
+
+@pytest.fixture
+async def chat(memory, tenant):
+    # two batches: arrival order carries across them
+    items = turns()
+    await memory.write_episodes(tenant, items[:9])
+    await memory.write_episodes(tenant, items[9:])
+    return tenant
+
+
+async def ids(memory, tenant, question, k, monkeypatch=None, **weights) -> list[str]:
+    if weights:
+        for name, w in weights.items():
+            monkeypatch.setitem(recall_mod.WEIGHTS, name, w)
+    return [i.episode_id for i in (await memory.recall(tenant, question, k=k)).items]
+
+
+async def test_client_ids_come_back_as_episode_ids(memory, chat):
+    r = await memory.recall(chat, "what happened to the regatta?", k=3)
+    assert r.items[0].episode_id == "D1:5"
+    assert {i.episode_id for i in r.items} <= {t.id for t in turns()}
+
+
+async def test_words_find_a_rare_name_meaning_misses(memory, chat, monkeypatch):
+    question = "any news about quillfeather?"
+    r = await memory.recall(chat, question, k=2)
+    assert r.items[0].episode_id == "D1:5"
+    assert r.items[0].path[0] == "q -> words 'news quillfeather' (full-text)"
+    assert r.shape is RecallShape.MEMORY  # no entity or speaker named: found by words and meaning
+    assert "D1:5" not in await ids(memory, chat, question, 2, monkeypatch, words=0.0)
+
+
+async def test_a_named_speaker_favours_their_turns(memory, chat, monkeypatch):
+    question = "What did Caroline say about the garden?"
+    r = await memory.recall(chat, question, k=1)
+    assert r.items[0].speaker == C and r.items[0].episode_id in {"D2:2", "D3:5"}
+    assert r.items[0].path[:2] == ["q -> speaker 'Caroline'", "speaker <-SPOKEN_BY- episode"]
+    assert r.shape is RecallShape.PATH
+    without = await ids(memory, chat, question, 1, monkeypatch, speakers=0.0)
+    assert without == ["D1:4"]  # Melanie's roses, nearer in words and meaning
+
+
+async def test_a_time_expression_finds_the_turns_of_that_month(memory, chat, monkeypatch):
+    question = "Where did they go in June 2023?"
+    r = await memory.recall(chat, question, k=3)
+    assert "D2:6" in [i.episode_id for i in r.items]
+    hit = next(i for i in r.items if i.episode_id == "D2:6")
+    assert hit.path[0] == "q -> time 'June 2023' (2023-05-31 .. 2023-07-01)"
+    assert "D2:6" not in await ids(memory, chat, question, 3, monkeypatch, time=0.0)
+
+
+async def test_a_relative_time_is_read_against_the_newest_turn(memory, chat):
+    # the newest turn is 2 September 2023: "last month" is August, "in June" is June 2023
+    r = await memory.recall(chat, "who talked about pottery in June?", k=3)
+    assert "D2:3" in [i.episode_id for i in r.items]
+    assert any(p.startswith("q -> time 'in June' (2023-05-31") for i in r.items for p in i.path)
+
+
+async def test_the_reply_after_a_strong_hit_joins_as_its_neighbour(memory, chat, monkeypatch):
+    question = "Did the pottery piece get finished?"
+    r = await memory.recall(chat, question, k=3)
+    got = [i.episode_id for i in r.items]
+    assert "D2:3" in got and "D2:4" in got  # the question turn and its answer
+    reply = next(i for i in r.items if i.episode_id == "D2:4")
+    assert "turn after 'D2:3' in its session" in reply.path
+    assert "D2:4" not in await ids(memory, chat, question, 3, monkeypatch, neighbours=0.0)
+
+
+async def test_a_neighbour_brings_the_facts_it_derived(memory, chat):
+    await memory.write_fact(chat, FactInput(subject="Caroline", predicate="owns_device", object="a blue fish vase",
+                                            agent="reader", source="D2:4"))
+    r = await memory.recall(chat, "Did the pottery piece get finished?", k=3)
+    assert "D2:4" in [i.episode_id for i in r.items]
+    assert [(f.subject, f.predicate, f.object) for f in r.facts] == [("Caroline", "owns_device", "a blue fish vase")]
+
+
+async def test_neighbours_follow_arrival_order_when_times_are_equal(graph_client, memory, chat):
+    rows = await graph_client.run(chat, q.EPISODES_AROUND, {"ids": ["D2:3", "D2:1"], "seeds": ["D2:3", "D2:1"],
+                                                            "v": [0.0] * 384})
+    near = {r["ep"]["id"]: {n["side"]: n["ep"]["id"] for n in r["near"]} for r in rows}
+    assert near == {"D2:3": {"before": "D2:2", "after": "D2:4"}, "D2:1": {"after": "D2:2"}}
+
+
+async def test_session_filter_holds_for_every_signal(memory, chat):
+    r = await memory.recall(chat, "Quillfeather regatta beach in June 2023, Caroline?", k=10, session="D3")
+    assert r.items and all(i.session == "D3" for i in r.items)
+
+
+def test_fusion_weights_ranks():
+    a = recall_mod._Candidate("a", 0.5, ranks=[("vector", 2), ("words", 2)])
+    b = recall_mod._Candidate("b", 0.1, ranks=[("vector", 1)])
+    c = recall_mod._Candidate("c", 0.9, ranks=[("neighbours", 1)])
+    d = recall_mod._Candidate("d", 0.9, ranks=[("speakers", 1)])
+    order = [x.id for x in sorted([c, b, a, d], key=recall_mod._order)]
+    assert order == ["a", "b", "c", "d"] or order == ["a", "b", "d", "c"]
+    w = recall_mod.WEIGHTS
+    assert a.fused == pytest.approx((w["vector"] + w["words"]) / (recall_mod.RRF_K + 2))
+    assert b.fused > max(c.fused, d.fused)  # a weaker signal's first is worth less than meaning's first
+
+
+def test_fulltext_query_is_plain_words():
+    assert recall_mod.fulltext_query('What did "Caroline" say about C++ -foo | @bar (in May)?',
+                                     drop={"caroline"}) == "foo | bar | may"
+    assert recall_mod.fulltext_query("what is it?") is None
+    assert recall_mod.without_words("When did Caroline's sister visit, Caroline?", {"caroline"}) == \
+        "When did sister visit,"
+
+
+async def test_hybrid_reads_start_from_indexes(graph_client, tenant):
+    v = [0.0] * 384
+    plans = {
+        "words": (q.EPISODES_BY_WORDS, {"ft": "a", "session": None, "n": 5, "v": v, "scan": 10}),
+        "speakers": (q.SPEAKERS, {"keys": ["a"]}),
+        "of_speakers": (q.EPISODES_OF_SPEAKERS, {"keys": ["a"], "session": None, "v": v, "n": 5, "cap": 5,
+                                                 "cap_named": 5}),
+        "windows": (q.EPISODES_IN_WINDOWS, {"windows": [[0, 10]], "session": None, "v": v, "n": 5, "scan": 5}),
+        "latest": (q.LATEST, {"session": None}),
+        "around": (q.EPISODES_AROUND, {"ids": ["a"], "seeds": ["a"], "v": v}),
+    }
+    for name, (query, params) in plans.items():
+        plan = await graph_client.explain(tenant, query, params)
+        assert "Label Scan" not in plan and "All Node Scan" not in plan, (name, plan)
+        assert "Node By Index Scan" in plan or "ProcedureCall" in plan, (name, plan)
+    assert "Node By Index Scan | (ep:Episode)" in await graph_client.explain(
+        tenant, q.EPISODES_IN_WINDOWS, plans["windows"][1])

@@ -175,13 +175,11 @@ def _episode_rows(episodes: list[dict]) -> tuple[list[dict], list[dict], list[di
     rows, mentions, derived, retired = [], [], [], []
     for e in episodes:
         props = dict(e["props"])
+        # no vector yet (its writer deferred it, episodes.embed_missing): it moves without one, as it is
         vec = props.pop("embedding", None)
-        if vec is None:
-            raise StateConflict(f"episode {props.get('episode_id')!r} has no stored vector; it cannot be moved "
-                                "as it is", code="episode_without_vector")
         eid = props["episode_id"]
         rows.append({"id": eid, "session": e["session"], "kind": e["kind"], "props": props,
-                     "vec": [float(x) for x in vec], "in_props": e["in_props"] or {},
+                     "vec": None if vec is None else [float(x) for x in vec], "in_props": e["in_props"] or {},
                      "writers": sorted(set(e["writers"]))})
         mentions += [{"ep": eid, "uid": u} for u in sorted(set(e["mentions"]))]
         derived += [{"ep": eid, "fact": f} for f in sorted(set(e["derived"]))]

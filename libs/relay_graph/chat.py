@@ -120,10 +120,12 @@ async def record_turn(
                                   "leave session out to start a new conversation")
     episode_id = new_turn_id()
     speaker = name if len(name) <= MAX_SPEAKER else name[: MAX_SPEAKER - 1] + "…"
+    # Its vector is made by intake once the reply is out (episodes.embed_missing): the customer
+    # should not wait for the model twice.
     await memory.write_episodes(tenant, [EpisodeInput(
         session=session, speaker=speaker, text=body, at=aware(at) or utcnow(), id=episode_id,
         kind="CustomerMessage", agent=AGENT, customer=name,
-    )])
+    )], embed=False)
     rows = await client.run(tenant, q.ASSIGN_SEQ, {"id": episode_id, "session": session})
     if not rows or rows[0]["seq"] is None:
         raise StateConflict(f"turn {episode_id} was written but could not be numbered; send it again")

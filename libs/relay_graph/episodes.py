@@ -145,8 +145,11 @@ def _rows(items: list[EpisodeInput]) -> tuple[list[str], list[dict[str, Any]]]:
 
 
 async def write_episodes(client: GraphClient, embedder: Embedder, tenant: str,
-                         items: Sequence[EpisodeInput | dict]) -> list[str]:
-    """Writes a batch of episodes (at most 500) in one statement; returns their ids in input order."""
+                         items: Sequence[EpisodeInput | dict], *, embed: bool = True) -> list[str]:
+    """Writes a batch of episodes (at most 500) in one statement; returns their ids in input order.
+    `embed=False` defers the vectors of texts never embedded before: the caller runs
+    `embed_missing` on the ids once it has done what must not wait for the model (a chat turn's
+    reply); until then vector search does not find those episodes (every other way does)."""
     episodes = _validate(items)
     if not episodes:
         return []
@@ -192,7 +195,7 @@ async def write_episodes(client: GraphClient, embedder: Embedder, tenant: str,
         r["pos"] = last_pos[r["session"]] = last_pos.get(r["session"], -1) + 1
 
     missing = {r["key"]: r["text"] for r in rows if r["key"] not in vectors}
-    if missing:
+    if missing and embed:
         order = list(missing)
         fresh = await embedder.aembed([missing[k] for k in order])
         vectors.update(zip(order, fresh))
@@ -235,12 +238,28 @@ async def write_episodes(client: GraphClient, embedder: Embedder, tenant: str,
         "chain": chain,
         "speakers": list(speakers.values()),
         "episodes": [{k: v for k, v in r.items() if k not in ("_ep", "customer", "speaker_key")}
-                     | {"vec": wire_vector(vectors[r["key"]])} for r in rows],
+                     | {"vec": wire_vector(vectors[r["key"]]) if r["key"] in vectors else None} for r in rows],
         "spoken": [{"ep": r["id"], "key": r["speaker_key"]} for r in rows if r["speaker_key"]],
         "mentions": mentions,
         "names": names,
     })
     return ids
+
+
+async def embed_missing(client: GraphClient, embedder: Embedder, tenant: str, ids: Sequence[str]) -> int:
+    """Gives the listed episodes that have no vector theirs (deferred by `write_episodes(...,
+    embed=False)`); returns how many got one. Idempotent: run it again after a crash or a
+    redelivery and it does only what is left."""
+    wanted = sorted({str(i) for i in ids})
+    if not wanted:
+        return 0
+    rows = await client.run(tenant, q.UNEMBEDDED, {"ids": wanted})
+    if not rows:
+        return 0
+    vectors = await embedder.aembed([r["text"] for r in rows])
+    done = await client.run(tenant, q.EMBED_MISSING, {
+        "rows": [{"id": r["id"], "vec": wire_vector(v)} for r, v in zip(rows, vectors)]})
+    return int(done[0]["n"]) if done else 0
 
 
 async def get_episode(client: GraphClient, tenant: str, episode_id: str) -> dict[str, Any] | None:

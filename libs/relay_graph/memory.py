@@ -63,8 +63,11 @@ class Memory:
     async def settle(self, tenant: str, conflict_id: str, fact_id: str, by: str) -> SettleResult:
         return await facts.settle(self.client, tenant, conflict_id, fact_id, by)
 
-    async def write_episodes(self, tenant: str, items: list[EpisodeInput]) -> list[str]:
-        return await episodes.write_episodes(self.client, self._embedder(), tenant, items)
+    async def write_episodes(self, tenant: str, items: list[EpisodeInput], *, embed: bool = True) -> list[str]:
+        return await episodes.write_episodes(self.client, self._embedder(), tenant, items, embed=embed)
+
+    async def embed_missing(self, tenant: str, episode_ids: list[str]) -> int:
+        return await episodes.embed_missing(self.client, self._embedder(), tenant, episode_ids)
 
     async def recall(
         self, tenant: str, q: str, *, k: int = 10, subject: str | None = None, session: str | None = None,

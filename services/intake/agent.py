@@ -287,10 +287,14 @@ async def _answer(deps: Deps, n: TurnReceived, turn: EpisodeView, customer: str,
         how_i_know=words.how, rows=tuple(r for r in rows if r is not None), customer_text=customer_text,
         reword=not fixed,
     )
-    draft = (await store_replies(deps, tenant, [draft], skip_existing=False))[0]
+    # The reply is stored and announced before its vector and the turn's are made (the customer
+    # waits for the reply, not for the model); the vectors follow before the turn is acknowledged,
+    # so a crash in between leaves them to the redelivery (_announce_again).
+    draft = (await store_replies(deps, tenant, [draft], skip_existing=False, embed=False))[0]
     if change is not None and ticket is not None:
         await _announce_ticket(deps, tenant, ticket.id, change, ticket.version)
     await publish_reply(deps, tenant, draft)
+    await deps.memory.embed_missing(tenant, [turn.episode_id, draft.id])
     return TurnResult(reply=draft, ticket=ticket, change=change)
 
 
@@ -442,7 +446,8 @@ async def _announce_again(deps: Deps, n: TurnReceived, turn: EpisodeView, done: 
                           customer: str) -> TurnResult:
     """The turn was answered before (the notification came again, or the first delivery died after
     writing the reply). Announce the reply again, and any of the customer's tickets still waiting
-    for the resolver in case that announcement was what got lost. Nothing is written."""
+    for the resolver in case that announcement was what got lost. Nothing is written but the
+    turn's and the reply's vectors, if the first delivery died before making them."""
     tenant = n.tenant
     for t in await tickets.open_tickets_for(deps.client, tenant, customer):
         routing = await desk.ticket_routing(deps.client, tenant, t.id)
@@ -456,5 +461,6 @@ async def _announce_again(deps: Deps, n: TurnReceived, turn: EpisodeView, done: 
         ticket_id=done.ticket_id, how_i_know=done.how_i_know,
     )
     await publish_reply(deps, tenant, draft)
+    await deps.memory.embed_missing(tenant, [turn.episode_id, done.episode_id])
     log.info("turn %s was answered before (%s); announced again", turn.episode_id, done.episode_id)
     return TurnResult(reply=draft, redelivered=True)

@@ -179,6 +179,43 @@ async def test_vector_index_answers_k_rows_after_replays(graph_client, embedder,
     assert len(rows) == 12 and len({r["id"] for r in rows}) == 12
 
 
+NEAREST = Query("t", "CALL db.idx.vector.queryNodes('Episode', 'embedding', 20, vecf32($v)) YIELD node "
+                     "RETURN node.episode_id AS id", True)
+POS = Query("t", "MATCH (e:Episode) RETURN e.episode_id AS id, e.pos AS pos, e.recorded_at_ms AS rec ORDER BY id", True)
+
+
+async def test_deferred_vectors_are_made_once_later(graph_client, embedder, tenant):
+    first = [ep("s1", "the router in the hallway blinks orange", 0, id="a"),
+             ep("s1", "a brand new sentence nobody embedded before, about kites", 1, id="b")]
+    before = embedder.texts_embedded
+    assert await episodes.write_episodes(graph_client, embedder, tenant, first, embed=False) == ["a", "b"]
+    assert embedder.texts_embedded == before  # the model was not run
+    v = embedder.embed_one("kites")
+    assert await graph_client.run(tenant, NEAREST, {"v": v}) == []  # not found by meaning yet
+    stored = await graph_client.run(tenant, POS)
+    # a replay before the vectors came changes nothing (no second pos, no new timestamp)
+    await episodes.write_episodes(graph_client, embedder, tenant, first, embed=False)
+    assert await graph_client.run(tenant, POS) == stored
+
+    assert await episodes.embed_missing(graph_client, embedder, tenant, ["b", "a", "no-such-id"]) == 2
+    assert await episodes.embed_missing(graph_client, embedder, tenant, ["a", "b"]) == 0  # once only
+    assert {r["id"] for r in await graph_client.run(tenant, NEAREST, {"v": v})} == {"a", "b"}
+    # a vector set later is indexed like one set at creation: replays and queries keep k rows
+    await episodes.write_episodes(graph_client, embedder, tenant, first)
+    assert len(await graph_client.run(tenant, NEAREST, {"v": v})) == 2
+    assert await graph_client.run(tenant, POS) == stored
+    # a text already embedded is reused at once even when vectors are deferred
+    await episodes.write_episodes(graph_client, embedder, tenant,
+                                  [ep("s2", "the router in the hallway blinks orange", 5, id="c")], embed=False)
+    assert "c" in {r["id"] for r in await graph_client.run(tenant, NEAREST, {"v": v})}
+
+
+async def test_missing_vector_statements_start_from_indexes(graph_client, tenant):
+    for query, params in ((q.UNEMBEDDED, {"ids": ["a"]}), (q.EMBED_MISSING, {"rows": [{"id": "a", "vec": [0.0] * 384}]})):
+        plan = await graph_client.explain(tenant, query, params)
+        assert "Node By Index Scan | (ep:Episode)" in plan and "Label Scan" not in plan, plan
+
+
 @pytest.mark.parametrize("bad, error", [
     ([{"session": "s", "speaker": "a", "text": "   ", "at": T0}], InvalidValue),
     ([{"session": "s", "speaker": "a", "text": "hi\x00there", "at": T0}], InvalidValue),

@@ -7,6 +7,7 @@ import pytest
 
 from relay_graph import desk, network, tickets
 from relay_graph.errors import NotFound
+from relay_graph.queries import Query
 from relay_graph.extraction.replies import ASK_WORDING
 from relay_graph.streams import Publisher, ReplyWritten, STREAM_REPLIES, STREAM_TICKETS, TurnReceived
 from relay_graph.ticket_models import TicketStage
@@ -81,6 +82,30 @@ async def test_a_repeated_notification_writes_nothing_and_announces_the_reply_ag
     written = await published(stream_redis, STREAM_REPLIES, tenant, reply_to=n.episode_id)
     assert len(written) == 3 and len({w.id for w in written}) == 1
     assert len(await tickets.list_tickets(graph_client, tenant)) == 1
+
+
+VECTORS = Query("t", "UNWIND $ids AS id MATCH (e:Episode {episode_id: id}) "
+                     "RETURN e.episode_id AS id, e.embedding IS NOT NULL AS has ORDER BY id", True)
+
+
+async def test_vectors_follow_the_reply_and_a_redelivery_makes_the_missing_ones(intake, gateway, graph_client,
+                                                                                 stream_redis, tenant, monkeypatch):
+    n = await gateway.write_turn("Dina Roy", "My wifi keeps dropping in the kitchen")
+    reply_id = desk.reply_id_for(n.episode_id)
+    ids = sorted([n.episode_id, reply_id])
+
+    async def model_died(*_a, **_k):
+        raise RuntimeError("the process died before the vectors were made")
+
+    with monkeypatch.context() as m:
+        m.setattr(intake.memory, "embed_missing", model_died)
+        with pytest.raises(RuntimeError):
+            await handle_turn_received(intake, n)  # the reply is out; the notification stays pending
+    assert (await published(stream_redis, STREAM_REPLIES, tenant, reply_to=n.episode_id))
+    assert await graph_client.run(tenant, VECTORS, {"ids": [reply_id]}) == [{"id": reply_id, "has": False}]
+
+    await handle_turn_received(intake, n)  # the redelivery
+    assert await graph_client.run(tenant, VECTORS, {"ids": ids}) == [{"id": i, "has": True} for i in ids]
 
 
 async def test_tell_us_once_across_sessions(intake, gateway, graph_client, memory, tenant):

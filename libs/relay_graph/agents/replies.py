@@ -125,10 +125,11 @@ async def publish_reply(deps: Deps, tenant: str, d: ReplyDraft) -> None:
 
 
 async def store_replies(deps: Deps, tenant: str, drafts: list[ReplyDraft], *,
-                        skip_existing: bool = True) -> list[ReplyDraft]:
+                        skip_existing: bool = True, embed: bool = True) -> list[ReplyDraft]:
     """Store the replies (those not stored yet, with skip_existing) in batches, without announcing
     them. Every reply is worded through `honest_words` first (replies already stored are not
-    worded again). Returns the ones written now, as written."""
+    worded again). `embed=False` defers their vectors (the caller runs `memory.embed_missing`
+    once the reply is announced). Returns the ones written now, as written."""
     if not drafts:
         return []
     fresh = list(drafts)
@@ -137,7 +138,7 @@ async def store_replies(deps: Deps, tenant: str, drafts: list[ReplyDraft], *,
         fresh = [d for d in drafts if d.id not in have]
     fresh = [await _worded(deps, d) for d in fresh]
     for batch in iter_batches(fresh):
-        await deps.memory.write_episodes(tenant, [reply_episode(deps, d) for d in batch])
+        await deps.memory.write_episodes(tenant, [reply_episode(deps, d) for d in batch], embed=embed)
     return fresh
 
 

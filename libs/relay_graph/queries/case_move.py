@@ -195,10 +195,11 @@ WRITE_CONFLICTS = Query(
 )
 
 # Sessions and episodes in one statement (phases joined by an aggregate, as queries/episodes.py).
-# An Episode gets its kind label first and its properties and stored vector last, once, when new:
-# FalkorDB 4.16 leaves a stale vector-index entry when a node with a vector is SET again.
+# An Episode gets its kind label first and its properties and stored vector last, once, when new
+# (no text_key yet): FalkorDB 4.16 leaves a stale vector-index entry when a node with a vector is SET
+# again. An episode whose vector was deferred and is not there yet moves without one.
 _LABEL_ON_CREATE = " ".join(
-    f"FOREACH (_ IN CASE WHEN ep.embedding IS NULL AND e.kind = '{kind}' THEN [1] ELSE [] END | SET ep:{kind})"
+    f"FOREACH (_ IN CASE WHEN ep.text_key IS NULL AND e.kind = '{kind}' THEN [1] ELSE [] END | SET ep:{kind})"
     for kind in KINDS
 )
 
@@ -217,8 +218,8 @@ WRITE_EPISODES = Query(
     "MATCH (s:Session {session_id: e.session}) "
     "MERGE (ep:Episode {episode_id: e.id}) "
     f"{_LABEL_ON_CREATE} "
-    "FOREACH (_ IN CASE WHEN ep.embedding IS NULL THEN [1] ELSE [] END | "
-    "  SET ep += e.props, ep.embedding = vecf32(e.vec)) "
+    "FOREACH (_ IN CASE WHEN ep.text_key IS NULL THEN [1] ELSE [] END | "
+    "  SET ep += e.props, ep.embedding = CASE WHEN e.vec IS NULL THEN null ELSE vecf32(e.vec) END) "
     "MERGE (ep)-[i:IN]->(s) ON CREATE SET i += e.in_props "
     "FOREACH (w IN e.writers | MERGE (ag:Agent {name: w}) MERGE (ag)-[:WROTE]->(ep)) "
     "WITH count(*) AS _ "

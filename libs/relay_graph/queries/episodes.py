@@ -19,8 +19,11 @@ Episode.episode_id.
 
 FalkorDB 4.16 keeps a stale copy of a node in a vector index whenever a node that already has its
 vector gets another label or property set (queries then return fewer than k rows). So an Episode
-gets its kind label first and its properties and vector last, once, when it is new
-(`ep.embedding IS NULL`), and is never SET again afterwards; a replayed episode writes nothing.
+gets its kind label first and its properties last, once, when it is new (`ep.text_key IS NULL`:
+MERGE made it just now), and is never SET again afterwards; a replayed episode writes nothing.
+Its vector comes with its properties, or - when the writer defers it (a chat turn, whose reply must
+not wait for the model) - later, by EMBED_MISSING, which sets it once on an episode that has none:
+a first vector is indexed correctly, and nothing is set on the node after it.
 """
 
 from __future__ import annotations
@@ -61,7 +64,7 @@ LOOKUP = Query(
 )
 
 _LABEL_ON_CREATE = " ".join(
-    f"FOREACH (_ IN CASE WHEN ep.embedding IS NULL AND e.kind = '{kind}' THEN [1] ELSE [] END | SET ep:{kind})"
+    f"FOREACH (_ IN CASE WHEN ep.text_key IS NULL AND e.kind = '{kind}' THEN [1] ELSE [] END | SET ep:{kind})"
     for kind in KINDS
 )
 
@@ -112,11 +115,12 @@ WRITE = Query(
     f"MATCH (s:Session {{session_id: e.session}}) "
     f"MERGE (ep:Episode {{episode_id: e.id}}) "
     f"{_LABEL_ON_CREATE} "
-    f"FOREACH (_ IN CASE WHEN ep.embedding IS NULL THEN [1] ELSE [] END | "
+    f"FOREACH (_ IN CASE WHEN ep.text_key IS NULL THEN [1] ELSE [] END | "
     f"  SET ep.session_id = e.session, ep.speaker = e.speaker, ep.text = e.text, ep.text_key = e.key, "
     f"      ep.kind = e.kind, ep.at_ms = e.at, ep.recorded_at_ms = $now, "
     f"      ep.reply_to = e.reply_to, ep.ticket_id = e.ticket_id, ep.how_i_know = e.how_i_know, "
-    f"      ep.pos = e.pos, ep.embedding = vecf32(e.vec)) "
+    f"      ep.pos = e.pos, "
+    f"      ep.embedding = CASE WHEN e.vec IS NULL THEN null ELSE vecf32(e.vec) END) "
     f"MERGE (ep)-[:IN]->(s) "
     f"FOREACH (a IN CASE WHEN e.agent IS NULL THEN [] ELSE [e.agent] END | "
     f"  MERGE (ag:Agent {{name: a}}) MERGE (ag)-[:WROTE]->(ep)) "
@@ -158,4 +162,25 @@ SESSION_CHAIN = Query(
     "RETURN s.session_id AS session, s.first_at_ms AS first_at_ms, collect(n.session_id) AS next "
     "ORDER BY first_at_ms",
     read_only=True,
+)
+
+
+# Episodes of the list that have no vector yet (their writer deferred it), with their text.
+UNEMBEDDED = Query(
+    "episodes_unembedded",
+    "UNWIND $ids AS id "
+    "MATCH (ep:Episode {episode_id: id}) "
+    "WHERE ep.embedding IS NULL AND ep.text IS NOT NULL "
+    "RETURN ep.episode_id AS id, ep.text AS text",
+    read_only=True,
+)
+
+# The deferred vectors, each set once: an episode that got one meanwhile is left alone.
+EMBED_MISSING = Query(
+    "episodes_embed_missing",
+    "UNWIND $rows AS r "
+    "MATCH (ep:Episode {episode_id: r.id}) "
+    "WHERE ep.embedding IS NULL "
+    "SET ep.embedding = vecf32(r.vec) "
+    "RETURN count(ep) AS n",
 )

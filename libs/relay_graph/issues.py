@@ -14,8 +14,14 @@ it resolved to when they can.
 from __future__ import annotations
 
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
+from .entities import name_key
+from .models import RetireInput
 from .registry import MAX_VALUE_CHARS, clean_text
+
+if TYPE_CHECKING:
+    from .memory import Memory
 
 DETAIL_CHARS = 60  # each detail's share of the name; the kind always fits
 
@@ -49,3 +55,17 @@ def _detail(text: str) -> str:
 
 def _day(when: date | datetime) -> str:
     return (when.date() if isinstance(when, datetime) else when).isoformat()
+
+
+async def close_issues(memory: "Memory", tenant: str, customer: str, kind: str, *, agent: str,
+                       at: datetime | None = None) -> list[str]:
+    """A fix the customer confirmed: their current issues of that kind (whatever details they
+    named) end at `at`. Returns the retired fact ids; none is fine (nothing was on file)."""
+    want = name_key(clean_text(kind, "issue kind"))
+    retired: list[str] = []
+    for f in await memory.facts(tenant, customer, "has_issue"):
+        key = name_key(f.object)  # the kind, then the details (issue_name); a kind may be words too
+        if key == want or key.startswith(want + " "):
+            retired += await memory.retire_fact(tenant, RetireInput(
+                subject=customer, predicate="has_issue", object=f.object, agent=agent, valid_to=at))
+    return retired

@@ -47,7 +47,7 @@ from relay_graph.agents.issues import OUTAGE_SYMPTOMS, ticket_status
 from relay_graph.agents.replies import after
 from relay_graph.desk import EpisodeView
 from relay_graph.errors import NotFound
-from relay_graph.issues import issue_kind, issue_name
+from relay_graph.issues import close_issues, issue_kind, issue_name
 from relay_graph.extraction import ExtractionContext, Extraction, Intent, IssueKind, ProblemReport, resolve_hint
 from relay_graph.extraction import replies
 from relay_graph.models import FactInput, FactState, FactView, RetireInput
@@ -216,11 +216,8 @@ async def _confirm(deps: Deps, tenant: str, customer: str, turn: EpisodeView, ta
         deps.client, tenant, target.id, fixed=verdict, by=CUSTOMER,
         detail=f"the customer's message {turn.episode_id}", at=deps.now(),
     )
-    if verdict:  # the customer's current issues of that kind, with whatever details they named
-        for f in await deps.memory.facts(tenant, customer, "has_issue"):
-            if tickets.issue_key(issue_kind(f.object)) == target.issue:
-                await deps.memory.retire_fact(tenant, RetireInput(
-                    subject=customer, predicate="has_issue", object=f.object, agent=AGENT, valid_to=turn.at))
+    if verdict:
+        await close_issues(deps.memory, tenant, customer, target.issue, agent=AGENT, at=turn.at)
     words = [replies.confirmation_received(ticket.id, verdict, ticket.stage.value, ticket.updated_at)]
     return _TicketWork(ticket=ticket, change="closed" if verdict else "reopened", words=words, words_done=True)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from relay_graph import tickets
+from relay_graph.models import FactInput
 from relay_graph.streams import STREAM_TICKETS, TicketChanged
 from relay_graph.ticket_models import TicketStage
 
@@ -108,6 +109,9 @@ async def test_not_fixed_reopens_and_announces_once(client, base, auth, tenant, 
 
 async def test_fixed_closes_and_announces(client, base, auth, tenant, memory, stream_redis):
     before = await fixed_ticket(memory.client, tenant)
+    for issue in ("no internet since 2026-09-01", "slow_speed on the tv"):
+        await memory.write_fact(tenant, FactInput(subject="alice rao", predicate="has_issue", object=issue,
+                                                  agent="intake"))
     r = await client.post(f"{base}/tickets/T-ALICE1/confirm", json={"fixed": True, "by": "maya"}, headers=auth)
     assert r.status_code == 200, r.text
     assert r.json()["stage"] == "closed" and r.json()["changed"] is True
@@ -115,6 +119,8 @@ async def test_fixed_closes_and_announces(client, base, auth, tenant, memory, st
     assert detail["closed_at"] is not None and detail["timeline"][-1]["event"] == "confirmed_fixed"
     announced = await published(stream_redis, STREAM_TICKETS, tenant)
     assert [(n.change, n.version, n.actor) for n in announced] == [("closed", before.version + 1, "maya")]
+    # the fixed problem is off the customer's file; another one stays
+    assert [f.object for f in await memory.facts(tenant, "alice rao", "has_issue")] == ["slow_speed on the tv"]
 
 
 @pytest.mark.parametrize("body", [{}, {"fixed": "maybe"}, {"fixed": "no"}, {"fixed": 0}, {"fixed": True, "extra": 1},

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
 from relay_graph import tickets
+from relay_graph.issues import close_issues
 from relay_graph.streams import TicketChanged
 from relay_graph.ticket_models import TicketDetail, TicketStage
 
@@ -64,6 +65,8 @@ async def get_ticket(tenant: TenantDep, memory: MemoryDep, ticket_id: TicketId) 
 async def confirm(body: ConfirmBody, tenant: TenantDep, memory: MemoryDep, bus: BusDep,
                   ticket_id: TicketId) -> JSONResponse:
     t = await tickets.confirm(memory.client, tenant, ticket_id, fixed=body.fixed, by=body.by)
+    if t.changed and t.stage is TicketStage.CLOSED and t.customer:  # the problem is over: off their file
+        await close_issues(memory, tenant, t.customer, t.issue, agent="gateway")
     if t.changed:
         change = "closed" if t.stage is TicketStage.CLOSED else "reopened"
         await bus.publish(TicketChanged(tenant=tenant, id=t.id, version=t.version, change=change, actor=body.by))

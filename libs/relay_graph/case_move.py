@@ -11,8 +11,9 @@ What is copied into the target graph, node for node, under the source's own ids:
 - facts with both clocks exactly (valid_from/valid_to, recorded_at/expired_at, believed_from),
   their state label, asserted_by, corroborations, SUPERSEDES chain, slot (with its version and
   open conflict), conflicts (BETWEEN / SETTLED_FOR), the typed mirror and WAS edges, the entities;
-- sessions (FOLLOWED_BY chain) and their episodes with text, time, speaker, kind, writer, MENTIONS,
-  DERIVED/RETIRED links, and the stored vector (nothing is re-embedded);
+- sessions (FOLLOWED_BY chain) and their episodes with text, time, speaker, kind, place in the
+  session (`pos`), writer, MENTIONS, DERIVED/RETIRED links, the speaker links (SPOKEN_BY / NAMES to
+  Speaker nodes), and the stored vector (nothing is re-embedded);
 - tickets with stage, version, timeline events, handoffs, pick-ups, technician visits. An open
   ticket arrives with no owner, so the target desk's agents can claim it. Procedures (FIXED_BY,
   TRIED_FIX) are each desk's own procedural memory and are not carried over.
@@ -187,31 +188,57 @@ def _episode_rows(episodes: list[dict]) -> tuple[list[dict], list[dict], list[di
     return rows, mentions, derived, retired
 
 
-def _ticket_row(t: dict) -> dict:
-    props = dict(t["props"])
-    if props.get("stage") != "closed":  # the target desk's agents claim it afresh
-        for k in _OWNER_FIELDS:
-            props.pop(k, None)
-    opened, handoffs, pickups = [], [], []
-    for item in t["by_agents"]:
-        if not item:
-            continue
-        kind, agent, rprops = item
-        rprops = rprops or {}
-        if kind == "OPENED":
-            opened.append({"agent": agent, "props": rprops})
-        elif kind == "HANDED_OFF":
-            handoffs.append({"agent": agent, "key": rprops.get("seq"), "props": rprops})
-        elif kind == "PICKED_UP":
-            pickups.append({"agent": agent, "key": rprops.get("at_ms"), "props": rprops})
-    return {
-        "id": props["ticket_id"], "props": props, "has": t["has"] or {},
-        "issue": [t["issue"]["uid"]] if t["issue"] and t["issue"].get("uid") else [],
-        "opened_in": [t["opened_in"]] if t["opened_in"] else [],
-        "events": [e for e in t["events"] if e and e.get("seq") is not None],
-        "opened": opened, "handoffs": handoffs, "pickups": pickups,
-        "visits": [{"tech": v[0], "props": v[1]} for v in t["visits"] if v and v[1] and v[1].get("visit_id")],
-    }
+def _speaker_rows(episodes: list[dict]) -> dict[str, list[dict]]:
+    """The Speaker nodes and the SPOKEN_BY / NAMES links of `episodes`, one row per link. Given all
+    the case's episodes (not only the new ones): MERGE makes a link the target lacks, so a case moved
+    before speakers were carried gets them on its next move, and a repeat creates nothing."""
+    speakers: dict[str, str] = {}
+    spoken, names = set(), set()
+    for e in episodes:
+        eid = e["props"]["episode_id"]
+        for field, links in (("spoken_by", spoken), ("names", names)):
+            for item in e.get(field) or []:
+                if item and item[0] is not None:
+                    speakers.setdefault(item[0], item[1])
+                    links.add((eid, item[0]))
+    return {"speakers": [{"key": k, "name": n} for k, n in sorted(speakers.items())],
+            "spoken": [{"ep": ep, "key": k} for ep, k in sorted(spoken)],
+            "names": [{"ep": ep, "key": k} for ep, k in sorted(names)]}
+
+
+_TICKET_LINKS = ("issues", "opened_in", "events", "opened", "handoffs", "pickups", "visits")
+
+
+def _ticket_rows(tickets: list[dict]) -> dict[str, list[dict]]:
+    """WRITE_TICKETS' parameters: the tickets, and each kind of link as its own flat list whose rows
+    carry their ticket's id (the statement writes them phase by phase, not per ticket)."""
+    out: dict[str, list[dict]] = {"tickets": [], **{k: [] for k in _TICKET_LINKS}}
+    for t in tickets:
+        props = dict(t["props"])
+        if props.get("stage") != "closed":  # the target desk's agents claim it afresh
+            for k in _OWNER_FIELDS:
+                props.pop(k, None)
+        tid = props["ticket_id"]
+        out["tickets"].append({"id": tid, "props": props, "has": t["has"] or {}})
+        if t["issue"] and t["issue"].get("uid"):
+            out["issues"].append({"ticket": tid, "uid": t["issue"]["uid"]})
+        if t["opened_in"]:
+            out["opened_in"].append({"ticket": tid, "session": t["opened_in"]})
+        out["events"] += [{"ticket": tid, "props": e} for e in t["events"] if e and e.get("seq") is not None]
+        for item in t["by_agents"]:
+            if not item:
+                continue
+            kind, agent, rprops = item
+            rprops = rprops or {}
+            if kind == "OPENED":
+                out["opened"].append({"ticket": tid, "agent": agent, "props": rprops})
+            elif kind == "HANDED_OFF":
+                out["handoffs"].append({"ticket": tid, "agent": agent, "key": rprops.get("seq"), "props": rprops})
+            elif kind == "PICKED_UP":
+                out["pickups"].append({"ticket": tid, "agent": agent, "key": rprops.get("at_ms"), "props": rprops})
+        out["visits"] += [{"ticket": tid, "tech": v[0], "props": v[1]}
+                          for v in t["visits"] if v and v[1] and v[1].get("visit_id")]
+    return out
 
 
 async def move_case(client: GraphClient, from_tenant: str, to_tenant: str, customer: str, *, by: str,
@@ -248,7 +275,7 @@ async def move_case(client: GraphClient, from_tenant: str, to_tenant: str, custo
     new_ids = {f["props"]["fact_id"] for f in new_facts}
     new_episodes = [e for e in source.episodes if e["props"]["episode_id"] not in have_episodes]
     episodes, mentions, derived, retired = _episode_rows(new_episodes)  # may refuse: before any write
-    new_tickets = [_ticket_row(t) for t in source.tickets if t["props"]["ticket_id"] not in have_tickets]
+    new_tickets = [t for t in source.tickets if t["props"]["ticket_id"] not in have_tickets]
 
     # ---- writes: target first, the source's mark last (a failed copy leaves the source unmarked)
     for etype, rows in _entity_rows(source, customer_props).items():
@@ -271,18 +298,23 @@ async def move_case(client: GraphClient, from_tenant: str, to_tenant: str, custo
                                                           "props": m["props"]})
         for etype, rows in by_type.items():
             await client.run(to_tenant, q.WRITE_MIRRORS[etype], {"uid": uid, "rows": rows})
-        conflicts = [{"conflict_id": c["props"]["conflict_id"], "props": c["props"], "between": c["between"],
-                      "settled_for": c["settled_for"]} for c in source.conflicts]
-        if conflicts:
-            await client.run(to_tenant, q.WRITE_CONFLICTS, {"rows": conflicts})
+        if source.conflicts:
+            await client.run(to_tenant, q.WRITE_CONFLICTS, {
+                "rows": [{"conflict_id": c["props"]["conflict_id"], "props": c["props"]} for c in source.conflicts],
+                "between": [{"conflict": c["props"]["conflict_id"], "fact": f}
+                            for c in source.conflicts for f in sorted(set(c["between"]))],
+                "settled_for": [{"conflict": c["props"]["conflict_id"], "fact": f}
+                                for c in source.conflicts for f in sorted(set(c["settled_for"]))],
+            })
     if new_episodes or source.sessions:
         follows = [{"a": s["props"]["session_id"], "b": n} for s in source.sessions for n in s["next"]]
         await client.run(to_tenant, q.WRITE_EPISODES, {
             "uid": uid, "sessions": [s["props"] for s in source.sessions], "follows": follows,
             "episodes": episodes, "mentions": mentions, "derived": derived, "retired": retired,
+            **_speaker_rows(source.episodes),
         })
     if new_tickets:
-        await client.run(to_tenant, q.WRITE_TICKETS, {"uid": uid, "tickets": new_tickets})
+        await client.run(to_tenant, q.WRITE_TICKETS, {"uid": uid, **_ticket_rows(new_tickets)})
 
     marks = {"uid": uid, "move_id": move_id_for(from_tenant, to_tenant, uid), "from_region": from_region,
              "to_region": to_region, "now": now_ms, "by": by}

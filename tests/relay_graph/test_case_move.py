@@ -5,6 +5,7 @@ changes nothing, and bad requests are refused before anything is written."""
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import datetime, timezone
 
@@ -17,6 +18,7 @@ from relay_graph.catalogue.models import Placement, PlacementStatus
 from relay_graph.errors import InvalidInput, InvalidTenant, NotFound, StateConflict
 from relay_graph.models import Clock, EpisodeInput, FactInput, RetireInput
 from relay_graph.queries import Query
+from relay_graph.queries import case_move as q
 
 pytestmark = pytest.mark.falkordb
 
@@ -199,3 +201,128 @@ def test_needs_move_routes_by_the_customers_region():
     assert needs_move(placement(PlacementStatus.UNKNOWN, None), "europe") is None
     with pytest.raises(InvalidInput):
         needs_move(placement(PlacementStatus.SERVED, "europe"), "atlantis")
+
+
+# ---------------------------------------------------------------------------------------------
+# a case with several tickets, conflicts and speakers: every one of them arrives whole
+
+RAVI = "Ravi Kumar"
+TICKET_LINKS = Query(
+    "t_move_ticket_links",
+    "MATCH (t:Ticket {ticket_id: $id}) "
+    "OPTIONAL MATCH (t)-[:TICKET_ABOUT]->(i:Entity) WITH t, collect(i.uid) AS issues "
+    "OPTIONAL MATCH (t)-[:OPENED_IN]->(s:Session) WITH t, issues, collect(s.session_id) AS opened_in "
+    "OPTIONAL MATCH (t)-[:HAS_EVENT]->(e:TicketEvent) WITH t, issues, opened_in, collect(e.seq) AS events "
+    "OPTIONAL MATCH (a:Agent)-[r:OPENED|HANDED_OFF|PICKED_UP]->(t) "
+    "WITH t, issues, opened_in, events, collect([type(r), a.name, r.at_ms]) AS by_agents "
+    "OPTIONAL MATCH (tech:Technician)-[:VISITS]->(v:TechVisit)-[:FOR_TICKET]->(t) "
+    "RETURN issues, opened_in, events, by_agents, collect([tech.name, v.visit_id]) AS visits",
+    read_only=True,
+)
+CONFLICT_LINKS = Query(
+    "t_move_conflict_links",
+    "MATCH (k:Conflict) "
+    "OPTIONAL MATCH (k)-[:BETWEEN]->(b:Fact) WITH k, collect(b.fact_id) AS between "
+    "OPTIONAL MATCH (k)-[:SETTLED_FOR]->(w:Fact) "
+    "RETURN k.conflict_id AS id, k.open AS open, between, collect(w.fact_id) AS settled_for",
+    read_only=True,
+)
+SPEAKER_LINKS = Query(
+    "t_move_speaker_links",
+    "MATCH (ep:Episode {episode_id: $id}) "
+    "OPTIONAL MATCH (ep)-[:SPOKEN_BY]->(sp:Speaker) WITH ep, collect([sp.key, sp.name]) AS spoken "
+    "OPTIONAL MATCH (ep)-[:NAMES]->(nm:Speaker) "
+    "RETURN ep.pos AS pos, spoken, collect(nm.key) AS names",
+    read_only=True,
+)
+AGENTS = Query("t_move_agents", "MATCH (a:Agent) RETURN a.name AS name", read_only=True)
+
+
+def as_sets(row: dict) -> dict:
+    return {k: sorted(map(repr, v)) if isinstance(v, list) else v for k, v in row.items()}
+
+
+async def build_busy_case(client, embedder, tenant) -> dict:
+    w = lambda **kw: facts.write_fact(client, tenant, FactInput(subject=RAVI, **kw))  # noqa: E731
+    # two conflicts: an open one (lives_in) and a settled one (on_plan)
+    await w(predicate="lives_in", object="Pune", agent="intake", recorded_at=d(2025, 1, 2))
+    mumbai = await w(predicate="lives_in", object="Mumbai", agent="resolver", recorded_at=d(2025, 1, 3))
+    await w(predicate="on_plan", object="Fiber 300", agent="intake", recorded_at=d(2025, 1, 2))
+    plan = await w(predicate="on_plan", object="Fiber 500", agent="resolver", recorded_at=d(2025, 1, 4))
+    assert mumbai.conflict_id and plan.conflict_id and mumbai.conflict_id != plan.conflict_id
+    await facts.settle(client, tenant, plan.conflict_id, plan.fact_id, "maria")
+
+    ids = await episodes.write_episodes(client, embedder, tenant, [
+        EpisodeInput(session=f"r-{i}", speaker=RAVI, customer=RAVI, kind="CustomerMessage",
+                     text=f"Problem number {i}: my connection keeps dropping.", at=d(2025, 2, i, 9))
+        for i in (1, 2, 3)
+    ] + [
+        EpisodeInput(session=f"r-{i}", speaker="intake", agent="intake", kind="AgentReply",
+                     text=f"Ravi Kumar, we opened ticket {i} for you.", at=d(2025, 2, i, 9, 1))
+        for i in (1, 2, 3)
+    ])
+    issues = ["no_internet", "slow_speed", "router_reboots"]
+    ids_t = []
+    for i, issue in enumerate(issues, start=1):
+        t = await tickets.open_ticket(client, tenant, customer=RAVI, issue_kind=issue, summary=f"problem {i}",
+                                      agent="intake", session=f"r-{i}", at=d(2025, 2, i, 9, 2))
+        await tickets.hand_off(client, tenant, t.id, from_agent="intake", to_role="resolver", at=d(2025, 2, i, 9, 3))
+        assert await tickets.claim(client, tenant, t.id, agent="resolver", replica="resolver-1",
+                                   at=d(2025, 2, i, 9, 4))
+        await tickets.add_event(client, tenant, t.id, agent="resolver", event="line_test", detail=f"test {i}",
+                                at=d(2025, 2, i, 9, 5))
+        if i >= 2:  # a second handoff and pick-up, and a technician
+            await tickets.hand_off(client, tenant, t.id, from_agent="resolver", to_role="netops",
+                                   at=d(2025, 2, i, 9, 6))
+            assert await tickets.claim(client, tenant, t.id, agent="netops", replica="netops-1",
+                                       at=d(2025, 2, i, 9, 7))
+            await tickets.schedule_visit(client, tenant, t.id, technician=f"Tech {i}", at=d(2025, 2, i + 1, 10),
+                                         agent="netops")
+        ids_t.append(t.id)
+    return {"episodes": ids, "tickets": ids_t, "conflicts": sorted([mumbai.conflict_id, plan.conflict_id])}
+
+
+async def test_every_ticket_conflict_and_speaker_link_moves(graph_client, embedder, desks):
+    india, europe = desks
+    case = await build_busy_case(graph_client, embedder, india)
+    before = {tid: await tickets.get_ticket(graph_client, india, tid) for tid in case["tickets"]}
+    links = {tid: as_sets((await graph_client.run(india, TICKET_LINKS, {"id": tid}))[0]) for tid in case["tickets"]}
+    speakers = {e: as_sets((await graph_client.run(india, SPEAKER_LINKS, {"id": e}))[0]) for e in case["episodes"]}
+    conflicts = sorted(map(as_sets, await graph_client.run(india, CONFLICT_LINKS)), key=lambda r: r["id"])
+    assert [c["id"] for c in conflicts] == case["conflicts"]
+    assert sum(len(r["events"]) for r in links.values()) == 4 + 7 + 7  # every ticket has a timeline
+    # the episodes have speakers, the agent's replies name the customer, and places in their session
+    assert all(len(s["spoken"]) == 1 and s["pos"] is not None for s in speakers.values())
+    assert sum(len(s["names"]) for s in speakers.values()) == 3
+
+    moved = await move_case(graph_client, india, europe, RAVI, by="intake", at=d(2025, 3, 1))
+    assert (moved.episodes, moved.tickets, moved.tickets_marked) == (6, 3, 3)
+
+    for tid in case["tickets"]:  # every ticket, not only the first, with its timeline, handoffs and visits
+        arrived = await tickets.get_ticket(graph_client, europe, tid)
+        assert arrived.timeline == before[tid].timeline and arrived.handoffs == before[tid].handoffs
+        assert arrived.visits == before[tid].visits and arrived.stage == before[tid].stage
+        assert arrived.owner is None
+        assert as_sets((await graph_client.run(europe, TICKET_LINKS, {"id": tid}))[0]) == links[tid]
+    assert len(before[case["tickets"][2]].handoffs) == 2 and len(before[case["tickets"][2]].visits) == 1
+    assert sorted(map(as_sets, await graph_client.run(europe, CONFLICT_LINKS)), key=lambda r: r["id"]) == conflicts
+    for eid in case["episodes"]:
+        assert as_sets((await graph_client.run(europe, SPEAKER_LINKS, {"id": eid}))[0]) == speakers[eid]
+    names = [r["name"] for r in await graph_client.run(europe, AGENTS)]
+    assert len(names) == len(set(names))  # one Agent node per name, however many rows wrote it
+
+    # a second move creates nothing on either side
+    src_counts, dst_counts = await counts(graph_client, india), await counts(graph_client, europe)
+    again = await move_case(graph_client, india, europe, RAVI, by="intake", at=d(2025, 4, 1))
+    assert (again.facts, again.episodes, again.tickets, again.tickets_marked) == (0, 0, 0, 0)
+    assert await counts(graph_client, india) == src_counts and await counts(graph_client, europe) == dst_counts
+
+
+async def test_move_writes_start_every_phase_from_an_index(graph_client, tenant):
+    await graph_client.ensure_schema(tenant)
+    for query in (q.WRITE_TICKETS, q.WRITE_CONFLICTS, q.WRITE_EPISODES, q.EPISODES, q.TICKETS, q.CONFLICTS):
+        params = {name: ("u" if name == "uid" else []) for name in set(re.findall(r"\$(\w+)", query.cypher))}
+        plan = await graph_client.explain(tenant, query, params)
+        assert "Label Scan" not in plan and "All Node Scan" not in plan, (query.name, plan)
+        # no per-row write subquery (FalkorDB 4.16 runs a writing CALL for the first outer row only)
+        assert "CALL {" not in query.cypher, query.name

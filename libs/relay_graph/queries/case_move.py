@@ -91,8 +91,14 @@ EPISODES = Query(
     "OPTIONAL MATCH (ep)-[:DERIVED]->(d:Fact) "
     "WITH s, i, ep, writers, mentions, collect(d.fact_id) AS derived "
     "OPTIONAL MATCH (ep)-[:RETIRED]->(r:Fact) "
+    "WITH s, i, ep, writers, mentions, derived, collect(r.fact_id) AS retired "
+    "OPTIONAL MATCH (ep)-[:SPOKEN_BY]->(sb:Speaker) "
+    "WITH s, i, ep, writers, mentions, derived, retired, "
+    "  collect(CASE WHEN sb IS NULL THEN null ELSE [sb.key, sb.name] END) AS spoken_by "
+    "OPTIONAL MATCH (ep)-[:NAMES]->(nm:Speaker) "
     "RETURN properties(ep) AS props, ep.kind AS kind, properties(i) AS in_props, s.session_id AS session, "
-    "writers, mentions, derived, collect(r.fact_id) AS retired",
+    "writers, mentions, derived, retired, spoken_by, "
+    "collect(CASE WHEN nm IS NULL THEN null ELSE [nm.key, nm.name] END) AS names",
     read_only=True,
 )
 
@@ -184,14 +190,22 @@ WRITE_MIRRORS: dict[str, Query] = {
     for t in MIRROR_TYPES
 }
 
+# Conflicts and their links in one statement, phases joined by an aggregate. No per-row CALL
+# subquery: FalkorDB 4.16 runs a writing CALL { WITH r ... } for the first outer row only, so the
+# links come as their own flat lists (one row per link, carrying its conflict's id).
 WRITE_CONFLICTS = Query(
     "case_write_conflicts",
     "UNWIND $rows AS r "
     "MERGE (k:Conflict {conflict_id: r.conflict_id}) ON CREATE SET k += r.props "
-    "WITH k, r "
-    "CALL { WITH k, r UNWIND r.between AS id MATCH (x:Fact {fact_id: id}) MERGE (k)-[:BETWEEN]->(x) } "
-    "CALL { WITH k, r UNWIND r.settled_for AS id MATCH (x:Fact {fact_id: id}) MERGE (k)-[:SETTLED_FOR]->(x) } "
-    "RETURN count(k) AS n",
+    "WITH count(*) AS _ "
+    "UNWIND $between AS r "
+    "MATCH (k:Conflict {conflict_id: r.conflict}) MATCH (x:Fact {fact_id: r.fact}) "
+    "MERGE (k)-[:BETWEEN]->(x) "
+    "WITH count(*) AS _ "
+    "UNWIND $settled_for AS r "
+    "MATCH (k:Conflict {conflict_id: r.conflict}) MATCH (x:Fact {fact_id: r.fact}) "
+    "MERGE (k)-[:SETTLED_FOR]->(x) "
+    "RETURN count(*) AS n",
 )
 
 # Sessions and episodes in one statement (phases joined by an aggregate, as queries/episodes.py).
@@ -234,30 +248,63 @@ WRITE_EPISODES = Query(
     "UNWIND $retired AS d "
     "MATCH (ep:Episode {episode_id: d.ep}) MATCH (f:Fact {fact_id: d.fact}) "
     "MERGE (ep)-[:RETIRED]->(f) "
+    # who said them and which speakers their words name (Speaker.key, as queries/episodes.py)
+    "WITH count(*) AS _ "
+    "UNWIND $speakers AS sk "
+    "MERGE (sp:Speaker {key: sk.key}) ON CREATE SET sp.name = sk.name "
+    "WITH count(*) AS _ "
+    "UNWIND $spoken AS sb "
+    "MATCH (ep:Episode {episode_id: sb.ep}) MATCH (sp:Speaker {key: sb.key}) "
+    "MERGE (ep)-[:SPOKEN_BY]->(sp) "
+    "WITH count(*) AS _ "
+    "UNWIND $names AS nm "
+    "MATCH (ep:Episode {episode_id: nm.ep}) MATCH (sp:Speaker {key: nm.key}) "
+    "MERGE (ep)-[:NAMES]->(sp) "
     "RETURN count(*) AS n",
 )
 
+# Tickets and everything hanging off them in one statement (atomic), phases joined by an aggregate.
+# Each kind of link is its own flat list, one row per link carrying its ticket's id, and each phase
+# starts from the indexed Ticket.ticket_id: FalkorDB 4.16 runs a writing CALL { WITH x, t ... }
+# subquery for the first outer row only, which lost every later ticket's timeline and handoffs.
 WRITE_TICKETS = Query(
     "case_write_tickets",
     "MATCH (c:Entity {uid: $uid}) "
     "UNWIND $tickets AS x "
     "MERGE (t:Ticket {ticket_id: x.id}) ON CREATE SET t += x.props "
     "MERGE (c)-[h:HAS_TICKET]->(t) ON CREATE SET h += x.has "
-    "WITH x, t "
-    "CALL { WITH x, t UNWIND x.issue AS iu MATCH (i:Entity {uid: iu}) MERGE (t)-[:TICKET_ABOUT]->(i) } "
-    "CALL { WITH x, t UNWIND x.opened_in AS sid MATCH (s:Session {session_id: sid}) MERGE (t)-[:OPENED_IN]->(s) } "
-    "CALL { WITH x, t UNWIND x.events AS ev "
-    "       MERGE (t)-[:HAS_EVENT]->(e:TicketEvent {seq: ev.seq}) ON CREATE SET e += ev } "
-    "CALL { WITH x, t UNWIND x.opened AS r MERGE (a:Agent {name: r.agent}) "
-    "       MERGE (a)-[e:OPENED]->(t) ON CREATE SET e += r.props } "
-    "CALL { WITH x, t UNWIND x.handoffs AS r MERGE (a:Agent {name: r.agent}) "
-    "       MERGE (a)-[e:HANDED_OFF {seq: r.key}]->(t) ON CREATE SET e += r.props } "
-    "CALL { WITH x, t UNWIND x.pickups AS r MERGE (a:Agent {name: r.agent}) "
-    "       MERGE (a)-[e:PICKED_UP {at_ms: r.key}]->(t) ON CREATE SET e += r.props } "
-    "CALL { WITH x, t UNWIND x.visits AS r "
-    "       MERGE (v:TechVisit {visit_id: r.props.visit_id}) ON CREATE SET v += r.props "
-    "       MERGE (tech:Technician {name: r.tech}) MERGE (tech)-[:VISITS]->(v) MERGE (v)-[:FOR_TICKET]->(t) } "
-    "RETURN count(t) AS n",
+    "WITH count(*) AS _ "
+    "UNWIND $issues AS r "
+    "MATCH (t:Ticket {ticket_id: r.ticket}) MATCH (i:Entity {uid: r.uid}) "
+    "MERGE (t)-[:TICKET_ABOUT]->(i) "
+    "WITH count(*) AS _ "
+    "UNWIND $opened_in AS r "
+    "MATCH (t:Ticket {ticket_id: r.ticket}) MATCH (s:Session {session_id: r.session}) "
+    "MERGE (t)-[:OPENED_IN]->(s) "
+    "WITH count(*) AS _ "
+    "UNWIND $events AS r "
+    "MATCH (t:Ticket {ticket_id: r.ticket}) "
+    "MERGE (t)-[:HAS_EVENT]->(e:TicketEvent {seq: r.props.seq}) ON CREATE SET e += r.props "
+    "WITH count(*) AS _ "
+    "UNWIND $opened AS r "
+    "MATCH (t:Ticket {ticket_id: r.ticket}) MERGE (a:Agent {name: r.agent}) "
+    "MERGE (a)-[e:OPENED]->(t) ON CREATE SET e += r.props "
+    "WITH count(*) AS _ "
+    "UNWIND $handoffs AS r "
+    "MATCH (t:Ticket {ticket_id: r.ticket}) MERGE (a:Agent {name: r.agent}) "
+    "MERGE (a)-[e:HANDED_OFF {seq: r.key}]->(t) ON CREATE SET e += r.props "
+    "WITH count(*) AS _ "
+    "UNWIND $pickups AS r "
+    "MATCH (t:Ticket {ticket_id: r.ticket}) MERGE (a:Agent {name: r.agent}) "
+    "MERGE (a)-[e:PICKED_UP {at_ms: r.key}]->(t) ON CREATE SET e += r.props "
+    "WITH count(*) AS _ "
+    "UNWIND $visits AS r "
+    "MATCH (t:Ticket {ticket_id: r.ticket}) "
+    "MERGE (v:TechVisit {visit_id: r.props.visit_id}) ON CREATE SET v += r.props "
+    "MERGE (tech:Technician {name: r.tech}) "
+    "MERGE (tech)-[:VISITS]->(v) "
+    "MERGE (v)-[:FOR_TICKET]->(t) "
+    "RETURN count(*) AS n",
 )
 
 # The marks. A move's id is derived from (source, target, customer), so marking again finds it.

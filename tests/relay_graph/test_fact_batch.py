@@ -207,6 +207,25 @@ async def test_a_batch_leaves_the_graph_one_write_after_another_leaves(graph_cli
     assert len({r.conflict_id for r in got if r.conflict_id}) == 1
 
 
+async def test_one_batch_superseding_many_subjects_moves_every_mirror(graph_client, tenant):
+    """Several rows of one statement each turn a typed edge into WAS (a FalkorDB subquery deletes
+    for one outer row only; the statement must not lean on it)."""
+    people = ["anna one", "bela two", "cara three", "dev four"]
+    first = [fact(subject=p, obj="Pune", vf=at(1), rec=at(1)) for p in people]
+    then = [fact(subject=p, obj="Berlin", vf=at(3), rec=at(3)) for p in people]
+    single, batch = tenant, tenant + "-b"
+    await write_one_by_one(graph_client, single, first + then)
+    await facts.write_facts(graph_client, batch, first)
+    moved = await facts.write_facts(graph_client, batch, then)
+    assert [r.outcome for r in moved] == [Outcome.SUPERSEDED] * 4
+    for t in (single, batch):
+        edges = await raw(graph_client, t, "MATCH (c:Customer)-[r]->(o:City) RETURN c.name_key AS c, type(r) AS t, "
+                                           "o.name AS o ORDER BY c, t")
+        assert edges == [row for p in people for row in ({"c": p, "t": "LIVES_IN", "o": "Berlin"},
+                                                        {"c": p, "t": "WAS", "o": "Pune"})]
+    assert (await canonical_graph(graph_client, batch))["edges"] == (await canonical_graph(graph_client, single))["edges"]
+
+
 async def test_a_batch_reads_existing_slots_and_names(graph_client, tenant):
     single, batch = tenant, tenant + "-b"
     before = [fact(obj="Pune", vf=at(1), rec=at(1)), fact(predicate="owns_device", obj="Kindle", rec=at(1)),

@@ -456,8 +456,9 @@ def hot_writes(predicate: str) -> tuple[Query, ...]:
 # - a statement handles each slot at most once: updates apply only after all rows were matched,
 #   so a second row of one slot would check a stale version. Later writes of a slot in the same
 #   batch go into later statements (the caller's rounds);
-# - no MERGE inside a CALL subquery that runs for several rows: FalkorDB 4.16 then performs only
-#   the first row's MERGE (nodes and relationships alike); CREATE behind an existence check instead.
+# - no MERGE and no DELETE inside a CALL subquery that runs for several rows: FalkorDB 4.16 then
+#   performs only one row's (MERGE: the first; DELETE: the last); CREATE behind an existence check
+#   instead of MERGE, and the subquery returns what to delete for a FOREACH after it.
 
 # Every name of the batch (exact uid, else full-text candidates for those that may be
 # misspellings) and every slot (version, open conflict, facts), in one read. Candidates are not
@@ -595,8 +596,10 @@ CALL {
     MATCH (x:Fact {fact_id: id})
     CREATE (s)-[:WAS {predicate: r.predicate, fact_id: id, valid_from_ms: x.valid_from_ms,
                       valid_to_ms: x.valid_to_ms}]->(o)
-    DELETE m
+    RETURN collect(m) AS unmirrored
 }
+FOREACH (m IN unmirrored | DELETE m)
+WITH *
 """
 _B_SYNC_WAS = """
 CALL {

@@ -51,9 +51,12 @@ item outside those k can only enter the answer as a neighbour, so that read is t
 hops) and ends with its similarity ("q ~ episode (vector 0.82)"). There is no similarity floor:
 MiniLM scores true paraphrases as low as 0.1, and the path says how weak an item is.
 
-Round trips: (1) entities and speakers named, the reference time if needed; the question's vector
-as soon as the speakers are known; (2) every signal that needs the vector, side by side; (3) the
-answer's episodes in full with their neighbours, and the facts they derived, side by side.
+Round trips: (1) entities and speakers named, the reference time if needed, and at once the
+question's vector (embedded without the speakers this process last saw in the tenant, a list at
+most a few seconds old; the speaker query checks that guess and a wrong one is embedded again, so
+staleness costs time, never a different answer); (2) every signal, each as soon as what it needs is
+there (the vector; the entities, speakers or reference time); (3) the answer's episodes in full
+with their neighbours, and the facts they derived, side by side.
 
 Facts: current facts ABOUT the named entities (with a subject: only facts about the subject, so
 an agent serving one customer never reads another's), ranked by how many named entities they
@@ -71,6 +74,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -399,54 +403,79 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
     grams = sorted(g for g in word_ngrams(question) if len(g.split()) <= 2) if hybrid else []
 
     # Round trip 1: the entities and speakers the question names, and the reference time of
-    # "yesterday" if it says so; the question's vector (CPU, off the loop) is computed as soon as
-    # the speakers are known, without their names (see the module docstring).
-    async def speakers_then_vector() -> tuple[list[dict[str, Any]], list[float]]:
-        found = await client.run(tenant, q.SPEAKERS, {"keys": grams}) if grams else []
-        text = without_words(question, {w for s in found for w in s["key"].split()}) if found else question
-        return found, (await embedder.aembed([text]))[0]
-
-    embedding = asyncio.ensure_future(speakers_then_vector())
-    try:
-        subj, anchors, latest = await asyncio.gather(
-            resolve_subject(client, tenant, subject) if subject is not None else _none(),
-            find_entities(client, tenant, question),
-            client.run(tenant, q.LATEST, {"session": session}) if relative else _empty())
-        if subject is not None and subj is None:
-            return RecallResult(shape=RecallShape.UNKNOWN_NAME, items=[], facts=[])
-        speakers, vector = await embedding
-        v = wire_vector(vector)
-    finally:
-        if not embedding.done():
-            embedding.cancel()  # the thread finishes on its own; nobody waits for it
-    if subj is not None:
-        anchors = [a for a in anchors if a.uid != subj.uid]
-    reference = from_ms(latest[0]["at_ms"]) if latest and latest[0]["at_ms"] is not None else None
-    windows = [w for w in time_windows(question, reference) if w.end_ms > w.start_ms] if hybrid else []
-    # a speaker's name is the speaker signal's: as a full-text word it would favour every greeting
-    ft = fulltext_query(question, drop={w for s in speakers for w in s["key"].split()}) if hybrid else None
-
-    # Round trip 2: everything that needs the vector, side by side.
+    # "yesterday" if it says so. The question's vector (CPU, off the loop) starts at once, on the
+    # speakers this process last saw in the tenant (`_SpeakerKeys`); the speaker query checks that
+    # guess and a wrong one is embedded again, so the vector is always the one the stored speakers
+    # give. Round trip 2: each signal starts as soon as what it needs is there (the vector alone for
+    # meaning; the entities for the graph; the speakers for speakers and words; the reference time).
+    speakers_t = _task(client.run(tenant, q.SPEAKERS, {"keys": grams}) if grams else _empty())
+    # the list of the tenant's speakers, read again when older than a few seconds (next question's guess)
+    refresh_t = _task(SPEAKER_KEYS.read(client, tenant) if grams and SPEAKER_KEYS.stale(client, tenant)
+                      else _none())
+    vector_t = _task(_question_vector(client, embedder, tenant, question, grams, speakers_t))
+    anchors_t = _task(find_entities(client, tenant, question))
+    latest_t: asyncio.Task | None = None
+    subj: Anchor | None = None
     signals: dict[str, list[tuple[str, float, list[str], bool]]] = {}
-    if subj is not None:
-        (meaning, named), anchor_facts = await asyncio.gather(
-            _episodes_with_subject(client, tenant, v, subj, anchors, session, n),
-            _anchor_facts(client, tenant, v, subj, anchors, k))
-        signals = {"entities": named, "vector": meaning}
-        spoken: list = []
-    else:
-        meaning, named, spoken, timed, by_words, anchor_facts = await asyncio.gather(
-            _episodes_by_meaning(client, tenant, v, session, n),
-            _episodes_of_entities(client, tenant, v, anchors, session, n),
-            _episodes_of_speakers(client, tenant, v, [s["key"] for s in speakers], session, n),
-            _episodes_in_windows(client, tenant, v, windows, session, n),
-            client.run(tenant, q.EPISODES_BY_WORDS, {"ft": ft, "session": session, "n": n, "v": v,
-                                                     "scan": WORDS_SCAN})
-            if ft else _empty(),
-            _anchor_facts(client, tenant, v, None, anchors, k))
-        label = f"q -> words '{ft.replace(' | ', ' ') if ft else ''}' (full-text)"
-        words = [(r["id"], r["d"], [label], False) for r in by_words]
-        signals = {"entities": named, "speakers": spoken, "vector": meaning, "words": words, "time": timed}
+    spoken: list = []
+    ft: str | None = None
+    try:
+        if subject is not None:
+            subj = await resolve_subject(client, tenant, subject)
+            if subj is None:
+                return RecallResult(shape=RecallShape.UNKNOWN_NAME, items=[], facts=[])
+            anchors = [a for a in await anchors_t if a.uid != subj.uid]
+            v = await vector_t
+            (meaning, named), anchor_facts = await asyncio.gather(
+                _episodes_with_subject(client, tenant, v, subj, anchors, session, n),
+                _anchor_facts(client, tenant, v, subj, anchors, k))
+            signals = {"entities": named, "vector": meaning}
+        else:
+            latest_t = _task(client.run(tenant, q.LATEST, {"session": session}) if relative else _empty())
+
+            async def speaker_keys() -> list[str]:
+                return [s["key"] for s in await speakers_t]
+
+            async def named_episodes():
+                anchors = await anchors_t
+                return await _episodes_of_entities(client, tenant, await vector_t, anchors, session, n)
+
+            async def named_facts():
+                anchors = await anchors_t
+                return await _anchor_facts(client, tenant, await vector_t, None, anchors, k)
+
+            async def spoken_episodes():
+                keys = await speaker_keys()
+                return await _episodes_of_speakers(client, tenant, await vector_t, keys, session, n) if keys else []
+
+            async def timed_episodes():
+                windows = await _windows(question, latest_t)
+                return await _episodes_in_windows(client, tenant, await vector_t, windows, session, n) \
+                    if windows else []
+
+            async def worded_episodes():
+                nonlocal ft
+                # a speaker's name is the speaker signal's: as a full-text word it would favour every greeting
+                ft = fulltext_query(question, drop={w for key in await speaker_keys() for w in key.split()})
+                if not ft:
+                    return []
+                return await client.run(tenant, q.EPISODES_BY_WORDS, {
+                    "ft": ft, "session": session, "n": n, "v": await vector_t, "scan": WORDS_SCAN})
+
+            async def meaning_episodes():
+                return await _episodes_by_meaning(client, tenant, await vector_t, session, n)
+
+            meaning, named, spoken, timed, by_words, anchor_facts, _ = await _all(
+                meaning_episodes(), named_episodes(), spoken_episodes(), timed_episodes(), worded_episodes(),
+                named_facts(), refresh_t)
+            v, anchors = await vector_t, await anchors_t
+            label = f"q -> words '{ft.replace(' | ', ' ') if ft else ''}' (full-text)"
+            words = [(r["id"], r["d"], [label], False) for r in by_words]
+            signals = {"entities": named, "speakers": spoken, "vector": meaning, "words": words, "time": timed}
+    finally:
+        for t in (speakers_t, vector_t, anchors_t, latest_t, refresh_t):
+            if t is not None and not t.done():
+                t.cancel()  # an embedding thread finishes on its own; nobody waits for it
 
     cands: dict[str, _Candidate] = {}
     for name, ranked in signals.items():
@@ -507,6 +536,112 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
     return RecallResult(shape=shape, items=items, facts=list(facts.values()))
 
 
+# ------------------------------------------------------------------ round trip 1
+
+
+class _SpeakerKeys:
+    """Per process and graph client, each tenant's speaker keys as last read: a guess at which of a
+    question's n-grams are speakers, so its vector (embedded without their names) can start before
+    the speaker query answers. The guess is only a head start: recall checks it against that query
+    every time and embeds again when they differ, so a stale list (a speaker added since the last
+    read, which is at most TTL_S old, a few seconds) never changes an answer; it costs one more
+    embedding. Each speaker query's answer corrects the list for the n-grams it asked about."""
+
+    TTL_S = 5.0
+    MAX = 20_000  # keys read per tenant; a bigger tenant's guess covers the first MAX
+
+    def __init__(self) -> None:
+        self._by_client: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    def _tenants(self, client: GraphClient) -> dict[str, tuple[frozenset[str], float]]:
+        return self._by_client.setdefault(client, {})
+
+    def guess(self, client: GraphClient, tenant: str) -> frozenset[str] | None:
+        """The tenant's speaker keys as last known (None before the first read)."""
+        entry = self._tenants(client).get(tenant)
+        return entry[0] if entry is not None else None
+
+    def stale(self, client: GraphClient, tenant: str) -> bool:
+        entry = self._tenants(client).get(tenant)
+        return entry is None or time.monotonic() - entry[1] > self.TTL_S
+
+    async def read(self, client: GraphClient, tenant: str) -> None:
+        rows = await client.run(tenant, q.SPEAKER_KEYS, {"limit": self.MAX})
+        self._tenants(client)[tenant] = (frozenset(r["key"] for r in rows), time.monotonic())
+
+    def learn(self, client: GraphClient, tenant: str, grams: list[str], found: set[str]) -> None:
+        """What a speaker query said about these n-grams (the speakers among them), kept."""
+        tenants = self._tenants(client)
+        keys, at = tenants.get(tenant, (frozenset(), 0.0))  # learnt alone: still due for a read
+        tenants[tenant] = ((keys - set(grams)) | found, at)
+
+    def forget(self, tenant: str | None = None) -> None:
+        """Drop the lists of one tenant (or all): the next recall reads them again."""
+        for tenants in self._by_client.values():
+            if tenant is None:
+                tenants.clear()
+            else:
+                tenants.pop(tenant, None)
+
+
+SPEAKER_KEYS = _SpeakerKeys()
+
+
+def forget_speakers(tenant: str | None = None) -> None:
+    """Tell recall that a tenant's speakers changed (a writer in this process may call it after
+    writing episodes): its next question reads them again. Optional: recall checks its guess every
+    time, so this only saves a second embedding."""
+    SPEAKER_KEYS.forget(tenant)
+
+
+async def _question_vector(client: GraphClient, embedder: Embedder, tenant: str, question: str, grams: list[str],
+                           speakers_t: asyncio.Task) -> list[float]:
+    """The question's vector, without the names of the speakers it names (see the module
+    docstring): embedded at once on the guessed speakers, again if the speaker query disagrees."""
+    guess = SPEAKER_KEYS.guess(client, tenant) if grams else frozenset()
+    if guess is None:  # nothing read yet for this tenant: wait for the speaker query
+        found = {s["key"] for s in await speakers_t}
+        SPEAKER_KEYS.learn(client, tenant, grams, found)
+        return wire_vector((await embedder.aembed([_text_without(question, found)]))[0])
+    guessed = guess.intersection(grams)
+    first = _task(embedder.aembed([_text_without(question, guessed)]))
+    try:
+        found = {s["key"] for s in await speakers_t}
+    except BaseException:
+        first.cancel()
+        raise
+    if found == guessed:
+        return wire_vector((await first)[0])
+    SPEAKER_KEYS.learn(client, tenant, grams, found)
+    first.cancel()  # the wrong text's thread finishes on its own
+    return wire_vector((await embedder.aembed([_text_without(question, found)]))[0])
+
+
+def _text_without(question: str, speaker_keys: set[str]) -> str:
+    return without_words(question, {w for key in speaker_keys for w in key.split()}) if speaker_keys else question
+
+
+async def _windows(question: str, latest_t: asyncio.Task) -> list[Window]:
+    latest = await latest_t
+    reference = from_ms(latest[0]["at_ms"]) if latest and latest[0]["at_ms"] is not None else None
+    return [w for w in time_windows(question, reference) if w.end_ms > w.start_ms]
+
+
+def _task(aw) -> asyncio.Task:
+    return asyncio.ensure_future(aw)
+
+
+async def _all(*aws) -> list[Any]:
+    """asyncio.gather that cancels the rest when one fails."""
+    tasks = [_task(a) for a in aws]
+    try:
+        return await asyncio.gather(*tasks)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        raise
+
+
 async def _derived(client, tenant, ids: list[str], subj: Anchor | None) -> list[dict[str, Any]]:
     if not ids:
         return []
@@ -530,4 +665,4 @@ async def _none() -> Any:
     return None
 
 
-__all__ = ["recall", "find_entities", "resolve_subject", "fulltext_query", "Anchor", "fact_view", "RRF_K", "WEIGHTS"]
+__all__ = ["recall", "forget_speakers", "find_entities", "resolve_subject", "fulltext_query", "Anchor", "fact_view", "RRF_K", "WEIGHTS"]

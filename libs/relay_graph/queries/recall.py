@@ -126,6 +126,14 @@ SPEAKERS = Query(
     read_only=True,
 )
 
+# Every speaker key of the tenant (through the Speaker.key index: a range over all strings), for
+# recall's per-process guess at which words of a question are speakers (see recall._SpeakerKeys).
+SPEAKER_KEYS = Query(
+    "recall_speaker_keys",
+    "MATCH (sp:Speaker) WHERE sp.key >= '' RETURN sp.key AS key LIMIT $limit",
+    read_only=True,
+)
+
 # Speakers the question names (its word n-grams equal to a Speaker.key): the turns they spoke and
 # the turns naming them (each speaker's newest $cap / $cap_named). Turns a named speaker spoke come
 # first ("Hey Caroline!" names her but says nothing about her), then those reached from more of

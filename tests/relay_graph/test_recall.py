@@ -212,6 +212,16 @@ async def test_identifier_claims_share_their_fixed_wording(graph_client, tenant,
     assert found.facts[0].predicate == "phone" and found.facts[0].object == "+919845011111"
 
 
+async def test_an_episode_without_its_vector_yet_is_found_by_the_other_ways(graph_client, embedder, tenant, memory):
+    await memory.write_episodes(tenant, [EpisodeInput(
+        session="zq-1", speaker="Zed Quill", customer="Zed Quill", text="my zebra-striped router hums at night",
+        at=T0, id="zq-turn")], embed=False)
+    found = await memory.recall(tenant, "what does the router do at night?", k=5, subject="zed quill")
+    assert [i.episode_id for i in found.items] == ["zq-turn"]
+    by_words = await memory.recall(tenant, "zebra-striped router", k=5)
+    assert "zq-turn" in [i.episode_id for i in by_words.items]
+
+
 @pytest.mark.parametrize("kw, error", [
     ({"q_text": "   "}, InvalidValue),
     ({"q_text": "x" * 3000}, InvalidValue),

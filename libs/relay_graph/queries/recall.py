@@ -4,7 +4,9 @@ meaning or connected to those entities, and the current facts about them.
 Every statement starts from an index: the Episode vector index, the Episode(text) and Entity(name)
 full-text indexes, Entity.uid / Entity.name_key, Speaker.key, Episode.at_ms, Session.session_id /
 Session.last_at_ms, Episode.episode_id. Scores from the vector
-index and `vec.cosineDistance` are cosine distances (0 = same direction; similarity = 1 - d).
+index and `vec.cosineDistance` are cosine distances (0 = same direction; similarity = 1 - d). An
+episode whose vector is still to come (a chat turn's, episodes.embed_missing) counts as 2.0, the
+farthest a cosine distance goes: it is found by the other signals, never by meaning.
 
 Candidate statements return ids and distances only; the few episodes that make the answer are read
 in full afterwards (`EPISODES_AROUND`), so a busy entity costs distance computations, not transfer.
@@ -66,7 +68,7 @@ EPISODES_NEAR = Query(
 EPISODES_IN_SESSION = Query(
     "recall_episodes_in_session",
     "MATCH (s:Session {session_id: $session})<-[:IN]-(ep:Episode) "
-    "WITH ep, vec.cosineDistance(ep.embedding, vecf32($v)) AS d "
+    "WITH ep, coalesce(vec.cosineDistance(ep.embedding, vecf32($v)), 2.0) AS d "
     "ORDER BY d LIMIT $n "
     "RETURN ep.episode_id AS id, d",
     read_only=True,
@@ -81,7 +83,7 @@ EPISODES_OF_ENTITIES = Query(
     + _EPISODE_OF_ENTITY.format(e="e")
     + "WITH u, ep, via WHERE $session IS NULL OR ep.session_id = $session "
     "WITH ep, collect({uid: u, via: via}) AS hops "
-    "WITH ep, hops, vec.cosineDistance(ep.embedding, vecf32($v)) AS d "
+    "WITH ep, hops, coalesce(vec.cosineDistance(ep.embedding, vecf32($v)), 2.0) AS d "
     "ORDER BY size(hops) DESC, d LIMIT $n "
     "RETURN ep.episode_id AS id, hops, d",
     read_only=True,
@@ -97,7 +99,7 @@ EPISODES_OF_SUBJECT = Query(
     "WITH ep, collect(via) AS vias "
     "OPTIONAL MATCH (ep)-[:MENTIONS]->(m:Entity) WHERE m.uid IN $uids "
     "WITH ep, vias, collect(m.uid) AS hits "
-    "WITH ep, vias, hits, vec.cosineDistance(ep.embedding, vecf32($v)) AS d "
+    "WITH ep, vias, hits, coalesce(vec.cosineDistance(ep.embedding, vecf32($v)), 2.0) AS d "
     "ORDER BY d "
     # the n nearest, and every one that also mentions a named entity
     "WITH collect({id: ep.episode_id, vias: vias, hits: hits, d: d}) AS rows "
@@ -114,7 +116,7 @@ EPISODES_BY_WORDS = Query(
     "CALL db.idx.fulltext.queryNodes('Episode', $ft) YIELD node, score "
     "WITH node, score WHERE $session IS NULL OR node.session_id = $session "
     "WITH node, score ORDER BY score DESC LIMIT $scan "
-    "WITH node, score, vec.cosineDistance(node.embedding, vecf32($v)) AS d "
+    "WITH node, score, coalesce(vec.cosineDistance(node.embedding, vecf32($v)), 2.0) AS d "
     "RETURN node.episode_id AS id, score, d ORDER BY score DESC, d LIMIT $n",
     read_only=True,
 )
@@ -152,7 +154,7 @@ EPISODES_OF_SPEAKERS = Query(
     "WITH sp, ep, via WHERE $session IS NULL OR ep.session_id = $session "
     "WITH ep, collect({name: sp.name, via: via}) AS hops "
     "WITH ep, hops, size([h IN hops WHERE h.via = 'spoke']) AS spoke, "
-    "     vec.cosineDistance(ep.embedding, vecf32($v)) AS d "
+    "     coalesce(vec.cosineDistance(ep.embedding, vecf32($v)), 2.0) AS d "
     "ORDER BY spoke DESC, size(hops) DESC, d LIMIT $n "
     "RETURN ep.episode_id AS id, hops, d",
     read_only=True,
@@ -165,7 +167,7 @@ EPISODES_IN_WINDOWS = Query(
     "MATCH (ep:Episode) WHERE ep.at_ms >= w[0] AND ep.at_ms < w[1] "
     "WITH DISTINCT ep LIMIT $scan "
     "WITH ep WHERE $session IS NULL OR ep.session_id = $session "
-    "WITH ep, vec.cosineDistance(ep.embedding, vecf32($v)) AS d "
+    "WITH ep, coalesce(vec.cosineDistance(ep.embedding, vecf32($v)), 2.0) AS d "
     "ORDER BY d LIMIT $n "
     "RETURN ep.episode_id AS id, d",
     read_only=True,
@@ -185,7 +187,7 @@ LATEST = Query(
 # then id), in full too, and whether that turn DERIVED any fact (so recall reads facts for a
 # neighbour only when there are some).
 _EP_FIELDS = ("{{id: {e}.episode_id, session: {e}.session_id, speaker: {e}.speaker, text: {e}.text, "
-              "at_ms: {e}.at_ms, d: vec.cosineDistance({e}.embedding, vecf32($v))}}")
+              "at_ms: {e}.at_ms, d: coalesce(vec.cosineDistance({e}.embedding, vecf32($v)), 2.0)}}")
 EPISODES_AROUND = Query(
     "recall_episodes_around",
     "UNWIND $ids AS id "

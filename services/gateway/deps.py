@@ -33,7 +33,9 @@ class Services:
     bus: Bus | None = None  # the notification streams (publisher, stream tail, live sockets)
 
 
-def get_services(request: Request) -> Services:
+# Dependencies are `async def` even when they do not await: FastAPI runs a plain `def` dependency
+# in its thread pool, a thread hop on every request for nothing.
+async def get_services(request: Request) -> Services:
     services = getattr(request.app.state, "services", None)
     if services is None:
         raise NotReady("the gateway is starting; retry shortly")
@@ -75,13 +77,13 @@ async def get_keys(services: ServicesDep) -> TenantKeys:
     return await services.backend.keys()
 
 
-def get_bus(services: ServicesDep) -> Bus:
+async def get_bus(services: ServicesDep) -> Bus:
     if services.bus is None:
         raise NotReady("the notification streams are not configured in this process")
     return services.bus
 
 
-def reader(
+async def reader(
     agent: Annotated[str | None, Query(pattern=AGENT_PATTERN,
                                        description="the agent reading (recorded as CONSULTED); default `api`")] = None,
 ) -> str:

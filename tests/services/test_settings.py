@@ -58,3 +58,14 @@ def test_stream_tuning_comes_nested_and_a_key_is_optional(monkeypatch):
     assert (s.streams.min_idle_ms, s.streams.max_deliveries, s.step_delay_ms) == (30000, 7, 250)
     assert s.claim_lease_ms == 5000 and s.groq_key is None
     assert IntakeSettings().step_delay_ms == 250  # shared agent settings
+
+
+def test_intake_answers_several_turns_at_once_unless_told_otherwise(monkeypatch):
+    from services.intake.settings import TURNS_IN_FLIGHT
+
+    assert IntakeSettings().streams.concurrency == TURNS_IN_FLIGHT > 1
+    monkeypatch.setenv("RELAY_STREAMS__MIN_IDLE_MS", "30000")  # another stream variable keeps the default
+    s = IntakeSettings()
+    assert (s.streams.concurrency, s.streams.min_idle_ms) == (TURNS_IN_FLIGHT, 30000)
+    monkeypatch.setenv("RELAY_STREAMS__CONCURRENCY", "1")
+    assert IntakeSettings().streams.concurrency == 1

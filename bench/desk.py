@@ -375,6 +375,27 @@ async def open_and_hand_off(client: GraphClient, tenant: str, n: int, concurrenc
     return out
 
 
+async def wait_settled(stack: Stack, client: GraphClient, tenant: str, n: int, started: float,
+                       progress: Callable[[str], None], timeout: float, *, note_every: float = 2.0,
+                       poll: float = 0.05) -> tuple[int, Counter]:
+    """Polls the tenant's tickets until `n` are at a final stage (or `timeout` seconds from
+    `started`, the loop's clock); returns how many are, and the count of every stage."""
+    loop = asyncio.get_running_loop()
+    last_note = started
+    while True:
+        rows = await tickets.list_tickets(client, tenant, limit=min(tickets.MAX_LIST, max(n, 1)))
+        stages = Counter(r.stage.value for r in rows)
+        settled = sum(v for k, v in stages.items() if k in FINAL)
+        now = loop.time()
+        if settled >= n or now - started > timeout:
+            return settled, stages
+        if now - last_note >= note_every:
+            progress(f"  {settled}/{n} at a final stage after {now - started:.1f}s")
+            last_note = now
+        stack.check_alive()
+        await asyncio.sleep(poll)
+
+
 async def throughput_round(stack: Stack, http: httpx.AsyncClient, client: GraphClient, redis, replicas: int,
                            n: int, progress: Callable[[str], None], timeout: float) -> dict[str, Any]:
     progress(f"restarting the resolver with {replicas} replica(s) ...")
@@ -389,21 +410,7 @@ async def throughput_round(stack: Stack, http: httpx.AsyncClient, client: GraphC
     for t in waiting:
         await publisher.publish(TicketChanged(tenant=tenant, id=t.id, version=t.version, change="handed_off",
                                               actor="intake"))
-    stages: Counter = Counter()
-    settled = 0
-    last_note = started
-    while True:
-        rows = await tickets.list_tickets(client, tenant, limit=min(tickets.MAX_LIST, max(n, 1)))
-        stages = Counter(r.stage.value for r in rows)
-        settled = sum(v for k, v in stages.items() if k in FINAL)
-        now = loop.time()
-        if settled >= n or now - started > timeout:
-            break
-        if now - last_note >= 2.0:
-            progress(f"  {settled}/{n} at a final stage after {now - started:.1f}s")
-            last_note = now
-        stack.check_alive()
-        await asyncio.sleep(0.05)
+    settled, stages = await wait_settled(stack, client, tenant, n, started, progress, timeout)
     seconds = loop.time() - started
     return {
         "replicas": replicas,

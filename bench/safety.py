@@ -297,18 +297,8 @@ async def racing_replicas(replicas: int, n: int, model_dir: Path, *, timeout: fl
             for t in waiting:
                 await publisher.publish(TicketChanged(tenant=tenant, id=t.id, version=t.version, change="handed_off",
                                                       actor="intake"))
-        settled, last_note = 0, started
-        while True:
-            rows = await tickets.list_tickets(client, tenant, limit=min(tickets.MAX_LIST, max(n, 1)))
-            settled = sum(r.stage.value in desk.FINAL for r in rows)
-            now = loop.time()
-            if settled >= n or now - started > timeout:
-                break
-            if now - last_note >= 5.0:
-                progress(f"  {settled}/{n} at a final stage after {now - started:.1f}s")
-                last_note = now
-            stack.check_alive()
-            await asyncio.sleep(0.1)
+        settled, _ = await desk.wait_settled(stack, client, tenant, n, started, progress, timeout,
+                                             note_every=5.0, poll=0.1)
         seconds = loop.time() - started
         quiet = await desk.wait_quiet(redis)  # duplicates delivered late would still pick up
         counted = count_tickets(await client.run(tenant, TICKET_PICKUPS))

@@ -312,35 +312,18 @@ async def customers_behind(
     return [_affected(r) for r in await _behind_rows(client, tenant, node_id, depth)]
 
 
-def _reaching_core(state: dict[str, tuple[bool, list[tuple[str, bool]]]], avoid: str) -> set[str]:
-    """The nodes of `state` ({node: (up, [(node above, link up)])}, closed upwards) that still reach
-    the core over nodes and links that are up, none of them `avoid`. The core is whatever has
-    nothing above it; a node above that `state` does not hold counts as unreachable."""
-    below: dict[str, list[str]] = {}
-    for node, (_, above) in state.items():
-        for parent, link_up in above:
-            if link_up:
-                below.setdefault(parent, []).append(node)
-    served = {n for n, (up, above) in state.items() if up and not above and n != avoid}
-    todo = sorted(served)
-    while todo:
-        for node in below.get(todo.pop(), ()):
-            if node not in served and node != avoid and state[node][0]:
-                served.add(node)
-                todo.append(node)
-    return served
-
-
 async def _cut_off(client: GraphClient, tenant: str, node_id: str, rows: list[dict]) -> list[dict]:
     """The rows whose access node no longer reaches the core with `node_id` down (on top of whatever
-    is down already): every path they have runs through it or through a node or link that is down."""
+    is down already): every path they have runs through it or through a node or link that is down.
+    The same reachability as network_algorithms.failure_reach, which builds on this module (hence
+    the import here)."""
     if not rows:
         return []
-    starts = sorted({r["path"][0] for r in rows})
-    state = {r["node_id"]: (bool(r["up"]), [(x["node_id"], x["up"] is not False) for x in r["above"]])
-             for r in await client.run(tenant, q.UPWARD_STATE, {"ids": starts})}
-    served = _reaching_core(state, node_id)
-    return [r for r in rows if r["path"][0] not in served]
+    from .network_algorithms import load_upward, served_nodes
+
+    g = await load_upward(client, tenant, [r["path"][0] for r in rows])
+    served = served_nodes(g, avoid=frozenset({node_id}))
+    return [r for r in rows if r["path"][0] not in served or r["path"][0] == node_id]
 
 
 async def affected_customers(

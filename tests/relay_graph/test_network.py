@@ -215,19 +215,6 @@ async def test_affected_on_a_single_tree_is_everyone_behind(graph_client, tenant
         "Alice Rao", "Bob Das", "Chitra Iyer", "Dev Patel", "Esha Khan"]
 
 
-def test_reaching_core_follows_up_nodes_and_links_only():
-    state = {
-        "ont": (True, [("cab", True)]), "cab": (True, [("olt", True)]),
-        "olt": (True, [("hubA", True), ("hubB", True)]),
-        "hubA": (True, [("bb", True)]), "hubB": (True, [("bb", False)]), "bb": (True, []),
-        "orphan": (True, [("missing", True)]),  # a node above that the read does not hold
-    }
-    assert net._reaching_core(state, "hubB") == {"ont", "cab", "olt", "hubA", "bb"}
-    assert net._reaching_core(state, "hubA") == {"bb"}  # hubB's only uplink is down
-    assert net._reaching_core({**state, "bb": (False, [])}, "nothing") == set()
-    assert net._reaching_core(state, "bb") == set()
-
-
 async def test_customer_line_runs_home_to_core_with_status(graph_client, tenant):
     await build(graph_client, tenant)
     line = await net.customer_line(graph_client, tenant, "alice rao")
@@ -456,7 +443,6 @@ HOT = [
     (q.CUSTOMERS_BEHIND[None], {"node_id": "olt1", "depth": None}),
     (q.CUSTOMER_LINE, {"uid": "Customer|alice rao"}),
     (q.OPEN_OUTAGE, {"node_id": "olt1", "outage_id": "o", "at_ms": 0, "cause": "c", "uids": ["Customer|alice rao"]}),
-    (q.UPWARD_STATE, {"ids": ["ont1", "olt2"]}),
     (q.CLOSE_OUTAGE, {"node_id": "olt1", "at_ms": 0}),
     (q.OUTAGE_VIEW, {"outage_id": "o"}),
     (q.OPEN_OUTAGES_FOR_CUSTOMER, {"uid": "Customer|alice rao"}),

@@ -189,27 +189,6 @@ CUSTOMER_LINE = Query(
 
 # ---------------------------------------------------------------- outages
 
-# Everything "does this home still reach the core?" needs, in one read: from the given access
-# nodes (and the cabinet(s) dropping to an ONT) up every PON/UPLINK path, each node once with its
-# status and the links above it (an ONT's "above" is the DROP it hangs off). Only nodes above
-# the starts, so a hub's check never reads another city's homes.
-UPWARD_STATE = Query(
-    "network_upward_state",
-    "UNWIND $ids AS id "
-    "MATCH (a:NetNode {node_id: id}) "
-    f"OPTIONAL MATCH (a)<-[:{DROP}]-(s:NetNode) "
-    "WITH collect(DISTINCT a) + collect(DISTINCT s) AS starts "
-    "UNWIND starts AS st "
-    f"MATCH (st)-[:{UP_TYPES}*0..{MAX_UP_HOPS}]->(m:NetNode) "
-    "WITH DISTINCT m "
-    # a MATCH, not a pattern comprehension: the planner scans all nodes for an incoming one
-    f"OPTIONAL MATCH (m)<-[d:{DROP}]-(f:NetNode) "
-    "WITH m, collect(CASE WHEN f IS NULL THEN NULL ELSE {node_id: f.node_id, up: coalesce(d.up, true)} END) AS fed "
-    "RETURN m.node_id AS node_id, m:Up AS up, "
-    f"[(m)-[r:{UP_TYPES}]->(x:NetNode) | {{node_id: x.node_id, up: coalesce(r.up, true)}}] + fed AS above",
-    read_only=True,
-)
-
 # One open outage per node: the MERGE key includes open:true, so a second call finds it and a closed
 # one never matches. It affects the node and the customers the caller found cut off by it
 # ($uids, see network.affected_customers); a later call adds (never removes) customers, so those

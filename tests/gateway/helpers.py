@@ -43,3 +43,12 @@ def assert_error(r: httpx.Response, status: int, code: str) -> dict:
     assert body["error"]["code"] == code, body
     assert isinstance(body["error"]["message"], str) and body["error"]["message"], body
     return body
+
+
+async def assert_needs_own_key(client: httpx.AsyncClient, tenant: str, method: str, url: str, **kwargs) -> None:
+    """No key or a wrong one: 401; the admin key or another tenant's key: 403."""
+    assert_error(await client.request(method, url, **kwargs), 401, "unauthorized")
+    assert_error(await client.request(method, url, headers=bearer("wrong"), **kwargs), 401, "unauthorized")
+    assert_error(await client.request(method, url, headers=ADMIN, **kwargs), 403, "forbidden")
+    other = await create_tenant(client, tenant + "-o")
+    assert_error(await client.request(method, url, headers=other, **kwargs), 403, "forbidden")

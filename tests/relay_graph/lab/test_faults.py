@@ -18,22 +18,14 @@ from relay_graph import lab, tickets
 from relay_graph import network as net
 from relay_graph.errors import InvalidInput, NotFound, StateConflict
 from relay_graph.lab import Action, FaultKind, Test
-from relay_graph.network_models import LinkIn, LinkType, NetNodeIn, NodeKind
 from relay_graph.queries import Query
 from relay_graph.tenancy import TRUTH_PREFIX, graph_name
+from tests import lab_network
 
 pytestmark = pytest.mark.falkordb
 
 EVENING = datetime(2026, 9, 5, 19, 0, tzinfo=timezone.utc)
-BB, POP, OLT, SPL, ONT = NodeKind.BACKBONE, NodeKind.POP, NodeKind.OLT, NodeKind.SPLITTER, NodeKind.ONT
-NODES = [("bb1", BB, 400), ("bb2", BB, 400), ("popA", POP, 200), ("popB", POP, 200), ("oltA", OLT, 40),
-         ("oltB", OLT, 40), ("splA", SPL, 10), ("splB", SPL, 10), ("ontA", ONT, 1), ("ontA2", ONT, 1), ("ontB", ONT, 1)]
-LINKS = [(LinkType.UPLINK, "popA", "bb1", 100, False), (LinkType.UPLINK, "popA", "bb2", 40, True),
-         (LinkType.UPLINK, "popB", "bb2", 100, False), (LinkType.UPLINK, "oltA", "popA", 20, False),
-         (LinkType.UPLINK, "oltB", "popB", 20, False), (LinkType.PON, "splA", "oltA", 10, False),
-         (LinkType.PON, "splB", "oltB", 10, False), (LinkType.DROP, "splA", "ontA", 1, False),
-         (LinkType.DROP, "splA", "ontA2", 1, False), (LinkType.DROP, "splB", "ontB", 1, False)]
-HOMES = [("Asha", "ontA"), ("Arun", "ontA2"), ("Bilal", "ontB"), ("Esha", "oltB")]
+ESHA = ("Esha", "oltB")  # a home straight on an OLT, besides the shared network's homes
 
 # who each kind is scripted on, and an action that is not its fix
 SCRIPT: dict[FaultKind, tuple[str, Action]] = {
@@ -49,10 +41,8 @@ SCRIPT: dict[FaultKind, tuple[str, Action]] = {
 
 
 async def build(client, tenant):
-    await net.upsert_nodes(client, tenant, [NetNodeIn(node_id=i, kind=k, name=i, capacity_gbps=c) for i, k, c in NODES])
-    await net.upsert_links(client, tenant, [
-        LinkIn(type=t, source=s, target=d, capacity_gbps=c, length_m=1000, backup=b) for t, s, d, c, b in LINKS])
-    await net.attach_customers(client, tenant, HOMES)
+    await lab_network.build(client, tenant, flat_length_m=1000)
+    await net.attach_customers(client, tenant, [ESHA])
 
 
 async def network_state(client, tenant):

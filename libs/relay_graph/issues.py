@@ -22,6 +22,7 @@ from .registry import MAX_VALUE_CHARS, clean_text
 
 if TYPE_CHECKING:
     from .memory import Memory
+    from .models import FactView
 
 DETAIL_CHARS = 60  # each detail's share of the name; the kind always fits
 
@@ -58,12 +59,15 @@ def _day(when: date | datetime) -> str:
 
 
 async def close_issues(memory: "Memory", tenant: str, customer: str, kind: str, *, agent: str,
-                       at: datetime | None = None) -> list[str]:
+                       at: datetime | None = None, current: "list[FactView] | None" = None) -> list[str]:
     """A fix the customer confirmed: their current issues of that kind (whatever details they
-    named) end at `at`. Returns the retired fact ids; none is fine (nothing was on file)."""
+    named) end at `at`. `current`: the customer's current facts when the caller has just read them
+    (else they are read here). Returns the retired fact ids; none is fine (nothing was on file)."""
     want = name_key(clean_text(kind, "issue kind"))
+    if current is None:
+        current = await memory.facts(tenant, customer, "has_issue")
     retired: list[str] = []
-    for f in await memory.facts(tenant, customer, "has_issue"):
+    for f in (f for f in current if f.predicate == "has_issue"):
         key = name_key(f.object)  # the kind, then the details (issue_name); a kind may be words too
         if key == want or key.startswith(want + " "):
             retired += await memory.retire_fact(tenant, RetireInput(

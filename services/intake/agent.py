@@ -155,7 +155,7 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
         # The confirmation may retire has_issue: after the turn's own facts, one writer per slot.
         filed, _ = await _together(_file_facts(deps, tenant, customer, turn, extraction, on_file),
                                    facts.record_consulted(deps.client, tenant, AGENT, seen))
-        tw = await _confirm(deps, tenant, customer, turn, awaiting[0], verdict)
+        tw = await _confirm(deps, tenant, customer, turn, awaiting[0], verdict, filed[2])
     else:
         # The turn's facts and its ticket work touch different things: both chains run at once.
         filed, tw, _ = await _together(
@@ -210,14 +210,15 @@ class _TicketWork:
 
 
 async def _confirm(deps: Deps, tenant: str, customer: str, turn: EpisodeView, target: TicketSummary,
-                   verdict: bool) -> _TicketWork:
-    """The customer's answer to "is it working now?" for the ticket waiting for it."""
+                   verdict: bool, current: list[FactView]) -> _TicketWork:
+    """The customer's answer to "is it working now?" for the ticket waiting for it (`current`: the
+    customer's current facts after this turn's were filed)."""
     ticket = await tickets.confirm(
         deps.client, tenant, target.id, fixed=verdict, by=CUSTOMER,
         detail=f"the customer's message {turn.episode_id}", at=deps.now(),
     )
     if verdict:
-        await close_issues(deps.memory, tenant, customer, target.issue, agent=AGENT, at=turn.at)
+        await close_issues(deps.memory, tenant, customer, target.issue, agent=AGENT, at=turn.at, current=current)
     words = [replies.confirmation_received(ticket.id, verdict, ticket.stage.value, ticket.updated_at)]
     return _TicketWork(ticket=ticket, change="closed" if verdict else "reopened", words=words, words_done=True)
 

@@ -83,9 +83,8 @@ def wait_for_ping(host: str, port: int, timeout: float, process: subprocess.Pope
             if client.ping():
                 # AOF loading answers LOADING errors to queries; PING passes only once it is done.
                 return
-        except redis.exceptions.BusyLoadingError:
-            pass
-        except redis.exceptions.ConnectionError:
+        except (redis.exceptions.BusyLoadingError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
+            # replaying a large AOF can keep the server from answering within the socket timeout
             pass
         if time.monotonic() > deadline:
             raise RuntimeError(f"FalkorDB did not answer on {host}:{port} within {timeout}s")

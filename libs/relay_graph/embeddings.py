@@ -77,3 +77,8 @@ class Embedder:
     async def aembed(self, texts: Sequence[str]) -> list[list[float]]:
         # The model is CPU-bound; keep it off the event loop.
         return await asyncio.to_thread(self.embed, list(texts))
+
+    def submit(self, texts: Sequence[str]) -> asyncio.Future:
+        """`aembed` started now: the model thread begins before the caller's next await (a
+        coroutine would begin only when the event loop gets to it)."""
+        return asyncio.get_running_loop().run_in_executor(None, self.embed, list(texts))

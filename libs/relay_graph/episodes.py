@@ -21,7 +21,8 @@ import hashlib
 import re
 import unicodedata
 from datetime import datetime
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -60,11 +61,35 @@ def episode_id_for(session: str, speaker: str, at_ms: int, text: str) -> str:
     return "ep_" + hashlib.blake2b(raw.encode(), digest_size=16).hexdigest()
 
 
-def wire_vector(vector: Sequence[float], decimals: int = 6) -> list[float]:
-    """A vector as sent to FalkorDB: rounded, so its Cypher text is half as long (the falkordb
-    client inlines parameters as text). Components of a unit 384-vector are ~0.05; 1e-6 is below
-    float32 resolution at that size and moves a cosine by less than 1e-5."""
-    return [round(float(x), decimals) for x in vector]
+class VectorParam(Sequence[float]):
+    """A vector as a query parameter. The falkordb client inlines parameters as Cypher text, one
+    call per list element (a quarter of a millisecond for 384 floats, measured); this one's text
+    is made once and reused by every query it is sent with (recall sends the question's to five)."""
+
+    __slots__ = ("_values", "_literal")
+
+    def __init__(self, values: list[float]):
+        self._values = values
+        self._literal = "[" + ",".join(map(repr, values)) + "]"
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self._values[i]
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __str__(self) -> str:  # what falkordb's stringify_param_value sends for a non-list value
+        return self._literal
+
+    def __eq__(self, other: object) -> bool:
+        return list(self._values) == list(other) if isinstance(other, Sequence) else NotImplemented
+
+
+def wire_vector(vector: Sequence[float], decimals: int = 6) -> VectorParam:
+    """A vector as sent to FalkorDB: rounded, so its Cypher text is half as long. Components of a
+    unit 384-vector are ~0.05; 1e-6 is below float32 resolution at that size and moves a cosine by
+    less than 1e-5."""
+    return VectorParam([round(float(x), decimals) for x in vector])
 
 
 def ms(at: datetime) -> int:
@@ -182,6 +207,7 @@ async def write_episodes(client: GraphClient, embedder: Embedder, tenant: str,
     uids_by_key: dict[str, set[str]] = {}
     speaker_keys = {r["speaker_key"] for r in rows if r["speaker_key"]}
     last_pos: dict[str, int] = {}
+    stored: dict[str, tuple[int | None, set[str]]] = {}  # session -> (first turn's time, its customers)
     for f in found:
         if f["uid"] is not None:
             uids_by_key.setdefault(f["key"], set()).add(f["uid"])
@@ -191,6 +217,7 @@ async def write_episodes(client: GraphClient, embedder: Embedder, tenant: str,
             vectors[f["key"]] = f["vector"]
         elif f["pos"] is not None:
             last_pos[f["key"]] = int(f["pos"])
+            stored[f["key"]] = (f["first"], set(f["owners"] or []))
     for r in rows:  # replayed rows get a pos too; the write sets it only on a new episode
         r["pos"] = last_pos[r["session"]] = last_pos.get(r["session"], -1) + 1
 
@@ -228,7 +255,9 @@ async def write_episodes(client: GraphClient, embedder: Embedder, tenant: str,
                                                "customer": r["customer"]})
         s["first"], s["last"] = min(s["first"], r["at"]), max(s["last"], r["at"])
         s["customer"] = s["customer"] or r["customer"]
-    chain = sorted({s["customer"] for s in sessions.values() if s["customer"]})
+    # A customer's sessions are re-ordered (FOLLOWED_BY) only when one of them is new to them or
+    # starts earlier than it did: the usual turn, in a session already in place, skips that work.
+    chain = sorted({s["customer"] for s in sessions.values() if s["customer"] and _reorders(s, stored)})
 
     await client.run(tenant, q.WRITE, {
         "now": ms(datetime.now().astimezone()),
@@ -244,6 +273,13 @@ async def write_episodes(client: GraphClient, embedder: Embedder, tenant: str,
         "names": names,
     })
     return ids
+
+
+def _reorders(session: dict[str, Any], stored: dict[str, tuple[int | None, set[str]]]) -> bool:
+    if session["id"] not in stored:
+        return True
+    first, owners = stored[session["id"]]
+    return first is None or session["first"] < first or session["customer"] not in owners
 
 
 async def embed_missing(client: GraphClient, embedder: Embedder, tenant: str, ids: Sequence[str]) -> int:

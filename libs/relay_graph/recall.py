@@ -56,7 +56,8 @@ question's vector (embedded without the speakers this process last saw in the te
 most a few seconds old; the speaker query checks that guess and a wrong one is embedded again, so
 staleness costs time, never a different answer); (2) every signal, each as soon as what it needs is
 there (the vector; the entities, speakers or reference time); (3) the answer's episodes in full
-with their neighbours, and the facts they derived, side by side.
+with their neighbours, and the facts they derived, side by side. The named entities' facts start
+with (2) but only the answer needs them, so the fusion does not wait for them.
 
 Facts: current facts ABOUT the named entities (with a subject: only facts about the subject, so
 an agent serving one customer never reads another's), ranked by how many named entities they
@@ -83,7 +84,7 @@ from .facts import from_ms, resolve_entity
 from .db import GraphClient
 from .embeddings import Embedder
 from .entities import name_key
-from .episodes import STOPWORDS, wire_vector, word_ngrams
+from .episodes import STOPWORDS, VectorParam, wire_vector, word_ngrams
 from .errors import InvalidInput, InvalidValue
 from .models import AGENT_PATTERN, FactState, FactView, RecallItem, RecallResult, RecallShape
 from .queries import facts as fq
@@ -206,19 +207,27 @@ def _fuzzy_queries(text: str, covered: set[str]) -> list[str]:
     "alice rao" without listing every "rao". Numbers and short words are matched as they are."""
     words = [w for w in re.findall(r"\w+", name_key(text))]
 
-    def term(w: str) -> str:  # RediSearch: %w% = edit distance 1, %%w%% = 2 (a swap is 2)
-        if any(ch.isdigit() for ch in w) or len(w) < 4:
-            return w
-        return f"%{w}%" if len(w) == 4 else f"%%{w}%%"
-
     def open_word(w: str) -> bool:
         return w not in covered and w not in STOPWORDS
 
-    singles = [term(w) for w in words if open_word(w) and term(w).startswith("%")]
-    pairs = [f"{term(a)} {term(b)}" for a, b in zip(words, words[1:])
+    singles = [_term(w) for w in words if open_word(w) and _term(w).startswith("%")]
+    pairs = [f"{_term(a)} {_term(b)}" for a, b in zip(words, words[1:])
              if open_word(a) and open_word(b) and (len(a) >= 2 and len(b) >= 2)]
     out = list(dict.fromkeys(pairs + singles))
     return out[:MAX_FUZZY_QUERIES]
+
+
+def _term(w: str) -> str:  # RediSearch: %w% = edit distance 1, %%w%% = 2 (a swap is 2)
+    if any(ch.isdigit() for ch in w) or len(w) < 4:
+        return w
+    return f"%{w}%" if len(w) == 4 else f"%%{w}%%"
+
+
+def _fuzzy_params(queries: list[str]) -> dict[str, Any]:
+    """ENTITIES_FUZZY's parameters: each query with its fuzzy terms, and those terms once each."""
+    parts = [[t for t in ft.split() if t.startswith("%")] for ft in queries]
+    return {"words": sorted({t for p in parts for t in p}),
+            "queries": [{"ft": ft, "parts": p} for ft, p in zip(queries, parts)]}
 
 
 async def find_entities(client: GraphClient, tenant: str, text: str) -> list[Anchor]:
@@ -231,7 +240,7 @@ async def find_entities(client: GraphClient, tenant: str, text: str) -> list[Anc
     queries = _fuzzy_queries(text, covered)
     fuzzy = []
     if queries:
-        rows = await client.run(tenant, q.ENTITIES_FUZZY, {"queries": queries, "limit": FUZZY_LIMIT})
+        rows = await client.run(tenant, q.ENTITIES_FUZZY, {**_fuzzy_params(queries), "limit": FUZZY_LIMIT})
         fuzzy = _accept_fuzzy(rows, _grams_by_len(text))
     anchors: dict[str, Anchor] = {}
     for r in exact + fuzzy:
@@ -412,9 +421,10 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
     # the list of the tenant's speakers, read again when older than a few seconds (next question's guess)
     refresh_t = _task(SPEAKER_KEYS.read(client, tenant) if grams and SPEAKER_KEYS.stale(client, tenant)
                       else _none())
-    vector_t = _task(_question_vector(client, embedder, tenant, question, grams, speakers_t))
+    vector_t = _start_question_vector(client, embedder, tenant, question, grams, speakers_t)
     anchors_t = _task(find_entities(client, tenant, question))
     latest_t: asyncio.Task | None = None
+    facts_t: asyncio.Task | None = None  # the named entities' facts: wanted for the answer, not the fusion
     subj: Anchor | None = None
     signals: dict[str, list[tuple[str, float, list[str], bool]]] = {}
     spoken: list = []
@@ -426,9 +436,8 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
                 return RecallResult(shape=RecallShape.UNKNOWN_NAME, items=[], facts=[])
             anchors = [a for a in await anchors_t if a.uid != subj.uid]
             v = await vector_t
-            (meaning, named), anchor_facts = await asyncio.gather(
-                _episodes_with_subject(client, tenant, v, subj, anchors, session, n),
-                _anchor_facts(client, tenant, v, subj, anchors, k))
+            facts_t = _task(_anchor_facts(client, tenant, v, subj, anchors, k))
+            meaning, named = await _episodes_with_subject(client, tenant, v, subj, anchors, session, n)
             signals = {"entities": named, "vector": meaning}
         else:
             latest_t = _task(client.run(tenant, q.LATEST, {"session": session}) if relative else _empty())
@@ -465,17 +474,23 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
             async def meaning_episodes():
                 return await _episodes_by_meaning(client, tenant, await vector_t, session, n)
 
-            meaning, named, spoken, timed, by_words, anchor_facts, _ = await _all(
+            facts_t = _task(named_facts())
+            meaning, named, spoken, timed, by_words, _ = await _all(
                 meaning_episodes(), named_episodes(), spoken_episodes(), timed_episodes(), worded_episodes(),
-                named_facts(), refresh_t)
+                refresh_t)
             v, anchors = await vector_t, await anchors_t
             label = f"q -> words '{ft.replace(' | ', ' ') if ft else ''}' (full-text)"
             words = [(r["id"], r["d"], [label], False) for r in by_words]
             signals = {"entities": named, "speakers": spoken, "vector": meaning, "words": words, "time": timed}
+    except BaseException:
+        if facts_t is not None:
+            facts_t.cancel()
+        raise
     finally:
         for t in (speakers_t, vector_t, anchors_t, latest_t, refresh_t):
             if t is not None and not t.done():
                 t.cancel()  # an embedding thread finishes on its own; nobody waits for it
+    assert facts_t is not None
 
     cands: dict[str, _Candidate] = {}
     for name, ranked in signals.items():
@@ -486,9 +501,9 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
     # strongest, which join the fusion as one more signal.
     seeds = [c.id for c in pre[:NEIGHBOUR_SEEDS]] if hybrid else []
     pre_ids = [c.id for c in pre]
-    rows, derived = await asyncio.gather(
+    rows, derived, anchor_facts = await _all(
         client.run(tenant, q.EPISODES_AROUND, {"ids": pre_ids, "seeds": seeds, "v": v}) if pre else _empty(),
-        _derived(client, tenant, pre_ids, subj))
+        _derived(client, tenant, pre_ids, subj), facts_t)
     by_id = {r["ep"]["id"]: r["ep"] for r in rows}
     around = {r["ep"]["id"]: r["near"] for r in rows}
     neighbours = []
@@ -594,26 +609,34 @@ def forget_speakers(tenant: str | None = None) -> None:
     SPEAKER_KEYS.forget(tenant)
 
 
-async def _question_vector(client: GraphClient, embedder: Embedder, tenant: str, question: str, grams: list[str],
-                           speakers_t: asyncio.Task) -> list[float]:
+def _start_question_vector(client: GraphClient, embedder: Embedder, tenant: str, question: str, grams: list[str],
+                           speakers_t: asyncio.Task) -> asyncio.Task:
     """The question's vector, without the names of the speakers it names (see the module
-    docstring): embedded at once on the guessed speakers, again if the speaker query disagrees."""
+    docstring). On a guess at the speakers the model starts now, before any query is sent (a task
+    would start it only at the caller's next await, after the first round trip's queries are
+    built); the task embeds again if the speaker query disagrees with the guess."""
     guess = SPEAKER_KEYS.guess(client, tenant) if grams else frozenset()
     if guess is None:  # nothing read yet for this tenant: wait for the speaker query
-        found = {s["key"] for s in await speakers_t}
-        SPEAKER_KEYS.learn(client, tenant, grams, found)
-        return wire_vector((await embedder.aembed([_text_without(question, found)]))[0])
+        return _task(_vector_on_speakers(client, embedder, tenant, question, grams, speakers_t, frozenset(), None))
     guessed = guess.intersection(grams)
-    first = _task(embedder.aembed([_text_without(question, guessed)]))
+    first = embedder.submit([_text_without(question, guessed)])
+    return _task(_vector_on_speakers(client, embedder, tenant, question, grams, speakers_t, guessed, first))
+
+
+async def _vector_on_speakers(client: GraphClient, embedder: Embedder, tenant: str, question: str, grams: list[str],
+                              speakers_t: asyncio.Task, guessed: frozenset[str],
+                              first: asyncio.Future | None) -> VectorParam:
     try:
         found = {s["key"] for s in await speakers_t}
     except BaseException:
-        first.cancel()
+        if first is not None:
+            first.cancel()
         raise
-    if found == guessed:
+    if first is not None and found == guessed:
         return wire_vector((await first)[0])
     SPEAKER_KEYS.learn(client, tenant, grams, found)
-    first.cancel()  # the wrong text's thread finishes on its own
+    if first is not None:
+        first.cancel()  # the wrong text's thread finishes on its own
     return wire_vector((await embedder.aembed([_text_without(question, found)]))[0])
 
 

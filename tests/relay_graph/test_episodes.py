@@ -146,6 +146,23 @@ async def test_sessions_of_a_customer_are_chained_by_first_turn(graph_client, em
     assert [r["session"] for r in await episodes.session_chain(graph_client, tenant, "bob shah")] == ["x"]
 
 
+async def test_a_later_turn_keeps_the_chain_and_a_session_claimed_later_joins_it(graph_client, embedder, tenant):
+    day = 24 * 60
+    await episodes.write_episodes(graph_client, embedder, tenant, [
+        ep("a", "first visit", 1 * day, customer="Alice Rao"), ep("c", "third visit", 3 * day, customer="Alice Rao"),
+        ep("b", "a note nobody signed", 2 * day)])
+    # a later turn of a session already in place: nothing to re-order, nothing changes
+    await episodes.write_episodes(graph_client, embedder, tenant, [ep("a", "still there", 4 * day,
+                                                                       customer="Alice Rao")])
+    chain = await episodes.session_chain(graph_client, tenant, "Alice Rao")
+    assert [(r["session"], r["next"]) for r in chain] == [("a", ["c"]), ("c", [])]
+    # a session written without a customer, later turned to by her: it joins her chain in its place
+    await episodes.write_episodes(graph_client, embedder, tenant, [ep("b", "it was me", 5 * day,
+                                                                       customer="Alice Rao")])
+    chain = await episodes.session_chain(graph_client, tenant, "Alice Rao")
+    assert [(r["session"], r["next"]) for r in chain] == [("a", ["b"]), ("b", ["c"]), ("c", [])]
+
+
 async def test_a_text_in_the_graph_is_not_embedded_again_by_another_process(graph_client, embedder, tenant):
     text = "The fibre cable outside my house was cut by road works."
     await episodes.write_episodes(graph_client, embedder, tenant, [ep("s1", text, customer="Carol Das")])
@@ -252,3 +269,14 @@ async def test_write_path_starts_from_indexes(graph_client, tenant):
         assert f"Node By Index Scan | {start}" in write
     for start in ("(e:Episode)", "(n:Entity)", "(sp:Speaker)", "(s:Session)"):
         assert f"Node By Index Scan | {start}" in lookup
+
+
+def test_a_vector_parameter_is_sent_as_the_same_cypher_text_a_list_would_be():
+    from falkordb.helpers import stringify_param_value
+
+    raw = [0.123456789, -0.5, 1e-7, 0.0, 2.0 / 3.0]
+    v = episodes.wire_vector(raw)
+    rounded = [round(x, 6) for x in raw]
+    assert stringify_param_value(v) == stringify_param_value(rounded)
+    assert stringify_param_value({"rows": [{"vec": v}]}) == stringify_param_value({"rows": [{"vec": rounded}]})
+    assert list(v) == rounded and len(v) == 5 and v == rounded

@@ -100,6 +100,16 @@ def test_fuzzy_queries_cover_only_words_no_name_matched():
     assert all(set(x) <= set("abcdefghijklmnopqrstuvwxyz0123456789% ") for x in queries)
 
 
+async def test_misspelt_names_are_found_beside_words_that_match_nothing(memory, tenant, world):
+    # "qwertzuiop" finds nothing, so the pairs holding it are skipped; the other misspelt names still count
+    found = await recall_mod.find_entities(memory.client, tenant, "did alcie rao or bbo shah qwertzuiop about it?")
+    assert {a.name for a in found} == {"Alice Rao", "Bob Shah"}
+    assert {a.how for a in found} == {"fuzzy"}
+    params = recall_mod._fuzzy_params(["%%alcie%% rao", "%%qwertzuiop%% %%about%%", "%%alcie%%"])
+    assert params["words"] == ["%%about%%", "%%alcie%%", "%%qwertzuiop%%"]
+    assert params["queries"][0] == {"ft": "%%alcie%% rao", "parts": ["%%alcie%%"]}
+
+
 async def test_unknown_subject_searches_nothing(memory, tenant, world):
     r = await memory.recall(tenant, "what router do they have?", subject="Zed Nobody")
     assert r.shape is RecallShape.UNKNOWN_NAME and r.items == [] and r.facts == []
@@ -240,7 +250,8 @@ async def test_hot_reads_start_from_indexes(graph_client, tenant):
     v = [0.0] * 384
     plans = {
         "entities": (q.ENTITIES_EXACT, {"keys": ["a"]}),
-        "fuzzy_entities": (q.ENTITIES_FUZZY, {"queries": ["%%alcie%% rao"], "limit": 5}),
+        "fuzzy_entities": (q.ENTITIES_FUZZY, {"words": ["%%alcie%%"], "queries": [
+            {"ft": "%%alcie%% rao", "parts": ["%%alcie%%"]}], "limit": 5}),
         "near": (q.EPISODES_NEAR, {"v": v, "n": 5}),
         "session": (q.EPISODES_IN_SESSION, {"session": "s", "v": v, "n": 5}),
         "of_entities": (q.EPISODES_OF_ENTITIES, {"uids": ["a"], "session": None, "v": v, "n": 5, "cap": 5}),

@@ -39,27 +39,31 @@ CUSTOMER_LABEL = "Customer"
 TOPIC_LABEL = "Topic"  # an explicit mention that names no entity we know yet
 
 # One read before the write: vectors of texts already in the graph (any process embedded them),
-# the entities and speakers whose key equals one of the batch's word n-grams, and the largest
-# `pos` of each of the batch's sessions.
+# the entities and speakers whose key equals one of the batch's word n-grams, and for each of the
+# batch's sessions its largest `pos`, its first turn's time and the customers it belongs to (what
+# decides whether the write must re-order a customer's sessions).
 LOOKUP = Query(
     "episodes_lookup",
     "UNWIND $text_keys AS k "
     "MATCH (e:Episode {text_key: k}) "
     "WITH k, head(collect(e)) AS e "
-    "RETURN k AS key, e.embedding AS vector, null AS uid, null AS speaker, null AS pos "
+    "RETURN k AS key, e.embedding AS vector, null AS uid, null AS speaker, null AS pos, null AS first, "
+    "null AS owners "
     "UNION ALL "
     "UNWIND $name_keys AS k "
     "MATCH (n:Entity {name_key: k}) "
-    "RETURN k AS key, null AS vector, n.uid AS uid, null AS speaker, null AS pos "
+    "RETURN k AS key, null AS vector, n.uid AS uid, null AS speaker, null AS pos, null AS first, null AS owners "
     "UNION ALL "
     "UNWIND $name_keys AS k "
     "MATCH (sp:Speaker {key: k}) "
-    "RETURN k AS key, null AS vector, null AS uid, sp.key AS speaker, null AS pos "
+    "RETURN k AS key, null AS vector, null AS uid, sp.key AS speaker, null AS pos, null AS first, null AS owners "
     "UNION ALL "
     "UNWIND $session_ids AS k "
     "MATCH (s:Session {session_id: k})<-[:IN]-(ep:Episode) "
-    "WITH k, max(ep.pos) AS pos "
-    "RETURN k AS key, null AS vector, null AS uid, null AS speaker, pos",
+    "WITH k, s, max(ep.pos) AS pos "
+    "OPTIONAL MATCH (c:Entity)-[:HAS_SESSION]->(s) "
+    "RETURN k AS key, null AS vector, null AS uid, null AS speaker, pos, s.first_at_ms AS first, "
+    "collect(c.uid) AS owners",
     read_only=True,
 )
 

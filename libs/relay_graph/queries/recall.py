@@ -32,11 +32,19 @@ ENTITIES_EXACT = Query(
 )
 
 # Misspelt names: full-text queries built in recall.py from the question's words that matched no
-# name exactly (each `%word%` or a two-word intersection; word characters only).
+# name exactly (each `%word%` or a two-word intersection; word characters only). Each fuzzy term
+# ($words) is expanded once first: a query with a term that finds nothing finds nothing, so only
+# the queries whose fuzzy terms all found something run (most questions name nobody misspelt, and
+# each pair would otherwise expand both its terms again).
 ENTITIES_FUZZY = Query(
     "recall_entities_fuzzy",
-    "UNWIND $queries AS ft "
-    "CALL db.idx.fulltext.queryNodes('Entity', ft) YIELD node, score "
+    "UNWIND $words AS w "
+    "CALL db.idx.fulltext.queryNodes('Entity', w) YIELD node "
+    "WITH DISTINCT w "
+    "WITH collect(w) AS live "
+    "UNWIND $queries AS fq "
+    "WITH fq WHERE all(p IN fq.parts WHERE p IN live) "
+    "CALL db.idx.fulltext.queryNodes('Entity', fq.ft) YIELD node, score "
     "WITH node, max(score) AS score "
     "ORDER BY score DESC LIMIT $limit "
     "RETURN node.uid AS uid, node.name AS name, node.name_key AS key, node.type AS type, 'fuzzy' AS how",

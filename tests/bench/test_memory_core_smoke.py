@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.falkordb, pytest.mark.model]
 
 TINY = memory_core.Sizes(raw_merges=50, plain_facts=20, embedded_facts=40, fact_batch=16, fact_writers=2,
                          episodes=24, episode_batch=8, recall_facts=(70, 140), recall_episodes=16,
-                         recall_calls=10, load_concurrency=4)
+                         recall_calls=10)
 
 
 async def test_quick_run_reports_every_figure(tmp_path, embedder):

@@ -113,7 +113,7 @@ TINY = suite.Profile(
     desk=desk.Sizes(turns=4, warmup=1, tickets=3, replicas=(1, 2), repeat=1),
     memory_core=memory_core.Sizes(raw_merges=50, plain_facts=20, embedded_facts=40, fact_batch=16, fact_writers=2,
                                   episodes=24, episode_batch=8, recall_facts=(70, 140), recall_episodes=16,
-                                  recall_calls=10, load_concurrency=4),
+                                  recall_calls=10),
     safety=safety.Sizes(rounds=1, replicas=2, tickets=4),
 )
 

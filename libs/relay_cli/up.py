@@ -264,7 +264,8 @@ class EmbeddedRelay:
         if self.supervisor is not None:
             self.supervisor.stop_all()
         if self.falkordb is not None and self.falkordb.process is not None:
-            self.falkordb.stop()  # SIGTERM: the AOF is flushed before it exits
+            self.say("falkordb: writing the log as a snapshot, so the next start loads fast ...")
+            self.falkordb.stop()  # then SIGTERM: the AOF is flushed before it exits
             self.say("stopped falkordb")
         (self.opts.data_dir / STATE_NAME).unlink(missing_ok=True)
 

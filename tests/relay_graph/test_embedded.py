@@ -21,15 +21,17 @@ def aof_files(data_dir):
 def test_a_clean_stop_rewrites_the_log_and_a_restart_keeps_the_graph(tmp_path):
     data = tmp_path / "falkordb"
     server = EmbeddedFalkorDB(data, free_port(), log_file=tmp_path / "f.log").start()
-    assert all(arg in server.command() for arg in AOF_REWRITE_ARGS)
-    client = redis.Redis(host=server.host, port=server.port)
-    for i in range(200):
-        client.execute_command("GRAPH.QUERY", "g", f"CREATE (:Note {{n: {i}}})")
-    before = aof_files(data)
-    incr = [f for f, kind in before.items() if kind == "i"]
-    assert incr and (data / "appendonlydir" / incr[0]).stat().st_size > 0  # the writes are logged
-    client.close()
-    server.stop()
+    try:
+        assert all(arg in server.command() for arg in AOF_REWRITE_ARGS)
+        client = redis.Redis(host=server.host, port=server.port)
+        for i in range(200):
+            client.execute_command("GRAPH.QUERY", "g", f"CREATE (:Note {{n: {i}}})")
+        before = aof_files(data)
+        incr = [f for f, kind in before.items() if kind == "i"]
+        assert incr and (data / "appendonlydir" / incr[0]).stat().st_size > 0  # the writes are logged
+        client.close()
+    finally:
+        server.stop()
 
     after = aof_files(data)
     (base,) = [f for f, kind in after.items() if kind == "b"]

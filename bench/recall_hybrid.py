@@ -52,6 +52,7 @@ from relay_graph.memory import Memory
 from relay_graph.models import EpisodeInput
 
 from .conversations import TYPES, Conversation, Question, Turn, conversations
+from .memory_core import percentile, say
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "recall_hybrid.json"
@@ -139,13 +140,6 @@ async def ask_all(questions: Sequence[Question], relay, vector) -> dict[str, lis
 # ------------------------------------------------------------------ latency
 
 
-def percentile(values: Sequence[float], p: float) -> float:
-    s = sorted(values)
-    k = (len(s) - 1) * p / 100.0
-    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
-
-
 async def timed_recall(memory: Memory, tenant: str, questions: Sequence[Question]) -> tuple[dict[str, Any], dict]:
     await memory.recall(tenant, "warm up the model and the pool")
     times, found = [], {}
@@ -159,10 +153,6 @@ async def timed_recall(memory: Memory, tenant: str, questions: Sequence[Question
 
 
 # ------------------------------------------------------------------ the run
-
-
-def say(console: Console, text: str) -> None:
-    console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {text}")
 
 
 def crowd(sizes: Sizes, n: int) -> tuple[list[Turn], list[Question]]:

@@ -44,6 +44,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bench import desk
+from bench.desk import load_avg, say
 from bench.memory_core import fact_range
 from relay_graph import facts, tickets
 from relay_graph.config import GraphSettings
@@ -94,14 +95,6 @@ class Sizes:
 
 
 QUICK = Sizes(rounds=4, replicas=4, tickets=24)
-
-
-def say(console: Console, text: str) -> None:
-    console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {text}")
-
-
-def load_avg() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
 
 
 def slot_of(customer: str, predicate: str) -> str:

@@ -36,6 +36,7 @@ from typing import Any, Callable
 from rich.console import Console
 
 from bench import desk, fact_writes, memory_core, safety
+from bench.desk import load_avg
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS_DIR = REPO / "bench" / "results"
@@ -55,10 +56,6 @@ class Profile:
 
 FULL = Profile()
 QUICK = Profile(fact_writes.QUICK, desk.QUICK, memory_core.QUICK, safety.QUICK)
-
-
-def load_avg() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
 
 
 def say(console: Console, text: str) -> None:

@@ -10,7 +10,6 @@ import secrets
 import shutil
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,6 +23,7 @@ from relay_graph.embeddings import Embedder
 from relay_graph.streams import connect
 
 from .. import desk
+from ..desk import say
 from .contexts import RelayTools, VectorStore
 from .loader import Loader
 from .questions import Question, questions
@@ -44,10 +44,6 @@ class Sizes:
 
 FULL = Sizes()
 QUICK = Sizes(customers=8, per_type=4)
-
-
-def say(console: Console, text: str) -> None:
-    console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {text}")
 
 
 def asked(q: Question, step_at: dict[int, str]) -> tuple[str, str | None]:

@@ -45,8 +45,11 @@ dev recall@10 moved from 0.79 (all at 1.0 but speakers and neighbours) to 0.81 w
 dropping time cost 4 points of recall@10 and neighbours 3; dropping speakers cost 2 points of
 recall@1 and gained 1 of recall@10 (kept: with many conversations in one tenant, who said it is
 what separates them). Ties go to the nearer in meaning. Neighbours join in a second step: the k best
-of signals 1-5 are read in full with the turns around the strongest, then all six are fused; an
-item outside those k can only enter the answer as a neighbour, so that read is the last one.
+of signals 1-5 are taken with the turns around the strongest, then all six are fused; an item
+outside those k can only enter the answer as a neighbour. Without a subject the fusion runs in the
+database, in the statement that runs the signals (queries.recall.fused: the hundred-odd candidates
+are ranked where they are, and the answer comes back in full in the same round trip); the paths
+are built here from the hits it returns, the same way `_add` builds them with a subject.
 `RecallItem.score` is the fused score; the path says how each item was found (its first signal's
 hops) and ends with its similarity ("q ~ episode (vector 0.82)"). There is no similarity floor:
 MiniLM scores true paraphrases as low as 0.1, and the path says how weak an item is.
@@ -54,10 +57,13 @@ MiniLM scores true paraphrases as low as 0.1, and the path says how weak an item
 Round trips: (1) entities and speakers named, the reference time if needed, and at once the
 question's vector (embedded without the speakers this process last saw in the tenant, a list at
 most a few seconds old; the speaker query checks that guess and a wrong one is embedded again, so
-staleness costs time, never a different answer); (2) every signal, each as soon as what it needs is
-there (the vector; the entities, speakers or reference time); (3) the answer's episodes in full
-with their neighbours, and the facts they derived, side by side. The named entities' facts start
-with (2) but only the answer needs them, so the fusion does not wait for them.
+staleness costs time, never a different answer); as soon as the entities are known, their facts'
+candidates (each entity's newest, no vector needed), still beside the model; (2) once the vector is
+there, one statement: every signal, the fusion, the neighbours, the answer in full and the facts it
+DERIVED; beside it the named entities' facts' ranking. With a subject, (2) is the subject's
+episodes and facts and (3) the answer in full with its derived facts. Each round trip costs about
+half a millisecond of the server's and the client's CPU beyond its work, and on two cores recall
+is short of CPU, not of parallelism (bench/memory_core.py).
 
 Facts: current facts ABOUT the named entities (with a subject: only facts about the subject, so
 an agent serving one customer never reads another's), ranked by how many named entities they
@@ -194,9 +200,9 @@ def _accept_fuzzy(rows: list[dict[str, Any]], grams_by_len: dict[int, list[str]]
     return out
 
 
-def _grams_by_len(text: str) -> dict[int, list[str]]:
+def _grams_by_len(ngrams: set[str]) -> dict[int, list[str]]:
     by_len: dict[int, list[str]] = {}
-    for g in word_ngrams(text):
+    for g in ngrams:
         by_len.setdefault(len(g.split()), []).append(g)
     return by_len
 
@@ -234,17 +240,27 @@ async def find_entities(client: GraphClient, tenant: str, text: str) -> list[Anc
     """The entities a text names: exactly (one of its n-grams equals a name_key, through the
     index), or misspelt (full-text candidates for the words left over, kept when the whole name is
     within the fuzzy threshold of an n-gram of the text with as many words)."""
-    keys = sorted(word_ngrams(text))
-    exact = await client.run(tenant, q.ENTITIES_EXACT, {"keys": keys}) if keys else []
+    ngrams = word_ngrams(text)
+    exact = await client.run(tenant, q.ENTITIES_EXACT, {"keys": sorted(ngrams)}) if ngrams else []
+    return await _with_misspelt(client, tenant, text, ngrams, exact)
+
+
+async def _with_misspelt(client: GraphClient, tenant: str, text: str, ngrams: set[str],
+                         exact: list[dict[str, Any]]) -> list[Anchor]:
+    """`find_entities` once the exact names are known: the misspelt ones added."""
     covered = {w for r in exact for w in (r["key"] or "").split()}
     queries = _fuzzy_queries(text, covered)
     fuzzy = []
     if queries:
         rows = await client.run(tenant, q.ENTITIES_FUZZY, {**_fuzzy_params(queries), "limit": FUZZY_LIMIT})
-        fuzzy = _accept_fuzzy(rows, _grams_by_len(text))
+        fuzzy = _accept_fuzzy(rows, _grams_by_len(ngrams))
+    return _anchors(exact + fuzzy)
+
+
+def _anchors(rows: list[dict[str, Any]]) -> list[Anchor]:
     anchors: dict[str, Anchor] = {}
-    for r in exact + fuzzy:
-        anchors.setdefault(r["uid"], Anchor(r["uid"], r["name"], r["type"], r["how"]))
+    for r in rows:
+        anchors.setdefault(r["uid"], Anchor(r["uid"], r["name"], r["type"], r.get("how") or "exact"))
     return list(anchors.values())
 
 
@@ -279,13 +295,19 @@ def _add(cands: dict[str, _Candidate], signal: str, ranked: list[tuple[str, floa
         if any(s == signal for s, _ in c.ranks):  # a turn beside two hits counts once, at its best
             continue
         rank += 1
-        c.ranks.append((signal, rank))
         c.d = min(c.d, float(d))
-        if via_entity and not c.via_entity:
-            c.hops = hops + c.hops
-            c.via_entity = True
-        elif not c.hops:
-            c.hops = list(hops)
+        _hit(c, signal, rank, hops, via_entity)
+
+
+def _hit(c: _Candidate, signal: str, rank: int, hops: list[str], via_entity: bool) -> None:
+    """A signal found the candidate at this rank: its score counts, and the path says how it was
+    found (a path through a named entity or speaker first)."""
+    c.ranks.append((signal, rank))
+    if via_entity and not c.via_entity:
+        c.hops = hops + c.hops
+        c.via_entity = True
+    elif not c.hops:
+        c.hops = list(hops)
 
 
 async def _episodes_with_subject(client, tenant, v, subject: Anchor, anchors: list[Anchor], session, n):
@@ -303,54 +325,86 @@ async def _episodes_with_subject(client, tenant, v, subject: Anchor, anchors: li
     return meaning, [(r["id"], r["d"], hops(r, True), True) for r in named]
 
 
-async def _episodes_by_meaning(client, tenant, v, session, n):
-    if session is not None:
-        rows = await client.run(tenant, q.EPISODES_IN_SESSION, {"session": session, "v": v, "n": n})
-        return [(r["id"], r["d"], [f"session '{session}' <-IN- episode"], False) for r in rows]
-    rows = await client.run(tenant, q.EPISODES_NEAR, {"v": v, "n": n})
-    return [(r["id"], r["d"], [], False) for r in rows]
+_SIGNAL_ORDER = ("entities", "speakers", "vector", "words", "time")  # the order the fusion adds them in
+_VIA_ENTITY = frozenset({"entities", "speakers"})
 
 
-async def _episodes_of_entities(client, tenant, v, anchors: list[Anchor], session, n):
-    if not anchors:
-        return []
+def _signal_parts(session, n, anchors: list[Anchor], speaker_keys: list[str], windows: list[Window],
+                  ft: str | None) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """Which of signals 1-5 a question runs (meaning always; each other one when the question gave
+    it something to search with), and their parameters."""
+    parts = ["vector_in_session" if session is not None else "vector"]
+    params: dict[str, Any] = {"n": n, "session": session}
+    if anchors:
+        parts.append("entities")
+        params.update(uids=[a.uid for a in anchors], cap=CAP)
+    if speaker_keys and WEIGHTS["speakers"]:
+        parts.append("speakers")
+        params.update(keys=speaker_keys, speaker_cap=SPEAKER_CAP, cap_named=SPEAKER_NAMED_CAP)
+    if windows and WEIGHTS["time"]:
+        parts.append("time")
+        params.update(windows=[[w.start_ms, w.end_ms] for w in windows], time_scan=TIME_SCAN)
+    if ft:
+        parts.append("words")
+        params.update(ft=ft, words_scan=WORDS_SCAN)
+    return tuple(parts), params
+
+
+async def _fused_episodes(client, tenant, v, session, n, k, anchors: list[Anchor], speaker_keys: list[str],
+                          windows: list[Window], ft: str | None):
+    """Signals 1-5, their fusion, the neighbours, the answer's episodes and the facts they derived
+    in one statement (queries.recall.fused). Returns the answer as candidates in order (their hops
+    built here, the same way `_add` builds them), the episodes by id, the derived fact rows, and
+    whether the speaker signal found anything."""
+    parts, params = _signal_parts(session, n, anchors, speaker_keys, windows, ft)
+    params.update(v=v, k=k, seeds=NEIGHBOUR_SEEDS, weights=WEIGHTS, rrf_k=float(RRF_K), subject=None)
+    rows = await client.run(tenant, q.fused(parts), params)
+    if not rows:
+        return [], {}, [], False
     names = {a.uid: a.name for a in anchors}
-    rows = await client.run(tenant, q.EPISODES_OF_ENTITIES, {
-        "uids": list(names), "session": session, "v": v, "n": n, "cap": CAP})
-    out = []
-    for r in rows:
-        vias: dict[str, set[str]] = {}
-        for h in r["hops"]:
-            vias.setdefault(h["uid"], set()).add(h["via"])
-        hops: list[str] = []
-        for uid in sorted(vias):  # a customer's own turns also MENTION them: say "session" once
-            hops += [f"q -> entity '{names[uid]}'", _VIA["session" if "session" in vias[uid] else "mentions"]]
-        out.append((r["id"], r["d"], hops, True))
+    fixed = {
+        "vector": [f"session '{session}' <-IN- episode"] if session is not None else [],
+        "words": [f"q -> words '{ft.replace(' | ', ' ') if ft else ''}' (full-text)"],
+        "time": ["q -> time " + ", ".join(w.label() for w in windows)],
+    }
+    top, by_id = [], {}
+    for item in rows[0]["items"]:
+        c = _Candidate(item["id"], float(item["d"]))
+        hits = {h["s"]: h for h in item["found"]}
+        for signal in _SIGNAL_ORDER:
+            hit = hits.get(signal)
+            if hit is None:
+                continue
+            if signal == "entities":
+                hops = _entity_path(hit["hops"], names)
+            elif signal == "speakers":
+                hops = _speaker_path(hit["hops"])
+            else:
+                hops = fixed[signal]
+            _hit(c, signal, hit["r"], hops, signal in _VIA_ENTITY)
+        near = item["neighbour"]
+        if near is not None:
+            _hit(c, "neighbours", near["r"], [f"turn {near['side']} '{near['seed']}' in its session"], False)
+        top.append(c)
+        by_id[c.id] = item
+    return top, by_id, rows[0]["derived"], bool(rows[0]["spoken"])
+
+
+def _entity_path(hops: list[dict[str, Any]], names: dict[str, str]) -> list[str]:
+    vias: dict[str, set[str]] = {}
+    for h in hops:
+        vias.setdefault(h["uid"], set()).add(h["via"])
+    out: list[str] = []
+    for uid in sorted(vias):  # a customer's own turns also MENTION them: say "session" once
+        out += [f"q -> entity '{names[uid]}'", _VIA["session" if "session" in vias[uid] else "mentions"]]
     return out
 
 
-async def _episodes_of_speakers(client, tenant, v, keys: list[str], session, n):
-    if not keys or not WEIGHTS["speakers"]:
-        return []
-    rows = await client.run(tenant, q.EPISODES_OF_SPEAKERS, {"keys": keys, "session": session, "v": v, "n": n,
-                                                             "cap": SPEAKER_CAP, "cap_named": SPEAKER_NAMED_CAP})
-    out = []
-    for r in rows:
-        hops: list[str] = []
-        for h in sorted(r["hops"], key=lambda h: (h["name"], h["via"])):
-            hops += [f"q -> speaker '{h['name']}'", _VIA[h["via"]]]
-        out.append((r["id"], r["d"], hops, True))
+def _speaker_path(hops: list[dict[str, Any]]) -> list[str]:
+    out: list[str] = []
+    for h in sorted(hops, key=lambda h: (h["name"], h["via"])):
+        out += [f"q -> speaker '{h['name']}'", _VIA[h["via"]]]
     return out
-
-
-async def _episodes_in_windows(client, tenant, v, windows: list[Window], session, n):
-    if not windows or not WEIGHTS["time"]:
-        return []
-    rows = await client.run(tenant, q.EPISODES_IN_WINDOWS, {
-        "windows": [[w.start_ms, w.end_ms] for w in windows], "session": session, "v": v, "n": n,
-        "scan": TIME_SCAN})
-    label = "q -> time " + ", ".join(w.label() for w in windows)
-    return [(r["id"], r["d"], [label], False) for r in rows]
 
 
 def without_words(text: str, words: set[str]) -> str:
@@ -385,14 +439,31 @@ def fact_view(row: dict[str, Any]) -> FactView:
     )
 
 
-async def _anchor_facts(client, tenant, v, subject: Anchor | None, anchors: list[Anchor], limit: int):
-    uids = [a.uid for a in anchors]
-    if subject is not None:
-        return await client.run(tenant, q.FACTS_OF_SUBJECT, {
-            "subject": subject.uid, "uids": uids, "v": v, "per_entity": PER_ENTITY_FACTS, "limit": limit})
-    if not uids:
+async def _subject_facts(client, tenant, v, subject: Anchor, anchors: list[Anchor], limit: int):
+    return await client.run(tenant, q.FACTS_OF_SUBJECT, {
+        "subject": subject.uid, "uids": [a.uid for a in anchors], "v": v, "per_entity": PER_ENTITY_FACTS,
+        "limit": limit})
+
+
+async def _entity_facts(client, tenant, exact_t: asyncio.Task, anchors_t: asyncio.Task, vector_t: asyncio.Task,
+                        limit: int):
+    """The named entities' facts: their candidates (queries.recall.FACT_CANDIDATES) as soon as the
+    entities named exactly are known, while the question is still being embedded (a misspelt name,
+    found later, adds its own); ranked once the vector is there, beside round trip 2. Candidates
+    are per entity, so reading them in two goes changes nothing."""
+    async def candidates(uids: list[str]) -> list[str]:
+        if not uids:
+            return []
+        rows = await client.run(tenant, q.FACT_CANDIDATES, {"uids": uids, "per_entity": PER_ENTITY_FACTS})
+        return [r["id"] for r in rows]
+
+    exact = [a.uid for a in _anchors(await exact_t)]
+    ids = await candidates(exact)
+    uids = [a.uid for a in await anchors_t]
+    ids += [i for i in await candidates([u for u in uids if u not in exact]) if i not in ids]
+    if not ids:
         return []
-    return await client.run(tenant, q.FACTS_OF_ENTITIES, {"uids": uids, "v": v, "per_entity": PER_ENTITY_FACTS,
+    return await client.run(tenant, q.FACTS_OF_ENTITIES, {"fact_ids": ids, "uids": uids, "v": await vector_t,
                                                           "limit": limit})
 
 
@@ -409,26 +480,32 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
     n = max(OVERFETCH * k, MIN_CANDIDATES)
     hybrid = subject is None  # a customer's own memory (subject) keeps the two sources it had
     relative = hybrid and needs_reference(question)
-    grams = sorted(g for g in word_ngrams(question) if len(g.split()) <= 2) if hybrid else []
+    ngrams = word_ngrams(question)
+    grams = sorted(g for g in ngrams if len(g.split()) <= 2) if hybrid else []
 
     # Round trip 1: the entities and speakers the question names, and the reference time of
     # "yesterday" if it says so. The question's vector (CPU, off the loop) starts at once, on the
     # speakers this process last saw in the tenant (`_SpeakerKeys`); the speaker query checks that
     # guess and a wrong one is embedded again, so the vector is always the one the stored speakers
-    # give. Round trip 2: each signal starts as soon as what it needs is there (the vector alone for
-    # meaning; the entities for the graph; the speakers for speakers and words; the reference time).
-    speakers_t = _task(client.run(tenant, q.SPEAKERS, {"keys": grams}) if grams else _empty())
+    # give. Round trip 2 (see the module docstring) starts once the vector is there.
+    names_t = _task(client.run(tenant, q.NAMES, {"keys": sorted(ngrams), "speaker_keys": grams})
+                    if ngrams else _empty())
+    speakers_t = _task(_kind(names_t, "speaker"))
     # the list of the tenant's speakers, read again when older than a few seconds (next question's guess)
     refresh_t = _task(SPEAKER_KEYS.read(client, tenant) if grams and SPEAKER_KEYS.stale(client, tenant)
                       else _none())
     vector_t = _start_question_vector(client, embedder, tenant, question, grams, speakers_t)
-    anchors_t = _task(find_entities(client, tenant, question))
+    exact_t = _task(_kind(names_t, "entity"))  # rows of the entities named exactly
+    anchors_t = _task(_entities_named(client, tenant, question, ngrams, exact_t))
+    fused_t: asyncio.Task | None = None
     latest_t: asyncio.Task | None = None
-    facts_t: asyncio.Task | None = None  # the named entities' facts: wanted for the answer, not the fusion
+    facts_t: asyncio.Task | None = None  # the subject's or the named entities' facts: for the answer, not the fusion
     subj: Anchor | None = None
-    signals: dict[str, list[tuple[str, float, list[str], bool]]] = {}
-    spoken: list = []
-    ft: str | None = None
+    signals: dict[str, list[tuple[str, float, list[str], bool]]] = {}  # with a subject
+    top: list[_Candidate] = []
+    by_id: dict[str, dict[str, Any]] = {}
+    derived: list[dict[str, Any]] = []
+    spoken = False
     try:
         if subject is not None:
             subj = await resolve_subject(client, tenant, subject)
@@ -436,96 +513,61 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
                 return RecallResult(shape=RecallShape.UNKNOWN_NAME, items=[], facts=[])
             anchors = [a for a in await anchors_t if a.uid != subj.uid]
             v = await vector_t
-            facts_t = _task(_anchor_facts(client, tenant, v, subj, anchors, k))
+            facts_t = _task(_subject_facts(client, tenant, v, subj, anchors, k))
             meaning, named = await _episodes_with_subject(client, tenant, v, subj, anchors, session, n)
             signals = {"entities": named, "vector": meaning}
         else:
             latest_t = _task(client.run(tenant, q.LATEST, {"session": session}) if relative else _empty())
+            facts_t = _task(_entity_facts(client, tenant, exact_t, anchors_t, vector_t, k))
+            keys = [s["key"] for s in await speakers_t]
+            windows = await _windows(question, latest_t)
+            # a speaker's name is the speaker signal's: as a full-text word it would favour every greeting
+            ft = fulltext_query(question, drop={w for key in keys for w in key.split()})
+            v = await vector_t
 
-            async def speaker_keys() -> list[str]:
-                return [s["key"] for s in await speakers_t]
+            def run(anchors: list[Anchor]) -> asyncio.Task:
+                return _task(_fused_episodes(client, tenant, v, session, n, k, anchors, keys, windows, ft))
 
-            async def named_episodes():
+            if anchors_t.done():
+                anchors = anchors_t.result()
+                fused_t = run(anchors)
+            else:
+                # the misspelt-name lookup is still running: start with the names found exactly and
+                # run again only if it adds an entity (rare; the answer is always the full one's)
+                exact = _anchors(await exact_t)
+                fused_t = run(exact)
                 anchors = await anchors_t
-                return await _episodes_of_entities(client, tenant, await vector_t, anchors, session, n)
-
-            async def named_facts():
-                anchors = await anchors_t
-                return await _anchor_facts(client, tenant, await vector_t, None, anchors, k)
-
-            async def spoken_episodes():
-                keys = await speaker_keys()
-                return await _episodes_of_speakers(client, tenant, await vector_t, keys, session, n) if keys else []
-
-            async def timed_episodes():
-                windows = await _windows(question, latest_t)
-                return await _episodes_in_windows(client, tenant, await vector_t, windows, session, n) \
-                    if windows else []
-
-            async def worded_episodes():
-                nonlocal ft
-                # a speaker's name is the speaker signal's: as a full-text word it would favour every greeting
-                ft = fulltext_query(question, drop={w for key in await speaker_keys() for w in key.split()})
-                if not ft:
-                    return []
-                return await client.run(tenant, q.EPISODES_BY_WORDS, {
-                    "ft": ft, "session": session, "n": n, "v": await vector_t, "scan": WORDS_SCAN})
-
-            async def meaning_episodes():
-                return await _episodes_by_meaning(client, tenant, await vector_t, session, n)
-
-            facts_t = _task(named_facts())
-            meaning, named, spoken, timed, by_words, _ = await _all(
-                meaning_episodes(), named_episodes(), spoken_episodes(), timed_episodes(), worded_episodes(),
-                refresh_t)
-            v, anchors = await vector_t, await anchors_t
-            label = f"q -> words '{ft.replace(' | ', ' ') if ft else ''}' (full-text)"
-            words = [(r["id"], r["d"], [label], False) for r in by_words]
-            signals = {"entities": named, "speakers": spoken, "vector": meaning, "words": words, "time": timed}
+                if {a.uid for a in anchors} != {a.uid for a in exact}:
+                    fused_t.cancel()
+                    fused_t = run(anchors)
+            (top, by_id, derived, spoken), _ = await _all(fused_t, refresh_t)
     except BaseException:
         if facts_t is not None:
             facts_t.cancel()
         raise
     finally:
-        for t in (speakers_t, vector_t, anchors_t, latest_t, refresh_t):
+        for t in (names_t, speakers_t, exact_t, vector_t, anchors_t, latest_t, refresh_t, fused_t):
             if t is not None and not t.done():
                 t.cancel()  # an embedding thread finishes on its own; nobody waits for it
     assert facts_t is not None
-
-    cands: dict[str, _Candidate] = {}
-    for name, ranked in signals.items():
-        _add(cands, name, ranked)
-    pre = sorted(cands.values(), key=_order)[:k]
-
-    # Round trip 3: the k best in full (their distances too), and the turns on either side of the
-    # strongest, which join the fusion as one more signal.
-    seeds = [c.id for c in pre[:NEIGHBOUR_SEEDS]] if hybrid else []
-    pre_ids = [c.id for c in pre]
-    rows, derived, anchor_facts = await _all(
-        client.run(tenant, q.EPISODES_AROUND, {"ids": pre_ids, "seeds": seeds, "v": v}) if pre else _empty(),
-        _derived(client, tenant, pre_ids, subj), facts_t)
-    by_id = {r["ep"]["id"]: r["ep"] for r in rows}
-    around = {r["ep"]["id"]: r["near"] for r in rows}
-    neighbours = []
-    derives = set()  # neighbours with facts of their own
-    for seed in seeds:
-        for near in sorted(around.get(seed, []), key=lambda x: x["side"] != "after"):  # the reply first
-            e = near["ep"]
-            by_id.setdefault(e["id"], e)
-            if near["derives"]:
-                derives.add(e["id"])
-            neighbours.append((e["id"], e["d"], [f"turn {near['side']} '{seed}' in its session"], False))
-    _add(cands, "neighbours", neighbours)
-    for c in cands.values():
-        if c.id in by_id and by_id[c.id]["d"] is not None:
-            c.d = float(by_id[c.id]["d"])
-    top = [c for c in sorted(cands.values(), key=_order) if c.id in by_id][:k]
-    ids = [c.id for c in top]
-
-    late = [i for i in ids if i not in set(pre_ids) and i in derives]  # neighbours that made it: their facts too
-    if late:
-        derived += await _derived(client, tenant, late, subj)
-    derived = [row for row in derived if set(row["episodes"]) & set(ids)][:k]
+    if hybrid:
+        anchor_facts = await facts_t
+    else:
+        # with a subject, round trip 3: the k best in full (their distances too) and their facts
+        cands: dict[str, _Candidate] = {}
+        for name, ranked in signals.items():
+            _add(cands, name, ranked)
+        pre_ids = [c.id for c in sorted(cands.values(), key=_order)[:k]]
+        rows, derived, anchor_facts = await _all(
+            client.run(tenant, q.EPISODES_BY_ID, {"ids": pre_ids, "v": v}) if pre_ids else _empty(),
+            _derived(client, tenant, pre_ids, subj), facts_t)
+        by_id = {r["ep"]["id"]: r["ep"] for r in rows}
+        for c in cands.values():
+            if c.id in by_id and by_id[c.id]["d"] is not None:
+                c.d = float(by_id[c.id]["d"])
+        top = [c for c in sorted(cands.values(), key=_order) if c.id in by_id][:k]
+        ids = {c.id for c in top}
+        derived = [row for row in derived if set(row["episodes"]) & ids][:k]
     items = []
     for c in top:
         r = by_id[c.id]
@@ -648,6 +690,15 @@ async def _windows(question: str, latest_t: asyncio.Task) -> list[Window]:
     latest = await latest_t
     reference = from_ms(latest[0]["at_ms"]) if latest and latest[0]["at_ms"] is not None else None
     return [w for w in time_windows(question, reference) if w.end_ms > w.start_ms]
+
+
+async def _kind(names_t: asyncio.Task, kind: str) -> list[dict[str, Any]]:
+    return [r for r in await names_t if r["kind"] == kind]
+
+
+async def _entities_named(client: GraphClient, tenant: str, question: str, ngrams: set[str],
+                          exact_t: asyncio.Task) -> list[Anchor]:
+    return await _with_misspelt(client, tenant, question, ngrams, await exact_t)
 
 
 def _task(aw) -> asyncio.Task:

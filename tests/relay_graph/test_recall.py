@@ -3,6 +3,8 @@ found it, its shapes, its filters, and that a tenant never sees another's memory
 
 from __future__ import annotations
 
+import asyncio
+
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -90,6 +92,27 @@ async def test_a_misspelt_customer_name_still_finds_their_turns(memory, tenant, 
     for item in r.items:
         assert item.path[:2] == ["q -> entity 'Alice Rao'", "entity -HAS_SESSION-> session <-IN- episode"]
     assert {(f.subject, f.predicate) for f in r.facts} == {("Alice Rao", "lives_in"), ("Alice Rao", "has_router")}
+
+
+async def test_a_misspelt_name_found_after_the_vector_gives_the_same_answer(memory, tenant, world, monkeypatch):
+    """Round trip 2 starts on the names found exactly when the misspelt-name lookup is still
+    running; a lookup that adds an entity makes it run again, on every entity."""
+    question = "what did alcie rao tell us?"
+    settled = await memory.recall(tenant, question, k=3)
+    run = memory.client.run
+    started = []
+
+    async def slow_fuzzy(t, query, params=None):
+        started.append(query.name)
+        if query is recall_mod.q.ENTITIES_FUZZY:
+            await asyncio.sleep(0.3)  # well after the question's vector (cached by the first recall)
+        return await run(t, query, params)
+
+    monkeypatch.setattr(memory.client, "run", slow_fuzzy)
+    late = await memory.recall(tenant, question, k=3)
+    assert late.model_dump() == settled.model_dump()
+    assert len([n for n in started if n.startswith("recall_fused")]) == 2  # on no entity, then on Alice
+    assert all(i.path[0] == "q -> entity 'Alice Rao'" for i in late.items)
 
 
 def test_fuzzy_queries_cover_only_words_no_name_matched():
@@ -256,8 +279,9 @@ async def test_hot_reads_start_from_indexes(graph_client, tenant):
         "session": (q.EPISODES_IN_SESSION, {"session": "s", "v": v, "n": 5}),
         "of_entities": (q.EPISODES_OF_ENTITIES, {"uids": ["a"], "session": None, "v": v, "n": 5, "cap": 5}),
         "of_subject": (q.EPISODES_OF_SUBJECT, {"subject": "a", "session": None, "uids": [], "v": v, "cap": 5, "n": 5}),
-        "around": (q.EPISODES_AROUND, {"ids": ["a"], "seeds": [], "v": v}),
-        "facts_of_entities": (q.FACTS_OF_ENTITIES, {"uids": ["a"], "v": v, "per_entity": 5, "limit": 5}),
+        "by_id": (q.EPISODES_BY_ID, {"ids": ["a"], "v": v}),
+        "fact_candidates": (q.FACT_CANDIDATES, {"uids": ["a"], "per_entity": 5}),
+        "facts_of_entities": (q.FACTS_OF_ENTITIES, {"fact_ids": ["f"], "uids": ["a"], "v": v, "limit": 5}),
         "facts_of_subject": (q.FACTS_OF_SUBJECT, {"subject": "a", "uids": [], "v": v, "per_entity": 5, "limit": 5}),
         "facts_derived": (q.FACTS_DERIVED, {"ids": ["a"], "subject": None, "limit": 5}),
     }

@@ -11,6 +11,7 @@ import pytest
 from relay_graph import recall as recall_mod
 from relay_graph.memory import Memory
 from relay_graph.models import EpisodeInput, FactInput, RecallShape
+from relay_graph.episodes import wire_vector
 from relay_graph.queries import recall as q
 
 pytestmark = [pytest.mark.falkordb, pytest.mark.model]
@@ -134,11 +135,23 @@ async def test_a_neighbour_brings_the_facts_it_derived(memory, chat):
     assert [(f.subject, f.predicate, f.object) for f in r.facts] == [("Caroline", "owns_device", "a blue fish vase")]
 
 
+async def neighbours_of(graph_client, memory, chat, turn: str) -> list[tuple[str, str, str]]:
+    """The fused statement seeded with one turn (the question is that turn's own text), neighbours
+    weighted above everything: (id, side, seed) of the neighbours, in the order they rank."""
+    session, number = turn.split(":")
+    text = SESSIONS[session][1][int(number) - 1][1]
+    v = wire_vector((await memory.embedder.aembed([text]))[0])
+    rows = await graph_client.run(chat, q.fused(("vector",)), {
+        "v": v, "n": 30, "session": None, "k": 3, "seeds": 1, "rrf_k": 60.0, "subject": None,
+        "weights": {**recall_mod.WEIGHTS, "neighbours": 100.0}})
+    return [(i["id"], i["neighbour"]["side"], i["neighbour"]["seed"]) for i in rows[0]["items"] if i["neighbour"]]
+
+
 async def test_neighbours_follow_arrival_order_when_times_are_equal(graph_client, memory, chat):
-    rows = await graph_client.run(chat, q.EPISODES_AROUND, {"ids": ["D2:3", "D2:1"], "seeds": ["D2:3", "D2:1"],
-                                                            "v": [0.0] * 384})
-    near = {r["ep"]["id"]: {n["side"]: n["ep"]["id"] for n in r["near"]} for r in rows}
-    assert near == {"D2:3": {"before": "D2:2", "after": "D2:4"}, "D2:1": {"after": "D2:2"}}
+    # every turn of D2 has the session's time: before and after are the order of arrival, the reply first
+    assert await neighbours_of(graph_client, memory, chat, "D2:3") == [("D2:4", "after", "D2:3"),
+                                                                       ("D2:2", "before", "D2:3")]
+    assert await neighbours_of(graph_client, memory, chat, "D2:1") == [("D2:2", "after", "D2:1")]
 
 
 async def test_session_filter_holds_for_every_signal(memory, chat):
@@ -169,13 +182,16 @@ def test_fulltext_query_is_plain_words():
 async def test_hybrid_reads_start_from_indexes(graph_client, tenant):
     v = [0.0] * 384
     plans = {
-        "words": (q.EPISODES_BY_WORDS, {"ft": "a", "session": None, "n": 5, "v": v, "scan": 10}),
-        "speakers": (q.SPEAKERS, {"keys": ["a"]}),
-        "of_speakers": (q.EPISODES_OF_SPEAKERS, {"keys": ["a"], "session": None, "v": v, "n": 5, "cap": 5,
+        "words": (q.EPISODES_BY_WORDS, {"ft": "a", "session": None, "n": 5, "v": v, "words_scan": 10}),
+        "names": (q.NAMES, {"keys": ["a"], "speaker_keys": ["a"]}),
+        "of_speakers": (q.EPISODES_OF_SPEAKERS, {"keys": ["a"], "session": None, "v": v, "n": 5, "speaker_cap": 5,
                                                  "cap_named": 5}),
-        "windows": (q.EPISODES_IN_WINDOWS, {"windows": [[0, 10]], "session": None, "v": v, "n": 5, "scan": 5}),
+        "windows": (q.EPISODES_IN_WINDOWS, {"windows": [[0, 10]], "session": None, "v": v, "n": 5, "time_scan": 5}),
         "latest": (q.LATEST, {"session": None}),
-        "around": (q.EPISODES_AROUND, {"ids": ["a"], "seeds": ["a"], "v": v}),
+        "fused": (q.fused(("vector", "entities", "speakers", "time", "words")), {
+            "v": v, "n": 5, "session": None, "uids": ["a"], "cap": 5, "keys": ["a"], "speaker_cap": 5,
+            "cap_named": 5, "windows": [[0, 10]], "time_scan": 5, "ft": "a", "words_scan": 5, "k": 5, "seeds": 2,
+            "weights": recall_mod.WEIGHTS, "rrf_k": 60.0, "subject": None}),
     }
     for name, (query, params) in plans.items():
         plan = await graph_client.explain(tenant, query, params)

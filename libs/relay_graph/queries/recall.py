@@ -9,13 +9,16 @@ episode whose vector is still to come (a chat turn's, episodes.embed_missing) co
 farthest a cosine distance goes: it is found by the other signals, never by meaning.
 
 Candidate statements return ids and distances only; the few episodes that make the answer are read
-in full afterwards (`EPISODES_AROUND`), so a busy entity costs distance computations, not transfer.
+in full afterwards (at the end of `fused`, or `EPISODES_BY_ID` with a subject), so a busy entity
+costs distance computations, not transfer.
 `$cap` / `$per_entity` bound how many episodes / facts one entity contributes before ranking (its
 newest ones), so an entity that thousands of episodes or facts name (a city, a plan) costs a
 bounded amount: distances and sorting happen on at most that many rows per entity.
 """
 
 from __future__ import annotations
+
+import functools
 
 from . import Query
 from .facts import FACT_FIELDS
@@ -31,20 +34,37 @@ ENTITIES_EXACT = Query(
     read_only=True,
 )
 
+# Round trip 1 of recall: ENTITIES_EXACT, and the speakers whose key is one of the question's n-grams,
+# in one statement (`kind` says which).
+NAMES = Query(
+    "recall_names",
+    "UNWIND $keys AS k "
+    "MATCH (e:Entity {name_key: k}) "
+    "RETURN 'entity' AS kind, e.uid AS uid, e.name AS name, e.name_key AS key, e.type AS type "
+    "UNION ALL "
+    "UNWIND $speaker_keys AS k MATCH (sp:Speaker {key: k}) "
+    "RETURN 'speaker' AS kind, null AS uid, sp.name AS name, sp.key AS key, null AS type",
+    read_only=True,
+)
+
 # Misspelt names: full-text queries built in recall.py from the question's words that matched no
 # name exactly (each `%word%` or a two-word intersection; word characters only). Each fuzzy term
-# ($words) is expanded once first: a query with a term that finds nothing finds nothing, so only
-# the queries whose fuzzy terms all found something run (most questions name nobody misspelt, and
-# each pair would otherwise expand both its terms again).
+# ($words) is looked up once first, for one hit (a common word such as "bill" can find a thousand
+# customers): a query with a term that finds nothing finds nothing, so only the queries whose
+# fuzzy terms all found something run (most questions name nobody misspelt, and each pair would
+# otherwise expand both its terms again). Each query keeps its $limit best before the queries' hits
+# are merged: a node outside one query's best is outranked there by $limit others, so it is not
+# among the $limit best of all either.
 ENTITIES_FUZZY = Query(
     "recall_entities_fuzzy",
     "UNWIND $words AS w "
-    "CALL db.idx.fulltext.queryNodes('Entity', w) YIELD node "
+    "CALL { WITH w CALL db.idx.fulltext.queryNodes('Entity', w) YIELD node RETURN node LIMIT 1 } "
     "WITH DISTINCT w "
     "WITH collect(w) AS live "
     "UNWIND $queries AS fq "
     "WITH fq WHERE all(p IN fq.parts WHERE p IN live) "
-    "CALL db.idx.fulltext.queryNodes('Entity', fq.ft) YIELD node, score "
+    "CALL { WITH fq CALL db.idx.fulltext.queryNodes('Entity', fq.ft) YIELD node, score "
+    "       RETURN node, score ORDER BY score DESC LIMIT $limit } "
     "WITH node, max(score) AS score "
     "ORDER BY score DESC LIMIT $limit "
     "RETURN node.uid AS uid, node.name AS name, node.name_key AS key, node.type AS type, 'fuzzy' AS how",
@@ -66,8 +86,9 @@ _EPISODE_OF_ENTITY = (
 # No filter: the vector index, over-fetched (the caller fuses more than k candidates).
 EPISODES_NEAR = Query(
     "recall_episodes_near",
-    "CALL db.idx.vector.queryNodes('Episode', 'embedding', $n, vecf32($v)) YIELD node, score "
-    "RETURN node.episode_id AS id, score AS d",
+    "WITH vecf32($v) AS qv "
+    "CALL db.idx.vector.queryNodes('Episode', 'embedding', $n, qv) YIELD node, score "
+    "RETURN 'vector' AS signal, node.episode_id AS id, score AS d, null AS hops",
     read_only=True,
 )
 
@@ -75,10 +96,11 @@ EPISODES_NEAR = Query(
 # vector search in a big graph may hold none of them).
 EPISODES_IN_SESSION = Query(
     "recall_episodes_in_session",
+    "WITH vecf32($v) AS qv "
     "MATCH (s:Session {session_id: $session})<-[:IN]-(ep:Episode) "
-    "WITH ep, coalesce(vec.cosineDistance(ep.embedding, vecf32($v)), 2.0) AS d "
+    "WITH ep, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
     "ORDER BY d LIMIT $n "
-    "RETURN ep.episode_id AS id, d",
+    "RETURN 'vector' AS signal, ep.episode_id AS id, d, null AS hops",
     read_only=True,
 )
 
@@ -86,14 +108,18 @@ EPISODES_IN_SESSION = Query(
 # reached from more of them first, then nearest to the question.
 EPISODES_OF_ENTITIES = Query(
     "recall_episodes_of_entities",
-    "UNWIND $uids AS u "
-    "MATCH (e:Entity {uid: u}) "
+    "WITH vecf32($v) AS qv "
+    "CALL { "
+    "  UNWIND $uids AS u "
+    "  MATCH (e:Entity {uid: u}) "
     + _EPISODE_OF_ENTITY.format(e="e")
     + "WITH u, ep, via WHERE $session IS NULL OR ep.session_id = $session "
-    "WITH ep, collect({uid: u, via: via}) AS hops "
-    "WITH ep, hops, coalesce(vec.cosineDistance(ep.embedding, vecf32($v)), 2.0) AS d "
+    "  WITH ep, collect({uid: u, via: via}) AS hops "
+    "  RETURN ep, hops "
+    "} "
+    "WITH ep, hops, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
     "ORDER BY size(hops) DESC, d LIMIT $n "
-    "RETURN ep.episode_id AS id, hops, d",
+    "RETURN 'entities' AS signal, ep.episode_id AS id, d, hops",
     read_only=True,
 )
 
@@ -101,13 +127,17 @@ EPISODES_OF_ENTITIES = Query(
 # with the question's entities each one also mentions.
 EPISODES_OF_SUBJECT = Query(
     "recall_episodes_of_subject",
-    "MATCH (e:Entity {uid: $subject}) "
+    "WITH vecf32($v) AS qv "
+    "CALL { "
+    "  MATCH (e:Entity {uid: $subject}) "
     + _EPISODE_OF_ENTITY.format(e="e")
     + "WITH ep, via WHERE $session IS NULL OR ep.session_id = $session "
-    "WITH ep, collect(via) AS vias "
-    "OPTIONAL MATCH (ep)-[:MENTIONS]->(m:Entity) WHERE m.uid IN $uids "
-    "WITH ep, vias, collect(m.uid) AS hits "
-    "WITH ep, vias, hits, coalesce(vec.cosineDistance(ep.embedding, vecf32($v)), 2.0) AS d "
+    "  WITH ep, collect(via) AS vias "
+    "  OPTIONAL MATCH (ep)-[:MENTIONS]->(m:Entity) WHERE m.uid IN $uids "
+    "  WITH ep, vias, collect(m.uid) AS hits "
+    "  RETURN ep, vias, hits "
+    "} "
+    "WITH ep, vias, hits, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
     "ORDER BY d "
     # the n nearest, and every one that also mentions a named entity
     "WITH collect({id: ep.episode_id, vias: vias, hits: hits, d: d}) AS rows "
@@ -118,21 +148,16 @@ EPISODES_OF_SUBJECT = Query(
 
 # Words: the question's plain words OR'd (built in recall.py: word characters only, stopwords out),
 # against the Episode(text) full-text index (RediSearch: stemmed, TF-IDF scored).
-# The $scan best by full-text score; ties (short turns sharing one word) broken by meaning.
+# The $words_scan best by full-text score; ties (short turns sharing one word) broken by meaning.
 EPISODES_BY_WORDS = Query(
     "recall_episodes_by_words",
+    "WITH vecf32($v) AS qv "
     "CALL db.idx.fulltext.queryNodes('Episode', $ft) YIELD node, score "
-    "WITH node, score WHERE $session IS NULL OR node.session_id = $session "
-    "WITH node, score ORDER BY score DESC LIMIT $scan "
-    "WITH node, score, coalesce(vec.cosineDistance(node.embedding, vecf32($v)), 2.0) AS d "
-    "RETURN node.episode_id AS id, score, d ORDER BY score DESC, d LIMIT $n",
-    read_only=True,
-)
-
-# Speakers whose key is one of the question's n-grams.
-SPEAKERS = Query(
-    "recall_speakers",
-    "UNWIND $keys AS k MATCH (sp:Speaker {key: k}) RETURN sp.key AS key, sp.name AS name",
+    "WITH qv, node, score WHERE $session IS NULL OR node.session_id = $session "
+    "WITH qv, node, score ORDER BY score DESC LIMIT $words_scan "
+    "WITH node, score, coalesce(vec.cosineDistance(node.embedding, qv), 2.0) AS d "
+    "ORDER BY score DESC, d LIMIT $n "
+    "RETURN 'words' AS signal, node.episode_id AS id, d, null AS hops",
     read_only=True,
 )
 
@@ -150,36 +175,147 @@ SPEAKER_KEYS = Query(
 # them, then the nearest to the question.
 EPISODES_OF_SPEAKERS = Query(
     "recall_episodes_of_speakers",
-    "UNWIND $keys AS k "
-    "MATCH (sp:Speaker {key: k}) "
+    "WITH vecf32($v) AS qv "
     "CALL { "
-    "  WITH sp MATCH (sp)<-[:SPOKEN_BY]-(ep:Episode) "
-    "  WITH ep ORDER BY ep.at_ms DESC LIMIT $cap RETURN ep, 'spoke' AS via "
-    "  UNION "
-    "  WITH sp MATCH (sp)<-[:NAMES]-(ep:Episode) "
-    "  WITH ep ORDER BY ep.at_ms DESC LIMIT $cap_named RETURN ep, 'named' AS via "
+    "  UNWIND $keys AS k "
+    "  MATCH (sp:Speaker {key: k}) "
+    "  CALL { "
+    "    WITH sp MATCH (sp)<-[:SPOKEN_BY]-(ep:Episode) "
+    "    WITH ep ORDER BY ep.at_ms DESC LIMIT $speaker_cap RETURN ep, 'spoke' AS via "
+    "    UNION "
+    "    WITH sp MATCH (sp)<-[:NAMES]-(ep:Episode) "
+    "    WITH ep ORDER BY ep.at_ms DESC LIMIT $cap_named RETURN ep, 'named' AS via "
+    "  } "
+    "  WITH sp, ep, via WHERE $session IS NULL OR ep.session_id = $session "
+    "  WITH ep, collect({name: sp.name, via: via}) AS hops "
+    "  RETURN ep, hops "
     "} "
-    "WITH sp, ep, via WHERE $session IS NULL OR ep.session_id = $session "
-    "WITH ep, collect({name: sp.name, via: via}) AS hops "
     "WITH ep, hops, size([h IN hops WHERE h.via = 'spoke']) AS spoke, "
-    "     coalesce(vec.cosineDistance(ep.embedding, vecf32($v)), 2.0) AS d "
+    "     coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
     "ORDER BY spoke DESC, size(hops) DESC, d LIMIT $n "
-    "RETURN ep.episode_id AS id, hops, d",
+    "RETURN 'speakers' AS signal, ep.episode_id AS id, d, hops",
     read_only=True,
 )
 
-# Time: the turns inside the windows the question names (at most $scan of them), nearest first.
+# Time: the turns inside the windows the question names (at most $time_scan of them), nearest first.
 EPISODES_IN_WINDOWS = Query(
     "recall_episodes_in_windows",
-    "UNWIND $windows AS w "
-    "MATCH (ep:Episode) WHERE ep.at_ms >= w[0] AND ep.at_ms < w[1] "
-    "WITH DISTINCT ep LIMIT $scan "
-    "WITH ep WHERE $session IS NULL OR ep.session_id = $session "
-    "WITH ep, coalesce(vec.cosineDistance(ep.embedding, vecf32($v)), 2.0) AS d "
+    "WITH vecf32($v) AS qv "
+    "CALL { "
+    "  UNWIND $windows AS w "
+    "  MATCH (ep:Episode) WHERE ep.at_ms >= w[0] AND ep.at_ms < w[1] "
+    "  WITH DISTINCT ep LIMIT $time_scan "
+    "  RETURN ep "
+    "} "
+    "WITH qv, ep WHERE $session IS NULL OR ep.session_id = $session "
+    "WITH ep, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
     "ORDER BY d LIMIT $n "
-    "RETURN ep.episode_id AS id, d",
+    "RETURN 'time' AS signal, ep.episode_id AS id, d, null AS hops",
     read_only=True,
 )
+
+# Every signal statement above returns the same columns (signal, id, d, hops), so those one
+# question needs run as one statement (`fused`), their parts joined by UNION ALL (each part keeps
+# its own ORDER BY and LIMIT, and its rows stay together in order): one round trip, and the
+# question's vector parsed once, instead of one of each per signal. A round trip costs about half
+# a millisecond of the server's and the client's time beyond its work, and recall on two cores is
+# short of CPU, not of parallelism (measured: bench/memory_core.py).
+#
+# Each statement makes the question's vector once (`WITH vecf32($v) AS qv`, carried through its
+# clauses) and compares every row with that: `vecf32($v)` written in a per-row expression converts
+# the 384-number parameter again for every row, about 5 microseconds each (measured on 500 rows:
+# 3.1 ms against 0.9 ms), which a busy entity's thousand candidates turned into milliseconds.
+SIGNALS = {
+    "vector": EPISODES_NEAR,
+    "vector_in_session": EPISODES_IN_SESSION,
+    "entities": EPISODES_OF_ENTITIES,
+    "words": EPISODES_BY_WORDS,
+    "speakers": EPISODES_OF_SPEAKERS,
+    "time": EPISODES_IN_WINDOWS,
+}
+
+
+_QV = "WITH vecf32($v) AS qv "
+
+
+def _union(parts: tuple[str, ...]) -> str:
+    """The SIGNALS named as one CALL of their parts joined by UNION ALL, the question's vector
+    made once for all of them (each part of SIGNALS starts with _QV: that line moves out). A name
+    outside SIGNALS is a KeyError: the text is only ever made of these statements."""
+    if not parts:
+        raise ValueError("no signal to run")
+    bodies = []
+    for part in parts:
+        cypher = SIGNALS[part].cypher
+        if not cypher.startswith(_QV):
+            raise ValueError(f"{part} does not start with the question's vector")
+        bodies.append("WITH qv " + cypher[len(_QV):])
+    return _QV + "CALL { " + " UNION ALL ".join(bodies) + " } "
+
+
+# Signals 1-5 of one question, their fusion and the neighbours step in one statement (see
+# recall.py's docstring for the rules; this is the same arithmetic): each signal's rows ranked
+# 1, 2, ...; every episode scored sum(weight / (RRF_K + rank)) over the signals that found it; the
+# $k best (ties: nearer, then id) are the candidates, the first $seeds of them the seeds; the turn
+# after and the turn before each seed (the reply first) rank as one more signal, an episode beside
+# two seeds at its first place; the $k best of candidates and neighbours are read in full with the
+# facts they DERIVED. Returns one row (none when no signal found anything): `items` in order, each
+# with `found` (its hits: signal, rank, hops) and `neighbour` (its rank there, seed and side), and
+# `spoken` (whether the speaker signal found anything). One round trip instead of two, and the
+# hundred-odd candidates are ranked where they are instead of being sent to the client first.
+_FUSE = (
+    "WITH signal, collect({id: id, d: d, hops: hops}) AS l "
+    "WITH [i IN range(0, size(l) - 1) | {id: l[i].id, hit: {s: signal, r: i + 1, d: l[i].d, hops: l[i].hops}}] AS hits "
+    "UNWIND hits AS h "
+    "WITH h.id AS id, collect(h.hit) AS found "
+    "WITH id, found, reduce(x = 0.0, h IN found | x + $weights[h.s] / ($rrf_k + h.r)) AS fused, "
+    "     reduce(m = 9.0, h IN found | CASE WHEN h.d < m THEN h.d ELSE m END) AS d "
+    "ORDER BY fused DESC, d ASC, id ASC "
+    "WITH collect({id: id, found: found, fused: fused}) AS cands "
+    "WITH cands, [c IN cands[0..$k] | c.id] AS pre, "
+    "     any(c IN cands WHERE any(h IN c.found WHERE h.s = 'speakers')) AS spoken "
+    "CALL { "
+    "  WITH pre "
+    "  UNWIND range(0, size(pre[0..$seeds]) - 1) AS si "
+    "  WITH si, pre[si] AS sid "
+    "  MATCH (ep:Episode {episode_id: sid})-[:IN]->(:Session)<-[:IN]-(o:Episode) WHERE o <> ep "
+    "  WITH si, sid, o, CASE WHEN o.at_ms < ep.at_ms OR (o.at_ms = ep.at_ms AND (coalesce(o.pos, -1) "
+    "    < coalesce(ep.pos, -1) OR (coalesce(o.pos, -1) = coalesce(ep.pos, -1) AND o.episode_id < ep.episode_id))) "
+    "    THEN 'before' ELSE 'after' END AS side "
+    "  ORDER BY o.at_ms, coalesce(o.pos, -1), o.episode_id "
+    "  WITH si, sid, side, collect(o.episode_id) AS os "
+    "  WITH si, sid, side, CASE side WHEN 'before' THEN last(os) ELSE head(os) END AS nid "
+    "  ORDER BY si, side "  # 'after' < 'before': the reply first
+    "  RETURN collect({id: nid, seed: sid, side: side}) AS near "
+    "} "
+    "WITH cands, pre, spoken, "
+    "     reduce(acc = [], n IN near | CASE WHEN n.id IN [a IN acc | a.id] THEN acc ELSE acc + [n] END) AS firsts "
+    "WITH spoken, [id IN pre + [n IN firsts WHERE NOT n.id IN pre | n.id] | {id: id, "
+    "     c: head([c IN cands WHERE c.id = id]), "
+    "     n: head([x IN range(0, size(firsts) - 1) WHERE firsts[x].id = id | "
+    "             {r: x + 1, seed: firsts[x].seed, side: firsts[x].side}])}] AS pool "
+    "WITH spoken, pool, vecf32($v) AS qv "
+    "UNWIND pool AS e "
+    "MATCH (ep:Episode {episode_id: e.id}) "
+    "WITH spoken, ep, e, coalesce(e.c.fused, 0.0) "
+    "     + CASE WHEN e.n IS NULL THEN 0.0 ELSE $weights['neighbours'] / ($rrf_k + e.n.r) END AS fused, "
+    "     coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
+    "ORDER BY fused DESC, d ASC, e.id ASC LIMIT $k "
+    "WITH spoken, collect({id: e.id, session: ep.session_id, speaker: ep.speaker, text: ep.text, at_ms: ep.at_ms, "
+    "     d: d, found: coalesce(e.c.found, []), neighbour: e.n}) AS items "
+    "CALL { "
+    "  WITH items "
+    "  UNWIND items AS it "
+    "  MATCH (ep:Episode {episode_id: it.id})-[:DERIVED]->(f:Fact:Current) "
+    "  WITH f, collect(it.id) AS episodes "
+    "  WHERE $subject IS NULL OR f.subject_uid = $subject OR f.object_uid = $subject "
+    "  WITH f, episodes LIMIT $k "
+    "  MATCH (f)-[:ABOUT {role: 'subject'}]->(s:Entity) "
+    f"  RETURN collect({{fact: {FACT_FIELDS}, subject: s.name, hits: 0, d: 2.0, episodes: episodes}}) AS derived "
+    "} "
+    "RETURN items, derived, spoken"
+)
+
 
 # The reference time of relative expressions ("yesterday"): the newest turn, through the sessions'
 # last turn times (a few hundred sessions, not ten thousand turns).
@@ -190,28 +326,14 @@ LATEST = Query(
     read_only=True,
 )
 
-# The returned episodes in full, each with its distance to the question; for the `$seeds` among
-# them also the turn before and the turn after in their session (order: time, then arrival `pos`,
-# then id), in full too, and whether that turn DERIVED any fact (so recall reads facts for a
-# neighbour only when there are some).
-_EP_FIELDS = ("{{id: {e}.episode_id, session: {e}.session_id, speaker: {e}.speaker, text: {e}.text, "
-              "at_ms: {e}.at_ms, d: coalesce(vec.cosineDistance({e}.embedding, vecf32($v)), 2.0)}}")
-EPISODES_AROUND = Query(
-    "recall_episodes_around",
+# With a subject: the answer's episodes in full, each with its distance to the question.
+EPISODES_BY_ID = Query(
+    "recall_episodes_by_id",
+    "WITH vecf32($v) AS qv "
     "UNWIND $ids AS id "
     "MATCH (ep:Episode {episode_id: id}) "
-    "OPTIONAL MATCH (ep)-[:IN]->(:Session)<-[:IN]-(o:Episode) WHERE id IN $seeds AND o <> ep "
-    "WITH ep, o, CASE WHEN o IS NULL THEN null "
-    "  WHEN o.at_ms < ep.at_ms OR (o.at_ms = ep.at_ms AND (coalesce(o.pos, -1) < coalesce(ep.pos, -1) "
-    "    OR (coalesce(o.pos, -1) = coalesce(ep.pos, -1) AND o.episode_id < ep.episode_id))) "
-    "  THEN 'before' ELSE 'after' END AS side "
-    "WITH ep, o, side, CASE WHEN o IS NULL THEN 0 ELSE size([(o)-[:DERIVED]->(:Fact) | 1]) END AS derives "
-    "ORDER BY o.at_ms, coalesce(o.pos, -1), o.episode_id "
-    "WITH ep, side, collect({o: o, derives: derives}) AS os "
-    "WITH ep, collect({side: side, x: CASE side WHEN 'before' THEN last(os) ELSE head(os) END}) AS near "
-    "RETURN " + _EP_FIELDS.format(e="ep") + " AS ep, "
-    "[n IN near WHERE n.x.o IS NOT NULL | {side: n.side, derives: n.x.derives > 0, "
-    "  ep: " + _EP_FIELDS.format(e="n.x.o") + "}] AS near",
+    "RETURN {id: ep.episode_id, session: ep.session_id, speaker: ep.speaker, text: ep.text, at_ms: ep.at_ms, "
+    "        d: coalesce(vec.cosineDistance(ep.embedding, qv), 2.0)} AS ep",
     read_only=True,
 )
 
@@ -223,33 +345,52 @@ _FACT_COLUMNS = (
 )
 _FACT_RANK = (
     "OPTIONAL MATCH (f)-[:PHRASED_AS]->(t:FactText) "
-    "WITH f, hits, CASE WHEN t IS NULL THEN 2.0 ELSE vec.cosineDistance(t.embedding, vecf32($v)) END AS d "
+    "WITH f, hits, CASE WHEN t IS NULL THEN 2.0 ELSE vec.cosineDistance(t.embedding, qv) END AS d "
     "ORDER BY hits DESC, d ASC, f.recorded_at_ms DESC LIMIT $limit "
 )
 
 # Current facts ABOUT the question's entities (each entity's newest $per_entity): those naming
 # more of them (a subject counts twice) first, then nearest in meaning (FactText), then newest.
-FACTS_OF_ENTITIES = Query(
-    "recall_facts_of_entities",
+# In two statements: the candidates need only the entities, so they are read while the question
+# is still being embedded (an entity that thousands of facts are about, a city or a router model,
+# costs its traversal and sort there, beside the model, not beside the signals); the ranking needs
+# the question's vector and reads only those candidates, by id (a fact that stopped being current
+# in between is left out).
+FACT_CANDIDATES = Query(
+    "recall_fact_candidates",
     "UNWIND $uids AS u "
     "MATCH (e:Entity {uid: u}) "
     "CALL { WITH e MATCH (e)<-[:ABOUT]-(f:Fact:Current) "
     "       WITH f ORDER BY f.recorded_at_ms DESC LIMIT $per_entity RETURN f } "
     "WITH DISTINCT f "
-    "WITH f, CASE WHEN f.subject_uid IN $uids THEN 2 ELSE 0 END "
-    "      + CASE WHEN f.object_uid IN $uids THEN 1 ELSE 0 END AS hits "
-    + _FACT_RANK
-    + _FACT_COLUMNS,
+    "RETURN f.fact_id AS id",
     read_only=True,
 )
+
+_ENTITY_FACTS = (
+    "WITH vecf32($v) AS qv "
+    "UNWIND $fact_ids AS fid "
+    "MATCH (f:Fact {fact_id: fid}) WHERE f:Current "
+    "WITH qv, f, CASE WHEN f.subject_uid IN $uids THEN 2 ELSE 0 END "
+    "      + CASE WHEN f.object_uid IN $uids THEN 1 ELSE 0 END AS hits "
+    + _FACT_RANK
+)
+FACTS_OF_ENTITIES = Query("recall_facts_of_entities", _ENTITY_FACTS + _FACT_COLUMNS, read_only=True)
+
+
+@functools.lru_cache(maxsize=None)
+def fused(parts: tuple[str, ...]) -> Query:
+    """The SIGNALS named, fused with their neighbours and read in full (`_FUSE`)."""
+    return Query("recall_fused_" + "_".join(parts), _union(parts) + _FUSE, read_only=True)
 
 # With a subject, only facts ABOUT the subject; the question's entities rank them.
 FACTS_OF_SUBJECT = Query(
     "recall_facts_of_subject",
+    "WITH vecf32($v) AS qv "
     "MATCH (e:Entity {uid: $subject}) "
     "CALL { WITH e MATCH (e)<-[:ABOUT]-(f:Fact:Current) "
     "       WITH f ORDER BY f.recorded_at_ms DESC LIMIT $per_entity RETURN f } "
-    "WITH f, CASE WHEN f.subject_uid IN $uids THEN 1 ELSE 0 END "
+    "WITH qv, f, CASE WHEN f.subject_uid IN $uids THEN 1 ELSE 0 END "
     "      + CASE WHEN f.object_uid IN $uids THEN 1 ELSE 0 END AS hits "
     + _FACT_RANK
     + _FACT_COLUMNS,

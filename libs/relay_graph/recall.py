@@ -368,25 +368,24 @@ async def _fused_episodes(client, tenant, v, session, n, k, anchors: list[Anchor
         "time": ["q -> time " + ", ".join(w.label() for w in windows)],
     }
     top, by_id = [], {}
-    for item in rows[0]["items"]:
-        c = _Candidate(item["id"], float(item["d"]))
-        hits = {h["s"]: h for h in item["found"]}
+    for eid, session_id, speaker, text, at_ms, d, found, near in rows[0]["items"]:
+        c = _Candidate(eid, float(d))
+        hits = {h[0]: h for h in found}  # [signal, rank, distance, hops]
         for signal in _SIGNAL_ORDER:
             hit = hits.get(signal)
             if hit is None:
                 continue
             if signal == "entities":
-                hops = _entity_path(hit["hops"], names)
+                hops = _entity_path(hit[3], names)
             elif signal == "speakers":
-                hops = _speaker_path(hit["hops"])
+                hops = _speaker_path(hit[3])
             else:
                 hops = fixed[signal]
-            _hit(c, signal, hit["r"], hops, signal in _VIA_ENTITY)
-        near = item["neighbour"]
-        if near is not None:
-            _hit(c, "neighbours", near["r"], [f"turn {near['side']} '{near['seed']}' in its session"], False)
+            _hit(c, signal, hit[1], hops, signal in _VIA_ENTITY)
+        if near is not None:  # [rank, seed, side]
+            _hit(c, "neighbours", near[0], [f"turn {near[2]} '{near[1]}' in its session"], False)
         top.append(c)
-        by_id[c.id] = item
+        by_id[eid] = {"id": eid, "session": session_id, "speaker": speaker, "text": text, "at_ms": at_ms, "d": d}
     return top, by_id, rows[0]["derived"], bool(rows[0]["spoken"])
 
 

@@ -144,7 +144,7 @@ async def neighbours_of(graph_client, memory, chat, turn: str) -> list[tuple[str
     rows = await graph_client.run(chat, q.fused(("vector",)), {
         "v": v, "n": 30, "session": None, "k": 3, "seeds": 1, "rrf_k": 60.0, "subject": None,
         "weights": {**recall_mod.WEIGHTS, "neighbours": 100.0}})
-    return [(i["id"], i["neighbour"]["side"], i["neighbour"]["seed"]) for i in rows[0]["items"] if i["neighbour"]]
+    return [(i[0], i[7][2], i[7][1]) for i in rows[0]["items"] if i[7]]  # [id, ..., neighbour [rank, seed, side]]
 
 
 async def test_neighbours_follow_arrival_order_when_times_are_equal(graph_client, memory, chat):

@@ -260,20 +260,22 @@ def _union(parts: tuple[str, ...]) -> str:
 # after and the turn before each seed (the reply first) rank as one more signal, an episode beside
 # two seeds at its first place; the $k best of candidates and neighbours are read in full with the
 # facts they DERIVED. Returns one row (none when no signal found anything): `items` in order, each
-# with `found` (its hits: signal, rank, hops) and `neighbour` (its rank there, seed and side), and
+# [id, session, speaker, text, at_ms, distance, found, neighbour] with `found` its hits ([signal,
+# rank, distance, hops] each) and `neighbour` its neighbour hit ([rank, seed, side]) or null, and
 # `spoken` (whether the speaker signal found anything). One round trip instead of two, and the
 # hundred-odd candidates are ranked where they are instead of being sent to the client first.
+# Lists, not maps, carry the hits and candidates through the clauses: 11 % less time (measured).
 _FUSE = (
     "WITH signal, collect({id: id, d: d, hops: hops}) AS l "
-    "WITH [i IN range(0, size(l) - 1) | {id: l[i].id, hit: {s: signal, r: i + 1, d: l[i].d, hops: l[i].hops}}] AS hits "
+    "WITH [i IN range(0, size(l) - 1) | [l[i].id, signal, i + 1, l[i].d, l[i].hops]] AS hits "
     "UNWIND hits AS h "
-    "WITH h.id AS id, collect(h.hit) AS found "
-    "WITH id, found, reduce(x = 0.0, h IN found | x + $weights[h.s] / ($rrf_k + h.r)) AS fused, "
-    "     reduce(m = 9.0, h IN found | CASE WHEN h.d < m THEN h.d ELSE m END) AS d "
+    "WITH h[0] AS id, collect(h[1..]) AS found "  # found: [signal, rank, d, hops] each
+    "WITH id, found, reduce(x = 0.0, h IN found | x + $weights[h[0]] / ($rrf_k + h[1])) AS fused, "
+    "     reduce(m = 9.0, h IN found | CASE WHEN h[2] < m THEN h[2] ELSE m END) AS d "
     "ORDER BY fused DESC, d ASC, id ASC "
-    "WITH collect({id: id, found: found, fused: fused}) AS cands "
-    "WITH cands, [c IN cands[0..$k] | c.id] AS pre, "
-    "     any(c IN cands WHERE any(h IN c.found WHERE h.s = 'speakers')) AS spoken "
+    "WITH collect([id, found, fused]) AS cands "
+    "WITH cands, [c IN cands[0..$k] | c[0]] AS pre, "
+    "     any(c IN cands WHERE any(h IN c[1] WHERE h[0] = 'speakers')) AS spoken "
     "CALL { "
     "  WITH pre "
     "  UNWIND range(0, size(pre[0..$seeds]) - 1) AS si "
@@ -286,28 +288,29 @@ _FUSE = (
     "  WITH si, sid, side, collect(o.episode_id) AS os "
     "  WITH si, sid, side, CASE side WHEN 'before' THEN last(os) ELSE head(os) END AS nid "
     "  ORDER BY si, side "  # 'after' < 'before': the reply first
-    "  RETURN collect({id: nid, seed: sid, side: side}) AS near "
+    "  RETURN collect([nid, sid, side]) AS near "
     "} "
     "WITH cands, pre, spoken, "
-    "     reduce(acc = [], n IN near | CASE WHEN n.id IN [a IN acc | a.id] THEN acc ELSE acc + [n] END) AS firsts "
-    "WITH spoken, [id IN pre + [n IN firsts WHERE NOT n.id IN pre | n.id] | {id: id, "
-    "     c: head([c IN cands WHERE c.id = id]), "
-    "     n: head([x IN range(0, size(firsts) - 1) WHERE firsts[x].id = id | "
-    "             {r: x + 1, seed: firsts[x].seed, side: firsts[x].side}])}] AS pool "
+    "     reduce(acc = [], n IN near | CASE WHEN n[0] IN [a IN acc | a[0]] THEN acc ELSE acc + [n] END) AS firsts "
+    # pool: [id, its candidate [id, found, fused] or null, its neighbour hit [rank, seed, side] or null]
+    "WITH spoken, [id IN pre + [n IN firsts WHERE NOT n[0] IN pre | n[0]] | [id, "
+    "     head([c IN cands WHERE c[0] = id]), "
+    "     head([x IN range(0, size(firsts) - 1) WHERE firsts[x][0] = id | [x + 1, firsts[x][1], firsts[x][2]]])]] "
+    "     AS pool "
     "WITH spoken, pool, vecf32($v) AS qv "
     "UNWIND pool AS e "
-    "MATCH (ep:Episode {episode_id: e.id}) "
-    "WITH spoken, ep, e, coalesce(e.c.fused, 0.0) "
-    "     + CASE WHEN e.n IS NULL THEN 0.0 ELSE $weights['neighbours'] / ($rrf_k + e.n.r) END AS fused, "
+    "MATCH (ep:Episode {episode_id: e[0]}) "
+    "WITH spoken, ep, e, coalesce(e[1][2], 0.0) "
+    "     + CASE WHEN e[2] IS NULL THEN 0.0 ELSE $weights['neighbours'] / ($rrf_k + e[2][0]) END AS fused, "
     "     coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
-    "ORDER BY fused DESC, d ASC, e.id ASC LIMIT $k "
-    "WITH spoken, collect({id: e.id, session: ep.session_id, speaker: ep.speaker, text: ep.text, at_ms: ep.at_ms, "
-    "     d: d, found: coalesce(e.c.found, []), neighbour: e.n}) AS items "
+    "ORDER BY fused DESC, d ASC, e[0] ASC LIMIT $k "
+    "WITH spoken, collect([e[0], ep.session_id, ep.speaker, ep.text, ep.at_ms, d, coalesce(e[1][1], []), e[2]]) "
+    "     AS items "
     "CALL { "
     "  WITH items "
     "  UNWIND items AS it "
-    "  MATCH (ep:Episode {episode_id: it.id})-[:DERIVED]->(f:Fact:Current) "
-    "  WITH f, collect(it.id) AS episodes "
+    "  MATCH (ep:Episode {episode_id: it[0]})-[:DERIVED]->(f:Fact:Current) "
+    "  WITH f, collect(it[0]) AS episodes "
     "  WHERE $subject IS NULL OR f.subject_uid = $subject OR f.object_uid = $subject "
     "  WITH f, episodes LIMIT $k "
     "  MATCH (f)-[:ABOUT {role: 'subject'}]->(s:Entity) "

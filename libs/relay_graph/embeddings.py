@@ -18,6 +18,22 @@ DIMENSION = 384
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 
 
+def _without_spinning(model, onnx_file: Path, threads: int) -> None:
+    """The model's session made again with its intra-op threads sleeping when idle. onnxruntime's
+    threads spin between operators by default: beside a database and an event loop on two cores
+    two spinning threads ran a question 2x slower than one, while two that sleep ran recall 1-2.7
+    ms faster than one (bench/memory_core.py, alternated runs). fastembed (pinned 0.9.1) exposes no
+    such option, so its text model's session (`TextEmbedding.model.model`) is replaced."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    model.model.model = ort.InferenceSession(str(onnx_file), options, providers=["CPUExecutionProvider"])
+
+
 class Embedder:
     """Turns texts into unit vectors. `embed` batches the texts it has not seen before."""
 
@@ -29,11 +45,14 @@ class Embedder:
 
         # threads: onnxruntime's intra-op threads (None: one per core). A process that embeds in a
         # thread while it also writes (a pipeline) does better with 1 on a small machine: spinning
-        # model threads otherwise take the cores the writer and the database need.
+        # model threads otherwise take the cores the writer and the database need. Two or more
+        # given here sleep when idle instead (`_without_spinning`).
         if model_dir is not None:
             if not is_ready(model_dir):
                 ensure_model(model_dir)
             self._model = TextEmbedding(model_name=MODEL_NAME, specific_model_path=str(model_dir), threads=threads)
+            if threads is not None and threads > 1:
+                _without_spinning(self._model, Path(model_dir) / "model.onnx", threads)
         else:  # elsewhere fastembed may fetch the model itself
             self._model = TextEmbedding(model_name=MODEL_NAME, threads=threads)
         self.batch_size = batch_size

@@ -33,9 +33,11 @@ class GatewaySettings(GraphSettings):
     ready_agents: list[str] = ["intake", "resolver", "netops"]
     # Events a live socket may fall behind by before its oldest are dropped.
     live_queue_size: int = Field(default=256, ge=1, le=100_000)
-    # The embedding model embeds one customer turn at a time here, beside the agents and FalkorDB:
-    # one onnxruntime thread is about twice as fast as two fighting for a small machine's cores.
-    embed_threads: int | None = Field(default=1, ge=1)
+    # The embedding model embeds one customer turn or question at a time here, beside the agents
+    # and FalkorDB: two onnxruntime threads that sleep when idle (embeddings._without_spinning)
+    # answered recall 1-2.7 ms faster than one on this project's 2-core machine; two that spin
+    # (onnxruntime's default) were about twice as slow as one.
+    embed_threads: int | None = Field(default=2, ge=1)
     # Tracing, read like the agents read it (relay_graph.agents.settings): spans are exported over
     # OTLP/HTTP when the endpoint is set; the service name defaults to "relay-gateway".
     otel_exporter_otlp_endpoint: str | None = Field(

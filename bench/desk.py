@@ -72,6 +72,11 @@ RESULTS = REPO / "bench" / "results" / "desk.json"
 TARGET_P95_MS = 100.0
 WAIT_S = 10
 FINAL = frozenset({"fixed", "technician_dispatched", "closed"})
+# Idle connections are dropped well before the gateway's (uvicorn's 5 s): an httpx client keeps them
+# 5 s too, and a request sent on one the server is closing at that moment fails with ReadError (seen
+# once: the first request after the resolvers' restart, which took about that long).
+HTTP_LIMITS = httpx.Limits(keepalive_expiry=2.0)
+
 # Taken out of the processes' environment: the desk runs without an LLM.
 NO_LLM = ("GROQ_API_KEY", "RELAY_GROQ_API_KEY")
 
@@ -473,7 +478,7 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, seed: in
         progress(f"ready in {data['startup_s']}s at {stack.url}")
         settings = GraphSettings(falkordb_host="127.0.0.1", falkordb_port=stack.falkordb_port, model_dir=model_dir)
         client = await asyncio.to_thread(GraphClient, settings)
-        async with httpx.AsyncClient(base_url=stack.url, timeout=30.0) as http:
+        async with httpx.AsyncClient(base_url=stack.url, timeout=30.0, limits=HTTP_LIMITS) as http:
             tenant = f"desk-chat-{secrets.token_hex(3)}"
             headers = await create_tenant(http, stack.admin_key, tenant)
             progress(f"chat turn latency: {sizes.warmup} warm-up + {sizes.turns} turns, wait={WAIT_S}, "

@@ -370,7 +370,8 @@ async def run(args) -> dict[str, Any]:
     console.print(f"ready in {time.monotonic() - started:.1f}s at {stack.url}")
     try:
         admin = {"Authorization": f"Bearer {stack.admin_key}"}
-        async with httpx.AsyncClient(base_url=stack.url, timeout=30.0) as http:
+        async with httpx.AsyncClient(base_url=stack.url, timeout=30.0,
+                                     limits=httpx.Limits(keepalive_expiry=2.0)) as http:  # see desk.HTTP_LIMITS
             people = customers(args.customers, args.seed)
             lanes = []
             for i in range(args.lanes):

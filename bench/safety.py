@@ -278,7 +278,7 @@ async def racing_replicas(replicas: int, n: int, model_dir: Path, *, timeout: fl
         settings = GraphSettings(falkordb_host="127.0.0.1", falkordb_port=stack.falkordb_port, model_dir=model_dir)
         client = await asyncio.to_thread(GraphClient, settings)
         tenant = f"safety-race-{secrets.token_hex(3)}"
-        async with httpx.AsyncClient(base_url=stack.url, timeout=30.0) as http:
+        async with httpx.AsyncClient(base_url=stack.url, timeout=30.0, limits=desk.HTTP_LIMITS) as http:
             await desk.create_tenant(http, stack.admin_key, tenant)
         waiting = await desk.open_and_hand_off(client, tenant, n)
         progress(f"  {len(waiting)} tickets handed off in {tenant}; announcing each {COPIES} times "

@@ -23,7 +23,8 @@ def _without_spinning(model, onnx_file: Path, threads: int) -> None:
     threads spin between operators by default: beside a database and an event loop on two cores
     two spinning threads ran a question 2x slower than one, while two that sleep ran recall 1-2.7
     ms faster than one (bench/memory_core.py, alternated runs). fastembed (pinned 0.9.1) exposes no
-    such option, so its text model's session (`TextEmbedding.model.model`) is replaced."""
+    such option, so its text model (`TextEmbedding.model`, made with lazy_load) gets this session
+    and its tokenizer, which it would otherwise load with its own session on the first call."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -31,7 +32,9 @@ def _without_spinning(model, onnx_file: Path, threads: int) -> None:
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    model.model.model = ort.InferenceSession(str(onnx_file), options, providers=["CPUExecutionProvider"])
+    text_model = model.model
+    text_model.model = ort.InferenceSession(str(onnx_file), options, providers=["CPUExecutionProvider"])
+    text_model._ensure_tokenizer()
 
 
 class Embedder:
@@ -50,8 +53,10 @@ class Embedder:
         if model_dir is not None:
             if not is_ready(model_dir):
                 ensure_model(model_dir)
-            self._model = TextEmbedding(model_name=MODEL_NAME, specific_model_path=str(model_dir), threads=threads)
-            if threads is not None and threads > 1:
+            sleeping = threads is not None and threads > 1
+            self._model = TextEmbedding(model_name=MODEL_NAME, specific_model_path=str(model_dir), threads=threads,
+                                        lazy_load=sleeping)  # its own session would be made and dropped
+            if sleeping:
                 _without_spinning(self._model, Path(model_dir) / "model.onnx", threads)
         else:  # elsewhere fastembed may fetch the model itself
             self._model = TextEmbedding(model_name=MODEL_NAME, threads=threads)

@@ -357,7 +357,7 @@ async def _fused_episodes(client, tenant, v, session, n, k, anchors: list[Anchor
     built here, the same way `_add` builds them), the episodes by id, the derived fact rows, and
     whether the speaker signal found anything."""
     parts, params = _signal_parts(session, n, anchors, speaker_keys, windows, ft)
-    params.update(v=v, k=k, seeds=NEIGHBOUR_SEEDS, weights=WEIGHTS, rrf_k=float(RRF_K), subject=None)
+    params.update(v=v, k=k, limit=k, seeds=NEIGHBOUR_SEEDS, weights=WEIGHTS, rrf_k=float(RRF_K), subject=None)
     rows = await client.run(tenant, q.fused(parts), params)
     if not rows:
         return [], {}, [], False

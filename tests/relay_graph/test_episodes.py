@@ -122,6 +122,11 @@ def test_word_ngrams_are_entity_keys():
     assert "pune." not in keys
 
 
+async def links(graph_client, tenant, customer: str) -> list[tuple[str, list[str]]]:
+    """A customer's session chain as (session, the sessions it leads to)."""
+    return [(r["session"], r["next"]) for r in await episodes.session_chain(graph_client, tenant, customer)]
+
+
 async def test_sessions_of_a_customer_are_chained_by_first_turn(graph_client, embedder, tenant):
     day = 24 * 60
     await episodes.write_episodes(graph_client, embedder, tenant, [
@@ -129,20 +134,17 @@ async def test_sessions_of_a_customer_are_chained_by_first_turn(graph_client, em
         ep("c", "third visit", 3 * day, customer="Alice Rao"),
         ep("x", "someone else", 2.5 * day, customer="Bob Shah"),
     ])
-    chain = await episodes.session_chain(graph_client, tenant, "alice rao")
-    assert [(r["session"], r["next"]) for r in chain] == [("b", ["c"]), ("c", [])]
+    assert await links(graph_client, tenant, "alice rao") == [("b", ["c"]), ("c", [])]
 
     # an older session arriving late slots in before them; links are re-cut, none duplicated
     await episodes.write_episodes(graph_client, embedder, tenant, [ep("a", "first visit", 1 * day,
                                                                        customer="alice rao")])
-    chain = await episodes.session_chain(graph_client, tenant, "Alice Rao")
-    assert [(r["session"], r["next"]) for r in chain] == [("a", ["b"]), ("b", ["c"]), ("c", [])]
+    assert await links(graph_client, tenant, "Alice Rao") == [("a", ["b"]), ("b", ["c"]), ("c", [])]
 
     # an earlier turn in session c moves c before b
     await episodes.write_episodes(graph_client, embedder, tenant, [ep("c", "an early note", 1.5 * day,
                                                                        customer="Alice Rao")])
-    chain = await episodes.session_chain(graph_client, tenant, "Alice Rao")
-    assert [(r["session"], r["next"]) for r in chain] == [("a", ["c"]), ("c", ["b"]), ("b", [])]
+    assert await links(graph_client, tenant, "Alice Rao") == [("a", ["c"]), ("c", ["b"]), ("b", [])]
     assert [r["session"] for r in await episodes.session_chain(graph_client, tenant, "bob shah")] == ["x"]
 
 
@@ -154,13 +156,11 @@ async def test_a_later_turn_keeps_the_chain_and_a_session_claimed_later_joins_it
     # a later turn of a session already in place: nothing to re-order, nothing changes
     await episodes.write_episodes(graph_client, embedder, tenant, [ep("a", "still there", 4 * day,
                                                                        customer="Alice Rao")])
-    chain = await episodes.session_chain(graph_client, tenant, "Alice Rao")
-    assert [(r["session"], r["next"]) for r in chain] == [("a", ["c"]), ("c", [])]
+    assert await links(graph_client, tenant, "Alice Rao") == [("a", ["c"]), ("c", [])]
     # a session written without a customer, later turned to by her: it joins her chain in its place
     await episodes.write_episodes(graph_client, embedder, tenant, [ep("b", "it was me", 5 * day,
                                                                        customer="Alice Rao")])
-    chain = await episodes.session_chain(graph_client, tenant, "Alice Rao")
-    assert [(r["session"], r["next"]) for r in chain] == [("a", ["b"]), ("b", ["c"]), ("c", [])]
+    assert await links(graph_client, tenant, "Alice Rao") == [("a", ["b"]), ("b", ["c"]), ("c", [])]
 
 
 async def test_a_text_in_the_graph_is_not_embedded_again_by_another_process(graph_client, embedder, tenant):

@@ -142,7 +142,7 @@ async def neighbours_of(graph_client, memory, chat, turn: str) -> list[tuple[str
     text = SESSIONS[session][1][int(number) - 1][1]
     v = wire_vector((await memory.embedder.aembed([text]))[0])
     rows = await graph_client.run(chat, q.fused(("vector",)), {
-        "v": v, "n": 30, "session": None, "k": 3, "seeds": 1, "rrf_k": 60.0, "subject": None,
+        "v": v, "n": 30, "session": None, "k": 3, "limit": 3, "seeds": 1, "rrf_k": 60.0, "subject": None,
         "weights": {**recall_mod.WEIGHTS, "neighbours": 100.0}})
     return [(i[0], i[7][2], i[7][1]) for i in rows[0]["items"] if i[7]]  # [id, ..., neighbour [rank, seed, side]]
 
@@ -190,7 +190,8 @@ async def test_hybrid_reads_start_from_indexes(graph_client, tenant):
         "latest": (q.LATEST, {"session": None}),
         "fused": (q.fused(("vector", "entities", "speakers", "time", "words")), {
             "v": v, "n": 5, "session": None, "uids": ["a"], "cap": 5, "keys": ["a"], "speaker_cap": 5,
-            "cap_named": 5, "windows": [[0, 10]], "time_scan": 5, "ft": "a", "words_scan": 5, "k": 5, "seeds": 2,
+            "cap_named": 5, "windows": [[0, 10]], "time_scan": 5, "ft": "a", "words_scan": 5, "k": 5, "limit": 5,
+            "seeds": 2,
             "weights": recall_mod.WEIGHTS, "rrf_k": 60.0, "subject": None}),
     }
     for name, (query, params) in plans.items():

@@ -253,6 +253,17 @@ def _union(parts: tuple[str, ...]) -> str:
     return _QV + "CALL { " + " UNION ALL ".join(bodies) + " } "
 
 
+# The current facts episodes DERIVED, from one episode id (`id`) a row (with a subject: only facts
+# ABOUT it); `episodes` says which of the ids derived each, `s` is its subject. FACTS_DERIVED and
+# the end of `_FUSE` read them this way.
+_DERIVED_BY = (
+    "MATCH (ep:Episode {episode_id: id})-[:DERIVED]->(f:Fact:Current) "
+    "WITH f, collect(id) AS episodes "
+    "WHERE $subject IS NULL OR f.subject_uid = $subject OR f.object_uid = $subject "
+    "WITH f, episodes LIMIT $limit "
+    "MATCH (f)-[:ABOUT {role: 'subject'}]->(s:Entity) "
+)
+
 # Signals 1-5 of one question, their fusion and the neighbours step in one statement (see
 # recall.py's docstring for the rules; this is the same arithmetic): each signal's rows ranked
 # 1, 2, ...; every episode scored sum(weight / (RRF_K + rank)) over the signals that found it; the
@@ -307,16 +318,8 @@ _FUSE = (
     "WITH spoken, collect([e[0], ep.session_id, ep.speaker, ep.text, ep.at_ms, d, coalesce(e[1][1], []), e[2]]) "
     "     AS items "
     "WITH spoken, items, [it IN items | it[0]] AS ids "
-    "CALL { "
-    "  WITH ids "
-    "  UNWIND ids AS id "
-    "  MATCH (ep:Episode {episode_id: id})-[:DERIVED]->(f:Fact:Current) "
-    "  WITH f, collect(id) AS episodes "
-    "  WHERE $subject IS NULL OR f.subject_uid = $subject OR f.object_uid = $subject "
-    "  WITH f, episodes LIMIT $k "
-    "  MATCH (f)-[:ABOUT {role: 'subject'}]->(s:Entity) "
-    f"  RETURN collect({{fact: {FACT_FIELDS}, subject: s.name, hits: 0, d: 2.0, episodes: episodes}}) AS derived "
-    "} "
+    "CALL { WITH ids UNWIND ids AS id " + _DERIVED_BY
+    + f"RETURN collect({{fact: {FACT_FIELDS}, subject: s.name}}) AS derived }} "
     "RETURN items, derived, spoken"
 )
 
@@ -371,15 +374,17 @@ FACT_CANDIDATES = Query(
     read_only=True,
 )
 
-_ENTITY_FACTS = (
+FACTS_OF_ENTITIES = Query(
+    "recall_facts_of_entities",
     "WITH vecf32($v) AS qv "
     "UNWIND $fact_ids AS fid "
     "MATCH (f:Fact {fact_id: fid}) WHERE f:Current "
     "WITH qv, f, CASE WHEN f.subject_uid IN $uids THEN 2 ELSE 0 END "
     "      + CASE WHEN f.object_uid IN $uids THEN 1 ELSE 0 END AS hits "
     + _FACT_RANK
+    + _FACT_COLUMNS,
+    read_only=True,
 )
-FACTS_OF_ENTITIES = Query("recall_facts_of_entities", _ENTITY_FACTS + _FACT_COLUMNS, read_only=True)
 
 
 @functools.lru_cache(maxsize=None)
@@ -406,12 +411,7 @@ FACTS_OF_SUBJECT = Query(
 # step and keeps the facts of the episodes it returns.)
 FACTS_DERIVED = Query(
     "recall_facts_derived",
-    "UNWIND $ids AS id "
-    "MATCH (ep:Episode {episode_id: id})-[:DERIVED]->(f:Fact:Current) "
-    "WITH f, collect(id) AS episodes "
-    "WHERE $subject IS NULL OR f.subject_uid = $subject OR f.object_uid = $subject "
-    "WITH f, episodes, 0 AS hits, 2.0 AS d LIMIT $limit "
-    "MATCH (f)-[:ABOUT {role: 'subject'}]->(s:Entity) "
-    f"RETURN {FACT_FIELDS} AS fact, s.name AS subject, hits, d, episodes",
+    "UNWIND $ids AS id " + _DERIVED_BY
+    + f"RETURN {FACT_FIELDS} AS fact, s.name AS subject, 0 AS hits, 2.0 AS d, episodes",
     read_only=True,
 )

@@ -13,8 +13,11 @@ model, and measures:
 5. recall latency (p50/p95 over varied questions, question embedding included) at 10,000 and
    100,000 facts in one tenant, with some thousands of episodes to find.
 
-It prints a table with the targets (fact writes with embeddings >= 500/s; without >= 0.5 x raw
-MERGE; recall p95 < 25 ms at 100k facts) and writes bench/results/memory_core.json.
+It prints a table with the recall target (p95 < 25 ms at 100k facts) and writes
+bench/results/memory_core.json. Its write figures are the one-call-per-fact path (`write_fact`),
+for reference: the write targets (with embeddings >= 500/s; without >= 0.5 x raw MERGE) are
+judged on `write_facts` batches, the way intake writes, by bench.fact_writes (`make bench` runs
+both).
 `--quick` runs small sizes (2k/10k facts) for a smoke test.
 """
 
@@ -409,11 +412,14 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, embedder
 def evaluate(fig: dict[str, Any]) -> dict[str, Any]:
     raw = fig["raw_merge_per_s"]
     big = [v for k, v in fig["recall"].items() if int(k) >= TARGET_RECALL_AT]
+    # the write targets are bench.fact_writes' (write_facts batches); these figures are write_fact's
     t = {
-        "fact_writes_embedded": {"target": f">= {TARGET_EMBEDDED_PER_S:g}/s",
-                                 "pass": fig["fact_writes_embedded_per_s"] >= TARGET_EMBEDDED_PER_S},
+        "fact_writes_embedded": {"target": f">= {TARGET_EMBEDDED_PER_S:g}/s", "judged_by": "bench.fact_writes",
+                                 "pass": None, "this_path_would_pass":
+                                     fig["fact_writes_embedded_per_s"] >= TARGET_EMBEDDED_PER_S},
         "fact_writes_plain": {"target": f">= {TARGET_PLAIN_VS_RAW:g} x raw = {TARGET_PLAIN_VS_RAW * raw:.0f}/s",
-                              "pass": fig["fact_writes_plain_per_s"] >= TARGET_PLAIN_VS_RAW * raw},
+                              "judged_by": "bench.fact_writes", "pass": None, "this_path_would_pass":
+                                  fig["fact_writes_plain_per_s"] >= TARGET_PLAIN_VS_RAW * raw},
         "recall_p95": {"target": f"< {TARGET_RECALL_P95_MS:g} ms at {TARGET_RECALL_AT:,} facts",
                        "pass": (big[-1]["p95_ms"] < TARGET_RECALL_P95_MS) if big else None},
     }
@@ -433,11 +439,12 @@ def print_table(console: Console, data: dict[str, Any]) -> None:
     table.add_column("")
     table.add_row("embedder alone (texts/s, for reference)", f"{fig['embedder_texts_per_s']:,.0f}", "", "")
     table.add_row("raw FalkorDB MERGE (1 connection, sequential)", f"{fig['raw_merge_per_s']:,.0f}/s", "", "")
-    table.add_row("fact writes, no embeddings (1 connection, sequential)", f"{fig['fact_writes_plain_per_s']:,.0f}/s",
-                  tg["fact_writes_plain"]["target"], _verdict(tg["fact_writes_plain"]["pass"]))
-    table.add_row(f"fact writes with embeddings ({fig['fact_writes_embedded_claims_embedded']:,} new claims embedded)",
-                  f"{fig['fact_writes_embedded_per_s']:,.0f}/s", tg["fact_writes_embedded"]["target"],
-                  _verdict(tg["fact_writes_embedded"]["pass"]))
+    judged = "judged on write_facts batches by bench.fact_writes"
+    table.add_row("fact writes one call each (write_fact), no embeddings (1 connection, sequential)",
+                  f"{fig['fact_writes_plain_per_s']:,.0f}/s", f"{tg['fact_writes_plain']['target']}: {judged}", "")
+    table.add_row(f"fact writes one call each (write_fact), with embeddings "
+                  f"({fig['fact_writes_embedded_claims_embedded']:,} new claims embedded)",
+                  f"{fig['fact_writes_embedded_per_s']:,.0f}/s", f"{tg['fact_writes_embedded']['target']}: {judged}", "")
     table.add_row("episode writes (batches, every text embedded)", f"{fig['episode_writes_per_s']:,.0f}/s", "", "")
     for size, lat in fig["recall"].items():
         is_target = int(size) >= TARGET_RECALL_AT

@@ -444,12 +444,13 @@ async def _subject_facts(client, tenant, v, subject: Anchor, anchors: list[Ancho
         "limit": limit})
 
 
-async def _entity_facts(client, tenant, exact_t: asyncio.Task, anchors_t: asyncio.Task, vector_t: asyncio.Task,
+async def _entity_facts(client, tenant, exact_t: asyncio.Task, anchors_t: asyncio.Task, vector_f: asyncio.Future,
                         limit: int):
     """The named entities' facts: their candidates (queries.recall.FACT_CANDIDATES) as soon as the
     entities named exactly are known, while the question is still being embedded (a misspelt name,
     found later, adds its own); ranked once the vector is there, beside round trip 2. Candidates
-    are per entity, so reading them in two goes changes nothing."""
+    are per entity, so reading them in two goes changes nothing. `vector_f` gets the vector once
+    round trip 2 is on its way: that one decides when recall answers, so it is sent first."""
     async def candidates(uids: list[str]) -> list[str]:
         if not uids:
             return []
@@ -462,7 +463,7 @@ async def _entity_facts(client, tenant, exact_t: asyncio.Task, anchors_t: asynci
     ids += [i for i in await candidates([u for u in uids if u not in exact]) if i not in ids]
     if not ids:
         return []
-    return await client.run(tenant, q.FACTS_OF_ENTITIES, {"fact_ids": ids, "uids": uids, "v": await vector_t,
+    return await client.run(tenant, q.FACTS_OF_ENTITIES, {"fact_ids": ids, "uids": uids, "v": await vector_f,
                                                           "limit": limit})
 
 
@@ -517,7 +518,8 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
             signals = {"entities": named, "vector": meaning}
         else:
             latest_t = _task(client.run(tenant, q.LATEST, {"session": session}) if relative else _empty())
-            facts_t = _task(_entity_facts(client, tenant, exact_t, anchors_t, vector_t, k))
+            vector_f: asyncio.Future = asyncio.get_running_loop().create_future()
+            facts_t = _task(_entity_facts(client, tenant, exact_t, anchors_t, vector_f, k))
             keys = [s["key"] for s in await speakers_t]
             windows = await _windows(question, latest_t)
             # a speaker's name is the speaker signal's: as a full-text word it would favour every greeting
@@ -530,11 +532,13 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
             if anchors_t.done():
                 anchors = anchors_t.result()
                 fused_t = run(anchors)
+                vector_f.set_result(v)  # the facts' ranking wakes after round trip 2 has started
             else:
                 # the misspelt-name lookup is still running: start with the names found exactly and
                 # run again only if it adds an entity (rare; the answer is always the full one's)
                 exact = _anchors(await exact_t)
                 fused_t = run(exact)
+                vector_f.set_result(v)
                 anchors = await anchors_t
                 if {a.uid for a in anchors} != {a.uid for a in exact}:
                     fused_t.cancel()

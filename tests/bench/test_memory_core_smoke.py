@@ -36,8 +36,13 @@ async def test_quick_run_reports_every_figure(tmp_path, embedder):
         assert sum(lat["shapes"].values()) == 10
     assert set(data["targets"]) == {"fact_writes_embedded", "fact_writes_plain", "recall_p95"}
     assert data["targets"]["recall_p95"]["pass"] is None  # 140 facts is not the 100k the target is about
+    for key in ("fact_writes_embedded", "fact_writes_plain"):  # write_fact's figures; the targets are write_facts'
+        assert data["targets"][key]["pass"] is None and data["targets"][key]["judged_by"] == "bench.fact_writes"
+        assert isinstance(data["targets"][key]["this_path_would_pass"], bool)
     text = console.export_text()
-    assert "fact writes with embeddings" in text and "recall at 140 facts" in text
+    assert "with embeddings" in text and "recall at 140 facts" in text
+    assert text.count("judged") == 2  # the write rows point to bench.fact_writes (the table wraps the words)
+    assert "MISS" not in text.split("recall at")[0]  # no write verdict from the one-call path
 
 
 def test_command_line_sizes():

@@ -277,10 +277,10 @@ _DERIVED_BY = (
 # hundred-odd candidates are ranked where they are instead of being sent to the client first.
 # Lists, not maps, carry the hits and candidates through the clauses: 11 % less time (measured).
 _FUSE = (
-    "WITH signal, collect({id: id, d: d, hops: hops}) AS l "
-    "WITH [i IN range(0, size(l) - 1) | [l[i].id, signal, i + 1, l[i].d, l[i].hops]] AS hits "
-    "UNWIND hits AS h "
-    "WITH h[0] AS id, collect(h[1..]) AS found "  # found: [signal, rank, d, hops] each
+    "WITH signal, collect(id) AS ids, collect([d, hops]) AS rest "  # in the order the signal ranked them
+    "UNWIND range(0, size(ids) - 1) AS i "
+    "WITH ids[i] AS id, [signal, i + 1] + rest[i] AS h "
+    "WITH id, collect(h) AS found "  # found: [signal, rank, d, hops] each
     "WITH id, found, reduce(x = 0.0, h IN found | x + $weights[h[0]] / ($rrf_k + h[1])) AS fused, "
     "     reduce(m = 9.0, h IN found | CASE WHEN h[2] < m THEN h[2] ELSE m END) AS d "
     "ORDER BY fused DESC, d ASC, id ASC "

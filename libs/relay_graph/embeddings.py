@@ -8,7 +8,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -102,7 +102,11 @@ class Embedder:
         # The model is CPU-bound; keep it off the event loop.
         return await asyncio.to_thread(self.embed, list(texts))
 
-    def submit(self, texts: Sequence[str]) -> asyncio.Future:
+    def submit(self, texts: Sequence[str], then: Callable[[list[list[float]]], Any] | None = None) -> asyncio.Future:
         """`aembed` started now: the model thread begins before the caller's next await (a
-        coroutine would begin only when the event loop gets to it)."""
-        return asyncio.get_running_loop().run_in_executor(None, self.embed, list(texts))
+        coroutine would begin only when the event loop gets to it). `then`, if given, shapes the
+        vectors in that thread too, off the event loop."""
+        texts = list(texts)
+        if then is None:
+            return asyncio.get_running_loop().run_in_executor(None, self.embed, texts)
+        return asyncio.get_running_loop().run_in_executor(None, lambda: then(self.embed(texts)))

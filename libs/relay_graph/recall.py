@@ -664,7 +664,7 @@ def _start_question_vector(client: GraphClient, embedder: Embedder, tenant: str,
     if guess is None:  # nothing read yet for this tenant: wait for the speaker query
         return _task(_vector_on_speakers(client, embedder, tenant, question, grams, speakers_t, frozenset(), None))
     guessed = guess.intersection(grams)
-    first = embedder.submit([_text_without(question, guessed)])
+    first = embedder.submit([_text_without(question, guessed)], _wired)
     return _task(_vector_on_speakers(client, embedder, tenant, question, grams, speakers_t, guessed, first))
 
 
@@ -678,11 +678,17 @@ async def _vector_on_speakers(client: GraphClient, embedder: Embedder, tenant: s
             first.cancel()
         raise
     if first is not None and found == guessed:
-        return wire_vector((await first)[0])
+        return await first
     SPEAKER_KEYS.learn(client, tenant, grams, found)
     if first is not None:
         first.cancel()  # the wrong text's thread finishes on its own
-    return wire_vector((await embedder.aembed([_text_without(question, found)]))[0])
+    return await embedder.submit([_text_without(question, found)], _wired)
+
+
+def _wired(vectors: list[list[float]]) -> VectorParam:
+    # in the model's thread: the vector's Cypher text (a quarter of a millisecond) is made before
+    # the event loop hears the vector is there
+    return wire_vector(vectors[0])
 
 
 def _text_without(question: str, speaker_keys: set[str]) -> str:

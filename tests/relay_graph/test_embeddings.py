@@ -21,3 +21,20 @@ def test_two_model_threads_sleep_when_idle_and_give_the_same_vectors(graph_setti
     assert one._model.model.model.get_session_options().intra_op_num_threads == 1
     assert np.allclose(np.array(two.embed(TEXTS)), np.array(one.embed(TEXTS)), atol=1e-5)
     assert two.texts_embedded == len(TEXTS)  # through the replaced session, batched once
+
+
+async def test_submit_shapes_the_vectors_in_the_model_thread(embedder):
+    import threading
+
+    from relay_graph.episodes import wire_vector
+
+    seen = {}
+
+    def shape(vectors):
+        seen["thread"] = threading.current_thread()
+        return wire_vector(vectors[0])
+
+    shaped = await embedder.submit(TEXTS[:1], shape)
+    assert seen["thread"] is not threading.main_thread()
+    assert str(shaped) == str(wire_vector(embedder.embed(TEXTS[:1])[0]))
+    assert await embedder.submit(TEXTS[:1]) == embedder.embed(TEXTS[:1])  # without `then`: the vectors

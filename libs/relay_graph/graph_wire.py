@@ -14,7 +14,8 @@ reached.
 
 The text sent is the falkordb client's: `CYPHER name=value ... query`, strings in double quotes
 with backslashes and double quotes escaped, map keys and parameter names in backticks (a name
-with a backtick is refused, as there). Results: strings, integers, floats, booleans, null,
+with a backtick is refused, as there); bytes go as the text they hold (falkordb would send
+Python's `b'...'` as it is). Results: strings, integers, floats, booleans, null,
 lists, maps, points and vectors are read here; a node, edge, path or temporal value is handed to
 falkordb's parser (recall's reads return none).
 """
@@ -60,8 +61,8 @@ def literal(value: Any) -> str:
         return "{" + ",".join([f"`{_name(k, 'map key')}`:{literal(v)}" for k, v in value.items()]) + "}"
     if isinstance(value, bytes):
         return quote(value.decode())
-    if isinstance(value, str):
-        return quote(str(value))
+    if isinstance(value, str):  # a str subclass (an enum's value): its characters, as falkordb sends them
+        return quote(value)
     if isinstance(value, (list, tuple)):
         return literal(list(value))
     if isinstance(value, dict):

@@ -3,7 +3,10 @@ reads are the ones falkordb's parser gives, errors keep their redis-py classes, 
 is only reused after a whole reply."""
 
 import asyncio
+import enum
+from collections import OrderedDict
 
+import numpy as np
 import pytest
 import redis
 from falkordb.asyncio.query_result import parse_scalar
@@ -15,16 +18,25 @@ from relay_graph.db import GraphClient, _plain
 from relay_graph.episodes import wire_vector
 from relay_graph.queries import Query
 
+class Colour(str, enum.Enum):
+    RED = 're"d'
+
+
 VALUES = [
     "plain", "", 'say "hi"', "back\\slash", "line\nbreak", "ünïcødé ✓", "' OR 1=1 //", "}) MATCH (n) DETACH DELETE n //",
     None, True, False, 0, -7, 2**40, 1.5, -0.000123, 1e-9,
     ["a", 1, None, [2.5, "b"]], ("t", 2), {"k": "v", "n": [1, {"deep": None}]}, [],
+    Colour.RED, OrderedDict(a=1), np.float64(0.25), np.int64(3),
 ]
 
 
 @pytest.mark.parametrize("value", VALUES, ids=repr)
 def test_a_parameter_is_written_as_the_falkordb_client_writes_it(value):
     assert graph_wire.literal(value) == stringify_param_value(value)
+
+
+def test_bytes_are_sent_as_the_text_they_hold():  # falkordb would send Python's b'...' unquoted
+    assert graph_wire.literal(b'by"tes') == graph_wire.literal('by"tes') == '"by\\"tes"'
 
 
 def test_the_header_is_the_falkordb_clients():

@@ -1,5 +1,7 @@
 """One async connection pool to FalkorDB per process, graphs selected by validated tenant id,
-indexes ensured once per tenant per process."""
+indexes ensured once per tenant per process. Read-only queries travel on connections of their own
+(`graph_wire`: recall's reads, the bulk of the traffic, with less overhead), writes through the
+falkordb client."""
 
 from __future__ import annotations
 

@@ -156,7 +156,10 @@ class _Connection:
         return reply
 
     def close(self) -> None:
-        self.writer.close()
+        try:
+            self.writer.close()
+        except RuntimeError:  # its event loop is closed, and the socket with it
+            pass
 
 
 class Connections:
@@ -207,26 +210,23 @@ class Connections:
             conn = self._reuse()
             if conn is not None:
                 try:
-                    reply = await conn.call(command)
+                    return await self._exchange(conn, command)
                 except (RedisConnectionError, OSError):
-                    conn.close()
-                except BaseException:
-                    conn.close()
-                    raise
-                else:
-                    self._idle.append(conn)
-                    return reply
+                    pass  # closed by the server since its last use: once more, on a new connection
             conn = await self._open()
             try:
-                reply = await conn.call(command)
+                return await self._exchange(conn, command)
             except OSError as exc:
-                conn.close()
                 raise RedisConnectionError(f"lost FalkorDB at {self.host}:{self.port}: {exc}") from exc
-            except BaseException:
-                conn.close()
-                raise
-            self._idle.append(conn)
-            return reply
+
+    async def _exchange(self, conn: _Connection, command: bytes) -> Any:
+        try:
+            reply = await conn.call(command)
+        except BaseException:
+            conn.close()  # a reply may still be on its way: nobody else may read it
+            raise
+        self._idle.append(conn)
+        return reply
 
     def close(self) -> None:
         while self._idle:

@@ -114,6 +114,7 @@ async def test_a_cancelled_read_does_not_leave_its_reply_for_the_next(graph_sett
     slow = Query("slow", "UNWIND range(1, 3000000) AS i WITH i WHERE i % 1000003 = 0 RETURN 'slow' AS x",
                  read_only=True)
     try:
+        await client.ensure_schema(tenant)  # so that the cancel finds the read on the wire (about 0.7 s)
         task = asyncio.ensure_future(client.run(tenant, slow))
         await asyncio.sleep(0.05)
         task.cancel()

@@ -55,6 +55,7 @@ import httpx
 from rich.console import Console
 from rich.table import Table
 
+from bench.desk import HTTP_LIMITS
 from relay_cli.services import by_name, service_env
 from relay_cli.supervisor import SupervisedFalkorDB, spawn, stop_processes, tail
 from relay_graph.catalogue.footprint import footprint
@@ -370,8 +371,7 @@ async def run(args) -> dict[str, Any]:
     console.print(f"ready in {time.monotonic() - started:.1f}s at {stack.url}")
     try:
         admin = {"Authorization": f"Bearer {stack.admin_key}"}
-        async with httpx.AsyncClient(base_url=stack.url, timeout=30.0,
-                                     limits=httpx.Limits(keepalive_expiry=2.0)) as http:  # see desk.HTTP_LIMITS
+        async with httpx.AsyncClient(base_url=stack.url, timeout=30.0, limits=HTTP_LIMITS) as http:
             people = customers(args.customers, args.seed)
             lanes = []
             for i in range(args.lanes):

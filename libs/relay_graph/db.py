@@ -18,16 +18,8 @@ from .queries import schema
 from .tenancy import graph_name, validate_tenant
 
 
-_AS_IS = frozenset({str, int, float, bool, type(None), dict})
-
-
 def _plain(value: Any) -> Any:
     """Nodes and edges come back as their property maps; everything else as is."""
-    kind = type(value)
-    if kind in _AS_IS:  # most values: no attribute lookup (recall's rows hold hundreds of them)
-        return value
-    if kind is list:
-        return [_plain(v) for v in value]
     props = getattr(value, "properties", None)
     if props is not None and not isinstance(value, dict):
         return dict(props)

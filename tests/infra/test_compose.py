@@ -15,6 +15,7 @@ import yaml
 
 from relay_cli.services import SERVICES, ServiceSpec, relay_env_names
 from relay_graph.embedded import AOF_REWRITE_ARGS
+from relay_graph.falkordb_module import VERSION as FALKORDB_VERSION
 
 from tests.infra.settings_env import assert_reads
 
@@ -158,7 +159,7 @@ def test_profiles_match_the_table(spec: ServiceSpec):
 
 def test_falkordb_is_pinned_persistent_and_healthchecked():
     fdb = SVC["falkordb"]
-    assert re.fullmatch(r"falkordb/falkordb:v4\.16\.\d+", fdb["image"]), "pin a 4.16.x tag, never latest"
+    assert fdb["image"] == f"falkordb/falkordb:v{FALKORDB_VERSION}", "the engine `relay up` runs, never latest"
     args = _env(fdb)["REDIS_ARGS"]
     assert re.search(r"--appendonly\s+yes", args), "AOF must be on so a restart keeps the memory"
     assert " ".join(AOF_REWRITE_ARGS) in args, "the AOF is rewritten as `relay up` rewrites it"

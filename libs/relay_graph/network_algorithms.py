@@ -8,20 +8,24 @@
 - critical_nodes: betweenness centrality over the network, the nodes most paths run through.
 - cheapest_cabling: a minimum spanning forest weighted by cable length (FalkorDB `algo.MSF`).
 
-Which engine answers what, and why (checked against this build with `CALL dbms.procedures()`,
-which lists algo.BFS, algo.SPpaths, algo.SSpaths, algo.MSF, algo.betweenness, algo.pageRank,
-algo.WCC, algo.labelPropagation, and no algo.maxFlow):
+Which engine answers what, and why (FalkorDB 4.22.1; `CALL dbms.procedures()` lists algo.BFS,
+algo.SPpaths, algo.SSpaths, algo.MSF, algo.betweenness, algo.pageRank, algo.WCC,
+algo.labelPropagation, algo.HarmonicCentrality, algo.AStar and algo.maxFlow):
 
-- Max flow: `algo.maxFlow` is not registered here, so the subgraph above the node is read in one
-  query (UPWARD_CLOSURE) and the flow computed with networkx. Where a server does register it,
-  capacity() uses it for the value when its semantics match ours (see _falkor_max_flow_applies);
-  paths and cut still come from the same read.
-- Betweenness: this build's `algo.betweenness` draws its source nodes at random *with replacement*
+- Max flow: `algo.maxFlow` gives the value where its question is ours (_falkor_max_flow_applies):
+  it takes exactly one relationship type and filters nodes by label only, so it is used for a node
+  all of whose links above it are UPLINKs that are up with a capacity (an OLT or a PoP), flowing up
+  through nodes labelled Up to the working backbones. Paths and the cut still come from networkx on
+  the same read (UPWARD_CLOSURE), which also answers every other node (an ONT's DROP and a
+  splitter's PON need a second type; a link marked down has no label to filter on), the nominal
+  question, and servers without the procedure (4.16.3). The tests keep networkx as the oracle.
+- Betweenness: the server's `algo.betweenness` draws its source nodes at random *with replacement*
   (even with samplingSize >= node count), follows edge direction, and does not rescale: its scores
   are a sample estimate that changes with samplingSeed (tests/relay_graph/test_network_algorithms.py
   keeps a canary on that). Ours are exact Brandes scores over the undirected network (links carry
   traffic both ways), equal to networkx's, computed with home boxes folded into their cabinets
-  (see betweenness()).
+  (see betweenness()). Beside them, critical_nodes reports the server's `algo.HarmonicCentrality`
+  (an estimate, over links as stored) where the server has it.
 - MSF and shortest paths run in FalkorDB, with exactly these calls (queries/network.py):
     CALL algo.SPpaths({sourceNode: s, targetNode: t, relTypes: ['UPLINK', 'PON'],
                        relDirection: 'outgoing', pathCount: 0, maxLen: 16}) YIELD path, pathWeight
@@ -30,9 +34,10 @@ algo.WCC, algo.labelPropagation, and no algo.maxFlow):
       YIELD edges, nodes            (one row per tree; relationships taken as undirected; the server
       refuses a type, label or attribute the graph does not have yet, so $types lists only existing
       link types, and without any length_m the call goes unweighted)
-    CALL algo.maxFlow({sourceNodes: [s], targetNodes: sinks, relationshipTypes: ['UPLINK', 'PON'],
+    CALL algo.maxFlow({sourceNodes: [s], targetNodes: sinks, relationshipTypes: ['UPLINK'],
                        capacityProperty: 'capacity_gbps', nodeLabels: ['Up']}) YIELD maxFlow
-      (only where registered; not in this build, so never exercised by the tests here)
+    CALL algo.HarmonicCentrality({nodeLabels: ['NetNode'], relationshipTypes: [...]})
+      YIELD node, score, reachable
 
 Flow direction: PON and UPLINK are stored pointing up (towards the core) and DROP pointing down,
 so bandwidth flows down every UPLINK/PON link (target -> source) and along every DROP link
@@ -70,7 +75,7 @@ SOURCE = "\x00core"  # the super source feeding every backbone; not a valid node
 EPS = 1e-9
 MAX_TOP = 1_000
 FALKOR_MAX_FLOW = "algo.maxFlow"
-UP_LINKS = (LinkType.UPLINK, LinkType.PON)
+FALKOR_HARMONIC = "algo.HarmonicCentrality"
 
 
 @dataclass(frozen=True)
@@ -375,21 +380,16 @@ def rank_critical(g: NetGraph, top: int) -> list[CriticalNode]:
 
 
 def _falkor_max_flow_applies(g: NetGraph, node_id: str, procedures: frozenset[str]) -> bool:
-    """algo.maxFlow pushes flow along stored edges (node -> backbones over PON/UPLINK), filters
-    nodes by label only and yields an integer: it answers our question only when the node is not an
-    ONT (reached by a downward DROP) or a backbone, every link above it is up with a whole-number
-    capacity, and the server registers the procedure."""
+    """algo.maxFlow pushes flow along stored edges of one type (node -> backbones over UPLINK) and
+    filters nodes by label only: it answers our question when the node is up and not a backbone,
+    every link of its upward read is an UPLINK that is up with its own capacity (so no PON or DROP
+    is needed and none is down), a working backbone is above it, and the server registers it."""
     node = g.nodes.get(node_id)
-    if FALKOR_MAX_FLOW not in procedures or node is None or not node.up:
+    if FALKOR_MAX_FLOW not in procedures or node is None or not node.up or node.kind is NodeKind.BACKBONE:
         return False
-    if node.kind in (NodeKind.ONT, NodeKind.BACKBONE):
-        return False
-    for link in g.links:
-        if link.type not in UP_LINKS:
-            continue
-        if not link.up or link.capacity_gbps is None or link.capacity_gbps != int(link.capacity_gbps):
-            return False
-    return True
+    if not g.backbones():
+        return False  # the server refuses a call without sinks
+    return all(link.type is LinkType.UPLINK and link.up and link.capacity_gbps is not None for link in g.links)
 
 
 # ---------------------------------------------------------------- reading the graph
@@ -513,7 +513,30 @@ async def critical_nodes(client: GraphClient, tenant: str, top: int = 10) -> lis
     validate_tenant(tenant)
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_TOP:
         raise InvalidInput(f"top must be a whole number from 1 to {MAX_TOP}")
-    return rank_critical(await load_network(client, tenant), top)
+    ranked = rank_critical(await load_network(client, tenant), top)
+    if ranked and FALKOR_HARMONIC in await server_procedures(client, tenant):
+        scores = await harmonic_centrality(client, tenant)
+        ranked = [c.model_copy(update={"harmonic": scores.get(c.node_id)}) for c in ranked]
+    return ranked
+
+
+async def schema_names(client: GraphClient, tenant: str) -> dict[str, set[str]]:
+    """The graph's labels, relationship types and property keys: {"label"|"type"|"key": names}."""
+    names: dict[str, set[str]] = {}
+    for r in await client.run(tenant, q.SCHEMA_NAMES):
+        names.setdefault(r["what"], set()).add(r["name"])
+    return names
+
+
+async def harmonic_centrality(client: GraphClient, tenant: str) -> dict[str, float]:
+    """FalkorDB's algo.HarmonicCentrality of every network node (see HARMONIC_CENTRALITY)."""
+    validate_tenant(tenant)
+    names = await schema_names(client, tenant)
+    types = [t for t in q.ALL_TYPE_LIST if t in names.get("type", set())]
+    if "NetNode" not in names.get("label", set()):
+        return {}
+    rows = await client.run(tenant, q.HARMONIC_CENTRALITY, {"types": types})
+    return {r["node_id"]: float(r["score"]) for r in rows}
 
 
 async def cheapest_cabling(client: GraphClient, tenant: str) -> SpanningForest:
@@ -521,9 +544,7 @@ async def cheapest_cabling(client: GraphClient, tenant: str) -> SpanningForest:
     spanning forest over all network links (whatever their status), weighted by cable length
     (FalkorDB algo.MSF; a link without a length is used only where nothing else connects)."""
     validate_tenant(tenant)
-    names: dict[str, set[str]] = {}
-    for r in await client.run(tenant, q.SCHEMA_NAMES):
-        names.setdefault(r["what"], set()).add(r["name"])
+    names = await schema_names(client, tenant)
     types = [t for t in q.ALL_TYPE_LIST if t in names.get("type", set())]
     if "NetNode" not in names.get("label", set()):
         return SpanningForest(edges=[], total_length_m=0.0, trees=0, nodes=0)
@@ -551,6 +572,7 @@ __all__ = [
     "customers_below",
     "failure_reach",
     "flow_digraph",
+    "harmonic_centrality",
     "load_network",
     "load_upward",
     "max_flow",

@@ -203,7 +203,7 @@ class Capacity(BaseModel):
     paths: list[FlowPath]  # a decomposition of the flow; their gbps add up to max_flow_gbps
     cut: list[CutLink]  # a minimum cut; its capacities add up to max_flow_gbps (when finite)
     nominal: bool = False  # True: computed as if every node and link were up
-    engine: str = "networkx"  # or "falkordb algo.maxFlow" where the server registers it
+    engine: str = "networkx"  # or "falkordb algo.maxFlow" where its answer is ours (see network_algorithms)
 
 
 class AffectedPath(BaseModel):
@@ -236,6 +236,9 @@ class CriticalNode(BaseModel):
     normalised: float  # score / ((n-1)(n-2)/2), as networkx's normalized=True for undirected graphs
     customers_behind: int
     path_to_core: list[str]  # the node's shortest upward path to a backbone
+    # FalkorDB's algo.HarmonicCentrality over the links as stored (towards the core): the sum of
+    # 1/hops to each node reachable upwards, a HyperLogLog estimate; None where the server lacks it.
+    harmonic: float | None = None
 
 
 class CableLink(BaseModel):

@@ -347,16 +347,31 @@ PROCEDURES = Query(
     read_only=True,
 )
 
-# Only run where the server registers algo.maxFlow (this build does not: see network_algorithms).
-# Flow runs along stored edges, so it goes from the node up to the backbones; on links that are
-# all up, with PON/UPLINK only, that equals the flow from the backbones down to the node.
+# FalkorDB 4.22's algo.maxFlow (signature read with dbms.procedures(); relationshipTypes must hold
+# exactly one type). Flow runs along stored edges, so it goes from the node up UPLINK edges to the
+# working backbones, through nodes labelled Up only; where every link above the node is an UPLINK
+# that is up, that equals the flow from the backbones down to the node (see network_algorithms).
+# defaultCapacity: the server refuses the call if any UPLINK in the graph lacks the property, even
+# one the flow cannot reach; capacity() only calls it where every link above the node has one.
 FALKOR_MAX_FLOW = Query(
     "network_falkor_max_flow",
     "MATCH (s:NetNode {node_id: $node}) "
-    "MATCH (b:Backbone:Up) "
+    f"MATCH (b:{NodeKind.BACKBONE.value}:Up) "
     "WITH s, collect(b) AS sinks "
-    f"CALL algo.maxFlow({{sourceNodes: [s], targetNodes: sinks, relationshipTypes: {UP_TYPE_LIST!r}, "
-    "capacityProperty: 'capacity_gbps', nodeLabels: ['Up']}) "
+    f"CALL algo.maxFlow({{sourceNodes: [s], targetNodes: sinks, relationshipTypes: ['{LinkType.UPLINK.value}'], "
+    "capacityProperty: 'capacity_gbps', defaultCapacity: 0, nodeLabels: ['Up']}) "
     "YIELD maxFlow RETURN maxFlow",
+    read_only=True,
+)
+
+# FalkorDB's algo.HarmonicCentrality over the network links as stored (pointing up, towards the
+# core): for each node the sum of 1/hops to every node it reaches upwards. The server computes it
+# with HyperLogLog sketches, so it is an estimate. Like algo.MSF it refuses a type the graph does
+# not have yet: $types lists the network link types that exist (a subset of ALL_TYPE_LIST).
+HARMONIC_CENTRALITY = Query(
+    "network_harmonic_centrality",
+    "CALL algo.HarmonicCentrality({nodeLabels: ['NetNode'], relationshipTypes: $types}) "
+    "YIELD node, score, reachable "
+    "RETURN node.node_id AS node_id, score, reachable",
     read_only=True,
 )

@@ -1,0 +1,129 @@
+"""Operators' work on a real FalkorDB: snapshot -> change -> restore gives the graph back exactly,
+reset / delete / forget leave no trace, and the server's figures are read."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from relay_graph import operations as ops
+from relay_graph import facts, recall
+from relay_graph.errors import AlreadyExists, InvalidInput, NotFound
+from relay_graph.models import FactInput
+from relay_graph.queries import Query
+from relay_graph.tenancy import graph_name
+
+from tests.relay_graph.test_case_move import CUSTOMER, build_case
+
+pytestmark = pytest.mark.falkordb
+
+NODES = Query("t_ops_nodes", "MATCH (n) RETURN id(n) AS id, labels(n) AS labels, properties(n) AS props",
+              read_only=True)
+EDGES = Query("t_ops_edges", "MATCH (a)-[r]->(b) RETURN id(a) AS a, type(r) AS type, id(b) AS b, "
+              "properties(r) AS props", read_only=True)
+INDEXES = Query("t_ops_idx", "CALL db.indexes() YIELD label, properties RETURN label, properties", read_only=True)
+CHANGE = Query("t_ops_change", "MATCH (e:Episode) WITH e LIMIT 1 SET e.text = 'changed' "
+               "CREATE (:Note {n: 1}) RETURN count(*) AS n")
+EVERYTHING = Query("t_ops_all", "MATCH (n) RETURN properties(n) AS props", read_only=True)
+
+
+async def fingerprint(client, tenant) -> tuple[int, int, str]:
+    """Node and edge counts and a hash of every label, type and property (ids included: a copy
+    keeps them)."""
+    nodes = await client.run(tenant, NODES)
+    edges = await client.run(tenant, EDGES)
+    text = json.dumps([sorted((n["id"], sorted(n["labels"]), n["props"]) for n in nodes),
+                       sorted((e["a"], e["type"], e["b"], e["props"]) for e in edges)], sort_keys=True, default=str)
+    return len(nodes), len(edges), hashlib.sha256(text.encode()).hexdigest()
+
+
+async def graph_keys(client, tenant) -> list[str]:
+    keys = [k async for k in client.redis.scan_iter(match=f"*{tenant}*")]
+    return sorted(keys + [g for g in await client.redis.execute_command("GRAPH.LIST") if tenant in g])
+
+
+async def test_snapshot_change_restore_gives_the_graph_back(graph_client, embedder, tenant):
+    await build_case(graph_client, embedder, tenant)
+    before = await fingerprint(graph_client, tenant)
+    assert before[0] > 10 and before[1] > 10
+    snap = await ops.create_snapshot(graph_client, tenant, "before-change")
+    with pytest.raises(AlreadyExists):
+        await ops.create_snapshot(graph_client, tenant, "before-change")
+    await graph_client.run(tenant, CHANGE)
+    assert await fingerprint(graph_client, tenant) != before
+    assert [s.name for s in await ops.list_snapshots(graph_client, tenant)] == ["before-change"]
+    await ops.restore_snapshot(graph_client, tenant, "before-change")
+    assert await fingerprint(graph_client, tenant) == before
+    found = await recall.recall(graph_client, embedder, tenant, "red light on the fibre box", subject=CUSTOMER)
+    assert found.items and found.facts  # the restored graph answers through its indexes
+    await ops.delete_snapshot(graph_client, tenant, snap.name)
+    assert await ops.list_snapshots(graph_client, tenant) == []
+    for bad in ("Bad Name", "", "../x", "a" * 64):
+        with pytest.raises(InvalidInput):
+            await ops.create_snapshot(graph_client, tenant, bad)
+    with pytest.raises(NotFound):
+        await ops.restore_snapshot(graph_client, tenant, "missing")
+
+
+async def test_reset_needs_confirmation_keeps_a_snapshot_and_leaves_an_empty_indexed_graph(
+        graph_client, embedder, tenant):
+    await build_case(graph_client, embedder, tenant)
+    before = await fingerprint(graph_client, tenant)
+    indexes = sorted(map(str, await graph_client.run(tenant, INDEXES)))
+    with pytest.raises(InvalidInput, match="confirm"):
+        await ops.reset_tenant(graph_client, tenant, confirm="yes")
+    assert await fingerprint(graph_client, tenant) == before  # refused: nothing changed
+    snap = await ops.reset_tenant(graph_client, tenant, confirm=tenant)
+    assert snap is not None and snap.name.startswith("pre-reset-")
+    assert (await fingerprint(graph_client, tenant))[:2] == (0, 0)
+    assert sorted(map(str, await graph_client.run(tenant, INDEXES))) == indexes
+    await ops.restore_snapshot(graph_client, tenant, snap.name)  # the reset can be undone
+    assert await fingerprint(graph_client, tenant) == before
+
+
+async def test_delete_leaves_no_trace(graph_client, embedder, tenant):
+    await build_case(graph_client, embedder, tenant)
+    await ops.create_snapshot(graph_client, tenant, "one")
+    with pytest.raises(InvalidInput):
+        await ops.delete_tenant(graph_client, tenant, confirm=None)
+    gone = await ops.delete_tenant(graph_client, tenant, confirm=tenant)
+    assert sorted(gone) == sorted([graph_name(tenant), ops.snapshot_key(tenant, "one")])
+    assert await graph_keys(graph_client, tenant) == []
+    stats = await ops.graph_stats(graph_client, tenant)
+    assert not stats.exists and stats.nodes == {}
+
+
+async def test_forget_removes_everything_about_the_customer_and_nothing_else(graph_client, embedder, tenant):
+    await build_case(graph_client, embedder, tenant)
+    await facts.write_fact(graph_client, tenant, FactInput(subject="Bilal", agent="intake", predicate="on_plan",
+                                                           object="Fiber 300"))  # shared: stays
+    other = f"{tenant}-other"  # the same case in another tenant stays whole
+    await build_case(graph_client, embedder, other)
+    other_before = await fingerprint(graph_client, other)
+    receipt = await ops.forget_customer(graph_client, tenant, CUSTOMER)
+    assert (receipt.episodes, receipt.sessions, receipt.tickets, receipt.entity) == (2, 2, 1, 1)
+    assert receipt.facts >= 5 and receipt.slots >= 3 and receipt.ticket_parts >= 1 and receipt.entity_edges >= 1
+    assert receipt.named_entities >= 3  # the phone number, Pune, Berlin (the plan is Bilal's too)
+    words = ("asha", "verma", "98200", "red light", "relocating", "berlin", "pune")
+    left = json.dumps([r["props"] for r in await graph_client.run(tenant, EVERYTHING)], default=str).lower()
+    for w in words:
+        assert w not in left, w
+    found = await recall.recall(graph_client, embedder, tenant, "red light on the fibre box", subject=CUSTOMER)
+    assert (found.items, found.facts) == ([], [])
+    found = await recall.recall(graph_client, embedder, tenant, "red light on the fibre box")
+    assert found.items == []
+    again = await ops.forget_customer(graph_client, tenant, CUSTOMER)
+    assert again.model_dump(exclude={"customer"}) == dict.fromkeys(again.model_dump(exclude={"customer"}), 0)
+    assert await fingerprint(graph_client, other) == other_before
+    plan = await facts.read_facts(graph_client, tenant, "Bilal")
+    assert [f.object for f in plan] == ["Fiber 300"]
+
+
+async def test_stats_read_counts_memory_and_slowlog(graph_client, embedder, tenant):
+    await build_case(graph_client, embedder, tenant)
+    stats = await ops.graph_stats(graph_client, tenant)
+    assert stats.exists and stats.nodes["Episode"] == 2 and stats.nodes["Ticket"] == 1
+    assert stats.edges["HAS_TICKET"] == 1 and stats.memory_mb is not None and stats.memory_mb >= 0
+    assert stats.slowlog and all(e["ms"] >= 0 and e["query"] for e in stats.slowlog)

@@ -1,6 +1,6 @@
 """The `relay` command: `relay up` runs Relay on this machine, `relay status` says if one runs,
 `relay demo` plays the demo story against it, `relay mcp --tenant <t>` serves the tool catalogue
-over stdio to a local MCP client."""
+over stdio to a local MCP client, `relay admin ...` snapshots, resets, deletes and forgets."""
 
 from __future__ import annotations
 
@@ -138,6 +138,103 @@ def mcp_command(
     from relay_graph.tools.stdio import run as serve_stdio
 
     serve_stdio(tenant, agent=agent)
+
+
+admin_app = typer.Typer(help="An operator's work on one tenant's graph, straight on FalkorDB (RELAY_FALKORDB_* "
+                        "settings): snapshots, reset, delete, forget, stats.", no_args_is_help=True)
+app.add_typer(admin_app, name="admin")
+
+
+def _admin(work, *, confirm_for: str | None = None, confirm: Optional[str] = None) -> None:
+    """Runs `work(client)` with a GraphClient and prints its result as JSON. Where `confirm_for`
+    names a tenant, the tenant id must be typed (or given with --confirm) first."""
+    import asyncio
+    import json
+
+    from relay_graph.config import GraphSettings
+    from relay_graph.db import GraphClient
+    from relay_graph.errors import RelayError
+
+    if confirm_for is not None and confirm is None:
+        confirm = typer.prompt(f"type the tenant id ({confirm_for}) to go ahead", default="", show_default=False)
+
+    async def go():
+        client = GraphClient(GraphSettings())
+        try:
+            return await work(client, confirm)
+        finally:
+            await client.close()
+
+    try:
+        result = asyncio.run(go())
+    except RelayError as exc:
+        typer.echo(json.dumps({"error": {"code": exc.code, "message": exc.message}}), err=True)
+        raise typer.Exit(1)
+    dump = result.model_dump() if hasattr(result, "model_dump") else (
+        [r.model_dump() for r in result] if isinstance(result, list) and result and hasattr(result[0], "model_dump")
+        else result)
+    typer.echo(json.dumps(dump, indent=2, default=str))
+
+
+@admin_app.command("snapshot")
+def admin_snapshot(tenant: str, name: str) -> None:
+    """Copy the tenant's graph as snapshot NAME (GRAPH.COPY)."""
+    from relay_graph import operations as ops
+
+    _admin(lambda c, _: ops.create_snapshot(c, tenant, name))
+
+
+@admin_app.command("snapshots")
+def admin_snapshots(tenant: str) -> None:
+    """List the tenant's snapshots."""
+    from relay_graph import operations as ops
+
+    _admin(lambda c, _: ops.list_snapshots(c, tenant))
+
+
+@admin_app.command("restore")
+def admin_restore(tenant: str, name: str) -> None:
+    """Replace the tenant's graph by a copy of snapshot NAME."""
+    from relay_graph import operations as ops
+
+    _admin(lambda c, _: ops.restore_snapshot(c, tenant, name))
+
+
+@admin_app.command("reset")
+def admin_reset(tenant: str, confirm: Optional[str] = typer.Option(None, "--confirm", help="the tenant id again")) -> None:
+    """Empty the tenant's graph after a pre-reset snapshot (asks for the tenant id)."""
+    from relay_graph import operations as ops
+
+    _admin(lambda c, ok: ops.reset_tenant(c, tenant, ok), confirm_for=tenant, confirm=confirm)
+
+
+@admin_app.command("delete")
+def admin_delete(tenant: str, confirm: Optional[str] = typer.Option(None, "--confirm", help="the tenant id again")) -> None:
+    """Delete the tenant: its graph, snapshots and API key (asks for the tenant id)."""
+    from relay_graph import operations as ops
+    from services.gateway.auth import TenantKeys
+
+    async def work(c, ok):
+        removed = await ops.delete_tenant(c, tenant, ok)
+        return {"removed_keys": removed, "api_key_revoked": await TenantKeys(c.redis).remove(tenant)}
+
+    _admin(work, confirm_for=tenant, confirm=confirm)
+
+
+@admin_app.command("forget")
+def admin_forget(tenant: str, customer: str) -> None:
+    """Remove every episode, fact, ticket and edge about CUSTOMER; prints the receipt."""
+    from relay_graph import operations as ops
+
+    _admin(lambda c, _: ops.forget_customer(c, tenant, customer))
+
+
+@admin_app.command("stats")
+def admin_stats(tenant: str) -> None:
+    """Counts by label and type, GRAPH.MEMORY USAGE and the GRAPH.SLOWLOG of the tenant's graph."""
+    from relay_graph import operations as ops
+
+    _admin(lambda c, _: ops.graph_stats(c, tenant))
 
 
 def _alive(pid: int | None) -> bool:

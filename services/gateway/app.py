@@ -23,6 +23,7 @@ from .deps import Services
 from .limits import BodyLimitMiddleware, RateLimiter
 from .readiness import ReadinessCheck, falkordb_check, full_readiness
 from .routers import (
+    admin,
     asyncapi,
     cases,
     chat,
@@ -65,7 +66,7 @@ and grades what they diagnose and fix."""
 
 ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.router, recall.router,
            chat.router, tickets.router, network.router, world.router, lab.router, live.router, asyncapi.router,
-           tools.router, cases.router)
+           tools.router, cases.router, admin.router)
 
 
 def create_app(

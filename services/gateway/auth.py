@@ -30,6 +30,15 @@ redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
 return 1
 """
 
+# The tenant and its key's index entry go together.
+_REMOVE = """
+local digest = redis.call('HGET', KEYS[1], ARGV[1])
+if not digest then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], digest)
+return 1
+"""
+
 
 def key_hash(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
@@ -49,6 +58,11 @@ class TenantKeys:
         if not int(created):
             raise AlreadyExists(f"tenant {tenant!r} exists; pick another name")
         return key
+
+    async def remove(self, tenant: str) -> bool:
+        """Unregisters `tenant`: its key authenticates nobody from now on. False if it was not."""
+        validate_tenant(tenant)
+        return bool(int(await self.redis.eval(_REMOVE, 2, TENANTS_KEY, KEY_INDEX, tenant)))
 
     async def exists(self, tenant: str) -> bool:
         return bool(await self.redis.hexists(TENANTS_KEY, validate_tenant(tenant)))

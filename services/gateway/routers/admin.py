@@ -1,0 +1,100 @@
+"""An operator's work on one tenant (admin key): snapshots, reset, delete, forgetting a customer,
+and the graph's figures. The work itself is relay_graph.operations; reset and delete need the
+tenant id again in the body (`confirm`)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel, Field
+
+from relay_graph import operations as ops
+from relay_graph.tenancy import validate_tenant
+
+from ..deps import AdminDep, KeysDep, MemoryDep, respond
+from ..errors import responses
+from ..schemas import Strict
+
+router = APIRouter(prefix="/v1/admin/tenants/{tenant}", tags=["admin"])
+TenantPath = Annotated[str, Path(max_length=63, description="the tenant to work on", examples=["acme"])]
+ERRORS = responses(401, 403, 404, 409, 422, 429)
+
+
+class SnapshotBody(Strict):
+    name: str = Field(max_length=63, description="^[a-z0-9][a-z0-9-]{0,62}$", examples=["before-demo"])
+
+
+class ConfirmBody(Strict):
+    confirm: str = Field(max_length=63, description="the tenant id again: nothing happens without it")
+
+
+class CustomerBody(Strict):
+    customer: str = Field(min_length=1, max_length=200, examples=["Asha Verma"])
+
+
+class Snapshots(BaseModel):
+    snapshots: list[ops.Snapshot]
+
+
+class ResetDone(BaseModel):
+    tenant: str
+    snapshot: ops.Snapshot | None = Field(description="taken before the reset; restore it to undo")
+
+
+class DeleteDone(BaseModel):
+    tenant: str
+    removed_keys: list[str]
+    api_key_revoked: bool
+
+
+@router.get("/snapshots", response_model=Snapshots, responses=ERRORS, summary="List a tenant's snapshots")
+async def list_snapshots(tenant: TenantPath, _: AdminDep, memory: MemoryDep) -> JSONResponse:
+    return respond(Snapshots(snapshots=await ops.list_snapshots(memory.client, validate_tenant(tenant))))
+
+
+@router.post("/snapshots", status_code=201, response_model=ops.Snapshot, responses=ERRORS,
+             summary="Snapshot the tenant's graph (GRAPH.COPY)")
+async def create_snapshot(tenant: TenantPath, body: SnapshotBody, _: AdminDep, memory: MemoryDep) -> JSONResponse:
+    return respond(await ops.create_snapshot(memory.client, validate_tenant(tenant), body.name), 201)
+
+
+@router.post("/snapshots/{name}/restore", response_model=ops.Snapshot, responses=ERRORS,
+             summary="Replace the tenant's graph by a copy of the snapshot")
+async def restore_snapshot(tenant: TenantPath, name: str, _: AdminDep, memory: MemoryDep) -> JSONResponse:
+    return respond(await ops.restore_snapshot(memory.client, validate_tenant(tenant), name))
+
+
+@router.delete("/snapshots/{name}", status_code=204, responses=ERRORS, summary="Delete a snapshot")
+async def delete_snapshot(tenant: TenantPath, name: str, _: AdminDep, memory: MemoryDep) -> Response:
+    await ops.delete_snapshot(memory.client, validate_tenant(tenant), name)
+    return Response(status_code=204)
+
+
+@router.post("/reset", response_model=ResetDone, responses=ERRORS,
+             summary="Empty the tenant's graph, after a snapshot (confirm: the tenant id)")
+async def reset(tenant: TenantPath, body: ConfirmBody, _: AdminDep, memory: MemoryDep) -> JSONResponse:
+    tenant = validate_tenant(tenant)
+    snap = await ops.reset_tenant(memory.client, tenant, body.confirm)
+    return respond(ResetDone(tenant=tenant, snapshot=snap))
+
+
+@router.post("/delete", response_model=DeleteDone, responses=ERRORS,
+             summary="Delete the tenant: its graph, its snapshots and its API key (confirm: the tenant id)")
+async def delete(tenant: TenantPath, body: ConfirmBody, _: AdminDep, memory: MemoryDep, keys: KeysDep) -> JSONResponse:
+    tenant = validate_tenant(tenant)
+    removed = await ops.delete_tenant(memory.client, tenant, body.confirm)
+    return respond(DeleteDone(tenant=tenant, removed_keys=removed, api_key_revoked=await keys.remove(tenant)))
+
+
+@router.post("/forget", response_model=ops.ForgetReceipt, responses=ERRORS,
+             summary="Forget one customer: every episode, fact, ticket and edge about them")
+async def forget(tenant: TenantPath, body: CustomerBody, _: AdminDep, memory: MemoryDep) -> JSONResponse:
+    return respond(await ops.forget_customer(memory.client, validate_tenant(tenant), body.customer))
+
+
+@router.get("/stats", response_model=ops.GraphStats, responses=ERRORS,
+            summary="Counts by label and type, GRAPH.MEMORY USAGE and GRAPH.SLOWLOG")
+async def stats(tenant: TenantPath, _: AdminDep, memory: MemoryDep) -> JSONResponse:
+    return respond(await ops.graph_stats(memory.client, validate_tenant(tenant)))

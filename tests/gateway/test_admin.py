@@ -1,0 +1,55 @@
+"""The operator's API (admin key): snapshots, reset, delete, forget, stats, over HTTP on a real
+FalkorDB. What the operations do is tested in tests/relay_graph/test_operations.py; these check
+the wiring, the confirmation step and the errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import ADMIN, assert_error, create_tenant
+
+pytestmark = pytest.mark.falkordb
+
+
+async def test_snapshot_reset_restore_and_stats(client, tenant):
+    headers = await create_tenant(client, tenant)
+    base = f"/v1/admin/tenants/{tenant}"
+    r = await client.post(f"/v1/tenants/{tenant}/facts", headers=headers, json={
+        "subject": "Asha Verma", "predicate": "lives_in", "object": "Pune", "agent": "intake"})
+    assert r.status_code in (200, 201), r.text
+    assert_error(await client.get(f"{base}/stats", headers=headers), 403, "forbidden")  # a tenant key is not admin
+    before = (await client.get(f"{base}/stats", headers=ADMIN)).json()
+    assert before["exists"] and before["nodes"]["Fact"] == 1 and before["memory_mb"] is not None
+    r = await client.post(f"{base}/snapshots", headers=ADMIN, json={"name": "one"})
+    assert r.status_code == 201, r.text
+    assert_error(await client.post(f"{base}/snapshots", headers=ADMIN, json={"name": "one"}), 409, "snapshot_exists")
+    assert_error(await client.post(f"{base}/snapshots", headers=ADMIN, json={"name": "No!"}), 422, "invalid_input")
+    assert_error(await client.post(f"{base}/reset", headers=ADMIN, json={"confirm": "other"}), 422,
+                 "confirmation_required")
+    r = await client.post(f"{base}/reset", headers=ADMIN, json={"confirm": tenant})
+    assert r.status_code == 200 and r.json()["snapshot"]["name"].startswith("pre-reset-")
+    assert (await client.get(f"{base}/stats", headers=ADMIN)).json()["nodes"] == {}
+    names = [s["name"] for s in (await client.get(f"{base}/snapshots", headers=ADMIN)).json()["snapshots"]]
+    assert "one" in names and len(names) == 2
+    assert (await client.post(f"{base}/snapshots/one/restore", headers=ADMIN)).status_code == 200
+    after = (await client.get(f"{base}/stats", headers=ADMIN)).json()
+    assert (after["nodes"], after["edges"]) == (before["nodes"], before["edges"])
+    assert (await client.delete(f"{base}/snapshots/one", headers=ADMIN)).status_code == 204
+    assert_error(await client.delete(f"{base}/snapshots/one", headers=ADMIN), 404, "snapshot_not_found")
+
+
+async def test_forget_then_delete(client, tenant):
+    headers = await create_tenant(client, tenant)
+    base = f"/v1/admin/tenants/{tenant}"
+    await client.post(f"/v1/tenants/{tenant}/facts", headers=headers, json={
+        "subject": "Asha Verma", "predicate": "phone", "object": "+91 98200 12345", "agent": "intake"})
+    r = await client.post(f"{base}/forget", headers=ADMIN, json={"customer": "Asha Verma"})
+    assert r.status_code == 200, r.text
+    assert (r.json()["facts"], r.json()["entity"]) == (1, 1)
+    r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "Asha Verma"}, headers=headers)
+    assert r.json() == {"facts": []}
+    assert_error(await client.post(f"{base}/delete", headers=ADMIN, json={}), 422, "validation_error")
+    r = await client.post(f"{base}/delete", headers=ADMIN, json={"confirm": tenant})
+    assert r.status_code == 200 and r.json()["api_key_revoked"] is True
+    r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "x"}, headers=headers)
+    assert r.status_code == 401  # the key is gone with the tenant

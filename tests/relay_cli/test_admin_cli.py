@@ -1,0 +1,43 @@
+"""`relay admin` as a real process on the session's FalkorDB: snapshot, stats, reset refused
+without the tenant id and done with it, restore, forget, delete."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from relay_graph import facts
+from relay_graph.models import FactInput
+
+pytestmark = pytest.mark.falkordb
+
+
+def relay(server, *args, stdin: str = "") -> subprocess.CompletedProcess:
+    env = {**os.environ, "RELAY_FALKORDB_HOST": server.host, "RELAY_FALKORDB_PORT": str(server.port)}
+    return subprocess.run([sys.executable, "-m", "relay_cli.main", "admin", *args], input=stdin, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+async def test_admin_commands(falkordb_server, graph_client, tenant):
+    await facts.write_fact(graph_client, tenant, FactInput(subject="Asha Verma", predicate="lives_in",
+                                                           object="Pune", agent="intake"))
+    assert relay(falkordb_server, "snapshot", tenant, "one").returncode == 0
+    stats = json.loads(relay(falkordb_server, "stats", tenant).stdout)
+    assert stats["nodes"]["Fact"] == 1
+    refused = relay(falkordb_server, "reset", tenant, stdin="no\n")
+    assert refused.returncode == 1 and "confirmation_required" in refused.stderr
+    assert json.loads(relay(falkordb_server, "stats", tenant).stdout)["nodes"] == stats["nodes"]
+    done = relay(falkordb_server, "reset", tenant, stdin=f"{tenant}\n")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(relay(falkordb_server, "stats", tenant).stdout)["nodes"] == {}
+    assert relay(falkordb_server, "restore", tenant, "one").returncode == 0
+    receipt = json.loads(relay(falkordb_server, "forget", tenant, "asha verma").stdout)
+    assert (receipt["facts"], receipt["entity"]) == (1, 1)
+    gone = relay(falkordb_server, "delete", tenant, "--confirm", tenant)
+    assert gone.returncode == 0, gone.stderr
+    assert json.loads(relay(falkordb_server, "snapshots", tenant).stdout) == []
+    assert not await graph_client.graph_exists(tenant)

@@ -7,7 +7,7 @@ MODEL_DIR ?= .relay/model
 # FalkorDB 4.22.1, verified (relay_graph.falkordb_module's default DEST, inside the venv)
 FALKORDB_MODULE := $(VENV)/share/relay/falkordb/falkordb-4.22.1.so
 
-.PHONY: up test bench bench-memory install model lock clean
+.PHONY: up test test-netops-repeat bench bench-memory install model lock clean
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,12 @@ up: install model
 
 test: install model
 	$(PY) -m pytest
+
+# The module that crashed FalkorDB 4.16.3 (a schema race), 20 times over in one pytest session on
+# one server (--keep-duplicates: pytest would otherwise collect it once). About half a minute.
+NETOPS_REPEAT ?= 20
+test-netops-repeat: install model
+	$(PY) -m pytest -q -p no:cacheprovider --keep-duplicates $(foreach i,$(shell seq $(NETOPS_REPEAT)),tests/services/test_netops_handlers.py)
 
 bench: install model
 	$(PY) -m bench.suite --readme

@@ -26,6 +26,7 @@ EDGES = Query("t_ops_edges", "MATCH (a)-[r]->(b) RETURN id(a) AS a, type(r) AS t
 INDEXES = Query("t_ops_idx", "CALL db.indexes() YIELD label, properties RETURN label, properties", read_only=True)
 CHANGE = Query("t_ops_change", "MATCH (e:Episode) WITH e LIMIT 1 SET e.text = 'changed' "
                "CREATE (:Note {n: 1}) RETURN count(*) AS n")
+SLOW = Query("t_ops_slow", "UNWIND range(1, 300000) AS i WITH i WHERE i % 7 = 0 RETURN count(i) AS n")
 EVERYTHING = Query("t_ops_all", "MATCH (n) RETURN properties(n) AS props", read_only=True)
 
 
@@ -126,4 +127,7 @@ async def test_stats_read_counts_memory_and_slowlog(graph_client, embedder, tena
     stats = await ops.graph_stats(graph_client, tenant)
     assert stats.exists and stats.nodes["Episode"] == 2 and stats.nodes["Ticket"] == 1
     assert stats.edges["HAS_TICKET"] == 1 and stats.memory_mb is not None and stats.memory_mb >= 0
-    assert stats.slowlog and all(e["ms"] >= 0 and e["query"] for e in stats.slowlog)
+    await graph_client.run(tenant, SLOW)  # the slowlog keeps only queries slower than its threshold
+    stats = await ops.graph_stats(graph_client, tenant)
+    assert any("range(1, 300000)" in e["query"] and e["ms"] > 0 for e in stats.slowlog), stats.slowlog
+    assert [e["ms"] for e in stats.slowlog] == sorted((e["ms"] for e in stats.slowlog), reverse=True)

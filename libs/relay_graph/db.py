@@ -6,6 +6,8 @@ falkordb client."""
 from __future__ import annotations
 
 import asyncio
+import time
+from collections import deque
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -48,6 +50,9 @@ class GraphClient:
                                             where.get("password"), self.pool.max_connections)
         self._ready: set[str] = set()
         self._schema_lock = asyncio.Lock()
+        # The last queries this process ran, newest last: what an operator reads to see what a
+        # process is doing (GET /v1/admin/queries), bounded so it costs nothing to keep.
+        self.recent: deque[dict[str, Any]] = deque(maxlen=self.settings.query_log_size)
 
     def _graph(self, tenant: str):
         return self.db.select_graph(graph_name(tenant))
@@ -103,6 +108,17 @@ class GraphClient:
                 raise
 
     async def run(self, tenant: str, query: Query, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        started, ok, rows = time.perf_counter(), False, 0
+        try:
+            result = await self._run(tenant, query, params)
+            ok, rows = True, len(result)
+            return result
+        finally:
+            self.recent.append({"query": query.name, "tenant": tenant, "ok": ok, "rows": rows,
+                                "ms": round((time.perf_counter() - started) * 1000, 3),
+                                "at_ms": int(time.time() * 1000)})
+
+    async def _run(self, tenant: str, query: Query, params: dict[str, Any] | None) -> list[dict[str, Any]]:
         await self.ensure_schema(tenant)
         g = self._graph(tenant)
         if query.read_only:  # the lean way (graph_wire): recall's reads are most of the traffic

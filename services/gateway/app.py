@@ -66,7 +66,7 @@ and grades what they diagnose and fix."""
 
 ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.router, recall.router,
            chat.router, tickets.router, network.router, world.router, lab.router, live.router, asyncapi.router,
-           tools.router, cases.router, admin.router)
+           tools.router, cases.router, admin.router, admin.process_router)
 
 
 def create_app(

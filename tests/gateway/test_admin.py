@@ -53,3 +53,13 @@ async def test_forget_then_delete(client, tenant):
     assert r.status_code == 200 and r.json()["api_key_revoked"] is True
     r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "x"}, headers=headers)
     assert r.status_code == 401  # the key is gone with the tenant
+
+
+async def test_recent_queries_are_bounded_and_timed(client, tenant, memory):
+    headers = await create_tenant(client, tenant)
+    await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "Asha"}, headers=headers)
+    assert_error(await client.get("/v1/admin/queries", headers=headers), 403, "forbidden")
+    got = (await client.get("/v1/admin/queries", headers=ADMIN)).json()["queries"]
+    mine = [q for q in got if q["tenant"] == tenant]
+    assert mine and all(q["ms"] >= 0 and q["ok"] and q["query"] for q in mine)
+    assert len(got) <= memory.client.recent.maxlen

@@ -173,3 +173,21 @@ async def test_reads_sign_in_where_the_server_wants_a_password(tmp_path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.mark.falkordb
+async def test_the_client_keeps_a_bounded_log_of_its_last_queries(graph_settings, tenant):
+    client = GraphClient(graph_settings.model_copy(update={"query_log_size": 3}))
+    try:
+        q = Query("t_log", "RETURN 1 AS one", read_only=True)
+        for _ in range(5):
+            await client.run(tenant, q)
+        bad = Query("t_log_bad", "RETURN nope", read_only=True)
+        with pytest.raises(Exception):
+            await client.run(tenant, bad)
+        log = list(client.recent)
+        assert [e["query"] for e in log] == ["t_log", "t_log", "t_log_bad"]
+        assert [e["ok"] for e in log] == [True, True, False] and all(e["ms"] >= 0 for e in log)
+        assert log[0]["rows"] == 1 and log[-1]["tenant"] == tenant
+    finally:
+        await client.close()

@@ -18,6 +18,7 @@ from ..errors import responses
 from ..schemas import Strict
 
 router = APIRouter(prefix="/v1/admin/tenants/{tenant}", tags=["admin"])
+process_router = APIRouter(prefix="/v1/admin", tags=["admin"])
 TenantPath = Annotated[str, Path(max_length=63, description="the tenant to work on", examples=["acme"])]
 ERRORS = responses(401, 403, 404, 409, 422, 429)
 
@@ -32,6 +33,19 @@ class ConfirmBody(Strict):
 
 class CustomerBody(Strict):
     customer: str = Field(min_length=1, max_length=200, examples=["Asha Verma"])
+
+
+class RecentQuery(BaseModel):
+    query: str  # the named statement (queries/)
+    tenant: str
+    ok: bool
+    rows: int
+    ms: float
+    at_ms: int
+
+
+class RecentQueries(BaseModel):
+    queries: list[RecentQuery] = Field(description="the gateway process's last queries, newest last")
 
 
 class Snapshots(BaseModel):
@@ -98,3 +112,9 @@ async def forget(tenant: TenantPath, body: CustomerBody, _: AdminDep, memory: Me
             summary="Counts by label and type, GRAPH.MEMORY USAGE and GRAPH.SLOWLOG")
 async def stats(tenant: TenantPath, _: AdminDep, memory: MemoryDep) -> JSONResponse:
     return respond(await ops.graph_stats(memory.client, validate_tenant(tenant)))
+
+
+@process_router.get("/queries", response_model=RecentQueries, responses=responses(401, 403, 429),
+                    summary="The last queries this gateway process ran, with their times (admin key)")
+async def recent_queries(_: AdminDep, memory: MemoryDep) -> JSONResponse:
+    return respond(RecentQueries(queries=list(memory.client.recent)))

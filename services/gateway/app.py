@@ -20,7 +20,7 @@ from .auth import Authenticator, TenantKeys
 from .backend import Backend
 from .bus import Bus
 from .deps import Services
-from .limits import BodyLimitMiddleware, RateLimiter
+from .limits import BodyLimitMiddleware, Limits, LimitStore, RateLimiter
 from .readiness import ReadinessCheck, falkordb_check, full_readiness
 from .routers import (
     asyncapi,
@@ -68,6 +68,10 @@ ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.
            tools.router, cases.router)
 
 
+async def _registry_redis(backend: Backend):
+    return (await backend.keys()).redis
+
+
 def create_app(
     settings: GatewaySettings | None = None,
     *,
@@ -95,6 +99,10 @@ def create_app(
         backend=backend,
         auth=Authenticator(backend.keys, admin_key),
         limiter=limiter or RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
+        limits=LimitStore(Limits(rate_per_second=limiter.rate if limiter else settings.rate_limit_per_second,
+                                 burst=limiter.burst if limiter else settings.rate_limit_burst,
+                                 batch_max_facts=settings.batch_max_facts),
+                          lambda: _registry_redis(backend)),
         readiness=list(readiness),
         bus=bus,
     )

@@ -97,7 +97,7 @@ class TenantKeys:
     async def agents(self, tenant: str) -> list[str]:
         """The agents of `tenant` that have a key, sorted."""
         prefix = f"{validate_tenant(tenant)}/"
-        names = [str(k) async for k in self.redis.hscan_iter(AGENTS_KEY, match=prefix + "*")]
+        names = [str(field) async for field, _ in self.redis.hscan_iter(AGENTS_KEY, match=prefix + "*")]
         return sorted(k[len(prefix):] for k in names)
 
     async def agent_for(self, key: str) -> tuple[str, str] | None:
@@ -119,7 +119,7 @@ def check_agent_id(agent: object) -> str:
     if agent in RESERVED_AGENTS:
         raise Forbidden(f"{agent!r} is reserved ({', '.join(sorted(RESERVED_AGENTS))}): the desk's own agents "
                         "write only from their own processes, and `api` is the tenant key's own identity; "
-                        "pick another name")
+                        "pick another name", code="reserved_agent")
     return agent
 
 

@@ -46,9 +46,10 @@ log = logging.getLogger("relay.gateway")
 
 DESCRIPTION = """Shared, time-aware graph memory for teams of AI agents.
 
-Send `Authorization: Bearer <key>`: the admin key creates tenants, a tenant's key works on that
-tenant's paths only. Times are ISO 8601 with an offset. Errors are
-`{"error": {"code", "message"}}`.
+Send `Authorization: Bearer <key>`: the admin key creates tenants and sets their limits, a tenant's
+key works on that tenant's paths only and writes as `api`, an agent key (`POST /v1/tenants/{t}/agents`)
+writes as its agent; a request's `agent` is only a sub-label under the key's agent. Times are ISO 8601
+with an offset. Errors are `{"error": {"code", "message"}}`.
 
 Live feed: `WS /v1/tenants/{t}/live` (the tenant's key in the `Authorization` header or `?token=`)
 sends one JSON object per change in that tenant: `{"kind": "ticket"|"reply"|"fact"|"outage"|"handoff",

@@ -129,10 +129,9 @@ class FactBody(Strict):
 class FactsBatchBody(Strict):
     facts: list[Any] = Field(
         min_length=1,
-        description="facts as POST /facts takes them, each checked on its own: one that does not validate is "
-        "answered in its slot and the others are written. At most the tenant's `batch_max_facts` "
+        description="facts as POST /facts takes them (FactBody), each checked on its own: one that does not "
+        "validate (not even an object) is answered in its slot and the others are written. At most the tenant's `batch_max_facts` "
         "(GET /v1/tenants/{t}/limits; default 1,000): more is 413 `batch_too_large`, nothing written.",
-        json_schema_extra={"items": {"type": "object"}},
     )
 
 

@@ -107,6 +107,11 @@ async def test_trust_ranked_claims_cannot_be_moved_by_a_caller_that_is_not_the_a
     r = await client.get(f"/v1/tenants/{tenant}/claims", params={"subject": "kiran", "predicate": "has_router"},
                          headers=auth)
     winner = next(c for c in r.json()["claims"] if c["asserted_by"] == "resolver")
+    # an agent cannot settle its own dispute (and raise its own trust): a person settles, with the tenant key
+    mine = next(c for c in r.json()["claims"] if c["asserted_by"] == "field-tech")
+    r = await client.post(f"/v1/tenants/{tenant}/conflicts/{lost['conflict_id']}/settle", headers=field_tech,
+                          json={"fact_id": mine["fact_id"], "by": "field-tech"})
+    assert_error(r, 403, "forbidden")
     r = await client.post(f"/v1/tenants/{tenant}/conflicts/{lost['conflict_id']}/settle", headers=auth,
                           json={"fact_id": winner["fact_id"], "by": "maya"})
     assert r.status_code == 200, r.text

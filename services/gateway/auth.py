@@ -70,18 +70,21 @@ class TenantKeys:
     async def exists(self, tenant: str) -> bool:
         return bool(await self.redis.hexists(TENANTS_KEY, validate_tenant(tenant)))
 
-    async def tenant_for(self, key: str) -> str | None:
-        """The tenant this key belongs to, or None."""
+    async def _owner(self, index: str, registry: str, key: str) -> str | None:
         digest = key_hash(key)
-        tenant = await self.redis.hget(KEY_INDEX, digest)
-        if tenant is None:
+        owner = await self.redis.hget(index, digest)
+        if owner is None:
             return None
-        stored = await self.redis.hget(TENANTS_KEY, tenant)
-        # The index entry must agree with the tenant's current key (a half-written or stale index
+        stored = await self.redis.hget(registry, owner)
+        # The index entry must agree with the owner's current key (a half-written or stale index
         # entry authenticates nobody).
         if stored is None or not hmac.compare_digest(str(stored), digest):
             return None
-        return str(tenant)
+        return str(owner)
+
+    async def tenant_for(self, key: str) -> str | None:
+        """The tenant this key belongs to, or None."""
+        return await self._owner(KEY_INDEX, TENANTS_KEY, key)
 
     async def create_agent(self, tenant: str, agent: str) -> str:
         """Issues the key of `agent` in `tenant` and returns it (shown once); AlreadyExists if that
@@ -102,14 +105,10 @@ class TenantKeys:
 
     async def agent_for(self, key: str) -> tuple[str, str] | None:
         """The (tenant, agent) this agent key belongs to, or None."""
-        digest = key_hash(key)
-        owner = await self.redis.hget(AGENT_KEY_INDEX, digest)
+        owner = await self._owner(AGENT_KEY_INDEX, AGENTS_KEY, key)
         if owner is None:
             return None
-        stored = await self.redis.hget(AGENTS_KEY, owner)
-        if stored is None or not hmac.compare_digest(str(stored), digest):
-            return None
-        tenant, _, agent = str(owner).partition("/")
+        tenant, _, agent = owner.partition("/")
         return tenant, agent
 
 

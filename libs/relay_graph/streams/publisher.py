@@ -1,8 +1,10 @@
 """Publishing a notification: one XADD, trimmed, inside a `publish <stream>` span whose context
 travels in the entry's trace headers. Many of one kind at once (a batch write's facts): one
-pipelined round trip of XADDs inside one span."""
+script that XADDs them all, one round trip, inside one span."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import redis.asyncio as aioredis
 from opentelemetry import trace
@@ -11,12 +13,18 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ..errors import Unavailable
-from .notifications import InvalidNotification, NotificationBase
+from .notifications import InvalidNotification, NotificationBase, encode
 from .settings import StreamSettings
-from .notifications import encode
 from .wire import to_fields, trace_headers
 
 TRACER_NAME = "relay_graph.streams"
+
+
+def _send_span(stream: str, attributes: dict[str, Any]) -> Any:
+    return trace.get_tracer(TRACER_NAME).start_as_current_span(
+        f"publish {stream}", kind=SpanKind.PRODUCER,
+        attributes={"messaging.system": "redis", "messaging.operation.type": "send",
+                    "messaging.destination.name": stream, **attributes})
 
 
 def _text(value: bytes | str) -> str:
@@ -36,21 +44,13 @@ class Publisher:
         if not isinstance(notification, NotificationBase):
             raise InvalidNotification("only notification models can be published")
         stream = type(notification).stream
-        tracer = trace.get_tracer(TRACER_NAME)
-        with tracer.start_as_current_span(
-            f"publish {stream}",
-            kind=SpanKind.PRODUCER,
-            attributes={
-                "messaging.system": "redis",
-                "messaging.operation.type": "send",
-                "messaging.destination.name": stream,
-                "relay.kind": notification.kind,  # type: ignore[attr-defined]
-                "relay.tenant": notification.tenant,
-                "relay.id": notification.id,
-                "relay.version": notification.version,
-                "relay.notification_id": str(notification.notification_id),
-            },
-        ) as span:
+        with _send_span(stream, {
+            "relay.kind": notification.kind,  # type: ignore[attr-defined]
+            "relay.tenant": notification.tenant,
+            "relay.id": notification.id,
+            "relay.version": notification.version,
+            "relay.notification_id": str(notification.notification_id),
+        }) as span:
             fields = to_fields(notification)  # injects this span's context
             try:
                 entry_id = await self.redis.xadd(stream, fields, maxlen=self.maxlen, approximate=True)
@@ -72,18 +72,8 @@ class Publisher:
         if len(streams) != 1:
             raise InvalidNotification("publish_many takes notifications of one kind")
         stream = streams.pop()
-        tracer = trace.get_tracer(TRACER_NAME)
-        with tracer.start_as_current_span(
-            f"publish {stream}",
-            kind=SpanKind.PRODUCER,
-            attributes={
-                "messaging.system": "redis",
-                "messaging.operation.type": "send",
-                "messaging.destination.name": stream,
-                "messaging.batch.message_count": len(notifications),
-                "relay.tenant": notifications[0].tenant,
-            },
-        ):
+        with _send_span(stream, {"messaging.batch.message_count": len(notifications),
+                                 "relay.tenant": notifications[0].tenant}):
             headers = [x for kv in trace_headers().items() for x in kv]
             args: list[str] = [str(self.maxlen), str(len(headers))]
             args += headers

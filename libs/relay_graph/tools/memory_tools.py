@@ -156,17 +156,8 @@ async def remember_fact(ctx: ToolContext, args: RememberFactInput) -> ToolResult
 MAX_FACTS = 1_000
 
 
-class FactItem(Args):
-    subject: CustomerName
-    predicate: Predicate
-    object: Name = Field(description="the value, e.g. 'pune' for lives_in")
-    valid_from: Time | None = Field(default=None, description="when it became true in the world; default now")
-    source: str | None = Field(default=None, min_length=1, max_length=200,
-                               description="the episode id it was learnt from (linked as DERIVED)")
-
-
 class RememberFactsInput(Args):
-    facts: list[FactItem] = Field(min_length=1, max_length=MAX_FACTS)
+    facts: list[RememberFactInput] = Field(min_length=1, max_length=MAX_FACTS)
 
 
 class FactItemError(BaseModel):

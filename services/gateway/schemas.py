@@ -60,6 +60,10 @@ SubLabel = Annotated[str | None, Field(default=None, pattern=LABEL_PATTERN,
                                        "the fact's `label`); the writer recorded (asserted_by) is always the key's "
                                        "agent: an agent key's agent, or `api` for the tenant key",
                                        examples=["night-shift"])]
+# Where a write keeps no sub-label (retirements, episodes): accepted, and the key's agent is the writer.
+IgnoredAgent = Annotated[str | None, Field(default=None, pattern=LABEL_PATTERN,
+                                           description="ignored: the writer recorded is always the key's agent "
+                                           "(an agent key's agent, or `api` for the tenant key)")]
 
 
 class Strict(BaseModel):
@@ -153,7 +157,7 @@ class RetireBody(Strict):
     predicate: str = Field(min_length=1, max_length=64)
     object: str | None = Field(default=None, min_length=1, max_length=200,
                                description="one value of a multi-valued predicate; default all")
-    agent: SubLabel = None
+    agent: IgnoredAgent = None
     valid_to: ApiTime | None = Field(default=None, description="when it stopped being true; default now")
 
     def to_input(self, writer: str) -> RetireInput:
@@ -177,6 +181,7 @@ class EpisodeBody(EpisodeInput):
     """One turn of any conversation."""
 
     at: ApiTime  # type: ignore[assignment]
+    agent: IgnoredAgent = None
 
 
 class EpisodesBody(Strict):

@@ -48,6 +48,16 @@ return 1
 """
 
 
+# Both hashes lose the agent together; 0 when it had no key.
+_DELETE = """
+local digest = redis.call('HGET', KEYS[1], ARGV[1])
+if not digest then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], digest)
+return 1
+"""
+
+
 def key_hash(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
@@ -96,6 +106,13 @@ class TenantKeys:
         if not int(created):
             raise AlreadyExists(f"agent {agent!r} of tenant {tenant!r} has a key already; pick another name")
         return key
+
+    async def delete_agent(self, tenant: str, agent: str) -> None:
+        """Revokes the agent's key (its facts stay, written by it); NotFound if it has none. Issuing
+        a key again for the same agent is how a key is replaced: the agent, and its trust, stay."""
+        validate_tenant(tenant)
+        if not int(await self.redis.eval(_DELETE, 2, AGENTS_KEY, AGENT_KEY_INDEX, f"{tenant}/{agent}")):
+            raise NotFound(f"agent {agent!r} of tenant {tenant!r} has no key")
 
     async def agents(self, tenant: str) -> list[str]:
         """The agents of `tenant` that have a key, sorted."""

@@ -156,3 +156,18 @@ async def test_an_agent_key_of_one_tenant_is_403_on_another(client, tenant, auth
     # a key that was never issued is 401
     assert_error(await client.get(f"/v1/tenants/{tenant}/agents", headers=bearer("not-an-agent-key")),
                  401, "unauthorized")
+
+
+async def test_a_revoked_agent_key_is_401_and_a_new_one_writes_as_the_same_agent(client, tenant, auth):
+    planner = await create_agent(client, tenant, auth, "planner")
+    await write(client, tenant, planner, subject="old key customer", predicate="lives_in", object="pune")
+    assert_error(await client.delete(f"/v1/tenants/{tenant}/agents/planner", headers=planner), 403, "forbidden")
+    r = await client.delete(f"/v1/tenants/{tenant}/agents/planner", headers=auth)
+    assert r.status_code == 204, r.text
+    assert_error(await client.get(f"/v1/tenants/{tenant}/agents", headers=planner), 401, "unauthorized")
+    assert_error(await client.delete(f"/v1/tenants/{tenant}/agents/planner", headers=auth), 404, "not_found")
+    assert (await client.get(f"/v1/tenants/{tenant}/agents", headers=auth)).json() == {"agents": []}
+    renewed = await create_agent(client, tenant, auth, "planner")
+    await write(client, tenant, renewed, subject="new key customer", predicate="lives_in", object="pune")
+    for subject in ("old key customer", "new key customer"):
+        assert [f["asserted_by"] for f in await current(client, tenant, auth, subject)] == ["planner"]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+from fastapi.responses import JSONResponse, Response
 
 from relay_graph.tenancy import validate_tenant
 
+from ..auth import AGENT_ID_PATTERN
 from ..deps import AdminDep, AdminOfTenantDep, IdentityDep, KeysDep, ServicesDep, respond
 from ..errors import Forbidden, responses
 from ..schemas import AgentBody, AgentCreated, AgentList, LimitsBody, LimitsView, TenantBody, TenantCreated, TenantLimits
@@ -30,6 +33,17 @@ async def create_agent(body: AgentBody, who: IdentityDep, keys: KeysDep) -> JSON
         raise Forbidden("only the tenant's own key issues agent keys; an agent key cannot")
     api_key = await keys.create_agent(who.tenant, body.agent)
     return respond(AgentCreated(tenant=who.tenant, agent=body.agent, api_key=api_key), 201)
+
+
+@router.delete("/{t}/agents/{agent}", status_code=204, responses=responses(401, 403, 404, 422, 429, 503),
+               summary="Revoke an agent's key (tenant key); issue it again for a new key, the agent and its "
+                       "trust stay")
+async def delete_agent(who: IdentityDep, keys: KeysDep,
+                       agent: Annotated[str, Path(pattern=AGENT_ID_PATTERN, examples=["planner"])]) -> Response:
+    if not who.tenant_key:
+        raise Forbidden("only the tenant's own key revokes agent keys; an agent key cannot")
+    await keys.delete_agent(who.tenant, agent)
+    return Response(status_code=204)
 
 
 @router.get("/{t}/agents", response_model=AgentList, responses=responses(401, 403, 429, 503),

@@ -596,11 +596,6 @@ async def write_facts(client: GraphClient, tenant: str, facts: list[FactInput]) 
     return results  # type: ignore[return-value]
 
 
-def check_fact(fact: FactInput) -> None:
-    """Every check `write_fact` makes before it reads or writes anything; raises its typed error."""
-    _validate_write(fact)
-
-
 async def write_facts_each(client: GraphClient, tenant: str, facts: list[FactInput]
                            ) -> list[FactWriteResult | RelayError]:
     """`write_facts` atomic per fact, for any number of facts: each is checked on its own, a fact
@@ -897,6 +892,6 @@ async def settle(client: GraphClient, tenant: str, conflict_id: str, fact_id: st
 
 __all__ = [
     "EntityRef", "resolve_entity", "search_text", "matches_search", "write_fact", "write_facts", "write_facts_each",
-    "check_fact", "retire_fact",
+    "retire_fact",
     "read_facts", "history", "claims", "settle", "to_ms", "from_ms", "MAX_ATTEMPTS", "MAX_BATCH",
 ]

@@ -87,7 +87,8 @@ def create_app(
     runs; without it, `ready_agents` given: FalkorDB, the streams and those agents' groups with a
     live replica (what `python -m services.gateway` uses); neither: FalkorDB only. The stream
     client and tail (`services.bus`) are closed by the lifespan, or by the caller with
-    `await app.state.services.bus.close()`."""
+    `await app.state.services.bus.close()`. `limiter` given: its rate and burst are every tenant's
+    default limits (the settings' otherwise)."""
     settings = settings or GatewaySettings()
     backend = Backend(settings, memory=memory, keys=keys)
     bus = Bus(settings)

@@ -3,6 +3,7 @@
 It runs, one after the other, each on its own FalkorDB (and, for the desk, its own processes):
 
 1. bench.fact_writes: fact writes per second against raw FalkorDB, side by side in rounds;
+   then bench.http_writes: the same through the gateway's HTTP API, one by one and batched;
 2. bench.desk: chat turn latency p50/p95/p99 through the real processes, tickets per second with
    1/2/4 resolver replicas;
 3. bench.memory_core: recall latency at 10,000 and 100,000 facts (and its own write figures);
@@ -35,7 +36,7 @@ from typing import Any, Callable
 
 from rich.console import Console
 
-from bench import desk, fact_writes, memory_core, safety
+from bench import desk, fact_writes, http_writes, memory_core, safety
 from bench.desk import load_avg
 
 REPO = Path(__file__).resolve().parents[1]
@@ -43,7 +44,8 @@ RESULTS_DIR = REPO / "bench" / "results"
 README = REPO / "README.md"
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 COMMAND = "make bench"  # = python -m bench.suite --readme
-PARTS = ("fact_writes", "desk", "memory_core", "safety", "recall_hybrid")
+PARTS = ("fact_writes", "http_writes", "desk", "memory_core", "safety", "recall_hybrid")
+DEFAULT_PARTS = PARTS[:5]
 
 
 @dataclass(frozen=True)
@@ -52,10 +54,11 @@ class Profile:
     desk: desk.Sizes = field(default_factory=desk.Sizes)
     memory_core: memory_core.Sizes = memory_core.FULL
     safety: safety.Sizes = safety.Sizes()
+    http_writes: http_writes.Sizes = http_writes.FULL
 
 
 FULL = Profile()
-QUICK = Profile(fact_writes.QUICK, desk.QUICK, memory_core.QUICK, safety.QUICK)
+QUICK = Profile(fact_writes.QUICK, desk.QUICK, memory_core.QUICK, safety.QUICK, http_writes.QUICK)
 
 
 def say(console: Console, text: str) -> None:
@@ -93,6 +96,18 @@ def fact_write_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     if (worst := f.get("batch_embedded_new")) is not None:  # runs of bench.fact_writes since it measures it
         rows.append(_row("fact_writes", f"fact writes with embeddings, {worst['label']}", f"{_n(worst['per_s'])}/s"))
     return rows
+
+
+def http_write_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
+    f, t = r["figures"], r["targets"]["http_batch_vs_raw"]
+    raw = f[http_writes.RAW]["per_s"]
+    one, batch = f[http_writes.SINGLE], f[http_writes.BATCHED]
+    return [
+        _row("http_writes", f"{one['label']} (raw MERGE in the same run: {_n(raw)}/s)",
+             f"{_n(one['per_s'])}/s ({one['vs_raw']:.2f}x raw)"),
+        _row("http_writes", batch["label"], f"{_n(batch['per_s'])}/s ({batch['vs_raw']:.2f}x raw)",
+             t["target"], t["pass"]),
+    ]
 
 
 def desk_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
@@ -166,7 +181,7 @@ def recall_hybrid_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 ROWS: dict[str, Callable[[dict[str, Any]], list[dict[str, Any]]]] = {
-    "fact_writes": fact_write_rows, "desk": desk_rows, "memory_core": memory_core_rows, "safety": safety_rows,
+    "fact_writes": fact_write_rows, "http_writes": http_write_rows, "desk": desk_rows, "memory_core": memory_core_rows, "safety": safety_rows,
     "recall_hybrid": recall_hybrid_rows,
 }
 
@@ -241,7 +256,7 @@ def write_outputs(data: dict[str, Any], out_dir: Path, readme: Path | None) -> N
 
 
 async def run(profile: Profile, *, quick: bool, out_dir: Path | None = RESULTS_DIR, readme: Path | None = None,
-              parts: tuple[str, ...] = PARTS[:4], recall_hybrid_quick: bool | None = None,
+              parts: tuple[str, ...] = DEFAULT_PARTS, recall_hybrid_quick: bool | None = None,
               console: Console | None = None, model_dir: Path | None = None) -> dict[str, Any]:
     console = console or Console(width=150)
     model_dir = model_dir or Path(os.environ.get("RELAY_MODEL_DIR", REPO / ".relay" / "model"))
@@ -256,6 +271,8 @@ async def run(profile: Profile, *, quick: bool, out_dir: Path | None = RESULTS_D
     own = (lambda p: p) if (not quick and out_dir == RESULTS_DIR) else (lambda p: None)
     calls: dict[str, Callable[[], Any]] = {
         "fact_writes": lambda: fact_writes.run(profile.fact_writes, quick=quick, out=own(fact_writes.RESULTS),
+                                               model_dir=model_dir, console=console),
+        "http_writes": lambda: http_writes.run(profile.http_writes, quick=quick, out=own(http_writes.RESULTS),
                                                model_dir=model_dir, console=console),
         "desk": lambda: desk.run(profile.desk, quick=quick, out=own(desk.RESULTS), model_dir=model_dir,
                                  console=console),
@@ -301,7 +318,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--readme", action="store_true", help="put the table into README.md between the bench markers")
     ap.add_argument("--render", action="store_true", help="measure nothing: rebuild suite.md (and README with "
                                                           "--readme) from bench/results/suite.json")
-    ap.add_argument("--only", default=",".join(PARTS[:4]), help=f"parts to run, of {','.join(PARTS)}")
+    ap.add_argument("--only", default=",".join(DEFAULT_PARTS), help=f"parts to run, of {','.join(PARTS)}")
     ap.add_argument("--recall-hybrid", action="store_true", help="also run bench.recall_hybrid (if present)")
     ap.add_argument("--desk-repeat", type=int, help="rounds per resolver replica count (default "
                                                    f"{desk.Sizes.repeat}, quick {desk.QUICK.repeat})")
@@ -319,7 +336,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     profile = QUICK if args.quick else FULL
     if args.desk_repeat:
         profile = Profile(profile.fact_writes, desk.Sizes(**{**asdict(profile.desk), "repeat": args.desk_repeat}),
-                          profile.memory_core, profile.safety)
+                          profile.memory_core, profile.safety, profile.http_writes)
     args.profile = profile
     return args
 

@@ -3,9 +3,13 @@ step order (a step's real moment is taken once it is done, so step order is time
 
 - chat: `POST /chat?wait=..` in the story's conversation (the customer's words; intake files what
   they state and opens tickets);
-- note: an agent's note, `POST /tools/remember?agent=<agent>` (an episode, linked to the customer);
-- fact: `POST /facts` by the named agent; a late correction carries `valid_from` = the real moment
-  of the older step it names;
+- note: an agent's note, `POST /tools/remember` with that agent's own key (an episode, linked to the
+  customer);
+- fact: `POST /facts` with the named agent's own key (`POST /agents` issues one per agent on first
+  need: the writer is the key's agent, so trust is learnt per agent); a late correction carries
+  `valid_from` = the real moment of the older step it names. The correction is the records office's
+  claim against the value intake filed from the chat, so it opens a conflict, which a person settles
+  for the correction (the returned letter is proof), as a desk would;
 - line: the customer's home connected in a city (`POST /customers/{c}/line`; the first ones in one
   `POST /world`);
 - outage: the city hub (found by name in `GET /network/critical`) marked down or up (`POST /network/nodes/{id}/status`);
@@ -57,10 +61,22 @@ class Loader:
         self.base = f"/v1/tenants/{quote(tenant, safe='')}"
         self.sessions: dict[str, str] = {}
         self.hubs: dict[str, str] = {}  # city -> its hub's node id
+        self.agent_keys: dict[str, dict[str, str]] = {}
         self.out = Loaded()
 
-    async def _post(self, path: str, body: dict, params: dict | None = None, timeout: float = 30.0) -> httpx.Response:
-        return await self.http.post(self.base + path, json=body, params=params, headers=self.headers, timeout=timeout)
+    async def _post(self, path: str, body: dict, params: dict | None = None, timeout: float = 30.0,
+                    headers: dict[str, str] | None = None) -> httpx.Response:
+        return await self.http.post(self.base + path, json=body, params=params, headers=headers or self.headers,
+                                    timeout=timeout)
+
+    async def _as(self, agent: str) -> dict[str, str]:
+        """The headers of `agent`'s own key (issued with the tenant's key on first need)."""
+        if agent not in self.agent_keys:
+            r = await self._post("/agents", {"agent": agent})
+            if r.status_code != 201:
+                raise RuntimeError(f"POST /agents {agent} -> {r.status_code}: {r.text[:300]}")
+            self.agent_keys[agent] = {"Authorization": f"Bearer {r.json()['api_key']}"}
+        return self.agent_keys[agent]
 
     def _fail(self, e: Event, r: httpx.Response | None, what: str = "") -> None:
         self.out.outcomes[f"{e.kind}_failed"] += 1
@@ -107,19 +123,26 @@ class Loader:
                                 "turns": [{"speaker": e.speaker, "text": e.text}]}
         if e.customer:
             body["customer"] = e.customer
-        r = await self._post("/tools/remember", body, params={"agent": e.speaker})
+        r = await self._post("/tools/remember", body, headers=await self._as(e.speaker))
         if r.status_code != 200:
             return self._fail(e, r)
         self.out.outcomes["note"] += 1
 
     async def _fact(self, e: Event) -> None:
-        body = {"subject": e.customer, "predicate": e.predicate, "object": e.object, "agent": e.agent}
+        body = {"subject": e.customer, "predicate": e.predicate, "object": e.object}
         if e.valid_from_step is not None:
             body["valid_from"] = self.out.step_at[e.valid_from_step]
-        r = await self._post("/facts", body)
+        r = await self._post("/facts", body, headers=await self._as(e.agent or "api"))
         if r.status_code != 201:
             return self._fail(e, r)
-        self.out.outcomes[f"fact_{r.json()['outcome']}"] += 1
+        res = r.json()
+        self.out.outcomes[f"fact_{res['outcome']}"] += 1
+        if e.agent == v.RECORDS and res["outcome"] == "conflict":
+            r = await self._post(f"/conflicts/{res['conflict_id']}/settle",
+                                 {"fact_id": res["fact_id"], "by": "records office"})
+            if r.status_code != 200:
+                return self._fail(e, r, "settling the correction")
+            self.out.outcomes["correction_settled"] += 1
 
     async def _line(self, e: Event) -> None:
         r = await self._post(f"/customers/{quote(e.customer, safe='')}/line", {"address": e.city})

@@ -26,7 +26,9 @@ RETAIL = "retail_desk"
 NIGHT = "night_desk"
 DAY = "day_desk"
 NETOPS = "netops_staff"
-RECORDS = "intake"  # a late correction is filed by the agent that filed the original (it supersedes)
+# A late correction comes from the records office, with its own key: against intake's value it is a
+# claim, which a person settles (bench.memory.loader).
+RECORDS = "records"
 AGENTS: tuple[str, ...] = (FIELD_TECH, RETAIL, NIGHT, DAY, NETOPS)
 
 # Issue kinds (the desk's IssueKind values) with the words that say them.

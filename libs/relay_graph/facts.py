@@ -32,6 +32,7 @@ from .entities import entity_uid, name_key
 from .errors import InvalidInput, InvalidValue, NotFound, RelayError, StateConflict
 from .models import (
     AGENT_PATTERN,
+    LABEL_PATTERN,
     Claim,
     ClaimsView,
     Clock,
@@ -51,6 +52,7 @@ from .tenancy import validate_tenant
 
 MAX_ATTEMPTS = 50
 _AGENT = re.compile(AGENT_PATTERN)
+_LABEL = re.compile(LABEL_PATTERN)
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MS = timedelta(milliseconds=1)
 
@@ -233,6 +235,7 @@ class _Write:
     subject: _Name
     object: _Name
     agent: str
+    label: str | None
     source: str | None
     valid_from_ms: int | None
     recorded_at_ms: int | None
@@ -241,6 +244,12 @@ class _Write:
 def _agent(value: object, what: str = "agent") -> str:
     if not isinstance(value, str) or not _AGENT.fullmatch(value):
         raise InvalidInput(f"{what} must match {AGENT_PATTERN}")
+    return value
+
+
+def _label(value: object) -> str | None:
+    if value is not None and (not isinstance(value, str) or not _LABEL.fullmatch(value)):
+        raise InvalidInput(f"label must match {LABEL_PATTERN}")
     return value
 
 
@@ -270,6 +279,7 @@ def _validate_write(fact: FactInput) -> _Write:
         subject=_subject_name(fact.subject, p),
         object=_object_name(fact.object, p),
         agent=_agent(fact.agent),
+        label=_label(fact.label),
         source=_source(fact.source),
         valid_from_ms=_time(fact.valid_from, "valid_from"),
         recorded_at_ms=_time(fact.recorded_at, "recorded_at"),
@@ -379,7 +389,7 @@ def _new_fact_params(w: _Write, subject: EntityRef, obj: EntityRef, *, expected:
                      expired_at_ms: int | None) -> dict[str, Any]:
     return {
         "slot": _slot_key(subject.uid, w.p.name), "expected": expected, "predicate": w.p.name,
-        "fact_id": fact_id, "agent": w.agent, "source": w.source,
+        "fact_id": fact_id, "agent": w.agent, "label": w.label, "source": w.source,
         "s_uid": subject.uid, "s_name": subject.name, "s_key": name_key(subject.name), "s_type": subject.type,
         "o_uid": obj.uid, "o_name": obj.name, "o_key": name_key(obj.name), "o_type": obj.type,
         "valid_from_ms": valid_from_ms, "valid_to_ms": valid_to_ms, "recorded_at_ms": recorded_at_ms,
@@ -579,7 +589,42 @@ async def write_facts(client: GraphClient, tenant: str, facts: list[FactInput]) 
     writes = _validate_batch(facts)
     if not writes:
         return []
+    results = await _write_checked(client, tenant, writes, list(facts))
+    for result in results:
+        if isinstance(result, RelayError):
+            raise result
+    return results  # type: ignore[return-value]
 
+
+async def write_facts_each(client: GraphClient, tenant: str, facts: list[FactInput]
+                           ) -> list[FactWriteResult | RelayError]:
+    """`write_facts` atomic per fact, for any number of facts: each is checked on its own, a fact
+    that fails its checks gets its error in its slot and nothing of it is written, and the others
+    are written as `write_facts` writes them (batches of MAX_BATCH, in input order). A fact whose
+    slot kept changing under it (StateConflict) is reported in its slot too. Results come in input
+    order."""
+    tenant = validate_tenant(tenant)
+    out: list[FactWriteResult | RelayError | None] = [None] * len(facts)
+    good: list[tuple[int, _Write, FactInput]] = []
+    for i, fact in enumerate(facts):
+        try:
+            if not isinstance(fact, FactInput):
+                raise InvalidInput("not a fact")
+            good.append((i, _validate_write(fact), fact))
+        except RelayError as exc:
+            out[i] = exc
+    for start in range(0, len(good), MAX_BATCH):
+        chunk = good[start : start + MAX_BATCH]
+        results = await _write_checked(client, tenant, [w for _, w, _ in chunk], [f for _, _, f in chunk])
+        for (i, _, _), result in zip(chunk, results):
+            out[i] = result
+    return out  # type: ignore[return-value]
+
+
+async def _write_checked(client: GraphClient, tenant: str, writes: list[_Write], facts: list[FactInput]
+                         ) -> list[FactWriteResult | RelayError]:
+    """The batch write of checked facts (`writes[i]` is `facts[i]` checked); a fact retried on
+    its own that still fails has its error in its slot."""
     lookups: dict[str, tuple[str, str | None]] = {}
     slot_keys: dict[str, None] = {}
     for w in writes:
@@ -630,10 +675,16 @@ async def write_facts(client: GraphClient, tenant: str, facts: list[FactInput]) 
                                                         superseded=list(plan.supersedes), conflict_id=plan.conflict_id)
                 else:
                     lost.add(it.key)
+    out: list[FactWriteResult | RelayError] = []
     for i, result in enumerate(results):
         if result is None:
-            results[i] = await write_fact(client, tenant, facts[i])
-    return results  # type: ignore[return-value]
+            try:
+                result = await write_fact(client, tenant, facts[i])
+            except RelayError as exc:
+                out.append(exc)
+                continue
+        out.append(result)
+    return out
 
 
 async def retire_fact(client: GraphClient, tenant: str, retire: RetireInput) -> list[str]:
@@ -679,6 +730,7 @@ def _view(m: dict[str, Any], subject: str) -> FactView:
         recorded_at=from_ms(m["recorded_at_ms"]),
         expired_at=from_ms(m.get("expired_at_ms")),
         asserted_by=m["asserted_by"],
+        label=m.get("label"),
         state=FactState(m["state"]),
         corroborations=m.get("corroborations") or 1,
         conflict_id=m.get("conflict_id"),
@@ -839,6 +891,7 @@ async def settle(client: GraphClient, tenant: str, conflict_id: str, fact_id: st
 
 
 __all__ = [
-    "EntityRef", "resolve_entity", "search_text", "matches_search", "write_fact", "write_facts", "retire_fact",
+    "EntityRef", "resolve_entity", "search_text", "matches_search", "write_fact", "write_facts", "write_facts_each",
+    "retire_fact",
     "read_facts", "history", "claims", "settle", "to_ms", "from_ms", "MAX_ATTEMPTS", "MAX_BATCH",
 ]

@@ -9,6 +9,7 @@ from datetime import datetime
 from . import episodes, fact_embeddings, facts, recall
 from .db import GraphClient
 from .embeddings import Embedder
+from .errors import RelayError
 from .models import (
     ClaimsView,
     Clock,
@@ -27,8 +28,11 @@ class Memory:
         self.client = client
         self.embedder = embedder
 
-    async def write_fact(self, tenant: str, fact: FactInput) -> FactWriteResult:
-        return await facts.write_fact(self.client, tenant, fact)
+    async def write_fact(self, tenant: str, fact: FactInput, *, embed: bool = False) -> FactWriteResult:
+        result = await facts.write_fact(self.client, tenant, fact)
+        if embed:
+            await fact_embeddings.embed_facts(self.client, self._embedder(), tenant, [result])
+        return result
 
     async def write_facts(self, tenant: str, items: list[FactInput], *, embed: bool = False) -> list[FactWriteResult]:
         """Many facts in few statements (`facts.write_facts`); with `embed`, every written fact
@@ -37,6 +41,16 @@ class Memory:
         results = await facts.write_facts(self.client, tenant, items)
         if embed and results:
             await fact_embeddings.embed_facts(self.client, self._embedder(), tenant, results)
+        return results
+
+    async def write_facts_each(self, tenant: str, items: list[FactInput], *, embed: bool = False
+                               ) -> list[FactWriteResult | RelayError]:
+        """`facts.write_facts_each` (atomic per fact, an error in the slot of a fact that failed);
+        with `embed`, every written fact gets its claim's vector as in `write_facts`."""
+        results = await facts.write_facts_each(self.client, tenant, items)
+        written = [r for r in results if isinstance(r, FactWriteResult)]
+        if embed and written:
+            await fact_embeddings.embed_facts(self.client, self._embedder(), tenant, written)
         return results
 
     async def retire_fact(self, tenant: str, retire: RetireInput) -> list[str]:

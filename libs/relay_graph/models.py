@@ -21,6 +21,9 @@ def aware(value: datetime | None) -> datetime | None:
 
 
 AGENT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$"
+# A sub-label under the writing agent (`planner` writing as `night-shift`): it names who inside the
+# agent wrote a fact, and never changes whose trust ranks it.
+LABEL_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@/-]{0,63}$"
 
 
 class Outcome(str, Enum):
@@ -48,6 +51,7 @@ class FactInput(BaseModel):
     predicate: str = Field(min_length=1, max_length=64)
     object: str = Field(min_length=1, max_length=200)
     agent: str = Field(pattern=AGENT_PATTERN)
+    label: str | None = Field(default=None, pattern=LABEL_PATTERN)  # a sub-label under `agent`
     valid_from: datetime | None = None  # event time; defaults to recorded_at
     source: str | None = Field(default=None, max_length=200)  # e.g. the episode id it came from
     recorded_at: datetime | None = None  # learning time; defaults to now (tests and replays set it)
@@ -92,6 +96,7 @@ class FactView(BaseModel):
     recorded_at: datetime
     expired_at: datetime | None
     asserted_by: str
+    label: str | None = None
     state: FactState
     corroborations: int = 1
     conflict_id: str | None = None

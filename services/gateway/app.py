@@ -20,7 +20,7 @@ from .auth import Authenticator, TenantKeys
 from .backend import Backend
 from .bus import Bus
 from .deps import Services
-from .limits import BodyLimitMiddleware, RateLimiter
+from .limits import BodyLimitMiddleware, Limits, LimitStore, RateLimiter
 from .readiness import ReadinessCheck, falkordb_check, full_readiness
 from .routers import (
     admin,
@@ -47,9 +47,10 @@ log = logging.getLogger("relay.gateway")
 
 DESCRIPTION = """Shared, time-aware graph memory for teams of AI agents.
 
-Send `Authorization: Bearer <key>`: the admin key creates tenants, a tenant's key works on that
-tenant's paths only. Times are ISO 8601 with an offset. Errors are
-`{"error": {"code", "message"}}`.
+Send `Authorization: Bearer <key>`: the admin key creates tenants and sets their limits, a tenant's
+key works on that tenant's paths only and writes as `api`, an agent key (`POST /v1/tenants/{t}/agents`)
+writes as its agent; a request's `agent` is only a sub-label under the key's agent. Times are ISO 8601
+with an offset. Errors are `{"error": {"code", "message"}}`.
 
 Live feed: `WS /v1/tenants/{t}/live` (the tenant's key in the `Authorization` header or `?token=`)
 sends one JSON object per change in that tenant: `{"kind": "ticket"|"reply"|"fact"|"outage"|"handoff",
@@ -69,6 +70,10 @@ ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.
            tools.router, cases.router, admin.router, admin.process_router)
 
 
+async def _registry_redis(backend: Backend):
+    return (await backend.keys()).redis
+
+
 def create_app(
     settings: GatewaySettings | None = None,
     *,
@@ -83,7 +88,8 @@ def create_app(
     runs; without it, `ready_agents` given: FalkorDB, the streams and those agents' groups with a
     live replica (what `python -m services.gateway` uses); neither: FalkorDB only. The stream
     client and tail (`services.bus`) are closed by the lifespan, or by the caller with
-    `await app.state.services.bus.close()`."""
+    `await app.state.services.bus.close()`. `limiter` given: its rate and burst are every tenant's
+    default limits (the settings' otherwise)."""
     settings = settings or GatewaySettings()
     backend = Backend(settings, memory=memory, keys=keys)
     bus = Bus(settings)
@@ -96,6 +102,10 @@ def create_app(
         backend=backend,
         auth=Authenticator(backend.keys, admin_key),
         limiter=limiter or RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
+        limits=LimitStore(Limits(rate_per_second=limiter.rate if limiter else settings.rate_limit_per_second,
+                                 burst=limiter.burst if limiter else settings.rate_limit_burst,
+                                 batch_max_facts=settings.batch_max_facts),
+                          lambda: _registry_redis(backend)),
         readiness=list(readiness),
         bus=bus,
     )

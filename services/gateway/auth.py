@@ -1,27 +1,44 @@
-"""Tenant API keys and who a bearer token is.
+"""Tenant and agent API keys, and who a bearer token is.
 
 A tenant key is shown once, at creation; the server keeps only its SHA-256, in a Redis hash on the
 FalkorDB server (tenant -> hash) with a reverse index (hash -> tenant). Both live under fixed
-constant keys whose names no tenant id can produce (graph names are `relay:<tenant>`)."""
+constant keys whose names no tenant id can produce (graph names are `relay:<tenant>`).
+
+An agent key is the same for one agent of one tenant (`POST /v1/tenants/{t}/agents`, with the
+tenant's key): `tenant/agent -> hash` and `hash -> tenant/agent`. Whoever holds it writes as that
+agent, so the trust that ranks competing claims is learnt per key holder. The tenant key itself
+writes as `api` (DEFAULT_AGENT). The desk's own agents and `api` are RESERVED: no key is ever
+issued for them, so no HTTP or MCP caller can write as one."""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 from dataclasses import dataclass
 from typing import Awaitable, Callable
 
 import redis.asyncio as aioredis
 
-from relay_graph.errors import AlreadyExists
+from relay_graph.errors import AlreadyExists, InvalidInput, NotFound
 from relay_graph.tenancy import validate_tenant
 
 from .errors import Forbidden, Unauthorized
 
 TENANTS_KEY = "relay-admin:tenants"  # tenant -> sha256(key)
 KEY_INDEX = "relay-admin:tenant-keys"  # sha256(key) -> tenant
+AGENTS_KEY = "relay-admin:agents"  # tenant/agent -> sha256(key)
+AGENT_KEY_INDEX = "relay-admin:agent-keys"  # sha256(key) -> tenant/agent
 MAX_KEY_CHARS = 256
+
+# Who a tenant key writes as; and the names no key is issued for (the desk's agents write from
+# their own processes, never over HTTP).
+DEFAULT_AGENT = "api"
+RESERVED_AGENTS = frozenset({"intake", "resolver", "netops", "gateway", "simulator", DEFAULT_AGENT})
+# An agent's id: no `:` (the `mcp:` names of the stdio server) and no `/` (sub-labels go under it).
+AGENT_ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,47}$"
+_AGENT_ID = re.compile(AGENT_ID_PATTERN)
 
 # Both hashes change together or not at all; HSETNX makes "exists" and "create" one step.
 _CREATE = """
@@ -32,6 +49,16 @@ return 1
 
 # The tenant and its key's index entry go together.
 _REMOVE = """
+local digest = redis.call('HGET', KEYS[1], ARGV[1])
+if not digest then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], digest)
+return 1
+"""
+
+
+# Both hashes lose the agent together; 0 when it had no key.
+_DELETE = """
 local digest = redis.call('HGET', KEYS[1], ARGV[1])
 if not digest then return 0 end
 redis.call('HDEL', KEYS[1], ARGV[1])
@@ -67,27 +94,79 @@ class TenantKeys:
     async def exists(self, tenant: str) -> bool:
         return bool(await self.redis.hexists(TENANTS_KEY, validate_tenant(tenant)))
 
-    async def tenant_for(self, key: str) -> str | None:
-        """The tenant this key belongs to, or None."""
+    async def _owner(self, index: str, registry: str, key: str) -> str | None:
         digest = key_hash(key)
-        tenant = await self.redis.hget(KEY_INDEX, digest)
-        if tenant is None:
+        owner = await self.redis.hget(index, digest)
+        if owner is None:
             return None
-        stored = await self.redis.hget(TENANTS_KEY, tenant)
-        # The index entry must agree with the tenant's current key (a half-written or stale index
+        stored = await self.redis.hget(registry, owner)
+        # The index entry must agree with the owner's current key (a half-written or stale index
         # entry authenticates nobody).
         if stored is None or not hmac.compare_digest(str(stored), digest):
             return None
-        return str(tenant)
+        return str(owner)
+
+    async def tenant_for(self, key: str) -> str | None:
+        """The tenant this key belongs to, or None."""
+        return await self._owner(KEY_INDEX, TENANTS_KEY, key)
+
+    async def create_agent(self, tenant: str, agent: str) -> str:
+        """Issues the key of `agent` in `tenant` and returns it (shown once); AlreadyExists if that
+        agent has one, Forbidden for a reserved name, InvalidInput for a name that is not an id."""
+        validate_tenant(tenant)
+        agent = check_agent_id(agent)
+        key = secrets.token_urlsafe(32)
+        created = await self.redis.eval(_CREATE, 2, AGENTS_KEY, AGENT_KEY_INDEX, f"{tenant}/{agent}", key_hash(key))
+        if not int(created):
+            raise AlreadyExists(f"agent {agent!r} of tenant {tenant!r} has a key already; pick another name")
+        return key
+
+    async def delete_agent(self, tenant: str, agent: str) -> None:
+        """Revokes the agent's key (its facts stay, written by it); NotFound if it has none. Issuing
+        a key again for the same agent is how a key is replaced: the agent, and its trust, stay."""
+        validate_tenant(tenant)
+        if not int(await self.redis.eval(_DELETE, 2, AGENTS_KEY, AGENT_KEY_INDEX, f"{tenant}/{agent}")):
+            raise NotFound(f"agent {agent!r} of tenant {tenant!r} has no key")
+
+    async def agents(self, tenant: str) -> list[str]:
+        """The agents of `tenant` that have a key, sorted."""
+        prefix = f"{validate_tenant(tenant)}/"
+        names = [str(field) async for field, _ in self.redis.hscan_iter(AGENTS_KEY, match=prefix + "*")]
+        return sorted(k[len(prefix):] for k in names)
+
+    async def agent_for(self, key: str) -> tuple[str, str] | None:
+        """The (tenant, agent) this agent key belongs to, or None."""
+        owner = await self._owner(AGENT_KEY_INDEX, AGENTS_KEY, key)
+        if owner is None:
+            return None
+        tenant, _, agent = owner.partition("/")
+        return tenant, agent
+
+
+def check_agent_id(agent: object) -> str:
+    if not isinstance(agent, str) or not _AGENT_ID.fullmatch(agent):
+        raise InvalidInput(f"an agent id must match {AGENT_ID_PATTERN}", code="invalid_agent")
+    if agent in RESERVED_AGENTS:
+        raise Forbidden(f"{agent!r} is reserved ({', '.join(sorted(RESERVED_AGENTS))}): the desk's own agents "
+                        "write only from their own processes, and `api` is the tenant key's own identity; "
+                        "pick another name", code="reserved_agent")
+    return agent
 
 
 @dataclass(frozen=True)
 class Caller:
-    """Who made a request: the tenant a key authenticates, and an id for its rate bucket."""
+    """Who made a request: the tenant a key authenticates, the agent it writes as (None: the
+    admin), and an id of the key."""
 
     tenant: str | None
     admin: bool
     key_id: str
+    agent: str | None = None
+
+    @property
+    def bucket(self) -> str:
+        """The rate bucket: one per tenant (its key and its agents' keys share the tenant's limit)."""
+        return f"tenant:{self.tenant}" if self.tenant is not None else self.key_id
 
 
 class Authenticator:
@@ -110,10 +189,15 @@ class Authenticator:
         token = self._check_shape(token)
         if self._is_admin(token):
             return Caller(tenant=None, admin=True, key_id="admin")
-        tenant = await (await self.keys()).tenant_for(token)
-        if tenant is None:
-            raise Unauthorized("that key is not valid; use the key returned when the tenant was created")
-        return Caller(tenant=tenant, admin=False, key_id=key_hash(token))
+        keys = await self.keys()
+        tenant = await keys.tenant_for(token)
+        if tenant is not None:
+            return Caller(tenant=tenant, admin=False, key_id=key_hash(token), agent=DEFAULT_AGENT)
+        owner = await keys.agent_for(token)
+        if owner is None:
+            raise Unauthorized("that key is not valid; use the key returned when the tenant (or the agent) "
+                               "was created")
+        return Caller(tenant=owner[0], admin=False, key_id=key_hash(token), agent=owner[1])
 
     async def admin(self, token: str | None) -> Caller:
         if self._admin is None:
@@ -130,4 +214,15 @@ class Authenticator:
             raise Forbidden("the admin key only creates tenants; use the tenant's own key")
         if caller.tenant != path_tenant:
             raise Forbidden("this key belongs to another tenant")
+        return caller
+
+    async def admin_for_tenant(self, token: str | None, path_tenant: str) -> Caller:
+        """The admin acting on one tenant's settings; NotFound when there is no such tenant."""
+        caller = await self.admin(token)
+        try:
+            exists = await (await self.keys()).exists(path_tenant)
+        except InvalidInput:  # not a tenant name: no such tenant either
+            exists = False
+        if not exists:
+            raise NotFound(f"no tenant {path_tenant!r}")
         return caller

@@ -6,18 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated
 
-from fastapi import Depends, Path, Query, Request
+from fastapi import Depends, Path, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from relay_graph.memory import Memory
-from relay_graph.models import AGENT_PATTERN
 
-from .auth import Authenticator, Caller, TenantKeys
+from .auth import DEFAULT_AGENT, Authenticator, Caller, TenantKeys
 from .backend import Backend
 from .bus import Bus
 from .errors import NotReady
-from .limits import RateLimiter
+from .limits import Limits, LimitStore, RateLimiter
 from .readiness import ReadinessCheck
 from .schemas import to_json
 from .settings import GatewaySettings
@@ -29,8 +28,31 @@ class Services:
     backend: Backend
     auth: Authenticator
     limiter: RateLimiter
+    limits: LimitStore
     readiness: list[ReadinessCheck] = field(default_factory=list)
     bus: Bus | None = None  # the notification streams (publisher, stream tail, live sockets)
+
+    async def admit(self, caller: Caller) -> Limits:
+        """Takes the caller's token from its tenant's bucket, at that tenant's rate; its limits."""
+        limits = await self.limits.get(caller.tenant) if caller.tenant is not None else self.limits.defaults
+        self.limiter.hit(caller.bucket, rate=limits.rate_per_second, burst=limits.burst)
+        return limits
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a tenant route's caller is: its tenant, the agent it writes and reads as (an agent
+    key's agent, or `api` for the tenant key), whether it holds the tenant key, and its limits."""
+
+    tenant: str
+    agent: str
+    tenant_key: bool
+    limits: Limits
+
+    def label(self, named: str | None) -> str | None:
+        """What a free-text `agent` of a request becomes: a sub-label under the caller's agent
+        (None when it names the caller itself or nothing)."""
+        return None if named is None or named == self.agent else named
 
 
 # Dependencies are `async def` even when they do not await: FastAPI runs a plain `def` dependency
@@ -52,21 +74,33 @@ def _token(credentials: HTTPAuthorizationCredentials | None) -> str | None:
     return credentials.credentials if credentials else None
 
 
+PathTenant = Annotated[str, Path(description="the tenant; must be the one the key belongs to", examples=["acme"])]
+
+
 async def admin_caller(services: ServicesDep, credentials: BearerDep) -> Caller:
     caller = await services.auth.admin(_token(credentials))
-    services.limiter.hit(caller.key_id)
+    await services.admit(caller)
     return caller
 
 
-async def tenant_of_key(
-    services: ServicesDep,
-    credentials: BearerDep,
-    t: Annotated[str, Path(description="the tenant; must be the one the key belongs to", examples=["acme"])],
-) -> str:
+async def admin_of_tenant(services: ServicesDep, credentials: BearerDep, t: PathTenant) -> str:
+    """The admin key, acting on the settings of tenant `t` (which must exist)."""
+    caller = await services.auth.admin_for_tenant(_token(credentials), t)
+    await services.admit(caller)
+    return t
+
+
+async def identity_of_key(services: ServicesDep, credentials: BearerDep, t: PathTenant) -> Identity:
     caller = await services.auth.tenant(_token(credentials), t)
-    services.limiter.hit(caller.key_id)
-    # The graph is chosen from the tenant the key authenticates, not from the path text.
-    return caller.tenant  # type: ignore[return-value]
+    limits = await services.admit(caller)
+    # The graph is chosen from the tenant the key authenticates, not from the path text; so is the agent.
+    assert caller.tenant is not None and caller.agent is not None
+    return Identity(tenant=caller.tenant, agent=caller.agent, tenant_key=caller.agent == DEFAULT_AGENT,
+                    limits=limits)
+
+
+async def tenant_of_key(identity: Annotated[Identity, Depends(identity_of_key)]) -> str:
+    return identity.tenant
 
 
 async def get_memory(services: ServicesDep) -> Memory:
@@ -83,14 +117,14 @@ async def get_bus(services: ServicesDep) -> Bus:
     return services.bus
 
 
-async def reader(
-    agent: Annotated[str | None, Query(pattern=AGENT_PATTERN,
-                                       description="the agent reading (recorded as CONSULTED); default `api`")] = None,
-) -> str:
-    return agent or "api"
+async def reader(identity: Annotated[Identity, Depends(identity_of_key)]) -> str:
+    """The reader recorded as CONSULTED: the key's agent (`api` for the tenant key)."""
+    return identity.agent
 
 
 AdminDep = Annotated[Caller, Depends(admin_caller)]
+AdminOfTenantDep = Annotated[str, Depends(admin_of_tenant)]
+IdentityDep = Annotated[Identity, Depends(identity_of_key)]
 TenantDep = Annotated[str, Depends(tenant_of_key)]
 MemoryDep = Annotated[Memory, Depends(get_memory)]
 KeysDep = Annotated[TenantKeys, Depends(get_keys)]

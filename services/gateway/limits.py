@@ -1,11 +1,16 @@
-"""Request body size limit (ASGI middleware) and a per-key token bucket (used after auth)."""
+"""Request body size limit (ASGI middleware), a token bucket per tenant (used after auth), and the
+limits each tenant runs with: the gateway's settings, overridden per tenant by the admin
+(`PUT /v1/tenants/{t}/limits`)."""
 
 from __future__ import annotations
 
 import json
 import math
 import time
-from typing import Callable
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Callable
+
+import redis.asyncio as aioredis
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -90,8 +95,9 @@ def _content_length(scope: Scope) -> int | None:
 
 
 class RateLimiter:
-    """A token bucket per key, in this process's memory: `rate` tokens a second, at most `burst`.
-    Keys are the ids of authenticated keys only, so the table is bounded by the number of keys."""
+    """A token bucket per key, in this process's memory: `rate` tokens a second, at most `burst`
+    (or the rate and burst a call passes: a tenant's own limits). Keys are authenticated tenants
+    and the admin only, so the table is bounded by the number of tenants."""
 
     def __init__(self, rate: float, burst: int, *, clock: Callable[[], float] = time.monotonic) -> None:
         if rate <= 0 or burst < 1:
@@ -101,16 +107,75 @@ class RateLimiter:
         self.clock = clock
         self._buckets: dict[str, tuple[float, float]] = {}
 
-    def hit(self, key: str) -> None:
+    def hit(self, key: str, *, rate: float | None = None, burst: int | None = None) -> None:
         """Takes one token for `key` or raises RateLimited with the seconds until one is back."""
+        rate = self.rate if rate is None else rate
+        burst = self.burst if burst is None else burst
         now = self.clock()
-        tokens, last = self._buckets.get(key, (float(self.burst), now))
-        tokens = min(float(self.burst), tokens + (now - last) * self.rate)
+        tokens, last = self._buckets.get(key, (float(burst), now))
+        tokens = min(float(burst), tokens + (now - last) * rate)
         if tokens < 1.0:
             self._buckets[key] = (tokens, now)
-            wait = max(1, math.ceil((1.0 - tokens) / self.rate))
+            wait = max(1, math.ceil((1.0 - tokens) / rate))
             raise RateLimited(
-                f"over {self.rate:g} requests/s (burst {self.burst}) for this key; retry after {wait}s",
+                f"over {rate:g} requests/s (burst {burst}) for this tenant; retry after {wait}s, or send "
+                "many facts in one request (POST /v1/tenants/{t}/facts/batch)",
                 retry_after=wait,
             )
         self._buckets[key] = (tokens - 1.0, now)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one tenant may do: requests a second and their burst (shared by every key of the
+    tenant), and facts in one batch request."""
+
+    rate_per_second: float
+    burst: int
+    batch_max_facts: int
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+LIMITS_KEY = "relay-admin:tenant-limits"  # tenant -> JSON of the limits set for it (the rest: defaults)
+
+
+class LimitStore:
+    """The tenants' limits: the defaults, and what the admin set per tenant (in Redis, beside the
+    tenant registry). Read through a cache of `ttl` seconds; a change made here is seen at once."""
+
+    def __init__(self, defaults: Limits, redis: Callable[[], Any], *, ttl: float = 5.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.defaults = defaults
+        self._redis = redis  # async: the registry's client, opened on first need
+        self.ttl = ttl
+        self.clock = clock
+        self._cache: dict[str, tuple[float, Limits]] = {}
+
+    async def _client(self) -> aioredis.Redis:
+        return await self._redis()
+
+    async def get(self, tenant: str) -> Limits:
+        hit = self._cache.get(tenant)
+        if hit is not None and self.clock() - hit[0] < self.ttl:
+            return hit[1]
+        raw = await (await self._client()).hget(LIMITS_KEY, tenant)
+        limits = replace(self.defaults, **json.loads(raw)) if raw else self.defaults
+        self._cache[tenant] = (self.clock(), limits)
+        return limits
+
+    async def overrides(self, tenant: str) -> dict[str, Any]:
+        raw = await (await self._client()).hget(LIMITS_KEY, tenant)
+        return json.loads(raw) if raw else {}
+
+    async def set(self, tenant: str, overrides: dict[str, Any]) -> Limits:
+        """Replaces the tenant's overrides (fields left out or null take the default)."""
+        kept = {k: v for k, v in overrides.items() if v is not None}
+        client = await self._client()
+        if kept:
+            await client.hset(LIMITS_KEY, tenant, json.dumps(kept, sort_keys=True))
+        else:
+            await client.hdel(LIMITS_KEY, tenant)
+        self._cache.pop(tenant, None)
+        return await self.get(tenant)

@@ -8,9 +8,11 @@ anything in the MCP traffic. The MCP session is bound to the key that opened it 
 manager refuses a session id presented with another key), and each tool call reads the tenant from
 its own request's key.
 
-The calling agent is `mcp:<clientInfo.name>` from the client's initialize, or `mcp:<X-Relay-Agent>`
-when that header is sent: facts it writes have that agent as asserted_by, so the desk sees the
-outside agent as an agent of its own. Its writes are announced on the streams like the API's.
+The calling agent is the key's: an agent key's agent (`POST /v1/tenants/{t}/agents`), or `api` for
+the tenant key, as on every other route; facts it writes have that agent as asserted_by, and trust
+is learnt for it. `mcp:<clientInfo.name>` from the client's initialize (or `mcp:<X-Relay-Agent>` when
+that header is sent) is only the facts' sub-label: a client names itself, so its name never decides
+whose trust ranks its claims. Its writes are announced on the streams like the API's.
 
 The session manager needs a task group for the lifetime of the app: `running()` is entered by the
 gateway's lifespan. Until then (an app called without its lifespan) /mcp answers 503."""
@@ -37,6 +39,7 @@ from relay_graph.errors import RelayError, Unavailable
 from relay_graph.tools import ToolContext, mcp_agent_name
 from relay_graph.tools.mcp_server import build_server, client_name
 
+from .auth import DEFAULT_AGENT
 from .deps import Services
 from .errors import Forbidden, NotReady, RateLimited, Unauthorized
 
@@ -49,6 +52,7 @@ AGENT_HEADER = "x-relay-agent"
 class McpCaller:
     tenant: str
     key_id: str
+    agent: str
     agent_hint: str | None
 
 
@@ -85,8 +89,8 @@ class McpEndpoint:
         path_tenant = request.path_params.get("t")
         if path_tenant is not None and caller.tenant != path_tenant:
             raise Forbidden("this key belongs to another tenant")
-        self.services.limiter.hit(caller.key_id)
-        return McpCaller(tenant=caller.tenant or "", key_id=caller.key_id,
+        await self.services.admit(caller)
+        return McpCaller(tenant=caller.tenant or "", key_id=caller.key_id, agent=caller.agent or DEFAULT_AGENT,
                          agent_hint=request.headers.get(AGENT_HEADER))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -124,8 +128,8 @@ class McpEndpoint:
             raise Unauthorized("send your key as `Authorization: Bearer <key>`")
         memory = await self.services.backend.memory()
         bus = self.services.bus
-        return ToolContext(memory, caller.tenant, mcp_agent_name(client_name(ctx), caller.agent_hint),
-                           announce=bus.publish if bus is not None else None)
+        return ToolContext(memory, caller.tenant, caller.agent, announce=bus.publish if bus is not None else None,
+                           label=mcp_agent_name(client_name(ctx), caller.agent_hint))
 
 
 def mount(app: FastAPI, endpoint: McpEndpoint) -> None:

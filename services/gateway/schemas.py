@@ -12,6 +12,7 @@ from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Fiel
 
 from relay_graph.models import (
     AGENT_PATTERN,
+    LABEL_PATTERN,
     ClaimsView,
     EpisodeInput,
     FactInput,
@@ -22,13 +23,17 @@ from relay_graph.models import (
     SettleResult,
 )
 from relay_graph.lab import FaultKind, Injection, Scoreboard
+
+from .auth import AGENT_ID_PATTERN
+from .errors import ErrorDetail
 from relay_graph.network_models import NODE_ID_PATTERN, Capacity, CriticalNode, LineHop, SpanningForest
 from relay_graph.world import HomeLine, WorldSummary
 
 __all__ = [
     "ApiTime", "ClaimsView", "EpisodesBody", "EpisodesResult", "FactBody", "FactView", "FactWriteResult",
     "FactsResult", "RecallResult", "RetireBody", "RetiredResult", "SettleBody", "SettleResult", "TenantBody",
-    "TenantCreated", "to_json",
+    "TenantCreated", "to_json", "AgentBody", "AgentCreated", "AgentList", "FactsBatchBody", "FactsBatchResult",
+    "ItemError", "LimitsBody", "LimitsView", "TenantLimits",
     # the desk and the network
     "AffectedResult", "AffectedView", "ChatAccepted", "ChatAnswered", "ChatBody", "ChatReplyView", "ChatTicketView",
     "ConfirmBody", "ConfirmResult", "LineHop", "LineResult", "NodeStatusBody", "NodeStatusResult", "TicketListItem",
@@ -48,7 +53,17 @@ def _plus_from_query(value: Any) -> Any:
 # ISO 8601 with an offset; a time without one is refused (422), never guessed.
 ApiTime = Annotated[AwareDatetime, BeforeValidator(_plus_from_query)]
 
-Agent = Annotated[str, Field(pattern=AGENT_PATTERN, description="the writing agent's id", examples=["intake"])]
+# Who writes is the key's agent (an agent key's, or `api` for the tenant key); a request's `agent`
+# only names a sub-label under it (see FactView.label).
+SubLabel = Annotated[str | None, Field(default=None, pattern=LABEL_PATTERN,
+                                       description="a sub-label under the key's agent, e.g. `night-shift` (kept as "
+                                       "the fact's `label`); the writer recorded (asserted_by) is always the key's "
+                                       "agent: an agent key's agent, or `api` for the tenant key",
+                                       examples=["night-shift"])]
+# Where a write keeps no sub-label (retirements, episodes): accepted, and the key's agent is the writer.
+IgnoredAgent = Annotated[str | None, Field(default=None, pattern=LABEL_PATTERN,
+                                           description="ignored: the writer recorded is always the key's agent "
+                                           "(an agent key's agent, or `api` for the tenant key)")]
 
 
 class Strict(BaseModel):
@@ -64,17 +79,77 @@ class TenantCreated(BaseModel):
     api_key: str = Field(description="shown once; send it as `Authorization: Bearer <key>`")
 
 
+class AgentBody(Strict):
+    agent: str = Field(pattern=AGENT_ID_PATTERN, examples=["planner"],
+                       description="the agent's id; the desk's own agents (intake, resolver, netops, gateway, "
+                       "simulator) and `api` are reserved")
+
+
+class AgentCreated(BaseModel):
+    tenant: str
+    agent: str
+    api_key: str = Field(description="shown once; whoever sends it writes and reads as this agent")
+
+
+class AgentList(BaseModel):
+    agents: list[str] = Field(description="the tenant's agents that have a key")
+
+
+class LimitsBody(Strict):
+    """The tenant's own limits; a field left out or null takes the gateway's default."""
+
+    rate_per_second: float | None = Field(default=None, gt=0, le=1_000_000,
+                                          description="requests a second, shared by all the tenant's keys")
+    burst: int | None = Field(default=None, ge=1, le=1_000_000, description="requests at once beyond the rate")
+    batch_max_facts: int | None = Field(default=None, ge=1, le=100_000,
+                                        description="facts in one POST /facts/batch")
+
+
+class LimitsView(BaseModel):
+    rate_per_second: float
+    burst: int
+    batch_max_facts: int
+
+
+class TenantLimits(BaseModel):
+    tenant: str
+    limits: LimitsView = Field(description="what the tenant runs with")
+    overrides: dict[str, float | int] = Field(description="what the admin set for it (the rest: the defaults)")
+
+
 class FactBody(Strict):
     subject: str = Field(min_length=1, max_length=200, examples=["alice rao"])
     predicate: str = Field(min_length=1, max_length=64, examples=["lives_in"])
     object: str = Field(min_length=1, max_length=200, examples=["pune"])
-    agent: Agent
+    agent: SubLabel = None
     valid_from: ApiTime | None = Field(default=None, description="when it became true; default now")
     source: str | None = Field(default=None, max_length=200, description="e.g. the episode it came from")
 
-    def to_input(self) -> FactInput:
+    def to_input(self, writer: str, label: str | None) -> FactInput:
         # recorded_at is always the server's now at the API: the belief clock is not client-settable.
-        return FactInput(**self.model_dump())
+        return FactInput(**self.model_dump(exclude={"agent"}), agent=writer, label=label)
+
+
+class FactsBatchBody(Strict):
+    facts: list[Any] = Field(
+        min_length=1,
+        description="facts as POST /facts takes them (FactBody), each checked on its own: one that does not "
+        "validate (not even an object) is answered in its slot and the others are written. At most the tenant's `batch_max_facts` "
+        "(GET /v1/tenants/{t}/limits; default 1,000): more is 413 `batch_too_large`, nothing written.",
+    )
+
+
+class ItemError(BaseModel):
+    """A batch item that was not written (nothing of it was)."""
+
+    error: ErrorDetail
+
+
+class FactsBatchResult(BaseModel):
+    results: list[FactWriteResult | ItemError] = Field(
+        description="one per fact, in order: what POST /facts answers, or the error of a fact not written")
+    written: int
+    failed: int
 
 
 class RetireBody(Strict):
@@ -82,11 +157,11 @@ class RetireBody(Strict):
     predicate: str = Field(min_length=1, max_length=64)
     object: str | None = Field(default=None, min_length=1, max_length=200,
                                description="one value of a multi-valued predicate; default all")
-    agent: Agent
+    agent: IgnoredAgent = None
     valid_to: ApiTime | None = Field(default=None, description="when it stopped being true; default now")
 
-    def to_input(self) -> RetireInput:
-        return RetireInput(**self.model_dump())
+    def to_input(self, writer: str) -> RetireInput:
+        return RetireInput(**self.model_dump(exclude={"agent"}), agent=writer)
 
 
 class RetiredResult(BaseModel):
@@ -106,6 +181,7 @@ class EpisodeBody(EpisodeInput):
     """One turn of any conversation."""
 
     at: ApiTime  # type: ignore[assignment]
+    agent: IgnoredAgent = None
 
 
 class EpisodesBody(Strict):

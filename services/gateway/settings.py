@@ -22,9 +22,12 @@ class GatewaySettings(GraphSettings):
     # generates one and passes it in).
     admin_key: SecretStr | None = None
     max_body_bytes: int = Field(default=MIB, ge=1)
-    # Token bucket per API key, per process.
+    # A token bucket per tenant (its key and its agents' keys share it), per process: the defaults
+    # every tenant runs with unless the admin sets its own (PUT /v1/tenants/{t}/limits).
     rate_limit_per_second: float = Field(default=50.0, gt=0)
     rate_limit_burst: int = Field(default=100, ge=1)
+    # Facts in one POST /v1/tenants/{t}/facts/batch (413 beyond); per tenant the same way.
+    batch_max_facts: int = Field(default=1_000, ge=1, le=100_000)
     readiness_timeout_seconds: float = Field(default=2.0, gt=0)
     log_level: str = "info"
     shutdown_timeout_seconds: float = Field(default=10.0, gt=0)

@@ -9,7 +9,7 @@ import json
 import pytest
 from rich.console import Console
 
-from bench import desk, fact_writes, memory_core, safety, suite
+from bench import desk, fact_writes, http_writes, memory_core, safety, suite
 
 
 def _reports() -> dict:
@@ -18,7 +18,11 @@ def _reports() -> dict:
           for m, p in ((fact_writes.RAW, 1500.0), (fact_writes.SINGLE, 210.5), (fact_writes.SINGLE_4, 260.0),
                        (fact_writes.BATCHED, 800.0), (fact_writes.EMBEDDED, 320.4))}
     rounds = lambda n: {"tickets": 200, "tickets_per_s": n, "complete": True, "rounds": [{}, {}]}  # noqa: E731
+    hw = {m: {"label": http_writes.LABELS[m], "per_s": p, "vs_raw": round(p / 1400, 3)}
+          for m, p in ((http_writes.RAW, 1400.0), (http_writes.SINGLE, 60.0), (http_writes.BATCHED, 1610.0))}
     return {
+        "http_writes": {"figures": hw, "targets": {
+            "http_batch_vs_raw": {"measure": "http_batch", "target": ">= 1 x raw", "pass": True}}},
         "fact_writes": {"figures": fw, "targets": {
             "fact_writes_plain": {"measure": "batch", "target": ">= 0.5 x raw", "pass": True},
             "fact_writes_embedded": {"measure": "batch_embedded", "target": ">= 500/s", "pass": False}}},
@@ -67,6 +71,10 @@ def test_rows_carry_figure_value_target_and_verdict():
     owners = next(r for f, r in by.items() if "owners" in f)
     assert owners["value"] == "0 / 200 / 0" and owners["pass"] is True
     assert all(r["pass"] is True for r in rows if r["part"] == "safety")
+    batch = next(r for f, r in by.items() if f.startswith("HTTP POST /facts/batch"))
+    assert (batch["value"], batch["target"], batch["pass"]) == ("1,610/s (1.15x raw)", ">= 1 x raw", True)
+    one = next(r for f, r in by.items() if f.startswith("HTTP POST /facts,"))
+    assert one["value"] == "60.0/s (0.04x raw)" and "raw MERGE in the same run: 1,400/s" in one["figure"]
     dup = next(r for f, r in by.items() if "duplicate fact nodes" in f)
     assert "single-valued (lives_in, name) / multi-valued (owns_device)" in dup["figure"] and dup["value"] == "0 / 0"
 
@@ -100,7 +108,8 @@ def test_a_readme_without_markers_is_refused():
 
 def test_command_line():
     args = suite.parse(["--quick"])
-    assert args.profile == suite.QUICK and args.parts == suite.PARTS[:4]
+    assert args.profile == suite.QUICK and args.parts == suite.DEFAULT_PARTS
+    assert "http_writes" in args.parts
     assert suite.parse(["--desk-repeat", "1"]).profile.desk.repeat == 1
     assert suite.parse(["--only", "safety"]).parts == ("safety",)
     for bad in (["--quick", "--readme"], ["--only", "nonsense"]):
@@ -115,6 +124,7 @@ TINY = suite.Profile(
                                   episodes=24, episode_batch=8, recall_facts=(70, 140), recall_episodes=16,
                                   recall_calls=10),
     safety=safety.Sizes(rounds=1, replicas=2, tickets=4),
+    http_writes=http_writes.Sizes(rounds=1, raw=20, single=4, batch=30),
 )
 
 
@@ -125,13 +135,13 @@ async def test_a_tiny_run_of_every_part_fills_every_row(tmp_path):
     console = Console(record=True, width=160)
     data = await suite.run(TINY, quick=True, out_dir=tmp_path, console=console)
 
-    assert set(data["parts"]) == {"fact_writes", "desk", "memory_core", "safety"}
+    assert set(data["parts"]) == {"fact_writes", "http_writes", "desk", "memory_core", "safety"}
     for part in data["parts"].values():
         assert part["seconds"] > 0 and len(part["load_avg_before"]) == len(part["load_avg_after"]) == 3
     assert json.loads((tmp_path / "suite-quick.json").read_text()) == json.loads(json.dumps(data))
     assert (tmp_path / "suite-quick.md").read_text() == suite.markdown(data)
     parts = [r["part"] for r in data["rows"]]
-    assert parts.count("fact_writes") == 6 and parts.count("desk") == 2 and parts.count("memory_core") == 2
+    assert parts.count("fact_writes") == 6 and parts.count("http_writes") == 2 and parts.count("desk") == 2 and parts.count("memory_core") == 2
     assert parts.count("safety") == 6
     safety_rows = [r for r in data["rows"] if r["part"] == "safety"]
     assert all(r["pass"] is True for r in safety_rows), safety_rows

@@ -34,6 +34,14 @@ async def create_tenant(client: httpx.AsyncClient, tenant: str) -> dict[str, str
     return bearer(r.json()["api_key"])
 
 
+async def create_agent(client: httpx.AsyncClient, tenant: str, tenant_key: dict[str, str], agent: str) -> dict[str, str]:
+    """The headers of a new agent key of `tenant` (issued with the tenant's key)."""
+    r = await client.post(f"/v1/tenants/{tenant}/agents", json={"agent": agent}, headers=tenant_key)
+    assert r.status_code == 201, r.text
+    assert r.json()["agent"] == agent
+    return bearer(r.json()["api_key"])
+
+
 def assert_error(r: httpx.Response, status: int, code: str) -> dict:
     """The answer is `{"error": {"code", "message"}}` (plus optional extras) with this status and code."""
     assert r.status_code == status, r.text

@@ -8,7 +8,7 @@ from .helpers import ADMIN, assert_error, bearer, create_tenant
 
 pytestmark = pytest.mark.falkordb
 
-FACT = {"subject": "alice rao", "predicate": "lives_in", "object": "pune", "agent": "intake"}
+FACT = {"subject": "alice rao", "predicate": "lives_in", "object": "pune"}
 
 ROUTES = [
     ("POST", "/v1/tenants/{t}/facts", {"json": FACT}),
@@ -21,6 +21,10 @@ ROUTES = [
     ("POST", "/v1/tenants/{t}/episodes", {"json": {"episodes": [
         {"session": "s1", "speaker": "alice", "text": "hello", "at": "2026-09-05T10:00:00+00:00"}]}}),
     ("GET", "/v1/tenants/{t}/recall", {"params": {"q": "where does alice live"}}),
+    ("POST", "/v1/tenants/{t}/facts/batch", {"json": {"facts": [FACT]}}),
+    ("POST", "/v1/tenants/{t}/agents", {"json": {"agent": "planner"}}),
+    ("GET", "/v1/tenants/{t}/agents", {}),
+    ("GET", "/v1/tenants/{t}/limits", {}),
 ]
 IDS = [f"{m} {p}" for m, p, _ in ROUTES]
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from .helpers import assert_error
+from .helpers import assert_error, create_agent
 
 pytestmark = pytest.mark.falkordb
 
@@ -16,17 +16,26 @@ FACT_KEYS = {"fact_id", "subject", "predicate", "object", "valid_from", "valid_t
              "asserted_by", "state"}
 
 
-def fact(subject="alice rao", predicate="lives_in", obj="pune", agent="intake", **more):
-    return {"subject": subject, "predicate": predicate, "object": obj, "agent": agent, **more}
+def fact(subject="alice rao", predicate="lives_in", obj="pune", **more):
+    return {"subject": subject, "predicate": predicate, "object": obj, **more}
 
 
 @pytest.fixture
 def api(client, tenant, auth):
     base = f"/v1/tenants/{tenant}"
 
+    keys: dict[str, dict[str, str]] = {}
+
     class Api:
-        async def write(self, body, status=201):
-            r = await client.post(f"{base}/facts", json=body, headers=auth)
+        async def key(self, agent):
+            """The headers of this tenant's agent `agent` (its key issued on first need)."""
+            if agent not in keys:
+                keys[agent] = await create_agent(client, tenant, auth, agent)
+            return keys[agent]
+
+        async def write(self, body, status=201, as_=None):
+            headers = await self.key(as_) if as_ else auth
+            r = await client.post(f"{base}/facts", json=body, headers=headers)
             assert r.status_code == status, r.text
             return r.json()
 
@@ -68,7 +77,7 @@ async def test_create_then_read(api):
     assert FACT_KEYS <= set(view)
     assert view["fact_id"] == res["fact_id"]
     assert (view["subject"], view["predicate"], view["object"]) == ("alice rao", "lives_in", "pune")
-    assert view["state"] == "current" and view["asserted_by"] == "intake"
+    assert view["state"] == "current" and view["asserted_by"] == "api" and view["label"] is None
     assert view["valid_from"] == "2026-09-05T10:00:00+00:00"
     assert view["valid_to"] is None and view["expired_at"] is None
     assert_times_have_offsets(view)
@@ -79,7 +88,7 @@ async def test_create_then_read(api):
 
 async def test_repeat_corroborates(api):
     first = await api.write(fact())
-    again = await api.write(fact(agent="resolver"))
+    again = await api.write(fact(), as_="field-tech")
     assert again["outcome"] == "corroborated"
     assert again["fact_id"] == first["fact_id"]
     assert [f["fact_id"] for f in await api.facts()] == [first["fact_id"]]
@@ -87,7 +96,7 @@ async def test_repeat_corroborates(api):
 
 async def test_a_new_value_supersedes(api):
     old = await api.write(fact(predicate="prefers_contact", obj="email"))
-    new = await api.write(fact(predicate="prefers_contact", obj="phone", agent="resolver"))
+    new = await api.write(fact(predicate="prefers_contact", obj="phone"), as_="field-tech")
     assert new["outcome"] == "superseded"
     assert new["superseded"] == [old["fact_id"]]
     [current] = await api.facts(predicate="prefers_contact")
@@ -99,8 +108,8 @@ async def test_a_new_value_supersedes(api):
 
 
 async def test_disagreement_opens_a_conflict_and_settling_closes_it(api):
-    a = await api.write(fact(obj="pune", agent="intake"))
-    b = await api.write(fact(obj="mumbai", agent="resolver"))
+    a = await api.write(fact(obj="pune"), as_="retail-desk")
+    b = await api.write(fact(obj="mumbai"), as_="field-tech")
     assert b["outcome"] == "conflict"
     conflict_id = b["conflict_id"]
     assert conflict_id
@@ -115,7 +124,7 @@ async def test_disagreement_opens_a_conflict_and_settling_closes_it(api):
     settled = r.json()
     assert settled["conflict_id"] == conflict_id and settled["winner"] == b["fact_id"]
     assert settled["losers"] == [a["fact_id"]]
-    assert settled["trust"]["resolver"] > settled["trust"]["intake"]
+    assert settled["trust"]["field-tech"] > settled["trust"]["retail-desk"]
     after = await api.claims()
     assert after["conflict_id"] is None
     assert after["claims"][0]["fact_id"] == b["fact_id"]
@@ -123,8 +132,8 @@ async def test_disagreement_opens_a_conflict_and_settling_closes_it(api):
 
 
 async def test_settling_with_unknown_ids_changes_nothing(api):
-    a = await api.write(fact(obj="pune", agent="intake"))
-    b = await api.write(fact(obj="mumbai", agent="resolver"))
+    a = await api.write(fact(obj="pune"), as_="retail-desk")
+    b = await api.write(fact(obj="mumbai"), as_="field-tech")
     r = await api.settle("no-such-conflict", {"fact_id": b["fact_id"], "by": "maya"})
     assert_error(r, 404, "not_found")
     r = await api.settle(b["conflict_id"], {"fact_id": "no-such-fact", "by": "maya"})
@@ -136,7 +145,7 @@ async def test_settling_with_unknown_ids_changes_nothing(api):
 
 async def test_retire(api):
     res = await api.write(fact(valid_from="2026-01-01T00:00:00+00:00"))
-    r = await api.retire({"subject": "alice rao", "predicate": "lives_in", "agent": "intake",
+    r = await api.retire({"subject": "alice rao", "predicate": "lives_in",
                           "valid_to": "2026-06-01T00:00:00+00:00"})
     assert r.status_code == 200, r.text
     assert r.json() == {"retired": [res["fact_id"]]}
@@ -147,7 +156,7 @@ async def test_retire(api):
     # While it was true, it still reads as true.
     assert [f["object"] for f in await api.facts(as_of="2026-03-01T00:00:00+00:00")] == ["pune"]
     # Retiring what is not there retires nothing.
-    r = await api.retire({"subject": "alice rao", "predicate": "lives_in", "agent": "intake"})
+    r = await api.retire({"subject": "alice rao", "predicate": "lives_in"})
     assert r.status_code == 200 and r.json() == {"retired": []}
 
 
@@ -175,11 +184,16 @@ async def test_as_of_on_both_clocks(api):
     assert await objects(as_of=second_learnt, clock="belief") == ["mumbai"]
 
 
-async def test_reads_can_name_the_reading_agent(api, client, tenant, auth):
-    await api.write(fact())
+async def test_the_reader_recorded_is_the_keys_agent(api, client, tenant):
+    written = await api.write(fact())
+    planner = await api.key("planner")
+    # `agent` in the query no longer names the reader: a caller cannot read as (and so speak for) another agent.
     r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "alice rao", "agent": "netops"},
-                         headers=auth)
+                         headers=planner)
     assert r.status_code == 200 and len(r.json()["facts"]) == 1
-    r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "alice rao", "agent": "no spaces!"},
-                         headers=auth)
-    assert_error(r, 422, "validation_error")
+    r = await client.post(f"/v1/tenants/{tenant}/tools/explain", json={"fact_id": written["fact_id"]},
+                          headers=planner)
+    assert r.status_code == 200, r.text
+    [explained] = r.json()["data"]["explanations"]
+    readers = {c["agent"] for c in explained["consulted_by"]}
+    assert "planner" in readers and "netops" not in readers

@@ -9,9 +9,9 @@ import pytest
 from services.gateway.errors import RateLimited
 from services.gateway.limits import RateLimiter
 
-from .helpers import assert_error, client_for, create_tenant, make_app
+from .helpers import ADMIN, assert_error, client_for, create_tenant, make_app
 
-FACT = {"subject": "alice rao", "predicate": "lives_in", "object": "pune", "agent": "intake"}
+FACT = {"subject": "alice rao", "predicate": "lives_in", "object": "pune"}
 
 
 class Clock:
@@ -130,3 +130,60 @@ async def test_the_limit_applies_before_auth_and_to_tenant_creation(gateway_sett
         payload = json.dumps({"tenant": "a" * 60, "pad": "b" * 100})
         assert_error(await c.post("/v1/tenants", content=payload, headers={"content-type": "application/json"}),
                      413, "payload_too_large")
+
+
+@pytest.mark.falkordb
+async def test_five_hundred_facts_one_by_one_meet_the_limit_one_batch_does_not(gateway_settings, memory, tenant):
+    # The gateway's default bucket (50/s, burst 100), on a clock that stands still: only the burst counts.
+    clock = Clock()
+    limiter = RateLimiter(gateway_settings.rate_limit_per_second, gateway_settings.rate_limit_burst, clock=clock)
+    app = make_app(gateway_settings, memory, limiter=limiter)
+    facts = [{"subject": f"one by one {i}", "predicate": "lives_in", "object": "pune"} for i in range(500)]
+    async with client_for(app) as c:
+        headers = await create_tenant(c, tenant)
+        url = f"/v1/tenants/{tenant}/facts"
+        codes = [(await c.post(url, json=f, headers=headers)).status_code for f in facts[:101]]
+        assert codes[:100] == [201] * 100 and codes[100] == 429
+        clock.now += 60  # the bucket is full again
+        r = await c.post(f"{url}/batch", json={"facts": facts}, headers=headers)
+        assert r.status_code == 200 and r.json()["written"] == 500
+
+
+@pytest.mark.falkordb
+async def test_limits_are_per_tenant_and_shared_by_its_keys(gateway_settings, memory, tenant):
+    app = make_app(gateway_settings, memory, limiter=RateLimiter(rate=1000, burst=1000, clock=Clock()))
+    async with client_for(app) as c:
+        headers = await create_tenant(c, tenant)
+        other = await create_tenant(c, tenant + "-o")
+        r = await c.post(f"/v1/tenants/{tenant}/agents", json={"agent": "planner"}, headers=headers)
+        planner = {"Authorization": f"Bearer {r.json()['api_key']}"}
+        r = await c.put(f"/v1/tenants/{tenant}/limits", json={"rate_per_second": 0.001, "burst": 3}, headers=ADMIN)
+        assert r.status_code == 200, r.text
+        assert r.json() == {"tenant": tenant, "overrides": {"burst": 3, "rate_per_second": 0.001},
+                            "limits": {"rate_per_second": 0.001, "burst": 3, "batch_max_facts": 1000}}
+        url = f"/v1/tenants/{tenant}/facts"
+        assert (await c.get(url, params={"subject": "x"}, headers=headers)).status_code == 200
+        assert (await c.get(url, params={"subject": "x"}, headers=planner)).status_code == 200
+        assert (await c.get(f"/v1/tenants/{tenant}/limits", headers=headers)).status_code == 200
+        # the tenant's bucket is empty, for its key and its agent's alike; another tenant's is not
+        assert_error(await c.get(url, params={"subject": "x"}, headers=planner), 429, "rate_limited")
+        assert_error(await c.get(url, params={"subject": "x"}, headers=headers), 429, "rate_limited")
+        r = await c.get(f"/v1/tenants/{tenant}-o/limits", headers=other)
+        assert r.status_code == 200 and r.json()["limits"]["burst"] == 1000 and r.json()["overrides"] == {}
+        # back to the defaults
+        r = await c.put(f"/v1/tenants/{tenant}/limits", json={}, headers=ADMIN)
+        assert r.json()["overrides"] == {} and r.json()["limits"]["rate_per_second"] == 1000
+
+
+@pytest.mark.falkordb
+async def test_only_the_admin_sets_limits(client, tenant, auth):
+    url = f"/v1/tenants/{tenant}/limits"
+    assert_error(await client.put(url, json={"burst": 5}, headers=auth), 403, "forbidden")
+    assert_error(await client.put(url, json={"burst": 5}), 401, "unauthorized")
+    assert_error(await client.put("/v1/tenants/no-such-tenant/limits", json={"burst": 5}, headers=ADMIN),
+                 404, "not_found")
+    for bad in ({"burst": 0}, {"rate_per_second": -1}, {"batch_max_facts": 10**6}, {"burst": "many"},
+                {"speed": 3}):
+        assert_error(await client.put(url, json=bad, headers=ADMIN), 422, "validation_error")
+    r = await client.get(url, headers=auth)
+    assert r.status_code == 200 and r.json()["overrides"] == {}

@@ -25,7 +25,7 @@ from relay_graph.streams import (
 )
 from services.gateway.live_feed import LiveHub, LiveSubscription, ReplyWaiters, live_event
 
-from .helpers import ADMIN_KEY, create_tenant
+from .helpers import ADMIN_KEY, create_agent, create_tenant
 from .stream_helpers import served
 
 pytestmark = pytest.mark.falkordb
@@ -83,7 +83,7 @@ async def test_a_tenants_socket_gets_its_events_and_never_anothers(app, client, 
                                                    actor="staff"))
             # A fact written through the gateway's own route.
             r = await client.post(f"/v1/tenants/{a}/facts", json={"subject": "alice rao", "predicate": "lives_in",
-                                                                  "object": "pune", "agent": "intake"},
+                                                                  "object": "pune"},
                                   headers=a_auth)
             assert r.status_code == 201, r.text
             fact_id = r.json()["fact_id"]
@@ -105,7 +105,7 @@ async def test_a_tenants_socket_gets_its_events_and_never_anothers(app, client, 
             assert (by_kind["outage"]["id"], by_kind["outage"]["change"], by_kind["outage"]["node_id"]) == (
                 "out-1", "declared", "pune-olt-1")
             assert (by_kind["fact"]["id"], by_kind["fact"]["change"], by_kind["fact"]["actor"]) == (
-                fact_id, "created", "intake")
+                fact_id, "created", "api")
             for e in got:
                 assert datetime.fromisoformat(e["at"]).tzinfo is not None
             # Tickets keep their stream order.
@@ -120,21 +120,22 @@ async def test_a_tenants_socket_gets_its_events_and_never_anothers(app, client, 
 
 async def test_fact_routes_announce_retire_and_settle(app, client, tenant, stream_redis):
     auth = await create_tenant(client, tenant)
+    field_tech = await create_agent(client, tenant, auth, "field-tech")
     base = f"/v1/tenants/{tenant}"
     async with served(app) as host:
         async with connect(f"ws://{host}{base}/live", additional_headers=auth) as ws:
             first = (await client.post(f"{base}/facts", json={"subject": "alice rao", "predicate": "lives_in",
-                                                             "object": "pune", "agent": "intake"},
+                                                             "object": "pune"},
                                        headers=auth)).json()
             second = (await client.post(f"{base}/facts", json={"subject": "alice rao", "predicate": "lives_in",
-                                                              "object": "mumbai", "agent": "resolver"},
-                                        headers=auth)).json()
+                                                              "object": "mumbai"},
+                                        headers=field_tech)).json()
             assert second["outcome"] == "conflict", second
             r = await client.post(f"{base}/conflicts/{second['conflict_id']}/settle",
                                   json={"fact_id": second["fact_id"], "by": "maya"}, headers=auth)
             assert r.status_code == 200, r.text
-            r = await client.post(f"{base}/facts/retire", json={"subject": "alice rao", "predicate": "lives_in",
-                                                                "agent": "intake"}, headers=auth)
+            r = await client.post(f"{base}/facts/retire", json={"subject": "alice rao", "predicate": "lives_in"},
+                                  headers=auth)
             retired = r.json()["retired"]
             assert retired
             events = []

@@ -92,15 +92,37 @@ async def test_mcp_over_http_lists_and_calls_as_the_remote_agent(gateway, graph_
                                                         "object": "tp-link archer c6"})
             assert not wrote.is_error, wrote
             fact_id = wrote.structured_content["data"]["fact_id"]
-            assert wrote.structured_content["data"]["asserted_by"] == "mcp:remote-agent"
+            # the tenant key writes as `api`; the client's own name is only a sub-label
+            assert wrote.structured_content["data"]["asserted_by"] == "api"
             read_back = await s.call_tool("facts_at", {"subject": "nina p", "predicate": "has_router"})
             [f] = read_back.structured_content["data"]["facts"]
-            assert (f["fact_id"], f["asserted_by"]) == (fact_id, "mcp:remote-agent")
+            assert (f["fact_id"], f["asserted_by"], f["label"]) == (fact_id, "api", "mcp:remote-agent")
             bad = await s.call_tool("capacity", {"node": "not a node id!"})
             assert bad.is_error and bad.structured_content["error"]["code"] == "invalid_arguments"
     # the desk sees the outside agent as an agent of its own, in the key's tenant
     [seen] = await facts.read_facts(graph_client, tenant, "nina p")
-    assert (seen.fact_id, seen.asserted_by) == (fact_id, "mcp:remote-agent")
+    assert (seen.fact_id, seen.asserted_by, seen.label) == (fact_id, "api", "mcp:remote-agent")
+
+
+async def test_an_agent_key_writes_as_its_agent_over_mcp(gateway, graph_client, tenant):
+    key = new_tenant(gateway, tenant)
+    r = httpx.post(f"{gateway}/v1/tenants/{tenant}/agents", json={"agent": "planner"},
+                   headers={"Authorization": f"Bearer {key}"}, timeout=10)
+    assert r.status_code == 201, r.text
+    agent_key = r.json()["api_key"]
+    async with session_for(f"{gateway}/mcp", agent_key) as (read, write):
+        async with ClientSession(read, write, client_info=Implementation(name="Night Shift", version="1")) as s:
+            await s.initialize()
+            wrote = await s.call_tool("remember_fact", {"subject": "ravi", "predicate": "lives_in", "object": "pune"})
+            assert not wrote.is_error, wrote
+            assert wrote.structured_content["data"]["asserted_by"] == "planner"
+    [seen] = await facts.read_facts(graph_client, tenant, "ravi")
+    assert (seen.asserted_by, seen.label) == ("planner", "mcp:night-shift")
+    # the agent key of this tenant opens nothing in another tenant
+    new_tenant(gateway, tenant + "-b")
+    r = httpx.post(f"{gateway}/v1/tenants/{tenant}-b/mcp", headers={"Authorization": f"Bearer {agent_key}"},
+                   json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, timeout=10)
+    assert r.status_code == 403 and r.json()["error"]["code"] == "forbidden"
 
 
 async def test_the_tenant_comes_from_the_key_and_a_header_can_name_the_agent(gateway, graph_client, tenant):
@@ -110,7 +132,9 @@ async def test_the_tenant_comes_from_the_key_and_a_header_can_name_the_agent(gat
         async with ClientSession(read, write) as s:
             await s.initialize()
             wrote = await s.call_tool("remember_fact", {"subject": "omid", "predicate": "lives_in", "object": "pune"})
-            assert wrote.structured_content["data"]["asserted_by"] == "mcp:field-tablet"
+            assert wrote.structured_content["data"]["asserted_by"] == "api"
+    [seen] = await facts.read_facts(graph_client, tenant, "omid")
+    assert seen.label == "mcp:field-tablet"
     async with session_for(f"{gateway}/mcp", key_b) as (read, write):
         async with ClientSession(read, write) as s:
             await s.initialize()

@@ -7,7 +7,7 @@ import pytest
 
 from relay_graph.tools import TOOLS
 
-from .helpers import ADMIN, assert_error, create_tenant
+from .helpers import ADMIN, assert_error, create_agent, create_tenant
 
 pytestmark = pytest.mark.falkordb
 
@@ -22,7 +22,8 @@ async def test_list_tools_gives_every_tool_with_its_schemas(client, tenant, auth
 
 
 async def test_call_a_tool_as_a_named_agent_and_read_it_back(client, tenant, auth):
-    r = await client.post(f"/v1/tenants/{tenant}/tools/remember_fact", params={"agent": "crm-sync"}, headers=auth,
+    crm = await create_agent(client, tenant, auth, "crm-sync")
+    r = await client.post(f"/v1/tenants/{tenant}/tools/remember_fact", params={"agent": "eu-batch"}, headers=crm,
                           json={"subject": "pia", "predicate": "lives_in", "object": "pune",
                                 "valid_from": "2026-01-05T10:00:00+05:30"})
     assert r.status_code == 200, r.text
@@ -33,6 +34,7 @@ async def test_call_a_tool_as_a_named_agent_and_read_it_back(client, tenant, aut
     r = await client.post(f"/v1/tenants/{tenant}/tools/facts_at", headers=auth, json={"subject": "PIA"})
     [f] = r.json()["data"]["facts"]
     assert (f["object"], f["asserted_by"], f["valid_from"]) == ("pune", "crm-sync", "2026-01-05T04:30:00+00:00")
+    assert f["label"] == "eu-batch"  # `agent` is only a sub-label under the key's agent
     assert r.json()["how_i_know"][0].startswith(f"fact {f['fact_id']}: pia lives_in = pune")
 
     r = await client.post(f"/v1/tenants/{tenant}/tools/recall_customer", headers=auth, json={"customer": "nobody"})

@@ -8,7 +8,7 @@ Shape of the semantic band (per tenant graph):
     (:Slot {key, version, conflict_id})              one per (subject, predicate); guards writes
     (:Fact:Current|Superseded|Retired|Claim {fact_id, slot, predicate, subject_uid, object_uid,
         object_name, valid_from_ms, valid_to_ms, recorded_at_ms, expired_at_ms, believed_from_ms,
-        asserted_by, corroborations, source, conflict_id})
+        asserted_by, label, corroborations, source, conflict_id})
     (f)-[:ABOUT {role: 'subject'|'object'}]->(:Entity:<Type> {uid, name, name_key, type})
     (f)-[:WRITTEN_BY]->(:Agent {name})     (new)-[:SUPERSEDES]->(old)
     (:Episode)-[:DERIVED]->(f)             (:Episode)-[:RETIRED]->(f)
@@ -40,7 +40,7 @@ from . import Query
 
 # The columns of a fact, with its state read from its label.
 FACT_FIELDS = """f {.fact_id, .slot, .predicate, .subject_uid, .object_uid, .object_name, .valid_from_ms,
-    .valid_to_ms, .recorded_at_ms, .expired_at_ms, .believed_from_ms, .asserted_by, .corroborations,
+    .valid_to_ms, .recorded_at_ms, .expired_at_ms, .believed_from_ms, .asserted_by, .label, .corroborations,
     .conflict_id, .source,
     state: CASE WHEN f:Current THEN 'current' WHEN f:Claim THEN 'claim'
                 WHEN f:Retired THEN 'retired' ELSE 'superseded' END}"""
@@ -91,7 +91,7 @@ MERGE (a:Agent {name: $agent})
 CREATE (f:Fact:__STATE__ {fact_id: $fact_id, slot: $slot, predicate: $predicate, subject_uid: $s_uid,
                           object_uid: $o_uid, object_name: o.name, valid_from_ms: $valid_from_ms,
                           valid_to_ms: $valid_to_ms, recorded_at_ms: $recorded_at_ms,
-                          expired_at_ms: $expired_at_ms, asserted_by: $agent, corroborations: 1,
+                          expired_at_ms: $expired_at_ms, asserted_by: $agent, label: $label, corroborations: 1,
                           source: $source})
 CREATE (f)-[:ABOUT {role: 'subject'}]->(s), (f)-[:ABOUT {role: 'object'}]->(o), (f)-[:WRITTEN_BY]->(a)
 """
@@ -529,7 +529,7 @@ MERGE (a:Agent {name: r.agent})
 CREATE (f:Fact:__STATE__ {fact_id: r.fact_id, slot: r.slot, predicate: r.predicate, subject_uid: r.s_uid,
                           object_uid: r.o_uid, object_name: o.name, valid_from_ms: r.valid_from_ms,
                           valid_to_ms: r.valid_to_ms, recorded_at_ms: r.recorded_at_ms,
-                          expired_at_ms: r.expired_at_ms, asserted_by: r.agent, corroborations: 1,
+                          expired_at_ms: r.expired_at_ms, asserted_by: r.agent, label: r.label, corroborations: 1,
                           source: r.source})
 CREATE (f)-[:ABOUT {role: 'subject'}]->(s), (f)-[:ABOUT {role: 'object'}]->(o), (f)-[:WRITTEN_BY]->(a)
 """

@@ -15,15 +15,16 @@ RESERVED = frozenset({KIND, PAYLOAD})
 MAX_HEADER_CHARS = 1_024
 
 
-def to_fields(notification: NotificationBase) -> dict[str, str]:
-    """Entry fields for a notification, with the *current* trace context injected."""
-    fields = {KIND: notification.kind, PAYLOAD: encode(notification)}  # type: ignore[attr-defined]
+def trace_headers() -> dict[str, str]:
+    """The *current* trace context, as the entry fields that carry it."""
     carrier: dict[str, str] = {}
     propagate.inject(carrier)
-    for key, value in carrier.items():
-        if key not in RESERVED:
-            fields[key] = value
-    return fields
+    return {k: v for k, v in carrier.items() if k not in RESERVED}
+
+
+def to_fields(notification: NotificationBase) -> dict[str, str]:
+    """Entry fields for a notification, with the *current* trace context injected."""
+    return {KIND: notification.kind, PAYLOAD: encode(notification), **trace_headers()}  # type: ignore[attr-defined]
 
 
 def _text(value: Any) -> str:

@@ -12,7 +12,7 @@ nothing else runs), and answers one envelope (`ToolResult`). The tenant and the 
 from the context, never from the arguments: the agent is recorded as the writer of what a tool
 writes and the reader of what it reads.
 
-Tools: remember, remember_fact, retire_fact, facts_at, history, claims, recall, ask, explain,
+Tools: remember, remember_fact, remember_facts, retire_fact, facts_at, history, claims, recall, ask, explain,
 recall_customer, tickets, handoff, who_handled, past_fixes, affected_by, capacity, customer_line,
 why_affected.
 """

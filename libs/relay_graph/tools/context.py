@@ -56,6 +56,7 @@ class ToolContext:
     agent: str
     announce: Announce | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    label: str | None = None  # a sub-label under `agent` (the facts' `label`), never a writer of its own
 
     def __post_init__(self) -> None:
         self.tenant = validate_tenant(self.tenant)

@@ -138,9 +138,9 @@ async def remember_fact(ctx: ToolContext, args: RememberFactInput) -> ToolResult
     # the same way; looking the subject up first only lets the answer name who it was written for).
     ref = await Resolver(ctx).customer(args.subject, "subject")
     subject = ref.name if ref is not None else args.subject
-    result = await facts.write_fact(ctx.client, ctx.tenant, FactInput(
-        subject=subject, predicate=args.predicate, object=args.object, agent=ctx.agent,
-        valid_from=args.valid_from, source=args.source))
+    result = await ctx.memory.write_fact(ctx.tenant, FactInput(
+        subject=subject, predicate=args.predicate, object=args.object, agent=ctx.agent, label=ctx.label,
+        valid_from=args.valid_from, source=args.source), embed=True)
     await ctx.notify(FactChanged(tenant=ctx.tenant, id=result.fact_id, version=0, change=result.outcome.value,
                                  actor=ctx.agent))
     out = RememberFactOutput(**result.model_dump(), subject=subject, predicate=args.predicate,
@@ -151,6 +151,58 @@ async def remember_fact(ctx: ToolContext, args: RememberFactInput) -> ToolResult
     if result.conflict_id:
         how.append(f"conflict {result.conflict_id} is open on {subject} {args.predicate}")
     return ToolResult(tool="remember_fact", shape=Shape.ANSWERED, data=out, how_i_know=how)
+
+
+MAX_FACTS = 1_000
+
+
+class RememberFactsInput(Args):
+    facts: list[RememberFactInput] = Field(min_length=1, max_length=MAX_FACTS)
+
+
+class FactItemError(BaseModel):
+    code: str
+    message: str
+
+
+class FactItemResult(BaseModel):
+    """One fact's answer: its write result, or the error that kept it from being written."""
+
+    result: FactWriteResult | None = None
+    error: FactItemError | None = None
+
+
+class RememberFactsOutput(BaseModel):
+    results: list[FactItemResult] = Field(description="one per fact, in order")
+    written: int
+    failed: int
+    asserted_by: str
+
+
+@tool("remember_facts", f"""Assert many facts at once (at most {MAX_FACTS}) as the calling agent, the
+      batched write path: one result per fact, in order, as remember_fact answers it. Each fact is atomic:
+      one the engine refuses (say, a value its predicate does not allow) is answered with its error in its
+      slot and nothing of it is written; the others are. Names are written exactly as given.""",
+      input=RememberFactsInput, output=RememberFactsOutput, writes=True)
+async def remember_facts(ctx: ToolContext, args: RememberFactsInput) -> ToolResult:
+    items = [FactInput(subject=f.subject, predicate=f.predicate, object=f.object, agent=ctx.agent, label=ctx.label,
+                       valid_from=f.valid_from, source=f.source) for f in args.facts]
+    results = await ctx.memory.write_facts_each(ctx.tenant, items, embed=True)
+    out, how = [], []
+    for item, r in zip(args.facts, results):
+        if isinstance(r, FactWriteResult):
+            out.append(FactItemResult(result=r))
+            await ctx.notify(FactChanged(tenant=ctx.tenant, id=r.fact_id, version=0, change=r.outcome.value,
+                                         actor=ctx.agent))
+            how.append(f"fact {r.fact_id}: {item.subject} {item.predicate} = {item.object} "
+                       f"({r.outcome.value}, asserted by {ctx.agent})")
+        else:
+            out.append(FactItemResult(error=FactItemError(code=r.code, message=r.message)))
+    written = sum(1 for o in out if o.result is not None)
+    return ToolResult(tool="remember_facts", shape=Shape.ANSWERED,
+                      data=RememberFactsOutput(results=out, written=written, failed=len(out) - written,
+                                               asserted_by=ctx.agent),
+                      how_i_know=how)
 
 
 class RetireFactInput(Args):

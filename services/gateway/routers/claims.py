@@ -10,8 +10,8 @@ from fastapi.responses import JSONResponse
 from relay_graph import registry
 from relay_graph.streams import FactChanged
 
-from ..deps import BusDep, MemoryDep, ReaderDep, TenantDep, respond
-from ..errors import responses
+from ..deps import BusDep, IdentityDep, MemoryDep, ReaderDep, TenantDep, respond
+from ..errors import Forbidden, responses
 from ..schemas import ClaimsView, SettleBody, SettleResult
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["claims"])
@@ -32,14 +32,19 @@ async def claims(
 
 @router.post("/conflicts/{id}/settle", response_model=SettleResult,
              responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
-             summary="Settle a conflict: the right claim wins, the agents' trust moves")
+             summary="Settle a conflict (tenant key): the right claim wins, the agents' trust moves")
 async def settle(
     body: SettleBody,
-    tenant: TenantDep,
+    who: IdentityDep,
     memory: MemoryDep,
     bus: BusDep,
     conflict_id: Annotated[str, Path(alias="id", min_length=1, max_length=128)],
 ) -> JSONResponse:
+    # A person settles, with the tenant's key: an agent's key could otherwise settle its own
+    # disputes and raise its own trust.
+    if not who.tenant_key:
+        raise Forbidden("a conflict is settled by a person, with the tenant's key; an agent key cannot settle")
+    tenant = who.tenant
     result = await memory.settle(tenant, conflict_id, body.fact_id, body.by)
     await bus.publish_quietly(FactChanged, tenant=tenant, id=result.winner, version=0, change="settled",
                               actor=body.by)

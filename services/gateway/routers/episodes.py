@@ -1,11 +1,12 @@
-"""Writing episodes: turns of any conversation, embedded for recall."""
+"""Writing episodes: turns of any conversation, embedded for recall. They are written down by the
+key's agent (`api` for the tenant key), whatever an episode's `agent` says."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from ..deps import MemoryDep, TenantDep, respond
+from ..deps import IdentityDep, MemoryDep, respond
 from ..errors import responses
 from ..schemas import EpisodesBody, EpisodesResult
 
@@ -14,6 +15,7 @@ router = APIRouter(prefix="/v1/tenants/{t}", tags=["episodes"])
 
 @router.post("/episodes", status_code=201, response_model=EpisodesResult,
              responses=responses(401, 403, 413, 422, 429, 503), summary="Write conversation turns")
-async def write_episodes(body: EpisodesBody, tenant: TenantDep, memory: MemoryDep) -> JSONResponse:
-    ids = await memory.write_episodes(tenant, list(body.episodes))
+async def write_episodes(body: EpisodesBody, who: IdentityDep, memory: MemoryDep) -> JSONResponse:
+    items = [ep.model_copy(update={"agent": who.agent}) for ep in body.episodes]
+    ids = await memory.write_episodes(who.tenant, items)
     return respond(EpisodesResult(episode_ids=ids), 201)

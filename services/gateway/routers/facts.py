@@ -1,4 +1,5 @@
-"""Writing, retiring and reading facts."""
+"""Writing (one or a batch), retiring and reading facts. The writer is the key's agent (see
+deps.Identity); a body's `agent` is a sub-label under it."""
 
 from __future__ import annotations
 
@@ -6,14 +7,26 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
+from pydantic import ValidationError
 
 from relay_graph import registry
-from relay_graph.models import Clock
+from relay_graph.errors import RelayError
+from relay_graph.models import Clock, FactInput
 from relay_graph.streams import FactChanged
 
-from ..deps import BusDep, MemoryDep, ReaderDep, TenantDep, respond
-from ..errors import responses
-from ..schemas import ApiTime, FactBody, FactsResult, FactWriteResult, RetireBody, RetiredResult
+from ..deps import BusDep, IdentityDep, MemoryDep, ReaderDep, TenantDep, respond
+from ..errors import PayloadTooLarge, responses
+from ..schemas import (
+    ApiTime,
+    FactBody,
+    FactsBatchBody,
+    FactsBatchResult,
+    FactsResult,
+    FactWriteResult,
+    ItemError,
+    RetireBody,
+    RetiredResult,
+)
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["facts"])
 
@@ -24,23 +37,61 @@ OptPredicate = Annotated[str | None, Query(min_length=1, max_length=64, examples
 
 @router.post("/facts", status_code=201, response_model=FactWriteResult, responses=ERRORS,
              summary="Assert a fact: created, corroborated, superseded or conflict")
-async def write_fact(body: FactBody, tenant: TenantDep, memory: MemoryDep, bus: BusDep) -> JSONResponse:
+async def write_fact(body: FactBody, who: IdentityDep, memory: MemoryDep, bus: BusDep) -> JSONResponse:
     registry.get(body.predicate)  # an unknown predicate is refused before anything is written
-    result = await memory.write_fact(tenant, body.to_input())
+    result = await memory.write_fact(who.tenant, body.to_input(who.agent, who.label(body.agent)), embed=True)
     # For the live feed (facts are not versioned: version 0, the change says what happened).
-    await bus.publish_quietly(FactChanged, tenant=tenant, id=result.fact_id, version=0,
-                              change=result.outcome.value, actor=body.agent)
+    await bus.publish_quietly(FactChanged, tenant=who.tenant, id=result.fact_id, version=0,
+                              change=result.outcome.value, actor=who.agent)
     return respond(result, 201)
+
+
+def _item_error(exc: ValidationError | RelayError) -> ItemError:
+    if isinstance(exc, RelayError):
+        return ItemError(error={"code": exc.code, "message": exc.message})
+    where = "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ())) or 'fact'}: {e.get('msg', 'invalid')}"
+                      for e in exc.errors()[:10])
+    return ItemError(error={"code": "invalid_fact", "message": where})
+
+
+@router.post("/facts/batch", response_model=FactsBatchResult, responses=ERRORS,
+             summary="Assert many facts in one request: one result per fact, in order; a bad fact is "
+                     "answered in its slot, the others are written")
+async def write_facts_batch(body: FactsBatchBody, who: IdentityDep, memory: MemoryDep, bus: BusDep) -> JSONResponse:
+    if len(body.facts) > who.limits.batch_max_facts:
+        raise PayloadTooLarge(f"{len(body.facts)} facts in one batch; this tenant's limit is "
+                              f"{who.limits.batch_max_facts} (GET /v1/tenants/{{t}}/limits): send fewer per request",
+                              code="batch_too_large")
+    slots: list[FactWriteResult | ItemError | None] = [None] * len(body.facts)
+    inputs: list[FactInput] = []
+    where: list[int] = []
+    for i, item in enumerate(body.facts):
+        try:
+            fact = FactBody.model_validate(item)
+            inputs.append(fact.to_input(who.agent, who.label(fact.agent)))
+        except ValidationError as exc:
+            slots[i] = _item_error(exc)
+            continue
+        where.append(i)
+    # The engine checks each fact before anything of it is written (facts.write_facts_each).
+    for i, result in zip(where, await memory.write_facts_each(who.tenant, inputs, embed=True)):
+        slots[i] = _item_error(result) if isinstance(result, RelayError) else result
+    written = [r for r in slots if isinstance(r, FactWriteResult)]
+    await bus.publish_many_quietly(FactChanged, [
+        {"tenant": who.tenant, "id": r.fact_id, "version": 0, "change": r.outcome.value, "actor": who.agent}
+        for r in written])
+    return respond(FactsBatchResult(results=slots, written=len(written),  # type: ignore[arg-type]
+                                    failed=len(slots) - len(written)))
 
 
 @router.post("/facts/retire", response_model=RetiredResult, responses=ERRORS,
              summary="End a fact (or one value of a multi-valued one)")
-async def retire_fact(body: RetireBody, tenant: TenantDep, memory: MemoryDep, bus: BusDep) -> JSONResponse:
+async def retire_fact(body: RetireBody, who: IdentityDep, memory: MemoryDep, bus: BusDep) -> JSONResponse:
     registry.get(body.predicate)
-    retired = await memory.retire_fact(tenant, body.to_input())
+    retired = await memory.retire_fact(who.tenant, body.to_input(who.agent))
     for fact_id in retired:
-        await bus.publish_quietly(FactChanged, tenant=tenant, id=fact_id, version=0, change="retired",
-                                  actor=body.agent)
+        await bus.publish_quietly(FactChanged, tenant=who.tenant, id=fact_id, version=0, change="retired",
+                                  actor=who.agent)
     return respond(RetiredResult(retired=retired))
 
 

@@ -90,7 +90,7 @@ async def live(websocket: WebSocket, t: str) -> None:
     bus = services.bus
     try:
         caller = await services.auth.tenant(socket_token(websocket), t)
-        services.limiter.hit(caller.key_id)
+        await services.admit(caller)
         await bus.tail.start()
     except RelayError as exc:
         await _refuse(websocket, _close_code(exc), exc.message)

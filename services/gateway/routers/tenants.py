@@ -1,15 +1,18 @@
-"""Creating tenants (admin key)."""
+"""Tenants (admin key), their agents' keys (tenant key) and their limits (set by the admin key)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from typing import Annotated
+
+from fastapi import APIRouter, Path
+from fastapi.responses import JSONResponse, Response
 
 from relay_graph.tenancy import validate_tenant
 
-from ..deps import AdminDep, KeysDep, respond
-from ..errors import responses
-from ..schemas import TenantBody, TenantCreated
+from ..auth import AGENT_ID_PATTERN
+from ..deps import AdminDep, AdminOfTenantDep, IdentityDep, KeysDep, ServicesDep, respond
+from ..errors import Forbidden, responses
+from ..schemas import AgentBody, AgentCreated, AgentList, LimitsBody, LimitsView, TenantBody, TenantCreated, TenantLimits
 
 router = APIRouter(prefix="/v1/tenants", tags=["tenants"])
 
@@ -20,3 +23,49 @@ async def create_tenant(body: TenantBody, _: AdminDep, keys: KeysDep) -> JSONRes
     tenant = validate_tenant(body.tenant)
     api_key = await keys.create(tenant)
     return respond(TenantCreated(tenant=tenant, api_key=api_key), 201)
+
+
+@router.post("/{t}/agents", status_code=201, response_model=AgentCreated,
+             responses=responses(401, 403, 409, 413, 422, 429, 503),
+             summary="Give an agent of the tenant its own key (tenant key); it writes and reads as that agent")
+async def create_agent(body: AgentBody, who: IdentityDep, keys: KeysDep) -> JSONResponse:
+    if not who.tenant_key:
+        raise Forbidden("only the tenant's own key issues agent keys; an agent key cannot")
+    api_key = await keys.create_agent(who.tenant, body.agent)
+    return respond(AgentCreated(tenant=who.tenant, agent=body.agent, api_key=api_key), 201)
+
+
+@router.delete("/{t}/agents/{agent}", status_code=204, responses=responses(401, 403, 404, 422, 429, 503),
+               summary="Revoke an agent's key (tenant key); issue it again for a new key, the agent and its "
+                       "trust stay")
+async def delete_agent(who: IdentityDep, keys: KeysDep,
+                       agent: Annotated[str, Path(pattern=AGENT_ID_PATTERN, examples=["planner"])]) -> Response:
+    if not who.tenant_key:
+        raise Forbidden("only the tenant's own key revokes agent keys; an agent key cannot")
+    await keys.delete_agent(who.tenant, agent)
+    return Response(status_code=204)
+
+
+@router.get("/{t}/agents", response_model=AgentList, responses=responses(401, 403, 429, 503),
+            summary="The tenant's agents that have a key")
+async def list_agents(who: IdentityDep, keys: KeysDep) -> JSONResponse:
+    return respond(AgentList(agents=await keys.agents(who.tenant)))
+
+
+async def _limits_view(services, tenant: str) -> TenantLimits:
+    limits = await services.limits.get(tenant)
+    return TenantLimits(tenant=tenant, limits=LimitsView(**limits.as_json()),
+                        overrides=await services.limits.overrides(tenant))
+
+
+@router.get("/{t}/limits", response_model=TenantLimits, responses=responses(401, 403, 429, 503),
+            summary="The limits the tenant runs with: its rate, burst and batch size")
+async def get_limits(who: IdentityDep, services: ServicesDep) -> JSONResponse:
+    return respond(await _limits_view(services, who.tenant))
+
+
+@router.put("/{t}/limits", response_model=TenantLimits, responses=responses(401, 403, 404, 413, 422, 429, 503),
+            summary="Set the tenant's own limits (admin key); a field left out or null takes the default")
+async def put_limits(body: LimitsBody, tenant: AdminOfTenantDep, services: ServicesDep) -> JSONResponse:
+    await services.limits.set(tenant, body.model_dump())
+    return respond(await _limits_view(services, tenant))

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Path
+from fastapi import APIRouter, Body, Path, Query
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
+from relay_graph.models import LABEL_PATTERN
 from relay_graph.tools import ToolContext, call_tool, get_tool, tool_specs
 
-from ..deps import BusDep, MemoryDep, ReaderDep, TenantDep, respond
+from ..deps import BusDep, IdentityDep, MemoryDep, TenantDep, respond
 from ..errors import responses
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["tools"])
@@ -46,16 +47,17 @@ async def list_tools(tenant: TenantDep) -> JSONResponse:
 
 
 @router.post("/tools/{name}", response_model=ToolAnswer, responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
-             summary="Call a tool; the body is its arguments. `agent` names the caller (recorded as "
-                     "writer and reader)")
+             summary="Call a tool; the body is its arguments. The key's agent is recorded as writer and reader "
+                     "(`api` for the tenant key); `agent` is a sub-label under it")
 async def call(
-    tenant: TenantDep,
+    who: IdentityDep,
     memory: MemoryDep,
     bus: BusDep,
-    agent: ReaderDep,
     name: Annotated[str, Path(min_length=1, max_length=64, description="a tool name from GET /tools")],
     arguments: Annotated[dict[str, Any] | None, Body(description="the tool's arguments (its input_schema)")] = None,
+    agent: Annotated[str | None, Query(pattern=LABEL_PATTERN, description="a sub-label under the key's agent "
+                                       "(kept as the `label` of the facts it writes)")] = None,
 ) -> JSONResponse:
     get_tool(name)  # an unknown tool is 404 before anything else
-    ctx = ToolContext(memory, tenant, agent, announce=bus.publish)
+    ctx = ToolContext(memory, who.tenant, who.agent, announce=bus.publish, label=who.label(agent))
     return respond((await call_tool(ctx, name, arguments or {})).to_json())

@@ -58,3 +58,31 @@ async def test_a_failing_handler_marks_its_span(redis, group, tenant, span_expor
     handle = next(s for s in span_exporter.get_finished_spans() if s.name == "handle ticket_changed")
     assert handle.status.status_code is StatusCode.ERROR
     assert any(e.name == "exception" and "boom" in e.attributes["exception.message"] for e in handle.events)
+
+
+async def test_published_many_at_once_each_entry_is_handled_in_the_publishers_trace(redis, group, tenant,
+                                                                                     span_exporter):
+    from relay_graph.streams import FactChanged
+    from relay_graph.streams.notifications import InvalidNotification
+
+    span_exporter.clear()
+    seen: dict[str, int] = {}
+
+    async def handler(n):
+        seen[n.id] = trace.get_current_span().get_span_context().trace_id
+
+    consumer = Consumer(redis, group=group, handlers={FactChanged: handler}, settings=STEADY)
+    facts = [FactChanged(tenant=tenant, id=f"f{i}", version=0, change="created", actor="api") for i in range(50)]
+    async with running(consumer):
+        with trace.get_tracer("test").start_as_current_span("POST /v1/tenants/{t}/facts/batch") as request:
+            ids = await Publisher(redis).publish_many(facts)
+        await eventually(lambda: len(seen) == 50, what="all handled")
+    assert len(ids) == 50 and ids == sorted(ids, key=lambda i: tuple(map(int, i.split("-"))))
+    assert set(seen) == {f.id for f in facts}
+    assert set(seen.values()) == {request.get_span_context().trace_id}
+    [publish] = [s for s in span_exporter.get_finished_spans() if s.name == "publish relay:stream:facts"]
+    assert publish.attributes["messaging.batch.message_count"] == 50
+    with pytest.raises(InvalidNotification):
+        await Publisher(redis).publish_many([facts[0], TicketChanged(tenant=tenant, ticket_id="T-1", version=1,
+                                                                     change="opened", actor="test")])
+    assert await Publisher(redis).publish_many([]) == []

@@ -41,6 +41,8 @@ async def test_every_tools_answer_matches_its_listed_output_schema(make_ctx, gra
         ("remember", {"session": "s1", "customer": "asha", "turns": [{"speaker": "asha", "text": "wifi is down"}]}),
         ("remember_fact", {"subject": "asha", "predicate": "lives_in", "object": "pune"}),
         ("remember_fact", {"subject": "asha", "predicate": "on_plan", "object": "fiber 100"}),
+        ("remember_facts", {"facts": [{"subject": "asha", "predicate": "owns_device", "object": "kindle"},
+                                      {"subject": "asha", "predicate": "phone", "object": "not a phone"}]}),
         ("retire_fact", {"subject": "asha", "predicate": "on_plan"}),
         ("facts_at", {"subject": "asha", "as_of": "2030-01-01T00:00:00+00:00", "clock": "belief"}),
         ("history", {"subject": "asha"}),

@@ -47,18 +47,8 @@ redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
 return 1
 """
 
-# The tenant and its key's index entry go together.
+# An owner (a tenant, or a tenant's agent) and its key's index entry go together; 0 when it had no key.
 _REMOVE = """
-local digest = redis.call('HGET', KEYS[1], ARGV[1])
-if not digest then return 0 end
-redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('HDEL', KEYS[2], digest)
-return 1
-"""
-
-
-# Both hashes lose the agent together; 0 when it had no key.
-_DELETE = """
 local digest = redis.call('HGET', KEYS[1], ARGV[1])
 if not digest then return 0 end
 redis.call('HDEL', KEYS[1], ARGV[1])
@@ -125,7 +115,7 @@ class TenantKeys:
         """Revokes the agent's key (its facts stay, written by it); NotFound if it has none. Issuing
         a key again for the same agent is how a key is replaced: the agent, and its trust, stay."""
         validate_tenant(tenant)
-        if not int(await self.redis.eval(_DELETE, 2, AGENTS_KEY, AGENT_KEY_INDEX, f"{tenant}/{agent}")):
+        if not int(await self.redis.eval(_REMOVE, 2, AGENTS_KEY, AGENT_KEY_INDEX, f"{tenant}/{agent}")):
             raise NotFound(f"agent {agent!r} of tenant {tenant!r} has no key")
 
     async def agents(self, tenant: str) -> list[str]:
@@ -140,6 +130,9 @@ class TenantKeys:
         if owner is None:
             return None
         tenant, _, agent = owner.partition("/")
+        # A deleted tenant's agent keys authenticate nobody either.
+        if not await self.redis.hexists(TENANTS_KEY, tenant):
+            return None
         return tenant, agent
 
 

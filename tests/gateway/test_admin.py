@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import ADMIN, assert_error, create_tenant
+from .helpers import ADMIN, assert_error, create_agent, create_tenant
 
 pytestmark = pytest.mark.falkordb
 
@@ -40,6 +40,7 @@ async def test_snapshot_reset_restore_and_stats(client, tenant):
 
 async def test_forget_then_delete(client, tenant):
     headers = await create_tenant(client, tenant)
+    planner = await create_agent(client, tenant, headers, "planner")
     base = f"/v1/admin/tenants/{tenant}"
     await client.post(f"/v1/tenants/{tenant}/facts", headers=headers, json={
         "subject": "Asha Verma", "predicate": "phone", "object": "+91 98200 12345", "agent": "intake"})
@@ -53,6 +54,8 @@ async def test_forget_then_delete(client, tenant):
     assert r.status_code == 200 and r.json()["api_key_revoked"] is True
     r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "x"}, headers=headers)
     assert r.status_code == 401  # the key is gone with the tenant
+    r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "x"}, headers=planner)
+    assert r.status_code == 401  # and so are its agents' keys
 
 
 async def test_recent_queries_are_bounded_and_timed(client, tenant, memory):

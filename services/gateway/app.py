@@ -16,6 +16,7 @@ from relay_graph.memory import Memory
 
 from . import errors
 from . import mcp as mcp_http
+from . import site_pages
 from .auth import Authenticator, TenantKeys
 from .backend import Backend
 from .bus import Bus
@@ -32,6 +33,7 @@ from .routers import (
     health,
     lab,
     live,
+    me,
     network,
     recall,
     tenants,
@@ -65,7 +67,7 @@ and grades what they diagnose and fix."""
 
 ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.router, recall.router,
            chat.router, tickets.router, network.router, world.router, lab.router, live.router, asyncapi.router,
-           tools.router, cases.router)
+           tools.router, cases.router, me.router)
 
 
 def create_app(
@@ -97,6 +99,7 @@ def create_app(
         limiter=limiter or RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
         readiness=list(readiness),
         bus=bus,
+        site_limiter=RateLimiter(settings.site_sessions_per_second, settings.site_sessions_burst),
     )
     mcp_endpoint = mcp_http.McpEndpoint(services)  # /mcp: its session manager runs with the lifespan
 
@@ -132,4 +135,5 @@ def create_app(
     for router in ROUTERS:
         app.include_router(router)
     mcp_http.mount(app, mcp_endpoint)
+    site_pages.mount(app, settings.site_dir)  # last: every route above wins over a file name
     return app

@@ -31,6 +31,8 @@ class Services:
     limiter: RateLimiter
     readiness: list[ReadinessCheck] = field(default_factory=list)
     bus: Bus | None = None  # the notification streams (publisher, stream tail, live sockets)
+    # New customer sessions per client address (the customer site's first visit)
+    site_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(0.5, 20))
 
 
 # Dependencies are `async def` even when they do not await: FastAPI runs a plain `def` dependency

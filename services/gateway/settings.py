@@ -5,12 +5,15 @@ environment drives the pool it opens."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import SettingsConfigDict
 
 from relay_graph.config import GraphSettings
 
 MIB = 1024 * 1024
+REPO = Path(__file__).resolve().parents[2]
 
 
 class GatewaySettings(GraphSettings):
@@ -25,6 +28,11 @@ class GatewaySettings(GraphSettings):
     # Token bucket per API key, per process.
     rate_limit_per_second: float = Field(default=50.0, gt=0)
     rate_limit_burst: int = Field(default=100, ge=1)
+    # New customer sessions of the customer site, per client address.
+    site_sessions_per_second: float = Field(default=0.5, gt=0)
+    site_sessions_burst: int = Field(default=20, ge=1)
+    # The built customer site (`make install` builds web/ into it); absent: / answers 404.
+    site_dir: Path = REPO / "web" / "dist"
     readiness_timeout_seconds: float = Field(default=2.0, gt=0)
     log_level: str = "info"
     shutdown_timeout_seconds: float = Field(default=10.0, gt=0)

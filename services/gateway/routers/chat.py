@@ -9,8 +9,10 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from relay_graph import chat as chat_turns
+from relay_graph.memory import Memory
 from relay_graph.streams import ReplyWritten, TurnReceived
 
+from ..bus import Bus
 from ..deps import BusDep, MemoryDep, TenantDep, respond
 from ..errors import responses
 from ..schemas import ChatAccepted, ChatAnswered, ChatBody
@@ -43,10 +45,17 @@ async def chat(
                                  description="seconds to wait for the reply; 0 answers at once")] = 0,
 ) -> JSONResponse:
     customer = chat_turns.check_customer(body.customer)
+    return await take_turn(memory, bus, tenant, customer=customer, text=body.text, session=body.session, wait=wait)
+
+
+async def take_turn(memory: Memory, bus: Bus, tenant: str, *, customer: str, text: str, session: str | None,
+                    wait: float) -> JSONResponse:
+    """A turn of `customer` (already checked) in, the 202 or 200 answer out: what POST /chat and
+    the customer site's POST /me/chat both do."""
     if wait > 0:
         # Before anything is written: a gateway that cannot see replies refuses to wait for one.
         await bus.tail.start()
-    turn = await chat_turns.record_turn(memory, tenant, customer=customer, text=body.text, session=body.session)
+    turn = await chat_turns.record_turn(memory, tenant, customer=customer, text=text, session=session)
     announced = TurnReceived(tenant=tenant, id=turn.episode_id, version=turn.seq, session=turn.session,
                              customer=customer, actor="customer")
     accepted = {"session": turn.session, "episode_id": turn.episode_id}

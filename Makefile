@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 MODEL_DIR ?= .relay/model
 
-.PHONY: up test bench bench-memory install model lock clean
+.PHONY: up test bench bench-memory install model lock clean site
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,17 @@ $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-install: $(STAMP)
+# The customer site (web/): TypeScript + React, built by Vite into web/dist, which the gateway serves.
+SITE := web/dist/index.html
+SITE_SOURCES := $(shell find web/src web/public -type f 2>/dev/null) web/index.html web/vite.config.ts \
+	web/tsconfig.json web/package.json web/package-lock.json
+
+$(SITE): $(SITE_SOURCES)
+	cd web && npm ci --no-audit --no-fund --loglevel=error && npm run build
+
+site: $(SITE)
+
+install: $(STAMP) $(SITE)
 
 $(MODEL_DIR)/.verified: $(STAMP)
 	$(PY) -m relay_graph.model_files $(MODEL_DIR)
@@ -42,4 +52,4 @@ lock:
 	  /tmp/relay-lock/bin/pip freeze | grep -v '^relay' ) > requirements.lock
 
 clean:
-	rm -rf $(VENV) .relay/model
+	rm -rf $(VENV) .relay/model web/node_modules web/dist

@@ -32,6 +32,7 @@ from .routers import (
     facts,
     health,
     lab,
+    judge,
     live,
     me,
     network,
@@ -67,7 +68,7 @@ and grades what they diagnose and fix."""
 
 ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.router, recall.router,
            chat.router, tickets.router, network.router, world.router, lab.router, live.router, asyncapi.router,
-           tools.router, cases.router, me.router)
+           tools.router, cases.router, me.router, judge.router)
 
 
 def create_app(
@@ -100,6 +101,7 @@ def create_app(
         readiness=list(readiness),
         bus=bus,
         site_limiter=RateLimiter(settings.site_sessions_per_second, settings.site_sessions_burst),
+        judge_limiter=RateLimiter(settings.judge_runs_per_second, settings.judge_runs_burst),
     )
     mcp_endpoint = mcp_http.McpEndpoint(services)  # /mcp: its session manager runs with the lifespan
 

@@ -33,6 +33,7 @@ class Services:
     bus: Bus | None = None  # the notification streams (publisher, stream tail, live sockets)
     # New customer sessions per client address (the customer site's first visit)
     site_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(0.5, 20))
+    judge_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(1 / 30, 3))  # Judge mode's tenants
 
 
 # Dependencies are `async def` even when they do not await: FastAPI runs a plain `def` dependency

@@ -31,6 +31,10 @@ class GatewaySettings(GraphSettings):
     # New customer sessions of the customer site, per client address.
     site_sessions_per_second: float = Field(default=0.5, gt=0)
     site_sessions_burst: int = Field(default=20, ge=1)
+    # Judge mode: the site's one-click demo story, each run on a throwaway tenant (per address).
+    judge_mode: bool = True
+    judge_runs_per_second: float = Field(default=1 / 30, gt=0)
+    judge_runs_burst: int = Field(default=3, ge=1)
     # The built customer site (`make install` builds web/ into it); absent: / answers 404.
     site_dir: Path = REPO / "web" / "dist"
     readiness_timeout_seconds: float = Field(default=2.0, gt=0)

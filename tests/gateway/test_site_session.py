@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 
 import httpx
 import pytest
@@ -184,3 +185,46 @@ async def test_the_customer_feed_carries_only_their_events(app, client, tenant, 
             with pytest.raises(Exception) as closed:
                 await asyncio.wait_for(ws.recv(), 15)
             assert closed.value.rcvd.code == 4401
+
+
+async def test_a_customer_confirms_only_their_own_ticket(app, client, tenant, memory, stream_redis, visitor):
+    await open_site(client, tenant)
+    a, alice = await visitor(tenant)
+    b, _ = await visitor(tenant)
+    base = f"/v1/tenants/{tenant}"
+    ticket = await tickets.open_ticket(memory.client, tenant, customer=alice, issue_kind="no_connection",
+                                       summary="down", agent="intake")
+    assert_error(await b.post(f"{base}/me/tickets/{ticket.id}/confirm", json={"fixed": True}), 404,
+                 "ticket_not_found")
+    assert (await tickets.get_ticket(memory.client, tenant, ticket.id)).stage.value == "reported"
+    r = await a.post(f"{base}/me/tickets/{ticket.id}/confirm", json={"fixed": True})
+    assert r.status_code == 200 and r.json()["stage"] == "closed", r.text
+    timeline = (await a.get(f"{base}/me/tickets/{ticket.id}")).json()["timeline"]
+    assert timeline[-1]["agent"] == "customer"
+
+
+async def test_judge_mode_makes_a_throwaway_tenant_with_the_story_customer_signed_in(app, client):
+    r = await client.post("/v1/site/judge")
+    assert r.status_code == 201, r.text
+    story = r.json()
+    tenant = story["tenant"]
+    assert re.fullmatch(r"judge-[0-9a-f]{10}", tenant) and story["says"]["fault"]
+    cookie_header = r.headers["set-cookie"].lower()
+    assert f"path=/v1/tenants/{tenant}/me" in cookie_header and "httponly" in cookie_header
+    assert (await client.get(f"/v1/tenants/{tenant}/me")).json()["customer"] == story["customer"]
+    assert (await client.get(f"/v1/tenants/{tenant}/me/plans", params={"country": "IN"})).json()["plans"]
+
+
+async def test_judge_mode_can_be_off_and_is_rate_limited(gateway_settings, memory):
+    off = make_app(gateway_settings.model_copy(update={"judge_mode": False}), memory)
+    limited = make_app(gateway_settings.model_copy(update={"judge_runs_per_second": 0.001, "judge_runs_burst": 1}),
+                       memory)
+    try:
+        async with client_for(off) as c:
+            assert_error(await c.post("/v1/site/judge"), 403, "forbidden")
+        async with client_for(limited) as c:
+            assert (await c.post("/v1/site/judge")).status_code == 201
+            assert_error(await c.post("/v1/site/judge"), 429, "rate_limited")
+    finally:
+        for app in (off, limited):
+            await app.state.services.bus.close()

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { ApiError, live, post, tenant, type LiveEvent } from "./api";
 import { Chat } from "./Chat";
+import { Judge, pendingJudge, startJudge } from "./Judge";
 import { Line, Memory, Plans, Tickets } from "./screens";
 
 const SCREENS = [
@@ -10,7 +11,7 @@ const SCREENS = [
   ["line", "Your line"],
   ["plans", "Plans and coverage"],
 ] as const;
-type Screen = (typeof SCREENS)[number][0];
+export type Screen = (typeof SCREENS)[number][0];
 
 export function App() {
   const [customer, setCustomer] = useState<string | null>(null);
@@ -23,6 +24,14 @@ export function App() {
   const [lastEvent, setLastEvent] = useState<LiveEvent | null>(null);
   // Moves on every live event: each screen re-reads what it shows.
   const [tick, setTick] = useState(0);
+  const [session, setSessionState] = useState<string | null>(() => sessionStorage.getItem(`relay-session:${tenant}`));
+  const setSession = useCallback((s: string | null) => {
+    if (s) sessionStorage.setItem(`relay-session:${tenant}`, s);
+    else sessionStorage.removeItem(`relay-session:${tenant}`);
+    setSessionState(s);
+  }, []);
+  const [nonce, setNonce] = useState(0);
+  const [judge] = useState(pendingJudge);
 
   useEffect(() => {
     post<{ customer: string }>("/me/session")
@@ -36,10 +45,10 @@ export function App() {
   }, []);
   useEffect(() => (customer ? live(onEvent, setConnected) : undefined), [customer, onEvent]);
 
-  const go = (s: Screen) => {
+  const go = useCallback((s: Screen) => {
     setScreen(s);
     window.history.replaceState(null, "", `#${s}`);
-  };
+  }, []);
 
   return (
     <div className="app">
@@ -53,6 +62,11 @@ export function App() {
           ) : null}
           {tenant !== "demo" ? <span className="muted"> · {tenant}</span> : null}
         </div>
+        {!judge ? (
+          <button className="judge-start" onClick={() => startJudge().catch((e: Error) => setProblem(e.message))}>
+            ▶ Judge mode
+          </button>
+        ) : null}
       </header>
       <nav className="tabs" aria-label="Screens">
         {SCREENS.map(([key, label]) => (
@@ -77,8 +91,15 @@ export function App() {
           <Plans />
         ) : null}
         {/* The chat stays mounted on other screens: its conversation and what you were typing stay too. */}
-        {customer ? <div hidden={screen !== "chat"}><Chat tick={tick} lastEvent={lastEvent} /></div> : null}
+        {customer ? (
+          <div hidden={screen !== "chat"}>
+            <Chat tick={tick} lastEvent={lastEvent} session={session} setSession={setSession} nonce={nonce} />
+          </div>
+        ) : null}
       </main>
+      {customer && judge ? (
+        <Judge says={judge.says} go={go} setSession={setSession} said={() => setNonce((n) => n + 1)} />
+      ) : null}
     </div>
   );
 }

@@ -3,8 +3,15 @@ import { api, post, when, type Conversation, type LiveEvent, type Turn } from ".
 
 const DESK_KINDS = new Set(["CustomerMessage"]);
 
-export function Chat({ tick, lastEvent }: { tick: number; lastEvent: LiveEvent | null }) {
-  const [session, setSession] = useState<string | null>(() => sessionStorage.getItem("relay-session"));
+type Props = {
+  tick: number;
+  lastEvent: LiveEvent | null;
+  session: string | null;
+  setSession: (s: string | null) => void;
+  nonce: number; // moves when someone else (Judge mode) said something in this conversation
+};
+
+export function Chat({ tick, lastEvent, session, setSession, nonce }: Props) {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [pending, setPending] = useState<string[]>([]);
   const [text, setText] = useState("");
@@ -22,7 +29,6 @@ export function Chat({ tick, lastEvent }: { tick: number; lastEvent: LiveEvent |
       setTurns([]);
       return;
     }
-    sessionStorage.setItem("relay-session", session);
     api<{ turns: Turn[] }>(`/me/conversations/${encodeURIComponent(session)}`)
       .then((r) => {
         setTurns(r.turns);
@@ -30,7 +36,7 @@ export function Chat({ tick, lastEvent }: { tick: number; lastEvent: LiveEvent |
       })
       .catch(() => {});
     // Re-read when a reply in this conversation arrives on the live feed.
-  }, [session, lastEvent?.kind === "reply" && lastEvent.session === session ? lastEvent.id : null]);
+  }, [session, nonce, lastEvent?.kind === "reply" && lastEvent.session === session ? lastEvent.id : null]);
 
   useEffect(() => {
     logRef.current?.lastElementChild?.scrollIntoView({ block: "end" });
@@ -64,7 +70,6 @@ export function Chat({ tick, lastEvent }: { tick: number; lastEvent: LiveEvent |
   };
 
   const fresh = () => {
-    sessionStorage.removeItem("relay-session");
     setSession(null);
     setPending([]);
   };

@@ -13,7 +13,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 
 from relay_graph import network, site, tickets
 from relay_graph.catalogue.models import ExtraOffer, PlanOffer
@@ -24,10 +24,10 @@ from relay_graph.models import FactView
 from ..customers import COOKIE, SESSION_TTL_S, CustomerSession, CustomerSessions, cookie_path
 from ..deps import BusDep, MemoryDep, ServicesDep, TenantDep, respond
 from ..errors import responses
-from ..schemas import ChatAccepted, ChatAnswered, LineResult, Strict, TicketsResult, TicketView
+from ..schemas import ChatAccepted, ChatAnswered, ConfirmResult, LineResult, Strict, TicketsResult, TicketView
 from . import live as live_route
 from .chat import MAX_WAIT_SECONDS, take_turn
-from .tickets import TicketId, ticket_view
+from .tickets import TicketId, confirm_ticket, ticket_view
 
 log = logging.getLogger("relay.gateway.me")
 
@@ -112,7 +112,10 @@ async def start_session(request: Request, services: ServicesDep, tenant: TenantP
             pass  # ended or another site's: a new one replaces it
     services.site_limiter.hit("site:" + (request.client.host if request.client else "?"))
     token, session = await store.create(tenant)
-    answer = respond(Me(tenant=session.tenant, customer=session.customer), 201)
+    return with_cookie(respond(Me(tenant=session.tenant, customer=session.customer), 201), request, token, tenant)
+
+
+def with_cookie(answer: JSONResponse, request: Request, token: str, tenant: str) -> JSONResponse:
     answer.set_cookie(COOKIE, token, max_age=SESSION_TTL_S, path=cookie_path(tenant), httponly=True,
                       samesite="strict", secure=request.url.scheme == "https")
     return answer
@@ -171,6 +174,20 @@ async def my_ticket(session: CustomerDep, memory: MemoryDep, ticket_id: TicketId
     if not await site.ticket_is_for(memory.client, session.tenant, ticket_id, session.customer):
         raise NotFound("you have no ticket with that id", code="ticket_not_found")
     return respond(ticket_view(await tickets.get_ticket(memory.client, session.tenant, ticket_id)))
+
+
+class MeConfirmBody(Strict):
+    fixed: StrictBool = Field(description="true: it works now (the ticket closes); false: it does not (it reopens)")
+
+
+@router.post("/me/tickets/{id}/confirm", response_model=ConfirmResult,
+             responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
+             summary="Your word on one of your tickets: fixed closes it, not fixed reopens it")
+async def my_confirm(body: MeConfirmBody, session: CustomerDep, memory: MemoryDep, bus: BusDep,
+                     ticket_id: TicketId) -> JSONResponse:
+    if not await site.ticket_is_for(memory.client, session.tenant, ticket_id, session.customer):
+        raise NotFound("you have no ticket with that id", code="ticket_not_found")
+    return respond(await confirm_ticket(memory, bus, session.tenant, ticket_id, fixed=body.fixed, by="customer"))
 
 
 @router.get("/me/facts", response_model=MyFacts, responses=responses(401, 403, 404, 429, 503),

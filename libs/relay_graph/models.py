@@ -111,7 +111,8 @@ class Matched(BaseModel):
     """A read answered for a name other than the one asked: which one, and how it matched."""
 
     asked: str = Field(description="the name the read was given")
-    id: str = Field(description="the subject the answer is about (a customer's id)")
+    id: str | None = Field(default=None, description="the subject the answer is about (a customer's id); null when "
+                                                     "the answer lists several customers of that name")
     name: str = Field(description="the name on file that matched")
     how: Literal["name", "fuzzy"] = Field(
         description="`name`: a customer whose name fact is exactly the one asked; `fuzzy`: a name spelt alike")

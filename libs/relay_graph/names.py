@@ -80,8 +80,10 @@ def _customers(pairs: list | None, name: str, score: float) -> list[Hit]:
 
 
 async def match(client: GraphClient, tenant: str, name: object, entity_type: str = CUSTOMER, *,
-                what: str = "name") -> NameMatch:
-    """What `name` stands for among entities of `entity_type` (rules in the module docstring)."""
+                what: str = "name", together: bool = False) -> NameMatch:
+    """What `name` stands for among entities of `entity_type` (rules in the module docstring).
+    `together`: steps 1 and 2 answer as one (the customer keyed by the name and those whose name
+    it is: "customers called ..." lists them all)."""
     tenant = validate_tenant(tenant)
     text = clean_text(name, what)
     key = name_key(text)
@@ -95,11 +97,12 @@ async def match(client: GraphClient, tenant: str, name: object, entity_type: str
         "types": [entity_type, PERSON_NAME] if customers else [entity_type],
     })
     row = rows[0] if rows else {}
-    if row.get("own_uid") is not None:
-        return NameMatch(text, "exact", (Hit(row["own_uid"], row["own_name"], row["own_name"]),))
-    named = _dedup(_customers(row.get("named"), text, 1.0))
+    own = [Hit(row["own_uid"], row["own_name"], row["own_name"])] if row.get("own_uid") is not None else []
+    if own and not together:
+        return NameMatch(text, "exact", tuple(own))
+    named = _dedup(own + _customers(row.get("named"), text, 1.0))
     if named:
-        return NameMatch(text, "name", named)
+        return NameMatch(text, "exact" if own and len(named) == 1 else "name", named)
     close = row.get("close") or []
     by_uid = {c[0]: c for c in close}
     hits: list[Hit] = []

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from .. import facts, network, tickets
+from .. import customers, facts, network, tickets
 from ..facts import resolve_entity
 from ..entities import name_key
 from ..errors import NotFound
@@ -421,3 +421,22 @@ async def recall_customer(ctx: ToolContext, args: RecallCustomerInput) -> ToolRe
                       data=RecallCustomerOutput(customer=name, facts=current, open_tickets=open_tickets,
                                                 open_outages=outages, open_conflicts=conflicts),
                       how_i_know=how)
+
+
+class FindCustomersInput(Args):
+    name: Name = Field(description="the name to look for, e.g. 'Priya Raman'")
+
+
+@tool("find_customers", """The customers called a name: every customer whose current name is exactly it
+      (two people may share one; each has their own id), else those of the one name on file spelt alike
+      (`matched` says which). When two or more different names are that close, the answer is `ambiguous`:
+      it lists them and picks none.""", input=FindCustomersInput, output=customers.CustomersAnswer)
+async def find_customers(ctx: ToolContext, args: FindCustomersInput) -> ToolResult:
+    answer = await customers.find(ctx.client, ctx.tenant, args.name)
+    if answer.ambiguous is not None:
+        return ToolResult(tool="find_customers", shape=Shape.AMBIGUOUS, data=answer,
+                          ambiguous=[answer.ambiguous], message=answer.ambiguous.message)
+    how = [f"customer {c.id}: name {', '.join(c.names) or '(none on file)'}" for c in answer.customers]
+    return ToolResult(tool="find_customers", shape=_shape(bool(answer.customers)), data=answer, how_i_know=how,
+                      matched=[answer.matched] if answer.matched else [],
+                      message=None if answer.customers else f"no customer called {args.name!r}")

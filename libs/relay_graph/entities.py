@@ -59,12 +59,18 @@ def close_names(name: str, candidates: Iterable[tuple[str, str]],
 
     Numbers must agree exactly: "customer 12" is not a misspelling of "customer 123", and
     "fiber 300" is not "fiber 500", however similar the strings are."""
-    digits = _DIGITS.findall(name_key(name))
+    key = name_key(name)
+    digits = _DIGITS.findall(key)
     out = []
     for uid, cand in candidates:
-        if _DIGITS.findall(name_key(cand)) != digits:
+        other = name_key(cand)
+        if _DIGITS.findall(other) != digits:
             continue
-        score = similarity(name, cand)
+        sm = SequenceMatcher(None, key, other)
+        # the cheap upper bounds first: most candidates are far
+        if sm.real_quick_ratio() < threshold or sm.quick_ratio() < threshold:
+            continue
+        score = sm.ratio()
         if score >= threshold:
             out.append((score, uid, cand))
     out.sort(key=lambda c: (-c[0], c[1]))

@@ -28,6 +28,7 @@ from .routers import (
     cases,
     chat,
     claims,
+    customers,
     episodes,
     facts,
     health,
@@ -67,8 +68,8 @@ The fault lab (`/lab/faults`, `/lab/scoreboard`) breaks lines where the desk age
 and grades what they diagnose and fix."""
 
 ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.router, recall.router,
-           chat.router, tickets.router, network.router, world.router, lab.router, live.router, asyncapi.router,
-           tools.router, cases.router, me.router, judge.router)
+           chat.router, customers.router, tickets.router, network.router, world.router, lab.router, live.router,
+           asyncapi.router, tools.router, cases.router, me.router, judge.router)
 
 
 def create_app(

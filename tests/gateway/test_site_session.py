@@ -15,7 +15,7 @@ from websockets.asyncio.client import connect
 
 from relay_graph import tickets
 from relay_graph.streams import Publisher, ReplyWritten, TicketChanged
-from services.gateway.customers import COOKIE
+from services.gateway.customer_sessions import COOKIE
 
 from .helpers import assert_error, client_for, create_tenant, make_app
 from .stream_helpers import served

@@ -12,10 +12,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from relay_graph import world
+from relay_graph import customers, world
 from services.simulator.demo import SAYS
 
-from ..customers import CustomerSessions
+from ..customer_sessions import CustomerSessions
 from ..deps import ServicesDep, respond
 from ..errors import Forbidden, responses
 from .me import with_cookie
@@ -46,6 +46,7 @@ async def start_judge(request: Request, services: ServicesDep) -> JSONResponse:
     store = CustomerSessions(keys.redis)
     await store.set_site_open(tenant, True)
     await world.seed_world(memory.client, tenant, REGION)
-    token, session = await store.create(tenant)
+    customer = await customers.create(memory.client, tenant, agent="gateway")
+    token, session = await store.create(tenant, customer)
     story = JudgeStory(tenant=tenant, customer=session.customer, says=SAYS)
     return with_cookie(respond(story, 201), request, token, tenant)

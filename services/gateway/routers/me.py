@@ -15,13 +15,13 @@ from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, StrictBool
 
-from relay_graph import network, site, tickets
+from relay_graph import customers, network, site, tickets
 from relay_graph.catalogue.models import ExtraOffer, PlanOffer
 from relay_graph.catalogue.reads import addons_for, plans_for
 from relay_graph.errors import NotFound, RelayError
 from relay_graph.models import FactView
 
-from ..customers import COOKIE, SESSION_TTL_S, CustomerSession, CustomerSessions, cookie_path
+from ..customer_sessions import COOKIE, SESSION_TTL_S, CustomerSession, CustomerSessions, cookie_path
 from ..deps import BusDep, MemoryDep, ServicesDep, TenantDep, respond
 from ..errors import responses
 from ..schemas import ChatAccepted, ChatAnswered, ConfirmResult, LineResult, Strict, TicketsResult, TicketView
@@ -111,7 +111,9 @@ async def start_session(request: Request, services: ServicesDep, tenant: TenantP
         except RelayError:
             pass  # ended or another site's: a new one replaces it
     services.site_limiter.hit("site:" + (request.client.host if request.client else "?"))
-    token, session = await store.create(tenant)
+    await store.check_open(tenant)  # before a customer is made
+    customer = await customers.create((await services.backend.memory()).client, tenant, agent="gateway")
+    token, session = await store.create(tenant, customer)
     return with_cookie(respond(Me(tenant=session.tenant, customer=session.customer), 201), request, token, tenant)
 
 

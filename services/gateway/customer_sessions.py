@@ -1,7 +1,8 @@
 """Customer sessions of the customer site: who a browser is, without a tenant key in it.
 
 A tenant opts in to the site (a flag kept beside the tenant registry). A browser that opens an
-opted-in tenant's site gets a new customer id and a session token in an HttpOnly, SameSite=Strict
+opted-in tenant's site becomes a new customer (an id; the desk learns their name from what they
+say) and gets and a session token in an HttpOnly, SameSite=Strict
 cookie whose path is that tenant's `/me` routes only, so the browser never sends it anywhere else
 and never holds a key. The server keeps only the token's SHA-256, under a fixed key prefix no
 tenant id can produce, with the tenant and customer it speaks for and an expiry."""
@@ -37,11 +38,6 @@ class CustomerSession:
     customer: str
 
 
-def new_customer_id() -> str:
-    """A customer id for a new visitor. The desk learns their name from what they say."""
-    return "c-" + secrets.token_hex(8)
-
-
 def cookie_path(tenant: str) -> str:
     return f"/v1/tenants/{tenant}/me"
 
@@ -64,11 +60,14 @@ class CustomerSessions:
     async def site_open(self, tenant: str) -> bool:
         return bool(await self.redis.sismember(SITE_TENANTS_KEY, validate_tenant(tenant)))
 
-    async def create(self, tenant: str) -> tuple[str, CustomerSession]:
-        """A new customer and their session token; SiteClosed unless the tenant opted in."""
+    async def check_open(self, tenant: str) -> None:
         if not await self.site_open(tenant):
             raise SiteClosed(f"tenant {tenant!r} has no customer site (the tenant turns it on with PUT /site)")
-        session = CustomerSession(tenant=tenant, customer=new_customer_id())
+
+    async def create(self, tenant: str, customer: str) -> tuple[str, CustomerSession]:
+        """A session token for `customer` (made by relay_graph.customers.create) on an open site."""
+        await self.check_open(tenant)
+        session = CustomerSession(tenant=tenant, customer=customer)
         token = secrets.token_urlsafe(32)
         await self.redis.set(_key(token), json.dumps({"tenant": session.tenant, "customer": session.customer}),
                              ex=SESSION_TTL_S)

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.services.simulator.test_stack import Stack
+from tests.services.simulator.test_stack import stack  # noqa: F401 - the real stack, as a fixture
 
 from .browser import DESKTOP, PHONE, chromium, offline
 
@@ -26,17 +26,6 @@ pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
 SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
 STAGE_TIMEOUT_MS = 120_000  # a guard for the agents on a busy machine, not a speed claim
 FINAL = ("technician_dispatched", "fixed", "closed")
-
-
-@pytest.fixture(scope="module")
-def stack(falkordb_server, graph_settings, tmp_path_factory):
-    s = Stack(falkordb_server, graph_settings, tmp_path_factory.mktemp("site-stack"))
-    try:
-        s.start()
-        yield s
-    finally:
-        codes = s.stop()
-    assert set(codes.values()) <= {0}, f"unclean stop {codes}\n{s.logs()}"
 
 
 @pytest.fixture(scope="module")

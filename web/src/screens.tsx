@@ -91,7 +91,9 @@ export function Tickets({ tick }: { tick: number }) {
   );
 }
 
-const PRED: Record<string, string> = { lives_in: "Lives in", has_router: "Router", has_phone: "Phone", on_plan: "Plan", named: "Name" };
+const PRED: Record<string, string> = {
+  lives_in: "Lives in", has_router: "Router", phone: "Phone", on_plan: "Plan", name: "Name", has_issue: "Problem on file",
+};
 
 export function Memory({ tick }: { tick: number }) {
   const [d, error] = useRead<{ facts: Fact[] }>("/me/facts", tick);
@@ -117,12 +119,12 @@ export function Memory({ tick }: { tick: number }) {
                 return (
                   <tr key={f.fact_id} className={ended ? "ended" : ""} data-testid="fact" data-state={f.state}>
                     <th scope="row">{PRED[f.predicate] ?? f.predicate.replace(/_/g, " ")}</th>
-                    <td className="value">{f.object}</td>
-                    <td>{f.asserted_by}</td>
-                    <td>{when(f.valid_from)}</td>
-                    <td>{when(f.recorded_at)}</td>
-                    <td>{replaced(f)?.object ?? ""}</td>
-                    <td>{ended ? `${f.state} ${when(f.valid_to ?? f.expired_at)}` : ""}</td>
+                    <td data-label="Value" className="value">{f.object}</td>
+                    <td data-label="Written by">{f.asserted_by}</td>
+                    <td data-label="True since">{when(f.valid_from)}</td>
+                    <td data-label="We learnt it">{when(f.recorded_at)}</td>
+                    <td data-label="Replaced">{replaced(f)?.object ?? ""}</td>
+                    <td data-label="Ended">{ended ? `${f.state} ${when(f.valid_to ?? f.expired_at)}` : ""}</td>
                   </tr>
                 );
               })}

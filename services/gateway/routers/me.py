@@ -27,7 +27,7 @@ from ..errors import responses
 from ..schemas import ChatAccepted, ChatAnswered, ConfirmResult, LineResult, Strict, TicketsResult, TicketView
 from . import live as live_route
 from .chat import MAX_WAIT_SECONDS, take_turn
-from .tickets import TicketId, confirm_ticket, ticket_view
+from .tickets import TicketId, confirm_ticket, ticket_row, ticket_view
 
 log = logging.getLogger("relay.gateway.me")
 
@@ -163,11 +163,7 @@ async def my_conversation(session: CustomerDep, memory: MemoryDep,
             summary="Your tickets, newest first")
 async def my_tickets(session: CustomerDep, memory: MemoryDep) -> JSONResponse:
     rows = await tickets.list_tickets(memory.client, session.tenant, session.customer)
-    return respond({"tickets": [
-        {"id": r.id, "stage": r.stage.value, "owner": r.owner, "customer": r.customer, "opened_at": r.opened_at,
-         "issue": r.issue, "version": r.version, "updated_at": r.updated_at}
-        for r in rows
-    ]})
+    return respond({"tickets": [ticket_row(r) for r in rows]})
 
 
 @router.get("/me/tickets/{id}", response_model=TicketView, responses=responses(401, 403, 404, 429, 503),

@@ -11,7 +11,7 @@ from relay_graph import tickets
 from relay_graph.issues import close_issues
 from relay_graph.memory import Memory
 from relay_graph.streams import TicketChanged
-from relay_graph.ticket_models import TicketDetail, TicketStage
+from relay_graph.ticket_models import TicketDetail, TicketStage, TicketSummary
 
 from ..bus import Bus
 from ..deps import BusDep, MemoryDep, TenantDep, respond
@@ -21,6 +21,11 @@ from ..schemas import ConfirmBody, ConfirmResult, TicketsResult, TicketView
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["desk"])
 
 TicketId = Annotated[str, Path(alias="id", min_length=1, max_length=64, examples=["T-1A2B3C4D5E6F"])]
+
+
+def ticket_row(r: TicketSummary) -> dict:
+    return {"id": r.id, "stage": r.stage.value, "owner": r.owner, "customer": r.customer, "opened_at": r.opened_at,
+            "issue": r.issue, "version": r.version, "updated_at": r.updated_at}
 
 
 def ticket_view(t: TicketDetail) -> dict:
@@ -45,11 +50,7 @@ async def list_tickets(
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> JSONResponse:
     rows = await tickets.list_tickets(memory.client, tenant, customer, limit=limit)
-    return respond({"tickets": [
-        {"id": r.id, "stage": r.stage.value, "owner": r.owner, "customer": r.customer, "opened_at": r.opened_at,
-         "issue": r.issue, "version": r.version, "updated_at": r.updated_at}
-        for r in rows
-    ]})
+    return respond({"tickets": [ticket_row(r) for r in rows]})
 
 
 @router.get("/tickets/{id}", response_model=TicketView, responses=responses(401, 403, 404, 422, 429, 503),

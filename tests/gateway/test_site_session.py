@@ -12,6 +12,7 @@ import re
 import httpx
 import pytest
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from relay_graph import tickets
 from relay_graph.streams import Publisher, ReplyWritten, TicketChanged
@@ -180,11 +181,13 @@ async def test_the_customer_feed_carries_only_their_events(app, client, tenant, 
                                                   actor="intake"))
             event = json.loads(await asyncio.wait_for(ws.recv(), 15))
             assert (event["kind"], event["id"]) == ("handoff", mine.id)
-        # No cookie: the socket is closed with 4401.
-        async with connect(f"ws://{host}{base}/me/live") as ws:
-            with pytest.raises(Exception) as closed:
-                await asyncio.wait_for(ws.recv(), 15)
-            assert closed.value.rcvd.code == 4401
+        # No cookie: the socket is closed with 4401; and the cookie opens no tenant-key feed.
+        for url, headers in ((f"ws://{host}{base}/me/live", {}),
+                             (f"ws://{host}{base}/live", {"Cookie": f"{COOKIE}={a.cookies.get(COOKIE)}"})):
+            async with connect(url, additional_headers=headers) as ws:
+                with pytest.raises(ConnectionClosed) as closed:
+                    await asyncio.wait_for(ws.recv(), 15)
+                assert closed.value.rcvd.code == 4401, url
 
 
 async def test_a_customer_confirms_only_their_own_ticket(app, client, tenant, memory, stream_redis, visitor):

@@ -7,7 +7,7 @@ MODEL_DIR ?= .relay/model
 # FalkorDB 4.22.1, verified (relay_graph.falkordb_module's default DEST, inside the venv)
 FALKORDB_MODULE := $(VENV)/share/relay/falkordb/falkordb-4.22.1.so
 
-.PHONY: up test test-netops-repeat bench bench-memory install model lock clean
+.PHONY: up test test-netops-repeat bench bench-memory install model lock clean site
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,17 @@ $(STAMP): pyproject.toml requirements.lock
 $(FALKORDB_MODULE): $(STAMP) libs/relay_graph/falkordb_module.py
 	$(PY) -m relay_graph.falkordb_module
 
-install: $(STAMP) $(FALKORDB_MODULE)
+# The customer site (web/): TypeScript + React, built by Vite into web/dist, which the gateway serves.
+SITE := web/dist/index.html
+SITE_SOURCES := $(shell find web/src web/public -type f 2>/dev/null) web/index.html web/vite.config.ts \
+	web/tsconfig.json web/package.json web/package-lock.json
+
+$(SITE): $(SITE_SOURCES)
+	cd web && npm ci --no-audit --no-fund --loglevel=error && npm run build
+
+site: $(SITE)
+
+install: $(STAMP) $(FALKORDB_MODULE) $(SITE)
 
 $(MODEL_DIR)/.verified: $(STAMP)
 	$(PY) -m relay_graph.model_files $(MODEL_DIR)
@@ -53,4 +63,4 @@ lock:
 	  /tmp/relay-lock/bin/pip freeze | grep -v '^relay' ) > requirements.lock
 
 clean:
-	rm -rf $(VENV) .relay/model
+	rm -rf $(VENV) .relay/model web/node_modules web/dist

@@ -291,6 +291,12 @@ def turn_script(n: int, seed: int) -> list[tuple[str, str, str]]:
     return out
 
 
+def turn_body(ids: dict[str, str], name: str, text: str) -> dict[str, str]:
+    """A chat turn as a client sends it: the customer's id once the desk gave one, else (a first
+    turn) their name, for the desk to make them a customer."""
+    return {"customer": ids[name], "text": text} if name in ids else {"name": name, "text": text}
+
+
 def latency_figures(samples: list[float]) -> dict[str, Any]:
     if not samples:
         return {"n": 0, "p50_ms": None, "p95_ms": None, "p99_ms": None, "max_ms": None, "mean_ms": None}
@@ -312,8 +318,9 @@ async def chat_latency(http: httpx.AsyncClient, headers: dict[str, str], tenant:
     by_kind: dict[str, list[float]] = {}
     outcomes: Counter = Counter()
     every = max(1, sizes.turns // 10)
+    ids: dict[str, str] = {}  # name -> the customer id the desk gave on their first turn
     for i, (customer, kind, text) in enumerate(script):
-        body = {"customer": customer, "text": text}
+        body = turn_body(ids, customer, text)
         if customer in sessions:
             body["session"] = sessions[customer]
         started = time.perf_counter()
@@ -323,6 +330,7 @@ async def chat_latency(http: httpx.AsyncClient, headers: dict[str, str], tenant:
         if r.status_code not in (200, 202):
             raise RuntimeError(f"chat turn {i} got {r.status_code}: {r.text[:300]}")
         sessions[customer] = r.json()["session"]
+        ids[customer] = r.json()["customer"]
         if i < sizes.warmup:
             continue
         outcomes["answered" if r.status_code == 200 else "not_answered_in_time"] += 1
@@ -350,12 +358,14 @@ async def gateway_alone(http: httpx.AsyncClient, headers: dict[str, str], tenant
     """The gateway's share of a turn: the same requests without `wait` (202 once the turn is stored,
     numbered and announced). Says how much of the round trip is the gateway and how much the desk."""
     samples = []
+    ids: dict[str, str] = {}
     for customer, _, text in turn_script(n, seed):
         started = time.perf_counter()
-        r = await http.post(f"/v1/tenants/{tenant}/chat", json={"customer": customer, "text": text}, headers=headers)
+        r = await http.post(f"/v1/tenants/{tenant}/chat", json=turn_body(ids, customer, text), headers=headers)
         samples.append((time.perf_counter() - started) * 1000)
         if r.status_code != 202:
             raise RuntimeError(f"chat without wait got {r.status_code}: {r.text[:300]}")
+        ids[customer] = r.json()["customer"]
     return latency_figures(samples)
 
 

@@ -206,7 +206,7 @@ async def concurrent_writers(settings: GraphSettings, rounds: int, *, seed: int 
         load = asyncio.create_task(_background_load(loader, tenant, stop_load))
         every = max(1, rounds // 5)
         for r in range(rounds):
-            # far-apart random names, so that fuzzy name matching never joins two rounds' customers
+            # a fresh customer key per round, so no round writes onto another round's slots
             customer = f"racer {rng.getrandbits(40):010x}"
             writes = round_writes(customer, r)
             slots = {p: slot_of(customer, p) for p in writes}

@@ -30,6 +30,7 @@ from relay_graph.embedded import port_in_use
 from relay_graph.model_files import ensure_model
 
 from relay_cli import admin_key as admin_keys
+from relay_cli.demo_site import open_demo_site
 from relay_cli import lock as locks
 from relay_cli.services import SERVICES, ServiceSpec, service_env
 from relay_cli.supervisor import Child, ServiceFailed, SupervisedFalkorDB, Supervisor, tail
@@ -242,6 +243,14 @@ class EmbeddedRelay:
         self.console.print(f"data:      {escape(str(self.opts.data_dir))}")
         self.console.print("Ctrl-C stops everything.")
 
+    def open_site(self) -> None:
+        """The public demo tenant behind the customer site at `/`; a failure is reported, Relay keeps running."""
+        try:
+            self.say(open_demo_site(self.url, self.key.value, self.opts.data_dir))
+        except httpx.HTTPError as exc:
+            self.console.print("[red]the demo site's tenant could not be set up:[/]", end=" ")
+            self.say(f"{type(exc).__name__}: {exc}")
+
     def describe_key(self) -> str:
         if self.key.source == "env":
             return "from RELAY_ADMIN_KEY"
@@ -305,6 +314,7 @@ class EmbeddedRelay:
             if not self.wait_ready():
                 return 0
             self.show()
+            self.open_site()
             if self.opts.demo:
                 run_demo(self.url, self.key.value, self.console)
             self.supervise()

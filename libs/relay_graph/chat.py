@@ -1,8 +1,13 @@
 """The chat desk's own graph work: recording a customer's turn with its place in the session, and
 reading the reply an agent wrote to it.
 
+A customer is their id (`customers`): a first turn without one makes a new customer, whose id the
+turn returns; a name given with it is the customer's `name` fact, never their key, so two people
+called alike are two customers. A given id is taken exactly (never matched to an id or a name spelt
+alike).
+
 A turn is a `CustomerMessage` episode (written by the episodes module, agent `gateway`, speaker and
-customer = the customer's name) whose sequence number in its session comes from a per-session
+customer = the customer's id) whose sequence number in its session comes from a per-session
 counter moved in one statement (see queries/chat.py for where it is kept and why). The caller
 announces the turn (TurnReceived, version = seq) only after `record_turn` returned, so agents
 always find it in the graph.
@@ -19,6 +24,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
+from . import customers
 from .db import GraphClient
 from .entities import entity_uid, name_key
 from .errors import InvalidInput, InvalidValue, RelayError, StateConflict
@@ -44,6 +50,7 @@ class RecordedTurn(NamedTuple):
     session: str
     episode_id: str
     seq: int
+    customer: str = ""
 
 
 class ReplyView(BaseModel):
@@ -67,9 +74,9 @@ def new_turn_id() -> str:
 
 
 def check_customer(customer: object) -> str:
-    """A customer is a name: 1-200 characters with a letter or digit, no control characters."""
+    """A customer is their id: 1-200 characters with a letter or digit, no control characters."""
     if not isinstance(customer, str):
-        raise InvalidInput("customer must be a name")
+        raise InvalidInput("customer must be a customer's id")
     name = clean_text(customer, "customer")
     if len(name) > MAX_CUSTOMER:
         raise InvalidValue(f"customer is longer than {MAX_CUSTOMER} characters")
@@ -98,16 +105,22 @@ async def record_turn(
     memory: Memory,
     tenant: str,
     *,
-    customer: str,
+    customer: str | None,
     text: str,
     session: str | None = None,
     at: datetime | None = None,
+    name: str | None = None,
 ) -> RecordedTurn:
     """Stores a customer's turn and gives it the session's next sequence number (from 1).
-    No session: a new one ("s-" + uuid hex). SessionConflict if the session is another customer's;
-    InvalidInput/InvalidValue for a bad name, text or session. Returns (session, episode_id, seq)."""
+    `customer` None: a new customer (`customers.create`, with `name` as their name fact); `name`
+    with a `customer` is refused. No session: a new one ("s-" + uuid hex). SessionConflict if the
+    session is another customer's; InvalidInput/InvalidValue for a bad id, name, text or session.
+    Everything is checked before anything is written. Returns (session, episode_id, seq, customer)."""
     validate_tenant(tenant)
-    name = check_customer(customer)
+    if customer is not None and name is not None:
+        raise InvalidInput("name is for a new customer's first turn: leave customer out, or name out")
+    key = check_customer(customer) if customer is not None else None
+    new_name = customers.check_name(name) if name is not None else None
     body = check_text(text)
     client = memory.client
     if session is None:
@@ -115,9 +128,12 @@ async def record_turn(
     else:
         session = check_session(session)
         owners = (await client.run(tenant, q.SESSION_OWNERS, {"session": session}))[0]["owners"] or []
-        if owners and entity_uid("Customer", name_key(name)) not in owners:
+        if owners and (key is None or entity_uid("Customer", name_key(key)) not in owners):
             raise SessionConflict(f"session {session!r} belongs to another customer; "
                                   "leave session out to start a new conversation")
+    if key is None:
+        key = await customers.create(client, tenant, name=new_name, agent=AGENT)
+    name = key
     episode_id = new_turn_id()
     speaker = name if len(name) <= MAX_SPEAKER else name[: MAX_SPEAKER - 1] + "…"
     # Its vector is made by intake once the reply is out (episodes.embed_missing): the customer
@@ -129,7 +145,7 @@ async def record_turn(
     rows = await client.run(tenant, q.ASSIGN_SEQ, {"id": episode_id, "session": session})
     if not rows or rows[0]["seq"] is None:
         raise StateConflict(f"turn {episode_id} was written but could not be numbered; send it again")
-    return RecordedTurn(session=session, episode_id=episode_id, seq=int(rows[0]["seq"]))
+    return RecordedTurn(session=session, episode_id=episode_id, seq=int(rows[0]["seq"]), customer=key)
 
 
 async def turn_seq(client: GraphClient, tenant: str, episode_id: str) -> int | None:

@@ -62,12 +62,10 @@ was recorded.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Iterable, Sequence
 
-from .entities import FUZZY_THRESHOLD, name_key, similarity
 from .errors import AlreadyExists, InvalidInput
 from .models import Outcome
 from .registry import ConflictPolicy
@@ -395,17 +393,12 @@ def plan_retire(slot: Slot, object_uid: str | None, *, valid_to_ms: int | None, 
     return Plan(Kind.RETIRE, None, changes[0].fact_id, changes=changes)
 
 
-def match_object(facts: Iterable[SlotFact], object_uid: str, name: str, *, fuzzy: bool) -> str | None:
-    """Which current object a retirement names: the same entity, or (when the predicate allows
-    fuzzy objects) the current object whose name is close enough."""
-    current = [f for f in facts if f.state == CURRENT]
-    for f in current:
-        if f.object_uid == object_uid:
+def match_object(facts: Iterable[SlotFact], object_uid: str) -> str | None:
+    """Which current object a retirement names: the same entity (its exact normal form), or
+    none. A name spelt alike is another entity: retiring "puune" never ends "pune"."""
+    for f in facts:
+        if f.state == CURRENT and f.object_uid == object_uid:
             return f.object_uid
-    if fuzzy:
-        best = best_candidate(name, [(f.object_uid, f.object_name) for f in current])
-        if best is not None:
-            return best[0]
     return None
 
 
@@ -466,33 +459,9 @@ def rank_claims(facts: Iterable[SlotFact], trust: dict[str, float]) -> list[Rank
     return ranked
 
 
-# ---------------------------------------------------------------------------------------------
-# names
-
-
-_DIGITS = re.compile(r"\d+")
-
-
-def best_candidate(name: str, candidates: Iterable[tuple[str, str]],
-                   threshold: float = FUZZY_THRESHOLD) -> tuple[str, str] | None:
-    """The (uid, name) whose name is most similar to `name`, if at least `threshold`.
-
-    Numbers must agree exactly: "customer 12" is not a misspelling of "customer 123", and
-    "fiber 300" is not "fiber 500", however similar the strings are."""
-    digits = _DIGITS.findall(name_key(name))
-    best: tuple[float, tuple[str, str]] | None = None
-    for uid, cand in candidates:
-        if _DIGITS.findall(name_key(cand)) != digits:
-            continue
-        score = similarity(name, cand)
-        if score >= threshold and (best is None or score > best[0]):
-            best = (score, (uid, cand))
-    return best[1] if best else None
-
-
 __all__ = [
     "CURRENT", "SUPERSEDED", "RETIRED", "CLAIM", "STATES", "DEFAULT_TRUST",
     "SlotFact", "Slot", "NewValue", "Kind", "Change", "NewFact", "TrustDelta", "Plan", "ConflictState",
     "RankedClaim", "belief_now", "timeline", "fact_true_at", "next_after", "plan_write", "plan_retire",
-    "plan_settle", "apply_plan", "match_object", "trust_score", "rank_claims", "best_candidate",
+    "plan_settle", "apply_plan", "match_object", "trust_score", "rank_claims",
 ]

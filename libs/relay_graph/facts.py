@@ -9,9 +9,11 @@ other gets no row back, reads again and re-plans). What a write *does* is decide
 `write_facts` does the same for a batch: one read for all of it, the same planner fact by fact,
 and one guarded statement per kind of write for all its rows.
 
-Names resolve against the graph: the exact normal form first, then (Customer subjects, and objects
-of predicates with `fuzzy_objects`) the full-text index and `entities.similarity`, so case, spacing
-and small misspellings do not create a second entity. Everything a caller sends is checked before
+A write addresses exactly the entities it names: the normal-form key (case, spacing and
+punctuation aside) or an id, never another entity spelt alike ("esha rao" is not "asha rao": two
+people one letter apart are two people). Reads are forgiving and say so: a subject whose key is
+not on file is matched by `names` (a customer's name, else a name spelt alike), and the answer
+carries what it matched, or that the name is ambiguous. Everything a caller sends is checked before
 anything is written: a bad request raises a typed `RelayError` and changes nothing.
 """
 
@@ -27,8 +29,9 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from . import fact_planning as fp
+from . import names
 from .db import GraphClient
-from .entities import entity_uid, name_key
+from .entities import entity_uid, name_key, search_text
 from .errors import InvalidInput, InvalidValue, NotFound, RelayError, StateConflict
 from .models import (
     AGENT_PATTERN,
@@ -36,8 +39,11 @@ from .models import (
     Claim,
     ClaimsView,
     Clock,
+    Ambiguous,
     FactInput,
+    FactsAnswer,
     FactState,
+    Matched,
     FactView,
     FactWriteResult,
     RetireInput,
@@ -63,8 +69,8 @@ _MS = timedelta(milliseconds=1)
 
 @dataclass(frozen=True)
 class EntityRef:
-    """A resolved name: the entity's uid and display name. `exists` is False for an entity a
-    write is about to create (nothing in the graph is that name or close enough to it)."""
+    """A name as a write addresses it: the entity's uid and display name. `exists` is False for an
+    entity a write is about to create (nothing in the graph has that key)."""
 
     uid: str
     name: str
@@ -74,97 +80,40 @@ class EntityRef:
 
 @dataclass(frozen=True)
 class _Name:
-    """A checked name, before it is resolved against the graph."""
+    """A checked name: the exact key a write addresses."""
 
     text: str
     key: str
     type: str
-    fuzzy: bool
 
     @property
     def uid(self) -> str:
         return entity_uid(self.type, self.key)
 
-    @property
-    def search(self) -> str | None:
-        return search_text(self.text) if self.fuzzy else None
-
     def as_new(self) -> EntityRef:
         return EntityRef(self.uid, self.text, self.type, exists=False)
 
 
-def search_text(name: str) -> str | None:
-    """The full-text query that finds the names a misspelling of `name` could be. Numbers are
-    never misspelt ("customer 12" is not "customer 123"), so a name with numbers is looked up by
-    those alone, exactly. Otherwise every word of three or more letters must be present, allowing
-    one edit in words of up to four letters and two in longer ones (a swapped pair of letters is two
-    edits); shorter words do not count. Requiring every word keeps the search to a handful of names
-    however many customers share a first name. Built only from word characters: no query syntax
-    from the caller survives."""
-    tokens = re.findall(r"\w+", name_key(name))[:8]
-    numbered = [t for t in tokens if any(ch.isdigit() for ch in t)]
-    if numbered:
-        return " ".join(numbered)
-    words = [f"%%{t}%%" if len(t) >= 5 else f"%{t}%" for t in tokens if len(t) >= 3]
-    return " ".join(words) or None
-
-
-def _edits(a: str, b: str, limit: int) -> int:
-    """Levenshtein distance of a and b, or limit + 1 once it is certainly above limit."""
-    if abs(len(a) - len(b)) > limit:
-        return limit + 1
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        if min(cur) > limit:
-            return limit + 1
-        prev = cur
-    return prev[-1]
-
-
-def matches_search(search: str, name: str) -> bool:
-    """Whether the full-text index would return `name` for `search` (a `search_text` query):
-    every term is a word of the name, exactly (numbers) or within its edits (`%t%` one, `%%t%%`
-    two). A batch uses it for the names it is itself about to create, which the index cannot
-    see yet."""
-    words = re.findall(r"\w+", name_key(name))
-    for term in search.split():
-        t = term.strip("%")
-        fuzz = (len(term) - len(t)) // 2
-        if fuzz == 0:
-            if t not in words:
-                return False
-        elif not any(_edits(t, w, fuzz) <= fuzz for w in words):
-            return False
-    return True
-
-
-def _checked_name(value: object, entity_type: str, what: str, *, fuzzy: bool) -> _Name:
+def _checked_name(value: object, entity_type: str, what: str) -> _Name:
     text = clean_text(value, what)
     key = name_key(text)
     if not key:
         raise InvalidValue(f"{what} {text!r} has no letters or digits")
-    return _Name(text, key, entity_type, fuzzy)
+    return _Name(text, key, entity_type)
 
 
 def _subject_name(value: object, p: Predicate) -> _Name:
-    return _checked_name(value, p.subject_type, "subject", fuzzy=p.subject_type == "Customer")
+    return _checked_name(value, p.subject_type, "subject")
 
 
 def _object_name(value: object, p: Predicate) -> _Name:
     text = p.check(clean_text(value, "object"))
-    return _checked_name(text, p.object_type, "object", fuzzy=p.fuzzy_objects)
+    return _checked_name(text, p.object_type, "object")
 
 
-def _resolved(name: _Name, found: str | None, candidates: list | None) -> EntityRef | None:
-    """The entity a name is, from a lookup row: the exact hit, else the closest candidate, else
-    None (a new entity)."""
-    if found is not None:
-        return EntityRef(name.uid, found, name.type)
-    best = fp.best_candidate(name.text, [(c[0], c[1]) for c in candidates or ()])
-    return EntityRef(best[0], best[1], name.type) if best else None
+def _ref(name: _Name, found: str | None) -> EntityRef:
+    """The entity a name is: the one on file with its key, else a new one."""
+    return EntityRef(name.uid, found, name.type) if found is not None else name.as_new()
 
 
 async def resolve_entity(
@@ -174,23 +123,21 @@ async def resolve_entity(
     entity_type: str,
     *,
     create: bool = False,
-    fuzzy: bool = True,
 ) -> EntityRef | None:
-    """Find the entity `name` stands for, of `entity_type` (a registry type such as "Customer",
-    "City", "Router"): the same normal form (case, spacing, punctuation), else the most similar
-    existing name of that type (`entities.similarity` >= `FUZZY_THRESHOLD`, numbers equal) when
-    `fuzzy`. Returns None when there is none, unless `create`, which MERGEs a new entity
-    `(:Entity:<Type> {uid, name, name_key, type})` and returns it. Episodes and recall use this to
-    resolve the names they MENTION; fact writes resolve the same way inside their own read."""
+    """The entity of `entity_type` (a registry type such as "Customer", "City", "Router") whose
+    key is exactly `name`'s normal form (case, spacing, punctuation aside), never one spelt alike
+    (reads that forgive misspellings use `names.match`). Returns None when there is none, unless
+    `create`, which MERGEs a new entity `(:Entity:<Type> {uid, name, name_key, type})`."""
     tenant = validate_tenant(tenant)
     if entity_type not in ENTITY_TYPES:
         raise InvalidInput(f"unknown entity type {entity_type!r}; known: {', '.join(sorted(ENTITY_TYPES))}")
-    n = _checked_name(name, entity_type, "name", fuzzy=fuzzy)
-    rows = await client.run(tenant, q.ENTITY_LOOKUP, {"s_uid": n.uid, "s_search": n.search, "s_type": n.type})
+    n = _checked_name(name, entity_type, "name")
+    rows = await client.run(tenant, q.ENTITY_LOOKUP, {"s_uid": n.uid})
     row = rows[0] if rows else {}
-    ref = _resolved(n, row.get("name"), row.get("s_candidates"))
-    if ref is not None or not create:
-        return ref
+    if row.get("name") is not None:
+        return EntityRef(n.uid, row["name"], entity_type)
+    if not create:
+        return None
     rows = await client.run(
         tenant, q.ENTITY_MERGE[entity_type], {"uid": n.uid, "name": n.text, "key": n.key, "type": n.type}
     )
@@ -313,48 +260,21 @@ class _Snapshot:
     slot: fp.Slot
 
 
-def _snapshot(row: dict[str, Any], subject: _Name, s_uid: str, obj: _Name | None) -> _Snapshot | str:
-    """The snapshot in a lookup row, or the uid of the existing entity the subject turned out to
-    be (a misspelling of someone we know), whose slot must then be read instead."""
-    if row["s_name"] is not None:
-        subject_ref = EntityRef(s_uid, row["s_name"], subject.type)
-    else:
-        known = _resolved(subject, None, row["s_candidates"])
-        if known is not None:
-            return known.uid
-        subject_ref = subject.as_new()
-    object_ref = None
-    if obj is not None:
-        object_ref = _resolved(obj, row["o_name"], row["o_candidates"]) or obj.as_new()
+def _snapshot(row: dict[str, Any], subject: _Name, obj: _Name | None) -> _Snapshot:
     facts = tuple(_slot_fact(m) for m in row["facts"] or () if m.get("fact_id"))
-    return _Snapshot(subject_ref, object_ref, fp.Slot(row["version"] or 0, facts, row["conflict_id"]))
+    return _Snapshot(_ref(subject, row["s_name"]), _ref(obj, row["o_name"]) if obj is not None else None,
+                     fp.Slot(row["version"] or 0, facts, row["conflict_id"]))
 
 
-def _lookup_params(p: Predicate, s_uid: str, s_search: str | None, subject: _Name, obj: _Name | None,
-                   object_search: bool = True) -> dict[str, Any]:
-    return {
-        "s_uid": s_uid, "s_search": s_search, "s_type": subject.type,
+async def _read_slot(client: GraphClient, tenant: str, p: Predicate, subject: _Name, obj: _Name | None
+                     ) -> _Snapshot:
+    """Subject and object (by their exact keys) and the subject's slot, in one read."""
+    params = {
         # no object (a retirement of whatever is current): "" matches nothing through the index,
         # while a null uid makes FalkorDB scan every entity of the tenant
-        "o_uid": obj.uid if obj else "", "o_search": obj.search if obj and object_search else None,
-        "o_type": obj.type if obj else None,
-        "slot": _slot_key(s_uid, p.name),
+        "s_uid": subject.uid, "o_uid": obj.uid if obj else "", "slot": _slot_key(subject.uid, p.name),
     }
-
-
-async def _read_slot(client: GraphClient, tenant: str, p: Predicate, subject: _Name, obj: _Name | None, *,
-                     object_search: bool = True) -> _Snapshot:
-    """Subject and object (exact, else fuzzy candidates) and the slot of the subject as named, in
-    one read. Only when the subject is a misspelling of an existing entity is a second read
-    needed, for that entity's slot."""
-    s_uid, s_search = subject.uid, subject.search
-    while True:
-        params = _lookup_params(p, s_uid, s_search, subject, obj, object_search)
-        row = (await client.run(tenant, q.SLOT_READ, params))[0]
-        snap = _snapshot(row, subject, s_uid, obj)
-        if isinstance(snap, _Snapshot):
-            return snap
-        s_uid, s_search = snap, None
+    return _snapshot((await client.run(tenant, q.SLOT_READ, params))[0], subject, obj)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -453,7 +373,6 @@ async def write_fact(client: GraphClient, tenant: str, fact: FactInput) -> FactW
 
 
 MAX_BATCH = 1_000
-_CANDIDATES = 20  # per name: the best-scored full-text hits, compared by similarity (as in _LOOKUP)
 
 # each single-fact statement's batch twin (same effects, one row per fact, every predicate)
 _BATCH_OF: dict[Query, Query] = {
@@ -486,39 +405,17 @@ def _validate_batch(facts: object) -> list[_Write]:
 
 
 class _BatchNames:
-    """Resolves the names of a batch in input order, as one write after another would: the graph
-    as read (exact, else the closest full-text candidate), and the names that earlier facts of
-    the batch are about to create (the index cannot see those yet)."""
+    """The names of a batch as one write after another would address them: the entity on file
+    with that key, else the one an earlier fact of the batch is about to create, else a new one."""
 
-    def __init__(self, found: dict[str, tuple[str | None, list[tuple[str, str]]]]):
+    def __init__(self, found: dict[str, str | None]):
         self.found = found
         self.refs: dict[str, EntityRef] = {}
-        self.new: dict[tuple[str, tuple[str, ...]], list[EntityRef]] = {}  # by type and numbers
-
-    @staticmethod
-    def _numbers(text: str) -> tuple[str, ...]:
-        return tuple(re.findall(r"\d+", name_key(text)))  # names with other numbers never match
 
     def resolve(self, name: _Name) -> EntityRef:
         ref = self.refs.get(name.uid)
-        if ref is not None:
-            return ref
-        exact, candidates = self.found.get(name.uid, (None, []))
-        if exact is not None:
-            ref = EntityRef(name.uid, exact, name.type)
-        else:
-            search = name.search
-            pool = list(candidates) if search else []
-            same = (name.type, self._numbers(name.text))
-            if search:
-                pool += [(e.uid, e.name) for e in self.new.get(same, ()) if matches_search(search, e.name)]
-            best = fp.best_candidate(name.text, pool)
-            if best is not None:
-                ref = self.refs.get(best[0]) or EntityRef(best[0], best[1], name.type)
-            else:
-                ref = name.as_new()
-                self.new.setdefault(same, []).append(ref)
-        self.refs[name.uid] = ref
+        if ref is None:
+            ref = self.refs[name.uid] = _ref(name, self.found.get(name.uid))
         return ref
 
 
@@ -527,19 +424,11 @@ def _slot_state(row: list) -> tuple[str, fp.Slot]:
     return key, fp.Slot(version or 0, tuple(_slot_fact(m) for m in facts or () if m.get("fact_id")), conflict_id)
 
 
-async def _read_batch(client: GraphClient, tenant: str, names: dict[str, tuple[str, str | None]], slots: list[str]
-                      ) -> tuple[dict[str, tuple[str | None, list[tuple[str, str]]]], dict[str, fp.Slot]]:
-    """Names (uid -> its type and the search text for its misspellings, or None) and slots, in
-    one read."""
-    rows = await client.run(tenant, q.BATCH_READ, {
-        "names": [{"uid": uid, "type": type_, "search": search} for uid, (type_, search) in names.items()],
-        "slots": slots,
-    })
-    row = rows[0]
-    found = {}
-    for uid, exact, candidates in row["names"] or ():
-        best = sorted(candidates or (), key=lambda c: -c[2])[:_CANDIDATES]
-        found[uid] = (exact, [(c[0], c[1]) for c in best])
+async def _read_batch(client: GraphClient, tenant: str, uids: list[str], slots: list[str]
+                      ) -> tuple[dict[str, str | None], dict[str, fp.Slot]]:
+    """The names on file for `uids` (uid -> its name, None when absent) and the slots, in one read."""
+    row = (await client.run(tenant, q.BATCH_READ, {"names": uids, "slots": slots}))[0]
+    found = {uid: name for uid, name in row["names"] or ()}
     return found, dict(_slot_state(r) for r in row["slots"] or ())
 
 
@@ -577,8 +466,7 @@ def _rows(items: list[_Planned]) -> list[dict[str, Any]]:
 async def write_facts(client: GraphClient, tenant: str, facts: list[FactInput]) -> list[FactWriteResult]:
     """`write_fact` for many facts at once, leaving the graph that writing them one after another
     in this order leaves, in far fewer round trips: one read for every name and slot of the batch
-    (a second one only for the slots of misspelt subjects that turned out to be someone known), the
-    same planner (facts of one slot planned in turn against the state the earlier ones leave), then
+    (every name by its exact key, as `write_fact` addresses it), the same planner (facts of one slot planned in turn against the state the earlier ones leave), then
     one statement per kind of write (create, supersede, late-arriving, claim, corroborate) for all
     predicates, each row guarded by its own slot's version. A later write of a slot the batch
     already wrote goes into a later statement (a round). A row whose slot changed under it is
@@ -625,21 +513,12 @@ async def _write_checked(client: GraphClient, tenant: str, writes: list[_Write],
                          ) -> list[FactWriteResult | RelayError]:
     """The batch write of checked facts (`writes[i]` is `facts[i]` checked); a fact retried on
     its own that still fails has its error in its slot."""
-    lookups: dict[str, tuple[str, str | None]] = {}
-    slot_keys: dict[str, None] = {}
-    for w in writes:
-        for n in (w.subject, w.object):
-            lookups[n.uid] = (n.type, lookups.get(n.uid, ("", None))[1] or n.search)
-        slot_keys[_slot_key(w.subject.uid, w.p.name)] = None
-    found, slots = await _read_batch(client, tenant, lookups, list(slot_keys))
+    uids = list(dict.fromkeys(n.uid for w in writes for n in (w.subject, w.object)))
+    slot_keys = list(dict.fromkeys(_slot_key(w.subject.uid, w.p.name) for w in writes))
+    found, slots = await _read_batch(client, tenant, uids, slot_keys)
 
     names = _BatchNames(found)
     refs = [(names.resolve(w.subject), names.resolve(w.object)) for w in writes]
-    # a misspelt subject that turned out to be someone already in the graph: read their slots too
-    missing = {_slot_key(s.uid, w.p.name): None for w, (s, _) in zip(writes, refs)
-               if s.exists and _slot_key(s.uid, w.p.name) not in slots}
-    if missing:
-        slots.update((await _read_batch(client, tenant, {}, list(missing)))[1])
 
     planned: list[_Planned] = []
     rounds: dict[str, int] = {}
@@ -699,12 +578,12 @@ async def retire_fact(client: GraphClient, tenant: str, retire: RetireInput) -> 
     recorded = _time(retire.recorded_at, "recorded_at")
     source = _source(retire.source)
     for attempt in range(MAX_ATTEMPTS):
-        snap = await _read_slot(client, tenant, p, subject, obj, object_search=False)
+        snap = await _read_slot(client, tenant, p, subject, obj)
         if not snap.subject.exists:
             return []
         object_uid = None
         if obj is not None:
-            object_uid = fp.match_object(snap.slot.facts, obj.uid, obj.text, fuzzy=p.fuzzy_objects)
+            object_uid = fp.match_object(snap.slot.facts, obj.uid)
             if object_uid is None:
                 return []
         now = recorded if recorded is not None else fp.belief_now(_wall_ms(), snap.slot.facts)
@@ -741,31 +620,47 @@ def _read_predicates(predicate: str | None) -> list[Predicate]:
     return [get_predicate(predicate)] if predicate is not None else list(REGISTRY.values())
 
 
+@dataclass
+class _Subject:
+    """A read's subject: the rows read about it, and what a name that is not a key was read as."""
+
+    rows: list[tuple[str, dict[str, Any]]]
+    matched: Matched | None = None
+    ambiguous: Ambiguous | None = None
+
+
 async def _subject_rows(client: GraphClient, tenant: str, subject: object, predicates: list[Predicate],
-                        query: Query, extra: dict[str, Any], *, with_slot: bool = False,
-                        ) -> list[tuple[str, dict[str, Any]]]:
+                        query: Query, extra: dict[str, Any], *, with_slot: bool = False) -> _Subject:
     """Run a subject read once per subject type among `predicates` (today every predicate is about
-    a Customer): the exact name, else the closest one, then its facts. Returns (subject name, row)."""
-    out = []
+    a Customer): by the exact key first; when no entity has that key, the subject is matched as a
+    name (`names.match`): one entity -> its facts, with a `matched` note; two or more -> nothing
+    read, `ambiguous`. Returns (subject name, row) pairs."""
+    out = _Subject([])
     by_type: dict[str, list[Predicate]] = {}
     for p in predicates:
         by_type.setdefault(p.subject_type, []).append(p)
     for stype, preds in by_type.items():
         name = _subject_name(subject, preds[0])
-        s_uid, s_search = name.uid, name.search
-        for _ in range(2):
-            params = {"s_uid": s_uid, "s_search": s_search, "s_type": stype,
-                      "slots": [_slot_key(s_uid, p.name) for p in preds], **extra}
+
+        async def read(uid: str) -> dict[str, Any]:
+            params = {"s_uid": uid, "slots": [_slot_key(uid, p.name) for p in preds], **extra}
             if with_slot:
-                params["slot"] = _slot_key(s_uid, preds[0].name)
-            row = (await client.run(tenant, query, params))[0]
-            if row["subject"] is not None:
-                out.append((row["subject"], row))
-                break
-            ref = _resolved(name, None, row["s_candidates"])
-            if ref is None:
-                break
-            s_uid, s_search = ref.uid, None
+                params["slot"] = _slot_key(uid, preds[0].name)
+            return (await client.run(tenant, query, params))[0]
+
+        row = await read(name.uid)
+        if row["subject"] is None:
+            found = await names.match(client, tenant, name.text, stype, what="subject")
+            if found.ambiguous is not None:
+                out.ambiguous = found.ambiguous
+                continue
+            if found.one is None:
+                continue
+            out.matched = found.matched
+            row = await read(found.one.uid)
+            if row["subject"] is None:  # gone between the two reads
+                continue
+        out.rows.append((row["subject"], row))
     return out
 
 
@@ -790,10 +685,25 @@ async def read_facts(
     clock: Clock = Clock.WORLD,
     reader: str | None = None,
 ) -> list[FactView]:
+    """`facts_about`'s facts (none when the subject is an ambiguous name)."""
+    return (await facts_about(client, tenant, subject, predicate, as_of=as_of, clock=clock, reader=reader)).facts
+
+
+async def facts_about(
+    client: GraphClient,
+    tenant: str,
+    subject: str,
+    predicate: str | None = None,
+    *,
+    as_of: datetime | None = None,
+    clock: Clock = Clock.WORLD,
+    reader: str | None = None,
+) -> FactsAnswer:
     """What is current now; with `as_of`, what was true in the world at that time (`clock=world`:
     valid_from <= t < valid_to) or what we had on file as our answer then (`clock=belief`).
     Claims that are still contested are not facts yet (see `claims`). A named `reader` is
-    recorded as having CONSULTED every fact returned."""
+    recorded as having CONSULTED every fact returned. A subject that is not a key on file is read
+    as the name it matches (`matched`), or answered as `ambiguous` (see `names`)."""
     tenant = validate_tenant(tenant)
     predicates = _read_predicates(predicate)
     clock = _clock(clock)
@@ -804,29 +714,29 @@ async def read_facts(
         t = _time(as_of, "as_of")
         query = q.FACTS_WORLD_AT if clock is Clock.WORLD else q.FACTS_BELIEF_AT
         extra = {"t": t}
-    views = [
-        _view(m, name)
-        for name, row in await _subject_rows(client, tenant, subject, predicates, query, extra)
-        for m in row["facts"] or ()
-    ]
+    found = await _subject_rows(client, tenant, subject, predicates, query, extra)
+    views = [_view(m, name) for name, row in found.rows for m in row["facts"] or ()]
     views.sort(key=lambda v: (v.predicate, v.valid_from, v.recorded_at, v.fact_id))
     await _consulted(client, tenant, reader, [v.fact_id for v in views])
-    return views
+    return FactsAnswer(facts=views, matched=found.matched, ambiguous=found.ambiguous)
 
 
 async def history(client: GraphClient, tenant: str, subject: str, predicate: str | None = None) -> list[FactView]:
+    """`history_about`'s facts."""
+    return (await history_about(client, tenant, subject, predicate)).facts
+
+
+async def history_about(client: GraphClient, tenant: str, subject: str, predicate: str | None = None
+                        ) -> FactsAnswer:
     """Every fact about the subject (of one predicate, if given) in world order: superseded,
     retired and late-arriving ones too, zero-length corrections included. Claims still contested
     are not in it (see `claims`); once settled they are, as current or superseded facts."""
     tenant = validate_tenant(tenant)
     predicates = _read_predicates(predicate)
-    views = [
-        _view(m, name)
-        for name, row in await _subject_rows(client, tenant, subject, predicates, q.FACTS_HISTORY, {})
-        for m in row["facts"] or ()
-    ]
+    found = await _subject_rows(client, tenant, subject, predicates, q.FACTS_HISTORY, {})
+    views = [_view(m, name) for name, row in found.rows for m in row["facts"] or ()]
     views.sort(key=lambda v: (v.valid_from, v.recorded_at, v.predicate, v.fact_id))
-    return views
+    return FactsAnswer(facts=views, matched=found.matched, ambiguous=found.ambiguous)
 
 
 async def claims(client: GraphClient, tenant: str, subject: str, predicate: str, *,
@@ -836,10 +746,10 @@ async def claims(client: GraphClient, tenant: str, subject: str, predicate: str,
     tenant = validate_tenant(tenant)
     p = get_predicate(predicate)
     reader = _agent(reader, "reader") if reader is not None else None
-    rows = await _subject_rows(client, tenant, subject, [p], q.CLAIMS, {"predicate": p.name}, with_slot=True)
-    if not rows:
-        return ClaimsView(claims=[], conflict_id=None)
-    _, row = rows[0]
+    found = await _subject_rows(client, tenant, subject, [p], q.CLAIMS, {"predicate": p.name}, with_slot=True)
+    if not found.rows:
+        return ClaimsView(claims=[], conflict_id=None, ambiguous=found.ambiguous)
+    _, row = found.rows[0]
     trust = {agent: score for agent, score in row["trust"] or () if score is not None}
     ranked = fp.rank_claims((_slot_fact(m) for m in row["facts"] or ()), trust)
     out = [
@@ -848,7 +758,7 @@ async def claims(client: GraphClient, tenant: str, subject: str, predicate: str,
         for r in ranked
     ]
     await _consulted(client, tenant, reader, [c.fact_id for c in out])
-    return ClaimsView(claims=out, conflict_id=row["conflict_id"])
+    return ClaimsView(claims=out, conflict_id=row["conflict_id"], matched=found.matched)
 
 
 def _id(value: object, what: str) -> str:
@@ -891,7 +801,6 @@ async def settle(client: GraphClient, tenant: str, conflict_id: str, fact_id: st
 
 
 __all__ = [
-    "EntityRef", "resolve_entity", "search_text", "matches_search", "write_fact", "write_facts", "write_facts_each",
-    "retire_fact",
-    "read_facts", "history", "claims", "settle", "to_ms", "from_ms", "MAX_ATTEMPTS", "MAX_BATCH",
+    "EntityRef", "resolve_entity", "search_text", "write_fact", "write_facts", "write_facts_each", "retire_fact",
+    "read_facts", "facts_about", "history", "history_about", "claims", "settle", "to_ms", "from_ms", "MAX_ATTEMPTS", "MAX_BATCH",
 ]

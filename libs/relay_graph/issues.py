@@ -4,7 +4,7 @@ An Issue is its kind with the details the customer named: the device, the place 
 ("wifi_drops on the tv upstairs since 2026-09-07"). Entities are resolved by name, so two reports
 become one Issue only when all of these agree; two customers whose Wi-Fi drops, one on the TV
 upstairs since Monday and one on a laptop in the kitchen since Friday, have two issues, however
-alike the words. `has_issue` objects are never matched fuzzily (registry: fuzzy_objects=False),
+alike the words. Objects of writes are never matched fuzzily (a write addresses the exact key),
 so "upstairs" and "upstars" do not meet either.
 
 A relative time ("since yesterday") means a different day for every report; callers pass the date

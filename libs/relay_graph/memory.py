@@ -12,6 +12,7 @@ from .embeddings import Embedder
 from .errors import RelayError
 from .models import (
     ClaimsView,
+    FactsAnswer,
     Clock,
     EpisodeInput,
     FactInput,
@@ -68,8 +69,24 @@ class Memory:
     ) -> list[FactView]:
         return await facts.read_facts(self.client, tenant, subject, predicate, as_of=as_of, clock=clock, reader=reader)
 
+    async def facts_about(
+        self,
+        tenant: str,
+        subject: str,
+        predicate: str | None = None,
+        *,
+        as_of: datetime | None = None,
+        clock: Clock = Clock.WORLD,
+        reader: str | None = None,
+    ) -> FactsAnswer:
+        return await facts.facts_about(self.client, tenant, subject, predicate, as_of=as_of, clock=clock,
+                                       reader=reader)
+
     async def history(self, tenant: str, subject: str, predicate: str | None = None) -> list[FactView]:
         return await facts.history(self.client, tenant, subject, predicate)
+
+    async def history_about(self, tenant: str, subject: str, predicate: str | None = None) -> FactsAnswer:
+        return await facts.history_about(self.client, tenant, subject, predicate)
 
     async def claims(self, tenant: str, subject: str, predicate: str, *, reader: str | None = None) -> ClaimsView:
         return await facts.claims(self.client, tenant, subject, predicate, reader=reader)

@@ -110,9 +110,43 @@ class Claim(BaseModel):
     recorded_at: datetime
 
 
+# Reads by name (names.py): what a name that is not a key on file was read as, or that it is
+# ambiguous. Writes never match names: they address the exact key.
+class Matched(BaseModel):
+    """A read answered for a name other than the one asked: which one, and how it matched."""
+
+    asked: str = Field(description="the name the read was given")
+    id: str | None = Field(default=None, description="the subject the answer is about (a customer's id); null when "
+                                                     "the answer lists several customers of that name")
+    name: str = Field(description="the name on file that matched")
+    how: Literal["name", "fuzzy"] = Field(
+        description="`name`: a customer whose name fact is exactly the one asked; `fuzzy`: a name spelt alike")
+
+
+class Candidate(BaseModel):
+    id: str = Field(description="the subject's id (a customer's id)")
+    name: str = Field(description="the name on file that is close to the one asked")
+
+
+class Ambiguous(BaseModel):
+    """A name that stands for two or more subjects: nothing was read; ask which one."""
+
+    asked: str
+    message: str = Field(examples=["did you mean asha rao (c-1f0e...) or esha rao (c-9a2b...)?"])
+    candidates: list[Candidate]
+
+
 class ClaimsView(BaseModel):
     claims: list[Claim]
     conflict_id: str | None
+    matched: Matched | None = Field(default=None, description="the subject was read as this (a name, not its key)")
+    ambiguous: Ambiguous | None = Field(default=None, description="the subject names two or more; nothing was read")
+
+
+class FactsAnswer(BaseModel):
+    facts: list[FactView]
+    matched: Matched | None = None
+    ambiguous: Ambiguous | None = None
 
 
 class SettleResult(BaseModel):
@@ -161,9 +195,12 @@ class RecallShape(str, Enum):
     MEMORY = "memory"
     NOT_IN_GRAPH = "not_in_graph"
     UNKNOWN_NAME = "unknown_name"
+    AMBIGUOUS = "ambiguous"
 
 
 class RecallResult(BaseModel):
     shape: RecallShape
     items: list[RecallItem]
     facts: list[FactView]
+    matched: Matched | None = None
+    ambiguous: Ambiguous | None = None

@@ -70,7 +70,9 @@ an agent serving one customer never reads another's), ranked by how many named e
 touch, then by the distance of their claim's vector (FactText) to the question; plus the current
 facts the returned episodes DERIVED.
 
-Shapes: `unknown_name` when the subject resolves to no entity (nothing is searched); `path` when a
+Shapes: `unknown_name` when the subject resolves to no entity (nothing is searched); `ambiguous`
+when it is a name that stands for two or more customers (nothing is searched; `ambiguous` lists
+them); `path` when a
 named entity or speaker connected the question to an episode or a fact; `not_in_graph` when
 entities or speakers were named but nothing connects them (the items, if any, were found only by
 meaning, words or time) or nothing was found at all; `memory` when nothing named was involved.
@@ -85,14 +87,15 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import fact_planning
-from .facts import from_ms, resolve_entity
+from . import names
+from .entities import best_candidate
+from .facts import from_ms
 from .db import GraphClient
 from .embeddings import Embedder
 from .entities import name_key
 from .episodes import STOPWORDS, VectorParam, wire_vector, word_ngrams
 from .errors import InvalidInput, InvalidValue
-from .models import AGENT_PATTERN, FactState, FactView, RecallItem, RecallResult, RecallShape
+from .models import AGENT_PATTERN, Ambiguous, FactState, Matched, FactView, RecallItem, RecallResult, RecallShape
 from .queries import facts as fq
 from .queries import recall as q
 from .registry import clean_text
@@ -195,7 +198,7 @@ def _accept_fuzzy(rows: list[dict[str, Any]], grams_by_len: dict[int, list[str]]
     for r in rows:
         key = r["key"] or ""
         grams = grams_by_len.get(len(key.split()), [])
-        if any(fact_planning.best_candidate(g, [(r["uid"], key)]) for g in grams):
+        if any(best_candidate(g, [(r["uid"], key)]) for g in grams):
             out.append(r)
     return out
 
@@ -264,21 +267,35 @@ def _anchors(rows: list[dict[str, Any]]) -> list[Anchor]:
     return list(anchors.values())
 
 
-async def resolve_subject(client: GraphClient, tenant: str, subject: str) -> Anchor | None:
-    """The entity a subject names: the customer of that name or the closest customer name
-    (`facts.resolve_entity`), else an entity of any type with that exact name."""
+@dataclass(frozen=True)
+class Subject:
+    """What a recall's subject stands for: one entity (`anchor`, with a `matched` note when it was
+    read as a name rather than its key), or an `ambiguous` name, or nothing (all None)."""
+
+    anchor: Anchor | None = None
+    matched: Matched | None = None
+    ambiguous: Ambiguous | None = None
+
+
+async def resolve_subject(client: GraphClient, tenant: str, subject: str) -> Subject:
+    """The entity a subject names: the customer with that key, else the customer that name
+    stands for (`names.match`: their name fact, else a name spelt alike; two or more is
+    ambiguous), else an entity of any type with that exact name."""
     name = clean_text(subject, "subject")
     key = name_key(name)
     if not key:
-        return None
-    ref = await resolve_entity(client, tenant, name, CUSTOMER)
-    if ref is not None:
-        return Anchor(ref.uid, ref.name, ref.type, "exact" if ref.uid.endswith("|" + key) else "fuzzy")
+        return Subject()
+    found = await names.match(client, tenant, name, CUSTOMER, what="subject")
+    if found.ambiguous is not None:
+        return Subject(ambiguous=found.ambiguous)
+    if found.one is not None:
+        hit = found.one
+        return Subject(Anchor(hit.uid, hit.id, CUSTOMER, "exact" if found.how == "exact" else "fuzzy"), found.matched)
     rows = await client.run(tenant, q.ENTITIES_EXACT, {"keys": [key]})
     if not rows:
-        return None
+        return Subject()
     best = sorted(rows, key=lambda r: r["uid"])[0]
-    return Anchor(best["uid"], best["name"], best["type"], "exact")
+    return Subject(Anchor(best["uid"], best["name"], best["type"], "exact"))
 
 
 # ------------------------------------------------------------------ episodes
@@ -501,6 +518,7 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
     latest_t: asyncio.Task | None = None
     facts_t: asyncio.Task | None = None  # the subject's or the named entities' facts: for the answer, not the fusion
     subj: Anchor | None = None
+    matched: Matched | None = None
     signals: dict[str, list[tuple[str, float, list[str], bool]]] = {}  # with a subject
     top: list[_Candidate] = []
     by_id: dict[str, dict[str, Any]] = {}
@@ -508,7 +526,11 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
     spoken = False
     try:
         if subject is not None:
-            subj = await resolve_subject(client, tenant, subject)
+            resolved = await resolve_subject(client, tenant, subject)
+            matched = resolved.matched
+            if resolved.ambiguous is not None:
+                return RecallResult(shape=RecallShape.AMBIGUOUS, items=[], facts=[], ambiguous=resolved.ambiguous)
+            subj = resolved.anchor
             if subj is None:
                 return RecallResult(shape=RecallShape.UNKNOWN_NAME, items=[], facts=[])
             anchors = [a for a in await anchors_t if a.uid != subj.uid]
@@ -593,7 +615,7 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
 
     if reader and facts:
         await client.run(tenant, fq.CONSULTED, {"reader": reader, "fact_ids": list(facts), "now_ms": _now_ms()})
-    return RecallResult(shape=shape, items=items, facts=list(facts.values()))
+    return RecallResult(shape=shape, items=items, facts=list(facts.values()), matched=matched)
 
 
 # ------------------------------------------------------------------ round trip 1
@@ -748,4 +770,4 @@ async def _none() -> Any:
     return None
 
 
-__all__ = ["recall", "forget_speakers", "find_entities", "resolve_subject", "fulltext_query", "Anchor", "fact_view", "RRF_K", "WEIGHTS"]
+__all__ = ["recall", "forget_speakers", "find_entities", "resolve_subject", "Subject", "fulltext_query", "Anchor", "fact_view", "RRF_K", "WEIGHTS"]

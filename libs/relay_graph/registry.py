@@ -115,7 +115,6 @@ class Predicate:
     policy: ConflictPolicy
     edge: str  # the typed relationship that mirrors a current fact
     check: Check = field(default=as_is, compare=False)
-    fuzzy_objects: bool = True  # resolve misspelt object names against existing entities
     # The claim's fixed wording for identifier values: a sentence vector of a phone number or an
     # e-mail address means nothing, while "phone number" is what a question asks for. One text
     # (one vector) then serves every such fact; the value itself is found by exact lookup.
@@ -144,19 +143,18 @@ def register(p: Predicate) -> Predicate:
 S, M = Cardinality.SINGLE, Cardinality.MULTI
 SUP, CON = ConflictPolicy.SUPERSEDE, ConflictPolicy.CONFLICT
 
-register(Predicate("name", "Customer", "PersonName", S, SUP, "NAMED", check_name, fuzzy_objects=False,
+register(Predicate("name", "Customer", "PersonName", S, SUP, "NAMED", check_name,
                    claim="full name"))
 register(Predicate("lives_in", "Customer", "City", S, CON, "LIVES_IN"))
 register(Predicate("on_plan", "Customer", "Plan", S, CON, "ON_PLAN", check_plan))
 register(Predicate("has_router", "Customer", "Router", S, CON, "HAS_ROUTER", check_router))
 register(Predicate("owns_device", "Customer", "Device", M, SUP, "OWNS_DEVICE", check_device))
-register(Predicate("phone", "Customer", "Phone", M, SUP, "HAS_PHONE", check_phone, fuzzy_objects=False,
+register(Predicate("phone", "Customer", "Phone", M, SUP, "HAS_PHONE", check_phone,
                    claim="phone number"))
-register(Predicate("email", "Customer", "Email", M, SUP, "HAS_EMAIL", check_email, fuzzy_objects=False,
+register(Predicate("email", "Customer", "Email", M, SUP, "HAS_EMAIL", check_email,
                    claim="email address"))
-register(Predicate("has_issue", "Customer", "Issue", M, SUP, "HAS_ISSUE", fuzzy_objects=False))
-register(Predicate("prefers_contact", "Customer", "ContactMethod", S, SUP, "PREFERS_CONTACT", check_contact,
-                   fuzzy_objects=False))
+register(Predicate("has_issue", "Customer", "Issue", M, SUP, "HAS_ISSUE"))
+register(Predicate("prefers_contact", "Customer", "ContactMethod", S, SUP, "PREFERS_CONTACT", check_contact))
 
 
 def fixed_claims() -> dict[str, str]:

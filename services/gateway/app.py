@@ -16,6 +16,7 @@ from relay_graph.memory import Memory
 
 from . import errors
 from . import mcp as mcp_http
+from . import site_pages
 from .auth import Authenticator, TenantKeys
 from .backend import Backend
 from .bus import Bus
@@ -28,11 +29,14 @@ from .routers import (
     cases,
     chat,
     claims,
+    customers,
     episodes,
     facts,
     health,
     lab,
+    judge,
     live,
+    me,
     network,
     recall,
     tenants,
@@ -66,8 +70,8 @@ The fault lab (`/lab/faults`, `/lab/scoreboard`) breaks lines where the desk age
 and grades what they diagnose and fix."""
 
 ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.router, recall.router,
-           chat.router, tickets.router, network.router, world.router, lab.router, live.router, asyncapi.router,
-           tools.router, cases.router, admin.router, admin.process_router)
+           chat.router, customers.router, tickets.router, network.router, world.router, lab.router, live.router,
+           asyncapi.router, tools.router, cases.router, me.router, judge.router, admin.router, admin.process_router)
 
 
 async def _registry_redis(backend: Backend):
@@ -108,6 +112,8 @@ def create_app(
                           lambda: _registry_redis(backend)),
         readiness=list(readiness),
         bus=bus,
+        site_limiter=RateLimiter(settings.site_sessions_per_second, settings.site_sessions_burst),
+        judge_limiter=RateLimiter(settings.judge_runs_per_second, settings.judge_runs_burst),
     )
     mcp_endpoint = mcp_http.McpEndpoint(services)  # /mcp: its session manager runs with the lifespan
 
@@ -143,4 +149,5 @@ def create_app(
     for router in ROUTERS:
         app.include_router(router)
     mcp_http.mount(app, mcp_endpoint)
+    site_pages.mount(app, settings.site_dir)  # last: every route above wins over a file name
     return app

@@ -31,6 +31,9 @@ class Services:
     limits: LimitStore
     readiness: list[ReadinessCheck] = field(default_factory=list)
     bus: Bus | None = None  # the notification streams (publisher, stream tail, live sockets)
+    # New customer sessions per client address (the customer site's first visit)
+    site_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(0.5, 20))
+    judge_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(1 / 30, 3))  # Judge mode's tenants
 
     async def admit(self, caller: Caller) -> Limits:
         """Takes the caller's token from its tenant's bucket, at that tenant's rate; its limits."""

@@ -13,11 +13,13 @@ from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Fiel
 from relay_graph.models import (
     AGENT_PATTERN,
     LABEL_PATTERN,
+    Ambiguous,
     ClaimsView,
     EpisodeInput,
     FactInput,
     FactView,
     FactWriteResult,
+    Matched,
     RecallResult,
     RetireInput,
     SettleResult,
@@ -169,7 +171,15 @@ class RetiredResult(BaseModel):
 
 
 class FactsResult(BaseModel):
+    """A subject's facts. A subject that is not a key on file is read as the name it matches, and
+    `matched` says so; a name that stands for two or more customers reads nothing and answers
+    `ambiguous` with the candidates ("did you mean ...?"). Writes never match names."""
+
     facts: list[FactView]
+    matched: Matched | None = Field(default=None, description="the subject was read as this name on file "
+                                                              "(a customer's name, or a name spelt alike)")
+    ambiguous: Ambiguous | None = Field(default=None, description="the subject names two or more customers: "
+                                                                  "nothing was read; ask which")
 
 
 class SettleBody(Strict):
@@ -211,7 +221,17 @@ def to_json(value: Any) -> Any:
 
 
 class ChatBody(Strict):
-    customer: str = Field(min_length=1, max_length=200, description="the customer's name", examples=["alice rao"])
+    customer: str | None = Field(
+        default=None, min_length=1, max_length=200,
+        description="the customer's id (from the answer to their first turn). Leave it out on a first turn: a "
+                    "new customer is made and their id comes back in `customer`. The id is taken exactly as "
+                    "given (never matched to a customer spelt alike); an id Relay never gave is kept as given "
+                    "(an older tenant's customers keep their name as their id)",
+        examples=["c-1f0e4b2a9c3d5e6f"])
+    name: str | None = Field(default=None, min_length=1, max_length=200,
+                             description="only without `customer`: the new customer's name, written as their "
+                                         "`name` fact (a name is a fact about a customer, never their key)",
+                             examples=["Priya Raman"])
     text: str = Field(min_length=1, max_length=8_000, examples=["my internet keeps dropping since yesterday"])
     session: str | None = Field(default=None, min_length=1, max_length=128,
                                 description="the conversation to continue; default a new one")
@@ -222,6 +242,7 @@ class ChatAccepted(BaseModel):
 
     session: str
     episode_id: str = Field(description="the turn's episode id")
+    customer: str = Field(description="the customer's id: send it with their next turns")
     note: str | None = Field(default=None, description="set when `wait` ran out before the reply came")
 
 
@@ -238,6 +259,7 @@ class ChatTicketView(BaseModel):
 class ChatAnswered(BaseModel):
     session: str
     episode_id: str
+    customer: str = Field(description="the customer's id")
     reply: ChatReplyView
     ticket: ChatTicketView | None
 

@@ -5,12 +5,15 @@ environment drives the pool it opens."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import SettingsConfigDict
 
 from relay_graph.config import GraphSettings
 
 MIB = 1024 * 1024
+REPO = Path(__file__).resolve().parents[2]
 
 
 class GatewaySettings(GraphSettings):
@@ -28,6 +31,15 @@ class GatewaySettings(GraphSettings):
     rate_limit_burst: int = Field(default=100, ge=1)
     # Facts in one POST /v1/tenants/{t}/facts/batch (413 beyond); per tenant the same way.
     batch_max_facts: int = Field(default=1_000, ge=1, le=100_000)
+    # New customer sessions of the customer site, per client address.
+    site_sessions_per_second: float = Field(default=0.5, gt=0)
+    site_sessions_burst: int = Field(default=20, ge=1)
+    # Judge mode: the site's one-click demo story, each run on a throwaway tenant (per address).
+    judge_mode: bool = True
+    judge_runs_per_second: float = Field(default=1 / 30, gt=0)
+    judge_runs_burst: int = Field(default=3, ge=1)
+    # The built customer site (`make install` builds web/ into it); absent: / answers 404.
+    site_dir: Path = REPO / "web" / "dist"
     readiness_timeout_seconds: float = Field(default=2.0, gt=0)
     log_level: str = "info"
     shutdown_timeout_seconds: float = Field(default=10.0, gt=0)

@@ -33,6 +33,7 @@ class ChatReply:
     session: str
     episode_id: str
     text: str | None = None
+    customer: str | None = None  # the customer's id (made by the desk on a first turn without one)
     how_i_know: list[str] = field(default_factory=list)
     ticket_id: str | None = None
     ticket_stage: str | None = None
@@ -101,15 +102,18 @@ class DeskClient(_Api):
     async def _post(self, path: str, body: dict, **kw: Any) -> httpx.Response:
         return await self._call("POST", self.base + path, key=self.key, json=body, **kw)
 
-    async def chat(self, customer: str, text: str, *, session: str | None = None,
-                   wait: float = CHAT_WAIT_S) -> ChatReply:
-        body = {"customer": customer, "text": text, **({"session": session} if session else {})}
+    async def chat(self, customer: str | None, text: str, *, session: str | None = None,
+                   wait: float = CHAT_WAIT_S, name: str | None = None) -> ChatReply:
+        """A customer's turn: `customer` is their id; None on a first turn, when the desk makes one
+        (with `name` as their name) and the reply carries it."""
+        body = {"text": text, **({"customer": customer} if customer else {}), **({"name": name} if name else {}),
+                **({"session": session} if session else {})}
         r = await self._call("POST", self.base + "/chat", key=self.key, json=body, params={"wait": wait},
                              timeout=wait + 15.0)
         data = r.json()
         reply, ticket = data.get("reply"), data.get("ticket")
         return ChatReply(
-            session=data["session"], episode_id=data["episode_id"],
+            session=data["session"], episode_id=data["episode_id"], customer=data.get("customer"),
             text=reply["text"] if reply else None, how_i_know=list(reply.get("how_i_know", [])) if reply else [],
             ticket_id=ticket["id"] if ticket else None, ticket_stage=ticket["stage"] if ticket else None,
         )

@@ -95,6 +95,13 @@ class Story:
         self.desk: DeskClient | None = None
         self.key: str | None = None
         self.shown: dict[str, int] = {}  # ticket -> timeline entries already printed
+        self.customer_id: str | None = None  # hers, from the answer to her first turn
+
+    @property
+    def id(self) -> str:
+        if self.customer_id is None:
+            raise StoryAborted("the desk gave no customer id for her first turn")
+        return self.customer_id
 
     # ------------------------------------------------------------ printing
 
@@ -137,9 +144,12 @@ class Story:
         text = SAYS[key]
         self.customer_says(text, session)
         try:
-            reply = await self.desk.chat(CUSTOMER, text, session=session, wait=WAIT_S)
+            # her first turn names nobody: the desk makes her a customer and gives back her id
+            reply = await self.desk.chat(self.customer_id, text, session=session, wait=WAIT_S,
+                                         name=None if self.customer_id else CUSTOMER)
         except ApiError as exc:
             raise StoryAborted(f"the chat refused the turn: {exc}") from None
+        self.customer_id = self.customer_id or reply.customer
         self.desk_says(reply)
         self.check(reply.answered, "the desk replied within the wait")
         return reply
@@ -161,7 +171,7 @@ class Story:
             await asyncio.sleep(0.2)
 
     async def current(self, predicate: str) -> list[str]:
-        return [f["object"] for f in await self.desk.facts(CUSTOMER, predicate) if f["state"] == "current"]
+        return [f["object"] for f in await self.desk.facts(self.id, predicate) if f["state"] == "current"]
 
     def no_question_about(self, reply: ChatReply, on_file: list[str]) -> None:
         asked = [p for p in asked_for(reply.text) if p in on_file]
@@ -186,7 +196,7 @@ class Story:
         self.desk = DeskClient(self.http, self.tenant, key)
         self.key = key
         self.console.print(f"Relay's desk at [bold]{escape(str(self.http.base_url))}[/], tenant [bold]{self.tenant}[/] "
-                           f"(created for this story), customer [bold]{CUSTOMER}[/]")
+                           f"(created for this story), customer [bold]{CUSTOMER}[/] (an id from her first turn)")
 
     async def play(self) -> None:
         c = self.check
@@ -231,7 +241,7 @@ class Story:
         self.step(4, "The technician fixes it, the line is measured again, she confirms")
         self.console.print(f"[bold]{escape(visit['technician'])}[/] visits ({escape(visit['visit_id'])}, booked for "
                            f"{escape(str(visit['at']))}) and re-splices the fibre at the box.")
-        line = await self.desk.line(CUSTOMER)
+        line = await self.desk.line(self.id)
         if line:
             self.console.print("line test: " + " > ".join(f"{h['node_id']} {h['status']}" for h in line))
         else:
@@ -254,7 +264,7 @@ class Story:
         c(r.session != s1, "a new session")
         self.no_question_about(r, ["phone", "has_router", "lives_in", "name"])
         c(await self.current("lives_in") == [NEW_CITY], f"on file now: she lives in {NEW_CITY}")
-        history = await self.desk.history(CUSTOMER, "lives_in")
+        history = await self.desk.history(self.id, "lives_in")
         old = [f for f in history if f["object"] == FIRST_CITY]
         c(len(old) == 1 and old[0]["state"] == "superseded" and old[0]["valid_to"] is not None
           and old[0]["expired_at"] is not None,
@@ -293,8 +303,8 @@ class Story:
         c(t["stage"] == "closed", "the ticket is closed on her word", f"stage {t['stage']!r}")
 
         self.step(9, "What the desk knows about her now")
-        self.facts_table(await self.desk.facts(CUSTOMER), f"current facts about {CUSTOMER}")
-        tickets = await self.desk.tickets(customer=CUSTOMER)
+        self.facts_table(await self.desk.facts(self.id), f"current facts about {CUSTOMER}")
+        tickets = await self.desk.tickets(customer=self.id)
         c(sorted(x["id"] for x in tickets) == sorted([first, second]) and all(x["stage"] == "closed" for x in tickets),
           "both of her tickets are closed", f"tickets {[(x['id'], x['stage']) for x in tickets]}")
 

@@ -21,6 +21,7 @@ reach Relay."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import dataclass, replace
 from enum import Enum
@@ -59,12 +60,15 @@ class Profile:
     plan: str
     router: str
     phone: str
+    # the customer's id at the desk: what every call names them by (a name is a fact about them,
+    # and names come back once the pool is used up; the id never does)
+    id: str = ""
 
 
 @dataclass(frozen=True)
 class ScheduledEvent:
     at_h: float  # simulated hours from the start of the run
-    customer: str
+    customer: str  # the customer's id (Profile.id)
     kind: EventKind
     story: Story
     story_id: str  # the events of one story share it (and one conversation with the desk)
@@ -88,6 +92,12 @@ def _check_args(seed: object, customers: object, days: object) -> None:
         raise ValueError(f"customers must be a whole number from 1 to {MAX_CUSTOMERS}")
     if isinstance(days, bool) or not isinstance(days, (int, float)) or not 0 < days <= MAX_DAYS:
         raise ValueError(f"days must be more than 0 and at most {MAX_DAYS}")
+
+
+def customer_id(seed: int | str, round: int, index: int) -> str:
+    """A simulated customer's id, shaped like the ids Relay gives (`c-` and 16 hex digits) and the
+    same for the same seed, round and place in the cast."""
+    return "c-" + hashlib.blake2b(f"{seed}|{round}|{index}".encode(), digest_size=8).hexdigest()
 
 
 def _rng(*parts: object) -> random.Random:
@@ -115,7 +125,7 @@ def cast(seed: int | str, customers: int, *, round: int = 0) -> list[Profile]:
         name, region = names[(round * customers + i) % len(names)]
         rng = _rng(seed, round, i, "profile")
         out.append(Profile(name=name, region=region.name, city=rng.choice(region.cities), plan=rng.choice(PLANS),
-                           router=rng.choice(ROUTERS), phone=_phone(rng, region)))
+                           router=rng.choice(ROUTERS), phone=_phone(rng, region), id=customer_id(seed, round, i)))
     return out
 
 
@@ -139,7 +149,7 @@ class _Life:
         at_h = round(min(max(at_h, self.last_h + 0.05), self.horizon_h), 3)  # strictly one after another
         self.last_h = at_h
         self.events.append(ScheduledEvent(
-            at_h=at_h, customer=self.profile.name, kind=kind, story=story, story_id=story_id,
+            at_h=at_h, customer=self.profile.id, kind=kind, story=story, story_id=story_id,
             seq=len(self.events), profile=self.profile, seed=self.rng.getrandbits(32), **kw))
 
     def _story_id(self, story: Story) -> str:

@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 import pytest
 
 from relay_graph import chat, episodes, tickets
+from relay_graph.entities import is_customer_id
 from relay_graph.models import EpisodeInput
 from relay_graph.streams import (
     STREAM_REPLIES,
@@ -35,33 +36,62 @@ def base(tenant) -> str:
 
 
 async def test_a_turn_is_stored_numbered_and_announced(client, base, auth, tenant, memory, stream_redis):
-    r = await client.post(f"{base}/chat", json={"customer": "Alice Rao", "text": "my internet is down"},
+    # a first turn names no customer: one is made, with the name they gave as a fact about them
+    r = await client.post(f"{base}/chat", json={"name": "Alice Rao", "text": "my internet is down"},
                           headers=auth)
     assert r.status_code == 202, r.text
     body = r.json()
-    assert set(body) == {"session", "episode_id"}
-    session, first = body["session"], body["episode_id"]
+    assert set(body) == {"session", "episode_id", "customer"}
+    session, first, customer = body["session"], body["episode_id"], body["customer"]
     assert session.startswith("s-") and len(session) == 2 + 32
+    assert is_customer_id(customer)
+    assert [(f.predicate, f.object) for f in await memory.facts(tenant, customer)] == [("name", "Alice Rao")]
 
-    r = await client.post(f"{base}/chat", json={"customer": "alice rao", "text": "still down", "session": session},
+    r = await client.post(f"{base}/chat", json={"customer": customer, "text": "still down", "session": session},
                           headers=auth)
     assert r.status_code == 202, r.text
-    assert r.json()["session"] == session
+    assert (r.json()["session"], r.json()["customer"]) == (session, customer)
     second = r.json()["episode_id"]
 
     turns = await published(stream_redis, STREAM_TURNS, tenant)
     assert [(n.id, n.seq, n.session, n.customer, n.actor) for n in turns] == [
-        (first, 1, session, "Alice Rao", "customer"),
-        (second, 2, session, "alice rao", "customer"),
+        (first, 1, session, customer, "customer"),
+        (second, 2, session, customer, "customer"),
     ]
     assert all(isinstance(n, TurnReceived) for n in turns)
 
     # In the graph: customer messages, written by the gateway, in the customer's session, numbered.
     ep = await episodes.get_episode(memory.client, tenant, first)
     assert ep["kind"] == "CustomerMessage" and "CustomerMessage" in ep["labels"]
-    assert ep["speaker"] == "Alice Rao" and ep["session"] == session
+    assert ep["speaker"] == customer and ep["session"] == session
     assert [await chat.turn_seq(memory.client, tenant, e) for e in (first, second)] == [1, 2]
     assert await tickets.customer_of_session(memory.client, tenant, session) is not None
+
+
+async def test_two_customers_of_one_name_are_two_customers(client, base, auth, tenant, memory):
+    ids = []
+    for text in ("my wifi is slow", "no internet at all"):
+        r = await client.post(f"{base}/chat", json={"name": "Priya Raman", "text": text}, headers=auth)
+        assert r.status_code == 202, r.text
+        ids.append(r.json()["customer"])
+    assert len(set(ids)) == 2
+    # each one's session is their own: the other cannot post into it
+    r = await client.post(f"{base}/chat", json={"customer": ids[0], "text": "hello"}, headers=auth)
+    s0 = r.json()["session"]
+    r = await client.post(f"{base}/chat", json={"customer": ids[1], "text": "hi", "session": s0}, headers=auth)
+    assert_error(r, 409, "session_conflict")
+    found = (await client.get(f"{base}/customers", params={"name": "priya  RAMAN"}, headers=auth)).json()
+    assert sorted(c["id"] for c in found["customers"]) == sorted(ids)
+    assert found["matched"] is None and found["ambiguous"] is None
+
+
+async def test_a_name_with_a_customer_id_is_refused_and_writes_nothing(client, base, auth, tenant, memory):
+    r = await client.post(f"{base}/chat", json={"customer": "c-0123456789abcdef", "name": "Asha Rao", "text": "hi"},
+                          headers=auth)
+    assert r.status_code in (400, 422), r.text
+    assert not await memory.client.graph_exists(tenant) or not await memory.facts(tenant, "c-0123456789abcdef")
+    r = await client.post(f"{base}/chat", json={"name": "x" * 3 + "\u0000", "text": "hi"}, headers=auth)
+    assert r.status_code in (400, 422), r.text
 
 
 async def test_concurrent_turns_of_one_session_get_distinct_numbers(client, base, auth, tenant, stream_redis):
@@ -130,7 +160,7 @@ async def test_wait_returns_the_reply_with_how_i_know_and_ticket(client, base, a
     body = r.json()
     turn_id = body["episode_id"]
     ticket_id = "T-" + turn_id[-10:].upper()
-    assert set(body) == {"session", "episode_id", "reply", "ticket"}
+    assert set(body) == {"session", "episode_id", "customer", "reply", "ticket"}
     assert body["reply"] == {"text": "Sorry about that: I opened a ticket and a technician is checking your line.",
                              "how_i_know": [ticket_id, "fact:f-123"]}
     assert body["ticket"] == {"id": ticket_id, "stage": "reported"}
@@ -195,7 +225,7 @@ async def test_wait_times_out_with_202_and_a_note(client, base, auth, tenant, me
                           headers=auth)
     assert r.status_code == 202, r.text
     body = r.json()
-    assert set(body) == {"session", "episode_id", "note"}
+    assert set(body) == {"session", "episode_id", "customer", "note"}
     assert "still" in body["note"]
     assert await chat.turn_seq(memory.client, tenant, body["episode_id"]) == 1
 
@@ -213,6 +243,9 @@ async def test_wait_times_out_with_202_and_a_note(client, base, auth, tenant, me
     ({"customer": {"name": "alice"}, "text": "hi"}, {}),
     ({"customer": "alice", "text": "hi"}, {"wait": 31}),
     ({"customer": "alice", "text": "hi"}, {"wait": -1}),
+    ({"customer": "alice", "name": "Alice Rao", "text": "hi"}, {}),  # a name is for a new customer only
+    ({"name": "alice\x00rao", "text": "hi"}, {}),
+    ({"name": "", "text": "hi"}, {}),
 ])
 async def test_bad_input_is_422_and_changes_nothing(client, base, auth, tenant, stream_redis, memory, payload,
                                                     params):

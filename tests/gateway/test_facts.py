@@ -197,3 +197,37 @@ async def test_the_reader_recorded_is_the_keys_agent(api, client, tenant):
     [explained] = r.json()["data"]["explanations"]
     readers = {c["agent"] for c in explained["consulted_by"]}
     assert "planner" in readers and "netops" not in readers
+
+
+async def test_the_issue_13_report_a_write_never_lands_on_a_name_spelt_alike(client, tenant, auth, api):
+    asha = await api.write(fact("asha rao", obj="pune"))
+    esha = await api.write(fact("esha rao", obj="delhi"))
+    assert (asha["outcome"], esha["outcome"], esha["superseded"]) == ("created", "created", [])
+    assert [f["object"] for f in await api.facts("asha rao")] == ["pune"]
+    assert [f["object"] for f in await api.facts("esha rao")] == ["delhi"]
+    base = f"/v1/tenants/{tenant}"
+    # a misspelling close to one of them is read as that one, and says so
+    r = (await client.get(f"{base}/facts", params={"subject": "ashaa rao"}, headers=auth)).json()
+    assert [f["object"] for f in r["facts"]] == ["pune"] and r["ambiguous"] is None
+    assert r["matched"] == {"asked": "ashaa rao", "id": "asha rao", "name": "asha rao", "how": "fuzzy"}
+    # close to both: nothing is read, the answer asks which
+    for path, extra in (("/facts", {}), ("/facts/history", {}), ("/claims", {"predicate": "lives_in"})):
+        r = (await client.get(base + path, params={"subject": "isha rao", **extra}, headers=auth)).json()
+        assert r["matched"] is None and r["ambiguous"]["message"] == "did you mean asha rao or esha rao?", path
+        assert sorted(c["id"] for c in r["ambiguous"]["candidates"]) == ["asha rao", "esha rao"]
+    r = (await client.get(f"{base}/recall", params={"q": "where do they live?", "subject": "isha rao"},
+                          headers=auth)).json()
+    assert r["shape"] == "ambiguous" and len(r["ambiguous"]["candidates"]) == 2
+
+
+async def test_the_openapi_documents_what_a_read_matched(client):
+    spec = (await client.get("/openapi.json")).json()
+    schemas = spec["components"]["schemas"]
+    assert {"asked", "id", "name", "how"} <= set(schemas["Matched"]["properties"])
+    assert {"asked", "message", "candidates"} <= set(schemas["Ambiguous"]["properties"])
+    for name in ("FactsResult", "ClaimsView", "RecallResult", "CustomersAnswer"):
+        assert {"matched", "ambiguous"} <= set(schemas[name]["properties"]), name
+    assert "/v1/tenants/{t}/customers" in spec["paths"]
+    chat = schemas["ChatBody"]["properties"]
+    assert "customer" not in schemas["ChatBody"].get("required", []) and "name" in chat
+    assert "customer" in schemas["ChatAccepted"]["required"]

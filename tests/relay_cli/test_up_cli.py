@@ -45,6 +45,13 @@ class Up:
     def output(self) -> str:
         return self.out_path.read_text(errors="replace")
 
+    def wait_for_output(self, text: str, timeout: float = 180.0) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.output:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"relay up never said {text!r}:\n{self.output}")
+            time.sleep(0.3)
+
     def wait_ready(self, timeout: float = 240.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -87,6 +94,18 @@ def test_up_lock_ctrl_c_and_restart_keeps_the_data(tmp_path):
         assert first.output.count(key) == 1, "the generated admin key is printed once"
         assert (data / "logs" / "gateway-1.log").exists()
 
+        # The public demo tenant: the site at / serves it, a visitor gets a customer session.
+        first.wait_for_output("the customer site at")
+        assert "new tenant 'demo'" in first.output, first.output
+        assert (data / "demo-tenant.key").stat().st_mode & 0o777 == 0o600
+        base = f"http://127.0.0.1:{port}"
+        page = httpx.get(f"{base}/", timeout=30)
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html"), page.text
+        visit = httpx.post(f"{base}/v1/tenants/demo/me/session", timeout=30)
+        assert visit.status_code == 201, visit.text
+        assert httpx.get(f"{base}/v1/tenants/demo/me/plans", params={"country": "IN"}, cookies=visit.cookies,
+                         timeout=30).json()["plans"], "the demo tenant's world is seeded"
+
         status = _relay("status", "--data-dir", str(data), env=first.env)
         assert status.returncode == 0 and f"pid {first.proc.pid}" in status.stdout
 
@@ -109,6 +128,8 @@ def test_up_lock_ctrl_c_and_restart_keeps_the_data(tmp_path):
         restarted = Up(data, port, fport, "restarted")
         restarted.wait_ready()
         assert key not in restarted.output, "an existing admin key is not printed again"
+        restarted.wait_for_output("the customer site at")
+        assert "created on an earlier start" in restarted.output, restarted.output
         again = httpx.post(f"http://127.0.0.1:{port}/v1/tenants", json={"tenant": tenant}, headers=auth, timeout=30)
         assert again.status_code == 409, f"the tenant survived the restart (AOF): {again.text}"
         assert restarted.interrupt() == 0, restarted.output

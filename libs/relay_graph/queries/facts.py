@@ -22,7 +22,7 @@ Shape of the semantic band (per tenant graph):
 Writes are guarded: the statement only runs when `slot.version = $expected`, and bumps it. A
 statement that returns no row did nothing (another writer got there first): read again, retry.
 Every statement starts from an indexed node (Slot.key, Entity.uid, Fact.slot, Fact.fact_id,
-Conflict.conflict_id, Agent.name) or the full-text index on Entity.name.
+Conflict.conflict_id, Agent.name).
 
 Full-text lookups live only in read-only statements, never in one that then writes: a statement
 that queries a full-text (or vector) index and afterwards creates or changes a node of an indexed
@@ -45,25 +45,15 @@ FACT_FIELDS = """f {.fact_id, .slot, .predicate, .subject_uid, .object_uid, .obj
     state: CASE WHEN f:Current THEN 'current' WHEN f:Claim THEN 'claim'
                 WHEN f:Retired THEN 'retired' ELSE 'superseded' END}"""
 
-# An entity by exact uid; only when that misses (and a search text is given), names of the same
-# type from the full-text index: at most 200 matches are looked at (the index yields them lazily),
-# the 20 best scored go back, and Python picks among them by similarity.
+# An entity by its exact uid (type and normal-form name). Writes address only this; a read that
+# misses it is matched fuzzily afterwards by `names`, in a statement of its own.
 _LOOKUP = """
 OPTIONAL MATCH (__V__:Entity {uid: $__P___uid})
-CALL {
-    WITH __V__
-    WITH __V__ WHERE __V__ IS NULL AND $__P___search IS NOT NULL
-    CALL db.idx.fulltext.queryNodes('Entity', $__P___search) YIELD node, score
-    WITH node, score WHERE node.type = $__P___type
-    WITH node, score LIMIT 200
-    WITH node, score ORDER BY score DESC LIMIT 20
-    RETURN collect([node.uid, node.name]) AS __P___candidates
-}
 """
 
 
 def _lookup(var: str) -> str:
-    """Bind `var` to the entity `$<var>_uid`, or `<var>_candidates` to close names."""
+    """Bind `var` to the entity `$<var>_uid` (null when there is none)."""
     return _LOOKUP.replace("__P__", var).replace("__V__", var)
 
 
@@ -308,7 +298,7 @@ SETTLE = _per_predicate(
 # ---------------------------------------------------------------------------------------------
 # reads
 
-# Before a write: both names (exact, else candidates), the slot's version and every fact in it.
+# Before a write: both names (by exact uid), the slot's version and every fact in it.
 SLOT_READ = Query(
     "fact_slot_read",
     (
@@ -320,7 +310,7 @@ CALL {
     MATCH (f:Fact {slot: $slot})
     RETURN collect(__FIELDS__) AS facts
 }
-RETURN s.name AS s_name, o.name AS o_name, s_candidates, o_candidates,
+RETURN s.name AS s_name, o.name AS o_name,
        slot.version AS version, slot.conflict_id AS conflict_id, facts
 """.replace("__FIELDS__", FACT_FIELDS)
     ).strip(),
@@ -329,7 +319,7 @@ RETURN s.name AS s_name, o.name AS o_name, s_candidates, o_candidates,
 
 ENTITY_LOOKUP = Query(
     "entity_lookup",
-    (_lookup("s") + "RETURN s.uid AS uid, s.name AS name, s_candidates").strip(),
+    (_lookup("s") + "RETURN s.uid AS uid, s.name AS name").strip(),
     read_only=True,
 )
 
@@ -354,7 +344,7 @@ CALL {
     MATCH (f:Fact) WHERE f.slot IN $slots AND __FILTER__
     RETURN collect(__FIELDS__) AS facts
 }
-RETURN s.name AS subject, s_candidates, facts
+RETURN s.name AS subject, facts
 """
 ).replace("__FIELDS__", FACT_FIELDS)
 
@@ -391,7 +381,7 @@ CALL {
     RETURN collect(__FIELDS__) AS facts, collect([f.asserted_by, t.score]) AS trust
 }
 OPTIONAL MATCH (slot:Slot {key: $slot})
-RETURN s.name AS subject, s_candidates, facts, trust, slot.conflict_id AS conflict_id
+RETURN s.name AS subject, facts, trust, slot.conflict_id AS conflict_id
 """.replace("__FIELDS__", FACT_FIELDS)
     ).strip(),
     read_only=True,
@@ -460,25 +450,15 @@ def hot_writes(predicate: str) -> tuple[Query, ...]:
 #   performs only one row's (MERGE: the first; DELETE: the last); CREATE behind an existence check
 #   instead of MERGE, and the subquery returns what to delete for a FOREACH after it.
 
-# Every name of the batch (exact uid, else full-text candidates for those that may be
-# misspellings) and every slot (version, open conflict, facts), in one read. Candidates are not
-# cut by LIMIT inside the per-name subquery: in FalkorDB 4.16 a LIMIT after a procedure call in a
-# subquery is not reset between outer rows (later names got the earlier names' leftover hits),
-# so each name's hits are collected and the list is cut instead.
+# Every name of the batch (by exact uid: a write never resolves a misspelling) and every slot
+# (version, open conflict, facts), in one read.
 BATCH_READ = Query(
     "facts_batch_read",
     """
 CALL {
     UNWIND $names AS n
-    OPTIONAL MATCH (e:Entity {uid: n.uid})
-    CALL {
-        WITH e, n
-        WITH e, n WHERE e IS NULL AND n.search IS NOT NULL
-        CALL db.idx.fulltext.queryNodes('Entity', n.search) YIELD node, score
-        WITH n, node, score WHERE node.type = n.type
-        RETURN collect([node.uid, node.name, score])[..200] AS candidates
-    }
-    RETURN collect([n.uid, e.name, candidates]) AS names
+    OPTIONAL MATCH (e:Entity {uid: n})
+    RETURN collect([n, e.name]) AS names
 }
 CALL {
     UNWIND $slots AS key

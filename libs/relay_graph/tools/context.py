@@ -16,7 +16,7 @@ from ..db import GraphClient
 from ..embeddings import Embedder
 from ..errors import InvalidInput
 from ..memory import Memory
-from ..models import AGENT_PATTERN
+from ..models import AGENT_PATTERN, Matched
 from ..streams import NotificationBase
 from ..tenancy import validate_tenant
 
@@ -57,6 +57,8 @@ class ToolContext:
     announce: Announce | None = None
     extra: dict[str, Any] = field(default_factory=dict)
     label: str | None = None  # a sub-label under `agent` (the facts' `label`), never a writer of its own
+    # names a read was answered for that were not the ones asked (`Resolver`), for the envelope
+    matched: list[Matched] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.tenant = validate_tenant(self.tenant)

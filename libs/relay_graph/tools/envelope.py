@@ -10,6 +10,11 @@
 - `not_in_graph`: every name is known, but nothing connects them or there is nothing to report.
 - `unknown_name`: a name in the arguments matched nothing in the graph; `unknown` says which.
   Resolution is the only thing that ran: no other query, no write.
+- `ambiguous`: a name in the arguments stands for two or more (customers called alike);
+  `ambiguous` lists the candidates and `message` asks "did you mean ...?". Nothing else ran.
+
+An answer read for a name other than the one given (a customer's name rather than their id, or a
+name spelt alike) says so in `matched`.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
+from ..models import Ambiguous, Matched
+
 OutT = TypeVar("OutT")
 
 
@@ -28,6 +35,7 @@ class Shape(str, Enum):
     MEMORY = "memory"
     NOT_IN_GRAPH = "not_in_graph"
     UNKNOWN_NAME = "unknown_name"
+    AMBIGUOUS = "ambiguous"
 
 
 class UnknownName(BaseModel):
@@ -44,6 +52,10 @@ class ToolResult(BaseModel, Generic[OutT]):
     data: OutT | None = Field(default=None, description="the tool's typed output; null for unknown_name")
     how_i_know: list[str] = Field(default_factory=list, description="the graph rows the answer rests on")
     unknown: list[UnknownName] = Field(default_factory=list, description="names that resolved to nothing")
+    ambiguous: list[Ambiguous] = Field(default_factory=list,
+                                       description="names that stand for two or more; nothing was read")
+    matched: list[Matched] = Field(default_factory=list,
+                                   description="names read as another name on file (a customer's name, a misspelling)")
     message: str | None = Field(default=None, description="a short human reading of the shape")
 
     def to_json(self) -> dict[str, Any]:

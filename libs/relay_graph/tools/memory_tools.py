@@ -8,7 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from .. import facts, network, tickets
+from .. import customers, facts, network, tickets
+from ..facts import resolve_entity
 from ..entities import name_key
 from ..errors import NotFound
 from ..models import (
@@ -81,8 +82,9 @@ class Turn(Args):
 class RememberInput(Args):
     session: str = Field(min_length=1, max_length=128, description="the conversation these turns belong to")
     turns: list[Turn] = Field(min_length=1, max_length=100)
-    customer: CustomerName | None = Field(default=None, description="the customer the conversation is with, if "
-                                                                    "any (a known one is matched, misspellings too)")
+    customer: CustomerName | None = Field(default=None, description="the id of the customer the conversation is "
+                                                                    "with, if any: exactly this key, never another "
+                                                                    "customer spelt alike (an unknown one is new)")
     mentions: list[Name] = Field(default_factory=list, max_length=50,
                                  description="names the turns are about, beyond those the text names")
     kind: Literal["Message", "InternalNote", "CustomerMessage", "AgentReply", "ToolResult"] = "Message"
@@ -97,10 +99,7 @@ class RememberOutput(BaseModel):
 @tool("remember", """Store turns of a conversation (any conversation) as episodes, embedded for recall.
       Written down by you (the calling agent).""", input=RememberInput, output=RememberOutput, writes=True)
 async def remember(ctx: ToolContext, args: RememberInput) -> ToolResult:
-    customer = args.customer
-    if customer is not None:  # a write: an unknown customer is a new one, a misspelt one is who we know
-        ref = await Resolver(ctx).customer(customer)
-        customer = ref.name if ref is not None else customer
+    customer = args.customer  # a write: exactly the key given (write_episodes MERGEs it)
     now = utcnow()
     items = [EpisodeInput(session=args.session, speaker=t.speaker, text=t.text, at=t.at or now, id=t.id,
                           kind=args.kind, agent=ctx.agent, customer=customer, mentions=list(args.mentions))
@@ -134,9 +133,8 @@ class RememberFactOutput(FactWriteResult):
       a new value supersedes the old one, and on a contested predicate another agent's different value
       opens a conflict instead (see claims).""", input=RememberFactInput, output=RememberFactOutput, writes=True)
 async def remember_fact(ctx: ToolContext, args: RememberFactInput) -> ToolResult:
-    # A write: a misspelt known customer is who we know, an unknown one is new (write_fact resolves
-    # the same way; looking the subject up first only lets the answer name who it was written for).
-    ref = await Resolver(ctx).customer(args.subject, "subject")
+    # A write: exactly the subject given (an unknown one is new), never a customer spelt alike.
+    ref = await resolve_entity(ctx.client, ctx.tenant, args.subject, "Customer")
     subject = ref.name if ref is not None else args.subject
     result = await ctx.memory.write_fact(ctx.tenant, FactInput(
         subject=subject, predicate=args.predicate, object=args.object, agent=ctx.agent, label=ctx.label,
@@ -225,7 +223,7 @@ class RetireFactOutput(BaseModel):
       input=RetireFactInput, output=RetireFactOutput, writes=True)
 async def retire_fact(ctx: ToolContext, args: RetireFactInput) -> ToolResult:
     res = Resolver(ctx)
-    subject = await res.customer(args.subject, "subject")
+    subject = await res.write_subject(args.subject, "subject")
     res.done()
     assert subject is not None
     retired = await facts.retire_fact(ctx.client, ctx.tenant, RetireInput(
@@ -475,3 +473,22 @@ async def recall_customer(ctx: ToolContext, args: RecallCustomerInput) -> ToolRe
                       data=RecallCustomerOutput(customer=name, facts=current, open_tickets=open_tickets,
                                                 open_outages=outages, open_conflicts=conflicts),
                       how_i_know=how)
+
+
+class FindCustomersInput(Args):
+    name: Name = Field(description="the name to look for, e.g. 'Priya Raman'")
+
+
+@tool("find_customers", """The customers called a name: every customer whose current name is exactly it
+      (two people may share one; each has their own id), else those of the one name on file spelt alike
+      (`matched` says which). When two or more different names are that close, the answer is `ambiguous`:
+      it lists them and picks none.""", input=FindCustomersInput, output=customers.CustomersAnswer)
+async def find_customers(ctx: ToolContext, args: FindCustomersInput) -> ToolResult:
+    answer = await customers.find(ctx.client, ctx.tenant, args.name)
+    if answer.ambiguous is not None:
+        return ToolResult(tool="find_customers", shape=Shape.AMBIGUOUS, data=answer,
+                          ambiguous=[answer.ambiguous], message=answer.ambiguous.message)
+    how = [f"customer {c.id}: name {', '.join(c.names) or '(none on file)'}" for c in answer.customers]
+    return ToolResult(tool="find_customers", shape=_shape(bool(answer.customers)), data=answer, how_i_know=how,
+                      matched=[answer.matched] if answer.matched else [],
+                      message=None if answer.customers else f"no customer called {args.name!r}")

@@ -1,19 +1,22 @@
 """Names in a tool's arguments, resolved against the graph before the tool runs any query.
 
 A tool asks the `Resolver` for each name it was given (customer, entity, node, ticket, issue
-kind); each lookup is one indexed read. Every name is looked up, then `done()` stops the tool with
-the `unknown_name` shape if any of them matched nothing, listing them all, so nothing else runs and
-nothing is written. Resolution is also what makes the later reads exact: a misspelt customer
-("alcie rao") is read as the one the graph knows ("alice rao")."""
+kind); each lookup is one indexed read. Every name is looked up, then `done()` stops the tool if
+any of them matched nothing (the `unknown_name` shape, listing them all) or stands for two or more
+(the `ambiguous` shape: "did you mean asha rao or esha rao?"), so nothing else runs and nothing is
+written. Reads forgive: a customer is their id (or an old tenant's name key), else the customer
+their name or a name spelt alike stands for (`names.match`), and the answer says what it matched
+(`matched`). Writes never do: `write_subject` is the exact key given."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import network, tickets
+from .. import names, network, tickets
 from ..entities import name_key
 from ..errors import NotFound
 from ..facts import EntityRef, resolve_entity
+from ..models import Ambiguous
 from ..network_models import NetNode
 from ..queries import provenance as q
 from ..registry import clean_text
@@ -26,11 +29,13 @@ ISSUE = "Issue"
 
 
 class UnknownNames(Exception):
-    """Raised by `Resolver.done()`; `call_tool` turns it into the unknown_name envelope."""
+    """Raised by `Resolver.done()`; `call_tool` turns it into the unknown_name (or ambiguous) envelope."""
 
-    def __init__(self, unknown: list[UnknownName]) -> None:
-        super().__init__(", ".join(f"{u.argument}={u.name!r}" for u in unknown))
+    def __init__(self, unknown: list[UnknownName], ambiguous: list[Ambiguous] | None = None) -> None:
+        parts = [f"{u.argument}={u.name!r}" for u in unknown] + [a.message for a in ambiguous or ()]
+        super().__init__(", ".join(parts))
         self.unknown = unknown
+        self.ambiguous = list(ambiguous or ())
 
 
 @dataclass
@@ -39,40 +44,61 @@ class Resolver:
 
     def __post_init__(self) -> None:
         self.unknown: list[UnknownName] = []
+        self.ambiguous: list[Ambiguous] = []
 
     def _miss(self, argument: str, kind: str, name: str) -> None:
         self.unknown.append(UnknownName(argument=argument, kind=kind, name=name))
 
     def done(self) -> None:
-        if self.unknown:
-            raise UnknownNames(list(self.unknown))
+        if self.unknown or self.ambiguous:
+            raise UnknownNames(list(self.unknown), list(self.ambiguous))
+
+    async def _read(self, name: str, entity_type: str, argument: str, kind: str) -> EntityRef | None:
+        found = await names.match(self.ctx.client, self.ctx.tenant, name, entity_type, what=argument)
+        if found.ambiguous is not None:
+            self.ambiguous.append(found.ambiguous)
+            return None
+        if found.one is None:
+            self._miss(argument, kind, name)
+            return None
+        if found.matched is not None:
+            self.ctx.matched.append(found.matched)
+        return EntityRef(found.one.uid, found.one.id, entity_type)
 
     async def customer(self, name: str, argument: str = "customer") -> EntityRef | None:
-        """A customer by name: the same normal form, else the closest known customer name."""
+        """A customer to read about: their id (or key), else the one customer their name, or a
+        name spelt alike, stands for."""
+        return await self._read(name, CUSTOMER, argument, "customer")
+
+    async def write_subject(self, name: str, argument: str = "subject") -> EntityRef | None:
+        """A customer a write is about: exactly the key given, never one spelt alike; None (and
+        unknown_name) when no customer has it."""
         ref = await resolve_entity(self.ctx.client, self.ctx.tenant, name, CUSTOMER)
         if ref is None:
             self._miss(argument, "customer", name)
         return ref
 
     async def entity(self, name: str, argument: str = "subject") -> EntityRef | None:
-        """A customer (misspellings included) or, failing that, an entity of any type with exactly
+        """A customer (as `customer` reads one) or, failing that, an entity of any type with exactly
         this normal-form name (a city, a plan, a router)."""
-        ref = await resolve_entity(self.ctx.client, self.ctx.tenant, name, CUSTOMER)
-        if ref is None:
-            key = name_key(clean_text(name, argument))
-            rows = await self.ctx.client.run(self.ctx.tenant, q.ENTITY_BY_KEY, {"key": key})
-            if rows:
-                ref = EntityRef(rows[0]["uid"], rows[0]["name"], rows[0]["type"])
-        if ref is None:
-            self._miss(argument, "entity", name)
-        return ref
+        found = await names.match(self.ctx.client, self.ctx.tenant, name, CUSTOMER, what=argument)
+        if found.ambiguous is not None:
+            self.ambiguous.append(found.ambiguous)
+            return None
+        if found.one is not None:
+            if found.matched is not None:
+                self.ctx.matched.append(found.matched)
+            return EntityRef(found.one.uid, found.one.id, CUSTOMER)
+        key = name_key(clean_text(name, argument))
+        rows = await self.ctx.client.run(self.ctx.tenant, q.ENTITY_BY_KEY, {"key": key})
+        if rows:
+            return EntityRef(rows[0]["uid"], rows[0]["name"], rows[0]["type"])
+        self._miss(argument, "entity", name)
+        return None
 
     async def issue(self, kind: str, argument: str = "issue_kind") -> EntityRef | None:
         """An issue kind the desk has seen ("no internet", "wifi slow"), misspellings included."""
-        ref = await resolve_entity(self.ctx.client, self.ctx.tenant, kind, ISSUE)
-        if ref is None:
-            self._miss(argument, "issue", kind)
-        return ref
+        return await self._read(kind, ISSUE, argument, "issue")
 
     async def node(self, node_id: str, argument: str = "node") -> NetNode | None:
         try:

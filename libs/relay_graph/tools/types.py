@@ -26,8 +26,12 @@ def _known_predicate(value: str) -> str:
 
 
 Name = Annotated[str, Field(min_length=1, max_length=200)]
-CustomerName = Annotated[str, Field(min_length=1, max_length=200, description="a customer's name, e.g. 'alice rao'",
-                                    examples=["alice rao"])]
+CustomerName = Annotated[str, Field(min_length=1, max_length=200,
+                                    description="a customer's id (e.g. 'c-1f0e4b2a9c3d5e6f'; an older tenant's "
+                                                "customers keep their name as their id). Writes address exactly this "
+                                                "key; reads also accept a name and say what it matched (`matched`), "
+                                                "or that it is ambiguous",
+                                    examples=["c-1f0e4b2a9c3d5e6f", "alice rao"])]
 Predicate = Annotated[str, AfterValidator(_known_predicate),
                       Field(min_length=1, max_length=64, description="a predicate of the registry",
                             json_schema_extra={"enum": sorted(REGISTRY)})]

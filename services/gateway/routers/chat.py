@@ -9,8 +9,10 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from relay_graph import chat as chat_turns
+from relay_graph.memory import Memory
 from relay_graph.streams import ReplyWritten, TurnReceived
 
+from ..bus import Bus
 from ..deps import BusDep, MemoryDep, TenantDep, respond
 from ..errors import responses
 from ..schemas import ChatAccepted, ChatAnswered, ChatBody
@@ -20,11 +22,15 @@ router = APIRouter(prefix="/v1/tenants/{t}", tags=["desk"])
 MAX_WAIT_SECONDS = 30.0
 STILL_HANDLING = "the desk is still handling this turn; its reply will appear on the live feed and in the session"
 
-DESCRIPTION = f"""Stores the customer's turn in the session (a new session when none is given; a
+DESCRIPTION = f"""A customer is their id. A first turn leaves `customer` out (and may give the
+customer's `name`): a new customer is made, and their id comes back in `customer` for the next
+turns. Two people of one name are two customers; an id is never matched to another spelt alike.
+
+Stores the customer's turn in the session (a new session when none is given; a
 session belongs to the customer who opened it, so another customer's session is refused with 409)
 and hands it to the desk.
 
-Without `wait`: 202 `{{session, episode_id}}` at once. With `wait` (seconds, at most
+Without `wait`: 202 `{{session, episode_id, customer}}` at once. With `wait` (seconds, at most
 {MAX_WAIT_SECONDS:g}): 200 with the desk's reply (`text` and `how_i_know`, the graph rows it rests
 on) and the ticket it concerns, as soon as the reply is written; if it is not written in time, 202
 with a `note` (the reply still comes: on the live feed and in the session)."""
@@ -42,14 +48,23 @@ async def chat(
     wait: Annotated[float, Query(ge=0, le=MAX_WAIT_SECONDS,
                                  description="seconds to wait for the reply; 0 answers at once")] = 0,
 ) -> JSONResponse:
-    customer = chat_turns.check_customer(body.customer)
+    if body.customer is not None:
+        chat_turns.check_customer(body.customer)
+    return await take_turn(memory, bus, tenant, customer=body.customer, name=body.name, text=body.text,
+                           session=body.session, wait=wait)
+
+
+async def take_turn(memory: Memory, bus: Bus, tenant: str, *, customer: str | None, text: str, session: str | None,
+                    wait: float, name: str | None = None) -> JSONResponse:
+    """A turn in, the 202 or 200 answer out: what POST /chat and the customer site's POST /me/chat
+    (always with the session's customer) both do."""
     if wait > 0:
         # Before anything is written: a gateway that cannot see replies refuses to wait for one.
         await bus.tail.start()
-    turn = await chat_turns.record_turn(memory, tenant, customer=customer, text=body.text, session=body.session)
+    turn = await chat_turns.record_turn(memory, tenant, customer=customer, name=name, text=text, session=session)
     announced = TurnReceived(tenant=tenant, id=turn.episode_id, version=turn.seq, session=turn.session,
-                             customer=customer, actor="customer")
-    accepted = {"session": turn.session, "episode_id": turn.episode_id}
+                             customer=turn.customer, actor="customer")
+    accepted = {"session": turn.session, "episode_id": turn.episode_id, "customer": turn.customer}
     if wait <= 0:
         await bus.publish(announced)
         return respond(accepted, 202)

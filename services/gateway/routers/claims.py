@@ -23,7 +23,9 @@ async def claims(
     tenant: TenantDep,
     memory: MemoryDep,
     agent: ReaderDep,
-    subject: Annotated[str, Query(min_length=1, max_length=200)],
+    subject: Annotated[str, Query(min_length=1, max_length=200,
+                                  description="the subject's id, or a name: `matched` says what a name was read "
+                                              "as, `ambiguous` lists the candidates when it names two or more")],
     predicate: Annotated[str, Query(min_length=1, max_length=64)],
 ) -> JSONResponse:
     registry.get(predicate)

@@ -31,7 +31,10 @@ from ..schemas import (
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["facts"])
 
 ERRORS = responses(401, 403, 413, 422, 429, 503)
-Subject = Annotated[str, Query(min_length=1, max_length=200, examples=["alice rao"])]
+Subject = Annotated[str, Query(min_length=1, max_length=200, examples=["c-1f0e4b2a9c3d5e6f", "alice rao"],
+                               description="the subject's id (a customer's id). Writes address exactly this key; "
+                                           "a read also takes a name, and says what it matched (`matched`) or "
+                                           "that it is ambiguous (`ambiguous`)")]
 OptPredicate = Annotated[str | None, Query(min_length=1, max_length=64, examples=["lives_in"])]
 
 
@@ -108,8 +111,8 @@ async def read_facts(
 ) -> JSONResponse:
     if predicate is not None:
         registry.get(predicate)
-    facts = await memory.facts(tenant, subject, predicate, as_of=as_of, clock=clock, reader=agent)
-    return respond(FactsResult(facts=facts))
+    answer = await memory.facts_about(tenant, subject, predicate, as_of=as_of, clock=clock, reader=agent)
+    return respond(FactsResult(**answer.model_dump()))
 
 
 @router.get("/facts/history", response_model=FactsResult, responses=ERRORS,
@@ -118,4 +121,5 @@ async def fact_history(tenant: TenantDep, memory: MemoryDep, subject: Subject,
                        predicate: OptPredicate = None) -> JSONResponse:
     if predicate is not None:
         registry.get(predicate)
-    return respond(FactsResult(facts=await memory.history(tenant, subject, predicate)))
+    answer = await memory.history_about(tenant, subject, predicate)
+    return respond(FactsResult(**answer.model_dump()))

@@ -101,6 +101,12 @@ async def live(websocket: WebSocket, t: str) -> None:
         return
     tenant: str = caller.tenant  # type: ignore[assignment]
 
+    await pump(websocket, bus, tenant)
+
+
+async def pump(websocket: WebSocket, bus, tenant: str, keep=None) -> None:
+    """Accepts the socket and sends it the tenant's events (those `keep(event)` passes, when given)
+    until the client leaves."""
     # Subscribed before the handshake completes: whatever happens once the client is connected reaches it.
     with bus.hub.subscribe(tenant) as sub:
         await websocket.accept()
@@ -108,7 +114,8 @@ async def live(websocket: WebSocket, t: str) -> None:
         async def send() -> None:
             while True:
                 event = await sub.get()
-                await websocket.send_text(json.dumps(event))
+                if keep is None or await keep(event):
+                    await websocket.send_text(json.dumps(event))
 
         async def receive() -> None:
             # Nothing is expected from the client; this only notices that it left.

@@ -22,7 +22,10 @@ async def recall(
     agent: ReaderDep,
     q: Annotated[str, Query(min_length=1, max_length=2000, description="the question")],
     k: Annotated[int, Query(ge=1, le=100)] = 10,
-    subject: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
+    subject: Annotated[str | None, Query(
+        min_length=1, max_length=200,
+        description="only this customer's memory: their id, or a name (`matched` says what it was read as; a "
+                    "name of two or more customers answers shape `ambiguous` with the candidates)")] = None,
     session: Annotated[str | None, Query(min_length=1, max_length=128)] = None,
 ) -> JSONResponse:
     return respond(await memory.recall(tenant, q, k=k, subject=subject, session=session, reader=agent))

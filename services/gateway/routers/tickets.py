@@ -9,9 +9,11 @@ from fastapi.responses import JSONResponse
 
 from relay_graph import tickets
 from relay_graph.issues import close_issues
+from relay_graph.memory import Memory
 from relay_graph.streams import TicketChanged
-from relay_graph.ticket_models import TicketDetail, TicketStage
+from relay_graph.ticket_models import TicketDetail, TicketStage, TicketSummary
 
+from ..bus import Bus
 from ..deps import BusDep, MemoryDep, TenantDep, respond
 from ..errors import responses
 from ..schemas import ConfirmBody, ConfirmResult, TicketsResult, TicketView
@@ -19,6 +21,11 @@ from ..schemas import ConfirmBody, ConfirmResult, TicketsResult, TicketView
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["desk"])
 
 TicketId = Annotated[str, Path(alias="id", min_length=1, max_length=64, examples=["T-1A2B3C4D5E6F"])]
+
+
+def ticket_row(r: TicketSummary) -> dict:
+    return {"id": r.id, "stage": r.stage.value, "owner": r.owner, "customer": r.customer, "opened_at": r.opened_at,
+            "issue": r.issue, "version": r.version, "updated_at": r.updated_at}
 
 
 def ticket_view(t: TicketDetail) -> dict:
@@ -43,11 +50,7 @@ async def list_tickets(
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> JSONResponse:
     rows = await tickets.list_tickets(memory.client, tenant, customer, limit=limit)
-    return respond({"tickets": [
-        {"id": r.id, "stage": r.stage.value, "owner": r.owner, "customer": r.customer, "opened_at": r.opened_at,
-         "issue": r.issue, "version": r.version, "updated_at": r.updated_at}
-        for r in rows
-    ]})
+    return respond({"tickets": [ticket_row(r) for r in rows]})
 
 
 @router.get("/tickets/{id}", response_model=TicketView, responses=responses(401, 403, 404, 422, 429, 503),
@@ -64,10 +67,17 @@ async def get_ticket(tenant: TenantDep, memory: MemoryDep, ticket_id: TicketId) 
              "into the stage the ticket is already in changes and announces nothing (`changed` false).")
 async def confirm(body: ConfirmBody, tenant: TenantDep, memory: MemoryDep, bus: BusDep,
                   ticket_id: TicketId) -> JSONResponse:
-    t = await tickets.confirm(memory.client, tenant, ticket_id, fixed=body.fixed, by=body.by)
+    return respond(await confirm_ticket(memory, bus, tenant, ticket_id, fixed=body.fixed, by=body.by))
+
+
+async def confirm_ticket(memory: Memory, bus: Bus, tenant: str, ticket_id: str, *, fixed: bool, by: str
+                         ) -> ConfirmResult:
+    """The customer's word on a ticket, announced: what POST /tickets/{id}/confirm and the customer
+    site's POST /me/tickets/{id}/confirm both do."""
+    t = await tickets.confirm(memory.client, tenant, ticket_id, fixed=fixed, by=by)
     if t.changed and t.stage is TicketStage.CLOSED and t.customer:  # the problem is over: off their file
         await close_issues(memory, tenant, t.customer, t.issue, agent="gateway")
     if t.changed:
         change = "closed" if t.stage is TicketStage.CLOSED else "reopened"
-        await bus.publish(TicketChanged(tenant=tenant, id=t.id, version=t.version, change=change, actor=body.by))
-    return respond(ConfirmResult(id=t.id, stage=t.stage.value, version=t.version, changed=t.changed))
+        await bus.publish(TicketChanged(tenant=tenant, id=t.id, version=t.version, change=change, actor=by))
+    return ConfirmResult(id=t.id, stage=t.stage.value, version=t.version, changed=t.changed)

@@ -22,7 +22,7 @@ COUNTS = Query(
 )
 
 # The lookups a tool resolves its names with; for an unknown name nothing else may run.
-RESOLUTION = {"entity_lookup", "entity_by_key", "peek_ticket", "network_get_node", "fact_provenance"}
+RESOLUTION = {"entity_lookup", "names_match", "entity_by_key", "peek_ticket", "network_get_node", "fact_provenance"}
 
 
 class RecordingClient:

@@ -9,6 +9,7 @@ import pytest
 
 from relay_graph import network, tickets
 from relay_graph.streams import FactChanged
+from relay_graph.queries import Query
 from relay_graph.tools import Shape, call_tool
 
 from .conftest import RESOLUTION, counts
@@ -41,9 +42,46 @@ async def test_remember_fact_writes_as_the_calling_agent_and_announces_it(ctx, a
     assert r.how_i_know == [f"fact {f.fact_id}: alice rao lives_in = pune (recorded "
                             f"{f.recorded_at.isoformat()} by mcp:tester)"]
 
-    # a misspelt known customer is who we know: the same fact, corroborated, named as on file
-    again = await fact(ctx, "alcie rao", "lives_in", "Pune", valid_from=iso(T0))
+    # case and spacing are the same customer: the same fact, corroborated, named as on file
+    again = await fact(ctx, "ALICE  rao", "lives_in", "Pune", valid_from=iso(T0))
     assert (again.fact_id, again.outcome.value, again.subject) == (data.fact_id, "corroborated", "alice rao")
+    # one letter apart is another person: a write never lands on alice
+    other = await fact(ctx, "alcie rao", "lives_in", "Pune", valid_from=iso(T0))
+    assert other.fact_id != data.fact_id and other.outcome.value == "created" and other.subject == "alcie rao"
+
+
+async def session_owner(ctx, session: str) -> str | None:
+    rows = await ctx.client.run(ctx.tenant, Query("test", "MATCH (c:Customer)-[:HAS_SESSION]->(:Session "
+                                                          "{session_id: $s}) RETURN c.uid AS uid"), {"s": session})
+    return rows[0]["uid"] if rows else None
+
+
+async def test_reads_by_a_misspelt_name_say_what_they_matched_or_that_it_is_ambiguous(ctx):
+    await fact(ctx, "asha rao", "lives_in", "pune")
+    one = await call_tool(ctx, "facts_at", {"subject": "ashaa rao"})
+    assert one.shape is Shape.ANSWERED and [f.object for f in one.data.facts] == ["pune"]
+    assert [(m.asked, m.id, m.how) for m in one.matched] == [("ashaa rao", "asha rao", "fuzzy")]
+    await fact(ctx, "esha rao", "lives_in", "delhi")
+    both = await call_tool(ctx, "facts_at", {"subject": "isha rao"})
+    assert both.shape is Shape.AMBIGUOUS and both.data is None
+    assert sorted(c.id for c in both.ambiguous[0].candidates) == ["asha rao", "esha rao"]
+    assert "did you mean" in both.message
+    exact = await call_tool(ctx, "facts_at", {"subject": "esha rao"})
+    assert [f.object for f in exact.data.facts] == ["delhi"] and exact.matched == []
+
+
+async def test_find_customers_lists_namesakes_and_asks_when_two_names_are_close(ctx):
+    for cid, name in (("c-00000000000000a1", "Priya Raman"), ("c-00000000000000a2", "Priya Raman"),
+                      ("c-00000000000000b1", "Asha Rao"), ("c-00000000000000b2", "Esha Rao")):
+        await fact(ctx, cid, "name", name)
+    namesakes = await call_tool(ctx, "find_customers", {"name": "priya raman"})
+    assert sorted(c.id for c in namesakes.data.customers) == ["c-00000000000000a1", "c-00000000000000a2"]
+    misspelt = await call_tool(ctx, "find_customers", {"name": "Priya Ramn"})
+    assert len(misspelt.data.customers) == 2 and misspelt.matched[0].name == "Priya Raman"
+    close = await call_tool(ctx, "find_customers", {"name": "Isha Rao"})
+    assert close.shape is Shape.AMBIGUOUS and close.data.customers == []
+    assert sorted(c.id for c in close.ambiguous[0].candidates) == ["c-00000000000000b1", "c-00000000000000b2"]
+    assert close.message == "did you mean Asha Rao or Esha Rao?"
 
 
 async def test_facts_at_reads_either_clock_and_history_keeps_every_version(ctx):
@@ -160,11 +198,20 @@ async def test_recall_customer_gathers_facts_open_tickets_and_open_outages(ctx, 
     assert f"ticket {t.id}: no internet, stage reported (updated {t.updated_at.isoformat()})" in r.how_i_know
 
 
-async def test_remember_links_a_misspelt_known_customer_and_retire_ends_a_fact(ctx):
+async def test_remember_writes_for_exactly_the_customer_given_and_retire_ends_a_fact(ctx):
     await fact(ctx, "hari om", "owns_device", "smart tv")
     r = await call_tool(ctx, "remember", {"session": "s-hari", "customer": "hari omm",
                                           "turns": [{"speaker": "hari", "text": "the tv is gone"}]})
-    assert r.data.customer == "hari om"
+    assert r.data.customer == "hari omm"  # spelt alike is not hari om: the turns are not his
+    r = await call_tool(ctx, "remember", {"session": "s-hari-2", "customer": "HARI  OM",
+                                          "turns": [{"speaker": "hari", "text": "the tv is back"}]})
+    assert r.shape is Shape.ANSWERED
+    assert await session_owner(ctx, "s-hari") == "Customer|hari omm"
+    assert await session_owner(ctx, "s-hari-2") == "Customer|hari om"
+    # retiring by a misspelt subject finds nobody to retire for: it never ends hari om's fact
+    wrong = await call_tool(ctx, "retire_fact", {"subject": "hari omn", "predicate": "owns_device",
+                                                 "object": "smart tv"})
+    assert wrong.shape is Shape.UNKNOWN_NAME
 
     gone = await call_tool(ctx, "retire_fact", {"subject": "hari om", "predicate": "owns_device",
                                                 "object": "smart tv"})

@@ -51,6 +51,8 @@ async def test_every_tools_answer_matches_its_listed_output_schema(make_ctx, gra
         ("ask", {"question": "where does asha live?", "customer": "asha"}),
         ("explain", {"subject": "asha", "predicate": "lives_in"}),
         ("recall_customer", {"customer": "asha"}),
+        ("remember_fact", {"subject": "c-00000000000000a1", "predicate": "name", "object": "Asha Verma"}),
+        ("find_customers", {"name": "Asha Verma"}),
         ("tickets", {}),
         ("tickets", {"ticket_id": t.id}),
         ("handoff", {"ticket_id": t.id, "to_role": "netops"}),

@@ -187,8 +187,8 @@ def test_a_bounded_run_plays_its_storylines_and_the_desk_remembers_where_they_li
         assert theirs and theirs <= problems, f"{name}: reported {problems}, tickets about {theirs}"
     assert {t["customer"] for t in tickets} <= set(reported)
     for p in cast(seed, customers):
-        now = [e.profile.city for e in events if e.customer == p.name][-1]
-        facts = stack.get(tenant, key, "/facts", subject=p.name, predicate="lives_in")["facts"]
+        now = [e.profile.city for e in events if e.customer == p.id][-1]
+        facts = stack.get(tenant, key, "/facts", subject=p.id, predicate="lives_in")["facts"]
         assert [f["object"] for f in facts] == [now], f"{p.name}: {facts}\n{log}"
 
 

@@ -33,6 +33,11 @@ def test_another_seed_or_round_gives_other_customers_and_words():
     assert [e.text for e in a if e.text] != [e.text for e in b if e.text]
     r0, r1 = plan_storylines(1, 12, 14), plan_storylines(1, 12, 14, round=1)
     assert not {e.customer for e in r0} & {e.customer for e in r1}, "a new round brings new customers"
+    # once the name pool (800) is used up names come back, the customers never do: ids are per round
+    late = plan_storylines(1, 500, 1, round=2)
+    early = plan_storylines(1, 500, 1)
+    assert {e.profile.name for e in late} & {e.profile.name for e in early}
+    assert not {e.customer for e in late} & {e.customer for e in early}
 
 
 def test_the_same_seed_in_another_process_gives_the_same_words():
@@ -79,7 +84,7 @@ def test_each_customer_lives_in_order_within_the_run():
         assert [e.at_h for e in mine] == sorted(e.at_h for e in mine)
         first = mine[0] if mine[0].kind is not EventKind.FAULT else mine[1]
         assert first.story is Story.FIRST_CONTACT and first.kind is EventKind.SAY
-        assert name in first.text, "a customer introduces themself first"
+        assert first.profile.id == name and first.profile.name in first.text, "a customer introduces themself first"
 
 
 def test_a_story_plays_in_one_order_fault_report_repair_check():

@@ -1,0 +1,32 @@
+"""Customers by name: the read "find customers called ..."."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
+
+from relay_graph import customers
+
+from ..deps import MemoryDep, TenantDep, respond
+from ..errors import responses
+
+router = APIRouter(prefix="/v1/tenants/{t}", tags=["customers"])
+
+DESCRIPTION = """Customers are ids; a name is a fact about a customer, and two customers may share
+one. This read finds the customers whose current name (or, for an older tenant's customers, whose
+id) is exactly `name`, case, spacing and punctuation aside: all of them. When none is, the
+customers of the one name on file spelt alike are answered, with `matched` saying which name;
+when two or more different names are that close, nothing is picked: `ambiguous` lists them
+("did you mean asha rao or isha rao?")."""
+
+
+@router.get("/customers", response_model=customers.CustomersAnswer, responses=responses(401, 403, 422, 429, 503),
+            summary="Find customers called ...", description=DESCRIPTION)
+async def find_customers(
+    tenant: TenantDep,
+    memory: MemoryDep,
+    name: Annotated[str, Query(min_length=1, max_length=200, examples=["Priya Raman"])],
+) -> JSONResponse:
+    return respond(await customers.find(memory.client, tenant, name))

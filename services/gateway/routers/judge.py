@@ -1,0 +1,52 @@
+"""Judge mode: one click plays the demo story in the page, through the real agents, on a throwaway
+tenant of its own. This route makes that tenant (open site, the India catalogue and network seeded,
+the story's customer with a session cookie in this browser) and hands the page the words she says;
+the page plays the steps through the customer's own `/me` routes. Her home is not connected, as in
+`relay demo`: the story is the one demo.py checks, whose Wi-Fi fault the resolver fixes remotely."""
+
+from __future__ import annotations
+
+import secrets
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from relay_graph import customers, world
+from services.simulator.demo import SAYS
+
+from ..customer_sessions import CustomerSessions
+from ..deps import ServicesDep, respond
+from ..errors import Forbidden, responses
+from .me import with_cookie
+
+router = APIRouter(prefix="/v1/site", tags=["customer site"])
+
+REGION = "india"
+
+
+class JudgeStory(BaseModel):
+    tenant: str = Field(description="the throwaway tenant the story plays on; its site is at /t/{tenant}/")
+    customer: str
+    says: dict[str, str] = Field(description="what the customer says at each step, by step name")
+
+
+@router.post("/judge", status_code=201, response_model=JudgeStory, responses=responses(403, 429, 503),
+             summary="Start Judge mode: a throwaway tenant with the story's customer signed in",
+             description="Rate-limited per client address; 403 when this gateway has Judge mode off "
+             "(RELAY_JUDGE_MODE=false). Sets the customer session cookie for the new tenant's site.")
+async def start_judge(request: Request, services: ServicesDep) -> JSONResponse:
+    if not services.settings.judge_mode:
+        raise Forbidden("Judge mode is off on this gateway (RELAY_JUDGE_MODE)")
+    services.judge_limiter.hit("judge:" + (request.client.host if request.client else "?"))
+    keys = await services.backend.keys()
+    tenant = "judge-" + secrets.token_hex(5)
+    await keys.create(tenant)  # its key is never shown: the story runs as the customer only
+    memory = await services.backend.memory()
+    store = CustomerSessions(keys.redis)
+    await store.set_site_open(tenant, True)
+    await world.seed_world(memory.client, tenant, REGION)
+    customer = await customers.create(memory.client, tenant, agent="gateway")
+    token, session = await store.create(tenant, customer)
+    story = JudgeStory(tenant=tenant, customer=session.customer, says=SAYS)
+    return with_cookie(respond(story, 201), request, token, tenant)

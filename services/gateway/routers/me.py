@@ -1,0 +1,271 @@
+"""The customer site's routes: a customer session (cookie, no key) that chats and reads what is the
+customer's own: their conversations, tickets, facts, line, the plans of their country and a live
+feed of the events about them. Every id a route takes is checked against the session's customer
+and answers 404 when it is someone else's, so nobody learns whether it exists.
+
+The cookie is HttpOnly, SameSite=Strict and its path is `/v1/tenants/{t}/me`, so the browser sends
+it to these routes only; the tenant-key routes read `Authorization` and nothing else."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field, StrictBool
+
+from relay_graph import customers, network, site, tickets
+from relay_graph.catalogue.models import ExtraOffer, PlanOffer
+from relay_graph.catalogue.reads import addons_for, plans_for
+from relay_graph.errors import NotFound, RelayError
+from relay_graph.models import FactView
+
+from ..customer_sessions import COOKIE, SESSION_TTL_S, CustomerSession, CustomerSessions, cookie_path
+from ..deps import BusDep, MemoryDep, ServicesDep, TenantDep, respond
+from ..errors import responses
+from ..schemas import ChatAccepted, ChatAnswered, ConfirmResult, LineResult, Strict, TicketsResult, TicketView
+from . import live as live_route
+from .chat import MAX_WAIT_SECONDS, take_turn
+from .tickets import TicketId, confirm_ticket, ticket_row, ticket_view
+
+log = logging.getLogger("relay.gateway.me")
+
+router = APIRouter(prefix="/v1/tenants/{t}", tags=["customer site"])
+TenantPath = Annotated[str, Path(alias="t", description="the tenant whose site this is", examples=["demo"])]
+
+
+async def _sessions(services) -> CustomerSessions:
+    return CustomerSessions((await services.backend.keys()).redis)
+
+
+async def customer_session(request: Request, services: ServicesDep, tenant: TenantPath) -> CustomerSession:
+    session = await (await _sessions(services)).resolve(request.cookies.get(COOKIE), tenant)
+    services.limiter.hit("customer:" + session.customer)
+    return session
+
+
+CustomerDep = Annotated[CustomerSession, Depends(customer_session)]
+
+
+class SiteBody(Strict):
+    open: bool = Field(description="true: anyone may open this tenant's customer site and get a customer session")
+
+
+class SiteState(BaseModel):
+    tenant: str
+    open: bool
+
+
+class Me(BaseModel):
+    tenant: str
+    customer: str = Field(description="the customer id this session speaks for")
+
+
+class MeChatBody(Strict):
+    text: str = Field(min_length=1, max_length=8_000, examples=["Hi, I'm Asha and my internet is down"])
+    session: str | None = Field(default=None, min_length=1, max_length=128,
+                                description="your conversation to continue; default a new one")
+
+
+class Conversations(BaseModel):
+    conversations: list[site.Conversation]
+
+
+class Turns(BaseModel):
+    session: str
+    turns: list[site.Turn]
+
+
+class MyFacts(BaseModel):
+    facts: list[FactView] = Field(description="every version of every fact about you, current and ended")
+
+
+class Offers(BaseModel):
+    country: str
+    plans: list[PlanOffer]
+    addons: list[ExtraOffer]
+
+
+@router.put("/site", response_model=SiteState, responses=responses(401, 403, 413, 422, 429, 503),
+            summary="Open or close this tenant's customer site (tenant key)")
+async def set_site(body: SiteBody, tenant: TenantDep, services: ServicesDep) -> JSONResponse:
+    await (await _sessions(services)).set_site_open(tenant, body.open)
+    return respond(SiteState(tenant=tenant, open=body.open))
+
+
+@router.post("/me/session", status_code=201, response_model=Me,
+             responses={200: {"model": Me, "description": "the cookie already names a live session"},
+                        **responses(404, 422, 429, 503)},
+             summary="Start a customer session on an open site (sets the HttpOnly cookie)",
+             description="A new customer id and a session cookie (HttpOnly, SameSite=Strict, path `/v1/tenants/{t}/me`). "
+             "A cookie of a live session on this site answers 200 with it and creates nothing. Rate-limited per "
+             "client address. 404 `site_closed` when the tenant has not opened its site.")
+async def start_session(request: Request, services: ServicesDep, tenant: TenantPath) -> JSONResponse:
+    store = await _sessions(services)
+    existing = request.cookies.get(COOKIE)
+    if existing:
+        try:
+            session = await store.resolve(existing, tenant)
+            return respond(Me(tenant=session.tenant, customer=session.customer), 200)
+        except RelayError:
+            pass  # ended or another site's: a new one replaces it
+    services.site_limiter.hit("site:" + (request.client.host if request.client else "?"))
+    await store.check_open(tenant)  # before a customer is made
+    customer = await customers.create((await services.backend.memory()).client, tenant, agent="gateway")
+    token, session = await store.create(tenant, customer)
+    return with_cookie(respond(Me(tenant=session.tenant, customer=session.customer), 201), request, token, tenant)
+
+
+def with_cookie(answer: JSONResponse, request: Request, token: str, tenant: str) -> JSONResponse:
+    answer.set_cookie(COOKIE, token, max_age=SESSION_TTL_S, path=cookie_path(tenant), httponly=True,
+                      samesite="strict", secure=request.url.scheme == "https")
+    return answer
+
+
+@router.get("/me", response_model=Me, responses=responses(401, 403, 404, 429, 503), summary="Who this session is")
+async def me(session: CustomerDep) -> JSONResponse:
+    return respond(Me(tenant=session.tenant, customer=session.customer))
+
+
+@router.post("/me/chat", status_code=202, response_model=ChatAccepted,
+             responses={200: {"model": ChatAnswered, "description": "the desk replied within `wait`"},
+                        **responses(401, 403, 404, 409, 413, 422, 429, 503)},
+             summary="Say something to the desk, as yourself",
+             description="POST /chat with the session's customer: another customer's conversation is refused (409).")
+async def my_chat(
+    body: MeChatBody,
+    session: CustomerDep,
+    memory: MemoryDep,
+    bus: BusDep,
+    wait: Annotated[float, Query(ge=0, le=MAX_WAIT_SECONDS)] = 0,
+) -> JSONResponse:
+    return await take_turn(memory, bus, session.tenant, customer=session.customer, text=body.text,
+                           session=body.session, wait=wait)
+
+
+@router.get("/me/conversations", response_model=Conversations, responses=responses(401, 403, 404, 429, 503),
+            summary="Your conversations, newest first")
+async def my_conversations(session: CustomerDep, memory: MemoryDep) -> JSONResponse:
+    return respond(Conversations(conversations=await site.conversations(memory.client, session.tenant,
+                                                                         session.customer)))
+
+
+@router.get("/me/conversations/{session_id}", response_model=Turns, responses=responses(401, 403, 404, 429, 503),
+            summary="One of your conversations, turn by turn (with each reply's how-I-know)")
+async def my_conversation(session: CustomerDep, memory: MemoryDep,
+                          session_id: Annotated[str, Path(min_length=1, max_length=128)]) -> JSONResponse:
+    turns = await site.turns(memory.client, session.tenant, session.customer, session_id)
+    return respond(Turns(session=session_id, turns=turns))
+
+
+@router.get("/me/tickets", response_model=TicketsResult, responses=responses(401, 403, 404, 429, 503),
+            summary="Your tickets, newest first")
+async def my_tickets(session: CustomerDep, memory: MemoryDep) -> JSONResponse:
+    rows = await tickets.list_tickets(memory.client, session.tenant, session.customer)
+    return respond({"tickets": [ticket_row(r) for r in rows]})
+
+
+@router.get("/me/tickets/{id}", response_model=TicketView, responses=responses(401, 403, 404, 429, 503),
+            summary="One of your tickets with its timeline (another customer's: 404)")
+async def my_ticket(session: CustomerDep, memory: MemoryDep, ticket_id: TicketId) -> JSONResponse:
+    if not await site.ticket_is_for(memory.client, session.tenant, ticket_id, session.customer):
+        raise NotFound("you have no ticket with that id", code="ticket_not_found")
+    return respond(ticket_view(await tickets.get_ticket(memory.client, session.tenant, ticket_id)))
+
+
+class MeConfirmBody(Strict):
+    fixed: StrictBool = Field(description="true: it works now (the ticket closes); false: it does not (it reopens)")
+
+
+@router.post("/me/tickets/{id}/confirm", response_model=ConfirmResult,
+             responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
+             summary="Your word on one of your tickets: fixed closes it, not fixed reopens it")
+async def my_confirm(body: MeConfirmBody, session: CustomerDep, memory: MemoryDep, bus: BusDep,
+                     ticket_id: TicketId) -> JSONResponse:
+    if not await site.ticket_is_for(memory.client, session.tenant, ticket_id, session.customer):
+        raise NotFound("you have no ticket with that id", code="ticket_not_found")
+    return respond(await confirm_ticket(memory, bus, session.tenant, ticket_id, fixed=body.fixed, by="customer"))
+
+
+@router.get("/me/facts", response_model=MyFacts, responses=responses(401, 403, 404, 429, 503),
+            summary="Everything the desk holds about you, current and ended")
+async def my_facts(session: CustomerDep, memory: MemoryDep) -> JSONResponse:
+    return respond(MyFacts(facts=await memory.history(session.tenant, session.customer)))
+
+
+@router.get("/me/line", response_model=LineResult, responses=responses(401, 403, 404, 429, 503),
+            summary="Your path from home to the core, each node's status (empty until you have a line)")
+async def my_line(session: CustomerDep, memory: MemoryDep) -> JSONResponse:
+    try:
+        hops = await network.customer_line(memory.client, session.tenant, session.customer)
+    except NotFound:  # the desk has not met you yet
+        hops = []
+    return respond({"customer": session.customer, "line": hops})
+
+
+@router.get("/me/plans", response_model=Offers, responses=responses(401, 403, 404, 422, 429, 503),
+            summary="The plans and add-ons of a country, priced locally with tax")
+async def my_plans(session: CustomerDep, memory: MemoryDep,
+                   country: Annotated[str, Query(min_length=2, max_length=2, examples=["IN"])]) -> JSONResponse:
+    plans = await plans_for(memory.client, session.tenant, country)
+    addons = await addons_for(memory.client, session.tenant, country)
+    return respond(Offers(country=country.upper(), plans=plans, addons=addons))
+
+
+@router.websocket("/me/live")
+async def my_live(websocket: WebSocket, t: str) -> None:
+    """The tenant's live feed, kept to the events about the session's customer: their tickets, the
+    replies in their conversations, their facts and outages on their line."""
+    services = getattr(websocket.app.state, "services", None)
+    if services is None or services.bus is None:
+        await live_route._refuse(websocket, live_route.CLOSE_TRY_AGAIN, "the gateway is starting; retry shortly")
+        return
+    try:
+        session = await (await _sessions(services)).resolve(websocket.cookies.get(COOKIE), t)
+        services.limiter.hit("customer:" + session.customer)
+        await services.bus.tail.start()
+        memory = await services.backend.memory()
+    except RelayError as exc:
+        await live_route._refuse(websocket, live_route._close_code(exc), exc.message)
+        return
+    except Exception as exc:  # noqa: BLE001 - the key store did not answer
+        log.warning("customer live socket refused: %r", exc)
+        await live_route._refuse(websocket, live_route.CLOSE_TRY_AGAIN, "not ready; retry shortly")
+        return
+    await live_route.pump(websocket, services.bus, session.tenant, keep=_keeper(memory.client, session))
+
+
+def _keeper(client, session: CustomerSession):
+    """Whether an event is about this customer, each ticket and session looked up once."""
+    known: dict[tuple[str, str], bool] = {}
+
+    async def about(kind: str, key: str, check) -> bool:
+        if (kind, key) not in known:
+            known[(kind, key)] = await check()
+        return known[(kind, key)]
+
+    async def keep(event: dict) -> bool:
+        event.pop("missed", None)  # a count that includes other customers' events
+        tenant, customer = session.tenant, session.customer
+        kind = event.get("kind")
+        try:
+            if kind in ("ticket", "handoff"):
+                return await about("ticket", event["id"],
+                                   lambda: site.ticket_is_for(client, tenant, event["id"], customer))
+            if kind == "reply":
+                return bool(event.get("session")) and await about(
+                    "session", event["session"], lambda: site.session_is_of(client, tenant, event["session"], customer))
+            if kind == "fact":
+                return await site.fact_is_about(client, tenant, event["id"], customer)
+            if kind == "outage":
+                try:
+                    hops = await network.customer_line(client, tenant, customer)
+                except NotFound:
+                    return False
+                return any(h.node_id == event.get("node_id") for h in hops)
+        except Exception as exc:  # noqa: BLE001 - an event we cannot place is not sent
+            log.warning("customer feed could not place %s %s: %r", kind, event.get("id"), exc)
+        return False
+
+    return keep

@@ -1,0 +1,105 @@
+import { useCallback, useEffect, useState } from "react";
+import { ApiError, live, post, tenant, type LiveEvent } from "./api";
+import { Chat } from "./Chat";
+import { Judge, pendingJudge, startJudge } from "./Judge";
+import { Line, Memory, Plans, Tickets } from "./screens";
+
+const SCREENS = [
+  ["chat", "Chat"],
+  ["tickets", "Your tickets"],
+  ["memory", "What we remember"],
+  ["line", "Your line"],
+  ["plans", "Plans and coverage"],
+] as const;
+export type Screen = (typeof SCREENS)[number][0];
+
+export function App() {
+  const [customer, setCustomer] = useState<string | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [screen, setScreen] = useState<Screen>(() => {
+    const h = window.location.hash.slice(1);
+    return (SCREENS.find(([k]) => k === h)?.[0] ?? "chat") as Screen;
+  });
+  const [connected, setConnected] = useState(false);
+  const [lastEvent, setLastEvent] = useState<LiveEvent | null>(null);
+  // Moves on every live event: each screen re-reads what it shows.
+  const [tick, setTick] = useState(0);
+  const [session, setSessionState] = useState<string | null>(() => sessionStorage.getItem(`relay-session:${tenant}`));
+  const setSession = useCallback((s: string | null) => {
+    if (s) sessionStorage.setItem(`relay-session:${tenant}`, s);
+    else sessionStorage.removeItem(`relay-session:${tenant}`);
+    setSessionState(s);
+  }, []);
+  const [nonce, setNonce] = useState(0);
+  const [judge] = useState(pendingJudge);
+
+  useEffect(() => {
+    post<{ customer: string }>("/me/session")
+      .then((me) => setCustomer(me.customer))
+      .catch((e: ApiError) => setProblem(e.message));
+  }, []);
+
+  const onEvent = useCallback((e: LiveEvent) => {
+    setLastEvent(e);
+    setTick((t) => t + 1);
+  }, []);
+  useEffect(() => (customer ? live(onEvent, setConnected) : undefined), [customer, onEvent]);
+
+  const go = useCallback((s: Screen) => {
+    setScreen(s);
+    window.history.replaceState(null, "", `#${s}`);
+  }, []);
+
+  return (
+    <div className="app">
+      <header className="top">
+        <div className="brand">
+          <span className="logo" aria-hidden="true">●</span> Relay Fibre <span className="muted">support</span>
+        </div>
+        <div className="status" aria-live="polite">
+          {customer ? (
+            <span className={connected ? "dot up" : "dot"}>{connected ? "live" : "connecting…"}</span>
+          ) : null}
+          {tenant !== "demo" ? <span className="muted"> · {tenant}</span> : null}
+        </div>
+        {!judge ? (
+          <button className="judge-start" onClick={() => startJudge().catch((e: Error) => setProblem(e.message))}>
+            ▶ Judge mode
+          </button>
+        ) : null}
+      </header>
+      <nav className="tabs" aria-label="Screens">
+        {SCREENS.map(([key, label]) => (
+          <button key={key} className={screen === key ? "tab on" : "tab"} aria-current={screen === key ? "page" : undefined}
+            onClick={() => go(key)}>
+            {label}
+          </button>
+        ))}
+      </nav>
+      <main className="screen">
+        {problem ? (
+          <p role="alert" className="problem">This site is not available: {problem}</p>
+        ) : !customer ? (
+          <p className="muted">Opening your session…</p>
+        ) : screen === "tickets" ? (
+          <Tickets tick={tick} />
+        ) : screen === "memory" ? (
+          <Memory tick={tick} />
+        ) : screen === "line" ? (
+          <Line tick={tick} />
+        ) : screen === "plans" ? (
+          <Plans />
+        ) : null}
+        {/* The chat stays mounted on other screens: its conversation and what you were typing stay too. */}
+        {customer ? (
+          <div hidden={screen !== "chat"}>
+            <Chat tick={tick} lastEvent={lastEvent} session={session} setSession={setSession} nonce={nonce} />
+          </div>
+        ) : null}
+      </main>
+      {customer && judge ? (
+        <Judge says={judge.says} go={go} setSession={setSession} said={() => setNonce((n) => n + 1)} />
+      ) : null}
+    </div>
+  );
+}

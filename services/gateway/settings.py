@@ -27,7 +27,10 @@ class GatewaySettings(GraphSettings):
     rate_limit_burst: int = Field(default=100, ge=1)
     readiness_timeout_seconds: float = Field(default=2.0, gt=0)
     log_level: str = "info"
-    shutdown_timeout_seconds: float = Field(default=10.0, gt=0)
+    # After SIGTERM: requests in flight (a chat waiting for its reply) get this long to finish,
+    # and the process is gone within stop_within_s whatever its connections are doing.
+    shutdown_timeout_seconds: float = Field(default=3.0, gt=0)
+    stop_within_s: float = Field(default=5.0, gt=0)
     # The agents whose consumer group and a live replica /readyz waits for in the real process
     # (RELAY_READY_AGENTS='[]' waits for FalkorDB and the streams only).
     ready_agents: list[str] = ["intake", "resolver", "netops"]

@@ -20,6 +20,7 @@ import signal
 import sys
 from typing import Any, Awaitable, Callable, Mapping
 
+from .. import shutdown
 from ..heartbeat import heartbeat_loop
 from ..streams import StreamApp, consumer_name
 from .deps import Deps, bind
@@ -31,9 +32,11 @@ Bootstrap = Callable[..., Awaitable[Deps]]
 Handlers = Mapping[str, Callable[..., Awaitable[Any]]]
 
 
-def make_app(service: str, deps: Deps, handlers: Handlers, *, handle_signals: bool = False) -> StreamApp:
+def make_app(service: str, deps: Deps, handlers: Handlers, *, handle_signals: bool = False,
+             delivery: bool = True) -> StreamApp:
     """The FastStream app of one replica: group = the service, consumer = deps.consumer_name,
-    one subscriber per kind in `handlers` calling the plain handler with `deps`."""
+    one subscriber per kind in `handlers` calling the plain handler with `deps`. delivery=False:
+    for TestRedisBroker (see StreamApp)."""
     return StreamApp(
         deps.redis,
         group=service,
@@ -41,6 +44,7 @@ def make_app(service: str, deps: Deps, handlers: Handlers, *, handle_signals: bo
         settings=deps.settings.streams,
         name=deps.consumer_name or None,
         handle_signals=handle_signals,
+        delivery=delivery,
     )
 
 
@@ -68,6 +72,7 @@ async def serve(service: str, settings: AgentSettings, handlers: Handlers, boots
     await asyncio.wait({building, stopped}, return_when=asyncio.FIRST_COMPLETED)
     stopped.cancel()
     if not building.done():
+        shutdown.arm(settings.stop_within_s - 1.0)
         building.cancel()
         await asyncio.wait({building}, timeout=1.0)
         log.info("%s stopped while starting", service)
@@ -104,7 +109,8 @@ async def serve(service: str, settings: AgentSettings, handlers: Handlers, boots
         stopping.cancel()
         app.stop()
         stop.set()
-        deadline = loop.time() + settings.stop_within_s
+        shutdown.arm(settings.stop_within_s - 1.0)  # threads stuck on a dead server cannot hold the exit
+        deadline = loop.time() + settings.stop_within_s - 0.5
         await _bounded(f"{service}'s app stopping", running, deadline - loop.time() - 1.0)
         if beat is not None:
             await _bounded("the heartbeat", beat, min(0.5, deadline - loop.time() - 0.5))
@@ -124,8 +130,9 @@ def run_agent(service: str, settings: AgentSettings, handlers: Handlers, bootstr
 
     provider = setup_tracing(settings, service)
     try:
-        asyncio.run(serve(service, settings, handlers, bootstrap))
+        shutdown.run(serve(service, settings, handlers, bootstrap))
     finally:
         if provider is not None:
             provider.shutdown()  # flushes the spans still queued
+    shutdown.leave(0)
     return 0

@@ -121,7 +121,8 @@ def _subscriber(kind: str, handler: Handler) -> Callable[..., Coroutine[Any, Any
 
     subscriber.__annotations__ = {"notification": KINDS[kind], "return": None}
     subscriber.__name__ = subscriber.__qualname__ = f"on_{kind}"
-    subscriber.__doc__ = (getattr(handler, "__doc__", None) or KINDS[kind].__doc__ or kind).strip()
+    plain = getattr(handler, "func", handler)  # functools.partial(handler, deps) from agents.bind
+    subscriber.__doc__ = (plain.__doc__ or KINDS[kind].__doc__ or kind).strip()
     return subscriber
 
 
@@ -161,6 +162,7 @@ class StreamApp:
         self.settings = settings or StreamSettings()
         self.name = name or consumer_name(group)
         self.handle_signals = handle_signals
+        self.delivery = delivery
         if not handlers:
             raise InvalidInput("a service needs at least one handler")
         self.kinds: dict[str, Handler] = {}
@@ -209,6 +211,8 @@ class StreamApp:
                           max_records=s.batch)
         workers = {"max_workers": s.concurrency} if s.concurrency > 1 else {}
         self.broker.subscriber(stream=fresh, title=f"{stream}:{self.group}", **workers, **common)(fn)
+        if not self.delivery:
+            return  # TestRedisBroker hands each message to every subscriber of its stream
         # A dead (or failed) consumer's entries: XAUTOCLAIM once idle for min_idle_ms.
         reclaim = StreamSub(stream, group=self.group, consumer=self.name, min_idle_time=s.min_idle_ms,
                             polling_interval=s.reclaim_interval_ms)

@@ -111,6 +111,8 @@ async def test_a_waiting_turn_does_not_hold_back_other_sessions(redis, group, te
     async with running(consumer):
         pub = Publisher(redis)
         await pub.publish(turn(tenant, "blocked", 1))
+        # sessions are independent: with two slots, wait until turn 1 holds one before going on
+        await eventually(lambda: seen == ["blocked"], what="blocked turn 1 started")
         await pub.publish(turn(tenant, "blocked", 2))
         await pub.publish(turn(tenant, "free", 1))
         await eventually(lambda: "free" in seen, what="another session passes a waiting turn")

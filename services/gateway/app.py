@@ -6,6 +6,7 @@ the app directly, without running the lifespan: everything is on `app.state` fro
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from contextlib import asynccontextmanager
 from typing import AsyncIterator, Sequence
@@ -14,7 +15,7 @@ from fastapi import FastAPI
 
 from relay_graph.memory import Memory
 
-from . import errors
+from . import errors, outbox
 from . import mcp as mcp_http
 from .auth import Authenticator, TenantKeys
 from .backend import Backend
@@ -112,10 +113,14 @@ def create_app(
             await bus.tail.start()  # the live feed and chat waits see what happens from now on
         except Exception as exc:  # noqa: BLE001 - started again on first need
             log.warning("starting without the stream tail: %s", exc)
+        stop_relay = asyncio.Event()
+        relay = asyncio.create_task(outbox.relay_loop(backend, bus, stop_relay, every_s=settings.outbox_every_s))
         try:
             async with mcp_endpoint.running():
                 yield
         finally:
+            stop_relay.set()
+            await asyncio.wait({relay}, timeout=2)
             await bus.close()
             await backend.close()
 

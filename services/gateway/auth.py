@@ -53,6 +53,11 @@ class TenantKeys:
     async def exists(self, tenant: str) -> bool:
         return bool(await self.redis.hexists(TENANTS_KEY, validate_tenant(tenant)))
 
+    async def tenants(self) -> list[str]:
+        """Every registered tenant (for the outbox relay)."""
+        names = await self.redis.hkeys(TENANTS_KEY)
+        return sorted(n.decode() if isinstance(n, bytes) else n for n in names)
+
     async def tenant_for(self, key: str) -> str | None:
         """The tenant this key belongs to, or None."""
         digest = key_hash(key)

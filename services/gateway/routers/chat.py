@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from relay_graph import chat as chat_turns
+from relay_graph.errors import Unavailable
 from relay_graph.streams import ReplyWritten, TurnReceived
 
 from ..deps import BusDep, MemoryDep, TenantDep, respond
@@ -27,7 +28,23 @@ and hands it to the desk.
 Without `wait`: 202 `{{session, episode_id}}` at once. With `wait` (seconds, at most
 {MAX_WAIT_SECONDS:g}): 200 with the desk's reply (`text` and `how_i_know`, the graph rows it rests
 on) and the ticket it concerns, as soon as the reply is written; if it is not written in time, 202
-with a `note` (the reply still comes: on the live feed and in the session)."""
+with a `note` (the reply still comes: on the live feed and in the session).
+
+503 when the notification streams refuse the turn's announcement: the turn is stored all the same
+and reaches the desk a moment later (nothing is lost; send `Idempotency-Key` to retry safely)."""
+
+
+async def _announce(memory, bus, tenant: str, announced: TurnReceived) -> None:
+    """Publish the turn's announcement and take it out of the outbox. A publish that fails is
+    503 with nothing lost: the turn and its announcement are in the graph, and the outbox relay
+    publishes it shortly (chat.announce_pending)."""
+    try:
+        await bus.publish(announced)
+    except Unavailable as exc:
+        raise Unavailable(f"turn {announced.id} of session {announced.session} is stored and will reach the desk "
+                          "shortly (its reply appears in the session); the notification streams are not "
+                          "taking entries right now") from exc
+    await chat_turns.announced(memory.client, tenant, announced.id)
 
 
 @router.post("/chat", status_code=202, response_model=ChatAccepted,
@@ -47,15 +64,14 @@ async def chat(
         # Before anything is written: a gateway that cannot see replies refuses to wait for one.
         await bus.tail.start()
     turn = await chat_turns.record_turn(memory, tenant, customer=customer, text=body.text, session=body.session)
-    announced = TurnReceived(tenant=tenant, id=turn.episode_id, version=turn.seq, session=turn.session,
-                             customer=customer, actor="customer")
+    announced = chat_turns.announcement(tenant, turn)
     accepted = {"session": turn.session, "episode_id": turn.episode_id}
     if wait <= 0:
-        await bus.publish(announced)
+        await _announce(memory, bus, tenant, announced)
         return respond(accepted, 202)
 
     with bus.waiters.expect(tenant, turn.episode_id) as replied:  # registered before the turn is announced
-        await bus.publish(announced)
+        await _announce(memory, bus, tenant, announced)
         try:
             written: ReplyWritten = await asyncio.wait_for(asyncio.shield(replied), wait)
         except asyncio.TimeoutError:

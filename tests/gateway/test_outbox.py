@@ -1,7 +1,8 @@
 """No turn is lost between the graph and the stream: with XADD refused for about a second (the
 gateway's stream user loses the command through a real ACL change), every chat turn written is
 announced exactly once per notification id, by the request or by the outbox relay, and the
-requests that could not publish answered 503."""
+requests that could not publish answered 503 (their retries, with the same Idempotency-Key, get the
+stored turn back instead of storing it again)."""
 
 from __future__ import annotations
 
@@ -53,17 +54,27 @@ async def test_xadd_failing_for_a_second_loses_no_turn(app, client, auth, tenant
             await asyncio.sleep(1.0)
             await stream_redis.execute_command("ACL", "SETUSER", name, "+xadd")
 
+        refused: list[int] = []
+
         async def chats():
             for i in range(30):
                 r = await client.post(f"{base}/chat", json={"customer": "Ann Bell", "text": f"turn {i}",
-                                                            "session": session}, headers=auth)
+                                                            "session": session},
+                                      headers={**auth, "Idempotency-Key": f"turn-{i}"})
                 statuses.append(r.status_code)
                 if r.status_code == 503:
                     assert r.json()["error"]["code"] == "unavailable" and "stored" in r.json()["error"]["message"]
+                    refused.append(i)
                 await asyncio.sleep(0.05)
 
         await asyncio.gather(refuse_xadd_for_a_second(), chats())
         assert set(statuses) == {202, 503} and statuses.count(503) >= 3  # the window was hit, and passed
+        # the client retries what answered 503: the turn it had stored comes back, nothing is stored twice
+        for i in refused:
+            r = await client.post(f"{base}/chat", json={"customer": "Ann Bell", "text": f"turn {i}",
+                                                        "session": session},
+                                  headers={**auth, "Idempotency-Key": f"turn-{i}"})
+            assert r.status_code == 202 and r.headers["Idempotent-Replayed"] == "true"
 
         async def all_announced():
             seqs = {n.seq for n in await published(stream_redis, STREAM_TURNS, tenant)}

@@ -14,6 +14,7 @@ from relay_graph.streams import ReplyWritten, TurnReceived
 
 from ..deps import BusDep, MemoryDep, TenantDep, respond
 from ..errors import responses
+from ..idempotency import Idempotency, IdempotencyDep
 from ..schemas import ChatAccepted, ChatAnswered, ChatBody
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["desk"])
@@ -34,13 +35,15 @@ with a `note` (the reply still comes: on the live feed and in the session).
 and reaches the desk a moment later (nothing is lost; send `Idempotency-Key` to retry safely)."""
 
 
-async def _announce(memory, bus, tenant: str, announced: TurnReceived) -> None:
+async def _announce(memory, bus, tenant: str, announced: TurnReceived, idem: Idempotency, accepted: dict) -> None:
     """Publish the turn's announcement and take it out of the outbox. A publish that fails is
     503 with nothing lost: the turn and its announcement are in the graph, and the outbox relay
-    publishes it shortly (chat.announce_pending)."""
+    publishes it shortly (chat.announce_pending); a retry with the same Idempotency-Key gets the
+    turn's 202 instead of storing it again."""
     try:
         await bus.publish(announced)
     except Unavailable as exc:
+        await idem.keep(respond(accepted, 202))
         raise Unavailable(f"turn {announced.id} of session {announced.session} is stored and will reach the desk "
                           "shortly (its reply appears in the session); the notification streams are not "
                           "taking entries right now") from exc
@@ -56,9 +59,14 @@ async def chat(
     tenant: TenantDep,
     memory: MemoryDep,
     bus: BusDep,
+    idem: IdempotencyDep,
     wait: Annotated[float, Query(ge=0, le=MAX_WAIT_SECONDS,
                                  description="seconds to wait for the reply; 0 answers at once")] = 0,
 ) -> JSONResponse:
+    return await idem.run_once(tenant, "chat", body, lambda: _chat(body, tenant, memory, bus, idem, wait))
+
+
+async def _chat(body: ChatBody, tenant: str, memory, bus, idem: Idempotency, wait: float) -> JSONResponse:
     customer = chat_turns.check_customer(body.customer)
     if wait > 0:
         # Before anything is written: a gateway that cannot see replies refuses to wait for one.
@@ -67,11 +75,11 @@ async def chat(
     announced = chat_turns.announcement(tenant, turn)
     accepted = {"session": turn.session, "episode_id": turn.episode_id}
     if wait <= 0:
-        await _announce(memory, bus, tenant, announced)
+        await _announce(memory, bus, tenant, announced, idem, accepted)
         return respond(accepted, 202)
 
     with bus.waiters.expect(tenant, turn.episode_id) as replied:  # registered before the turn is announced
-        await _announce(memory, bus, tenant, announced)
+        await _announce(memory, bus, tenant, announced, idem, accepted)
         try:
             written: ReplyWritten = await asyncio.wait_for(asyncio.shield(replied), wait)
         except asyncio.TimeoutError:

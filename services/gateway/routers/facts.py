@@ -13,6 +13,7 @@ from relay_graph.streams import FactChanged
 
 from ..deps import BusDep, MemoryDep, ReaderDep, TenantDep, respond
 from ..errors import responses
+from ..idempotency import IdempotencyDep
 from ..schemas import ApiTime, FactBody, FactsResult, FactWriteResult, RetireBody, RetiredResult
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["facts"])
@@ -24,13 +25,17 @@ OptPredicate = Annotated[str | None, Query(min_length=1, max_length=64, examples
 
 @router.post("/facts", status_code=201, response_model=FactWriteResult, responses=ERRORS,
              summary="Assert a fact: created, corroborated, superseded or conflict")
-async def write_fact(body: FactBody, tenant: TenantDep, memory: MemoryDep, bus: BusDep) -> JSONResponse:
-    registry.get(body.predicate)  # an unknown predicate is refused before anything is written
-    result = await memory.write_fact(tenant, body.to_input())
-    # For the live feed (facts are not versioned: version 0, the change says what happened).
-    await bus.publish_quietly(FactChanged, tenant=tenant, id=result.fact_id, version=0,
-                              change=result.outcome.value, actor=body.agent)
-    return respond(result, 201)
+async def write_fact(body: FactBody, tenant: TenantDep, memory: MemoryDep, bus: BusDep,
+                     idem: IdempotencyDep) -> JSONResponse:
+    async def work() -> JSONResponse:
+        registry.get(body.predicate)  # an unknown predicate is refused before anything is written
+        result = await memory.write_fact(tenant, body.to_input())
+        # For the live feed (facts are not versioned: version 0, the change says what happened).
+        await bus.publish_quietly(FactChanged, tenant=tenant, id=result.fact_id, version=0,
+                                  change=result.outcome.value, actor=body.agent)
+        return respond(result, 201)
+
+    return await idem.run_once(tenant, "facts", body, work)
 
 
 @router.post("/facts/retire", response_model=RetiredResult, responses=ERRORS,

@@ -21,7 +21,7 @@ from .auth import Authenticator, TenantKeys
 from .backend import Backend
 from .bus import Bus
 from .deps import Services
-from .limits import BodyLimitMiddleware, RateLimiter
+from .limits import AddressLimiter, BodyLimitMiddleware, RateLimiter
 from .readiness import ReadinessCheck, falkordb_check, full_readiness
 from .routers import (
     asyncapi,
@@ -75,6 +75,7 @@ def create_app(
     memory: Memory | None = None,
     keys: TenantKeys | None = None,
     limiter: RateLimiter | None = None,
+    address_limiter: RateLimiter | None = None,
     readiness: Sequence[ReadinessCheck] | None = None,
     ready_agents: Sequence[str] | None = None,
 ) -> FastAPI:
@@ -96,6 +97,7 @@ def create_app(
         backend=backend,
         auth=Authenticator(backend.keys, admin_key),
         limiter=limiter or RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
+        address_limiter=address_limiter or AddressLimiter(settings.keyless_rate_per_second, settings.keyless_burst),
         readiness=list(readiness),
         bus=bus,
     )

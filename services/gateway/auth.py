@@ -15,11 +15,12 @@ from typing import Awaitable, Callable
 import redis.asyncio as aioredis
 
 from relay_graph.errors import AlreadyExists
+from relay_graph import tenancy
 from relay_graph.tenancy import validate_tenant
 
 from .errors import Forbidden, Unauthorized
 
-TENANTS_KEY = "relay-admin:tenants"  # tenant -> sha256(key)
+TENANTS_KEY = tenancy.TENANTS_KEY  # tenant -> sha256(key)
 KEY_INDEX = "relay-admin:tenant-keys"  # sha256(key) -> tenant
 MAX_KEY_CHARS = 256
 

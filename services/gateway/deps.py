@@ -16,7 +16,7 @@ from relay_graph.models import AGENT_PATTERN
 from .auth import Authenticator, Caller, TenantKeys
 from .backend import Backend
 from .bus import Bus
-from .errors import NotReady
+from .errors import NotReady, Unauthorized
 from .limits import RateLimiter
 from .readiness import ReadinessCheck
 from .schemas import to_json
@@ -29,6 +29,7 @@ class Services:
     backend: Backend
     auth: Authenticator
     limiter: RateLimiter
+    address_limiter: RateLimiter | None = None  # requests without a valid key, per client address
     readiness: list[ReadinessCheck] = field(default_factory=list)
     bus: Bus | None = None  # the notification streams (publisher, stream tail, live sockets)
 
@@ -52,8 +53,22 @@ def _token(credentials: HTTPAuthorizationCredentials | None) -> str | None:
     return credentials.credentials if credentials else None
 
 
-async def admin_caller(services: ServicesDep, credentials: BearerDep) -> Caller:
-    caller = await services.auth.admin(_token(credentials))
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def refused_key(services: Services, request: Request, exc: Exception) -> None:
+    """A request without a valid key costs its address a token: past the bucket, 429."""
+    if services.address_limiter is not None and isinstance(exc, Unauthorized):
+        services.address_limiter.hit(client_address(request))
+
+
+async def admin_caller(services: ServicesDep, credentials: BearerDep, request: Request) -> Caller:
+    try:
+        caller = await services.auth.admin(_token(credentials))
+    except Unauthorized as exc:
+        refused_key(services, request, exc)
+        raise
     services.limiter.hit(caller.key_id)
     return caller
 
@@ -62,8 +77,13 @@ async def tenant_of_key(
     services: ServicesDep,
     credentials: BearerDep,
     t: Annotated[str, Path(description="the tenant; must be the one the key belongs to", examples=["acme"])],
+    request: Request,
 ) -> str:
-    caller = await services.auth.tenant(_token(credentials), t)
+    try:
+        caller = await services.auth.tenant(_token(credentials), t)
+    except Unauthorized as exc:
+        refused_key(services, request, exc)
+        raise
     services.limiter.hit(caller.key_id)
     # The graph is chosen from the tenant the key authenticates, not from the path text.
     return caller.tenant  # type: ignore[return-value]

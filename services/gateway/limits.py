@@ -1,4 +1,5 @@
-"""Request body size limit (ASGI middleware) and a per-key token bucket (used after auth)."""
+"""Request body size limit (ASGI middleware), a per-key token bucket (used after auth) and a
+per-client-address one for requests without a valid key."""
 
 from __future__ import annotations
 
@@ -114,3 +115,24 @@ class RateLimiter:
                 retry_after=wait,
             )
         self._buckets[key] = (tokens - 1.0, now)
+
+
+class AddressLimiter(RateLimiter):
+    """The bucket of requests that brought no valid key, per client address (a key-guessing or
+    broken client gets 429 instead of an endless stream of 401s). The table is bounded: past
+    `max_addresses`, the buckets that are full again (nothing to remember) are dropped, then the
+    oldest."""
+
+    def __init__(self, rate: float, burst: int, *, max_addresses: int = 100_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(rate, burst, clock=clock)
+        self.max_addresses = max_addresses
+
+    def hit(self, key: str) -> None:
+        if key not in self._buckets and len(self._buckets) >= self.max_addresses:
+            now = self.clock()
+            full = [k for k, (tokens, last) in self._buckets.items()
+                    if tokens + (now - last) * self.rate >= self.burst]
+            for k in full or list(self._buckets)[: max(1, self.max_addresses // 10)]:
+                del self._buckets[k]
+        super().hit(key)

@@ -37,7 +37,7 @@ from relay_graph.errors import RelayError, Unavailable
 from relay_graph.tools import ToolContext, mcp_agent_name
 from relay_graph.tools.mcp_server import build_server, client_name
 
-from .deps import Services
+from .deps import Services, refused_key
 from .errors import Forbidden, NotReady, RateLimited, Unauthorized
 
 PATHS = ("/mcp", "/v1/tenants/{t}/mcp")
@@ -79,7 +79,11 @@ class McpEndpoint:
                 self._running = False
 
     async def _authenticate(self, request: Request) -> McpCaller:
-        caller = await self.services.auth.identify(_bearer(request))
+        try:
+            caller = await self.services.auth.identify(_bearer(request))
+        except Unauthorized as exc:
+            refused_key(self.services, request, exc)
+            raise
         if caller.admin:
             raise Forbidden("the admin key only creates tenants; use the tenant's own key")
         path_tenant = request.path_params.get("t")

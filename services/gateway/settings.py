@@ -25,6 +25,9 @@ class GatewaySettings(GraphSettings):
     # Token bucket per API key, per process.
     rate_limit_per_second: float = Field(default=50.0, gt=0)
     rate_limit_burst: int = Field(default=100, ge=1)
+    # Requests without a valid key, per client address, per process.
+    keyless_rate_per_second: float = Field(default=5.0, gt=0)
+    keyless_burst: int = Field(default=30, ge=1)
     readiness_timeout_seconds: float = Field(default=2.0, gt=0)
     log_level: str = "info"
     # After SIGTERM: requests in flight (a chat waiting for its reply) get this long to finish,

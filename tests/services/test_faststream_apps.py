@@ -4,17 +4,34 @@ The delivery guarantees are proven on the real broker (tests/relay_graph/streams
 
 from __future__ import annotations
 
+import asyncio
+import uuid
+
 import pytest
 from faststream.redis import TestRedisBroker
 
 from relay_graph import network
 from relay_graph.agents import make_app
-from relay_graph.streams import STREAM_OUTAGES, NetworkChanged, StreamApp, TicketChanged, TurnReceived, connect
+from relay_graph.streams import (
+    STREAM_OUTAGES,
+    STREAM_TURNS,
+    NetworkChanged,
+    Publisher,
+    StreamApp,
+    StreamSettings,
+    TicketChanged,
+    TurnReceived,
+    connect,
+    read_dead_letters,
+)
+from relay_graph.tenancy import graph_name
 from services.intake.handlers import HANDLERS as INTAKE
 from services.netops.handlers import HANDLERS as NETOPS
 from services.resolver.handlers import HANDLERS as RESOLVER
 
 from .conftest import published
+
+FAST_SETTINGS = StreamSettings(block_ms=50, min_idle_ms=10_000, heartbeat_ms=200)
 
 pytestmark = pytest.mark.falkordb
 
@@ -60,3 +77,29 @@ async def test_netops_app_declares_the_outage_of_a_node_down(agent_deps, graph_c
         await broker.publish(n.model_dump(mode="json"), stream=NetworkChanged.stream)
     declared = await published(stream_redis, STREAM_OUTAGES, tenant)
     assert [(d.change, d.node_id) for d in declared] == [("declared", node)]
+
+
+async def test_an_entry_for_a_tenant_never_created_makes_no_graph(agent_deps, graph_client, stream_redis):
+    ghost = "never-" + uuid.uuid4().hex[:10]
+    intake = await agent_deps("intake", streams=FAST_SETTINGS)
+    app = make_app("intake", intake, INTAKE)
+    task = asyncio.create_task(app.run())
+    try:
+        await asyncio.wait_for(app.ready.wait(), 20)
+        entry = await Publisher(stream_redis).publish(
+            TurnReceived(tenant=ghost, episode_id="e1", seq=1, session="s", customer="c"))
+
+        async def dead():
+            return [d for d in await read_dead_letters(stream_redis, STREAM_TURNS) if d.original_id == entry]
+
+        for _ in range(200):
+            if await dead():
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        app.stop()
+        await asyncio.wait_for(task, 20)
+    [letter] = await dead()
+    assert letter.group == "intake" and f"tenant {ghost!r} does not exist" in letter.error
+    assert not await graph_client.redis.exists(graph_name(ghost))
+    assert app.stats.handled == 0

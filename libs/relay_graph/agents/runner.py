@@ -15,6 +15,7 @@ reclaim subscriber) and its heartbeat key to expire.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import signal
 import sys
@@ -22,6 +23,7 @@ from typing import Any, Awaitable, Callable, Mapping
 
 from .. import shutdown
 from ..heartbeat import heartbeat_loop
+from ..tenancy import tenant_registered
 from ..streams import StreamApp, consumer_name
 from .deps import Deps, bind
 from .settings import AgentSettings
@@ -35,8 +37,9 @@ Handlers = Mapping[str, Callable[..., Awaitable[Any]]]
 def make_app(service: str, deps: Deps, handlers: Handlers, *, handle_signals: bool = False,
              delivery: bool = True) -> StreamApp:
     """The FastStream app of one replica: group = the service, consumer = deps.consumer_name,
-    one subscriber per kind in `handlers` calling the plain handler with `deps`. delivery=False:
-    for TestRedisBroker (see StreamApp)."""
+    one subscriber per kind in `handlers` calling the plain handler with `deps`; a notification
+    naming a tenant that was never created is dead-lettered before any graph is touched.
+    delivery=False: for TestRedisBroker (see StreamApp)."""
     return StreamApp(
         deps.redis,
         group=service,
@@ -45,6 +48,7 @@ def make_app(service: str, deps: Deps, handlers: Handlers, *, handle_signals: bo
         name=deps.consumer_name or None,
         handle_signals=handle_signals,
         delivery=delivery,
+        tenant_exists=functools.partial(tenant_registered, deps.redis),
     )
 
 

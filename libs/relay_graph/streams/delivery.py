@@ -9,7 +9,8 @@ decodes them and calls the subscriber; with `AckPolicy.MANUAL` it leaves acknowl
    idle time low, so a slow handler's entry is never "reclaimed" by a healthy replica.
 2. Delivery count from XPENDING (FastStream's XAUTOCLAIM path does not say; XAUTOCLAIM counts
    the claim as a delivery). An entry that cannot be decoded goes to the dead letters at once;
-   one already delivered more than `max_deliveries` times goes there with its last error.
+   one already delivered more than `max_deliveries` times goes there with its last error, and so
+   does one naming a tenant that does not exist (when the app checks: the agents do).
 3. Order: an entry with an order key (the turns of a session) runs only once no earlier entry
    with that key is pending in the group (`ordering.py` says why that is exact). While it
    waits it gives its handler slot back (up to `max_waiting` entries per subscriber wait in
@@ -139,6 +140,10 @@ class DeliveryMiddleware(BaseMiddleware):
                 handled = deliveries - 1
                 await app.dead_letter(stream, entry_id, raw["data"],
                                       f"failed {handled} deliveries; last error: {error}", handled)
+                return None
+            if not await app.known_tenant(notification.tenant):
+                await app.dead_letter(stream, entry_id, raw["data"],
+                                      f"tenant {notification.tenant!r} does not exist", deliveries)
                 return None
             delivery = Delivery(stream, entry_id, app.group, app.name, deliveries, deliveries > 1)
             if delivery.reclaimed:

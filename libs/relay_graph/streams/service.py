@@ -142,7 +142,8 @@ class StreamApp:
 
     `handlers` maps a notification class (or its kind) to a plain async handler taking the
     notification (and, if it takes a second positional argument, the `Delivery`). Each kind has
-    one stream. `delivery=False` leaves the delivery middleware out: for `TestRedisBroker`
+    one stream. `tenant_exists` given: an entry naming a tenant it denies goes to the dead letters
+    before any handler (or graph) sees it. `delivery=False` leaves the delivery middleware out: for `TestRedisBroker`
     tests of the subscribers' wiring, where there is no Redis to ask.
     """
 
@@ -156,6 +157,7 @@ class StreamApp:
         name: str | None = None,
         delivery: bool = True,
         handle_signals: bool = False,
+        tenant_exists: Callable[[str], Awaitable[bool]] | None = None,
     ):
         self.redis = redis
         self.group = validate_group(group)
@@ -163,6 +165,8 @@ class StreamApp:
         self.name = name or consumer_name(group)
         self.handle_signals = handle_signals
         self.delivery = delivery
+        self.tenant_exists = tenant_exists
+        self._known_tenants: set[str] = set()
         if not handlers:
             raise InvalidInput("a service needs at least one handler")
         self.kinds: dict[str, Handler] = {}
@@ -375,6 +379,14 @@ class StreamApp:
         if notification.kind not in self.kinds:
             raise InvalidNotification(f"group {self.group} has no handler for {notification.kind}")
         return notification
+
+    async def known_tenant(self, tenant: str) -> bool:
+        if self.tenant_exists is None or tenant in self._known_tenants:
+            return True
+        if await self.tenant_exists(tenant):
+            self._known_tenants.add(tenant)  # tenants are not deleted while a service runs
+            return True
+        return False
 
     async def pending_state(self, stream: str, entry_id: str) -> tuple[str | None, int]:
         """(owner, delivery count) of a pending entry; (None, 0) if it is not pending."""

@@ -23,8 +23,10 @@ DEFAULT_ARGS = ["--turns", "60", "--warmup", "10", "--tickets", "60", "--repeat"
 
 def run_desk(checkout: Path, out: Path, args: list[str]) -> dict:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(checkout / "libs"), str(checkout)])}
-    subprocess.run([sys.executable, "-m", "bench.desk", "--out", str(out), *args], cwd=checkout, env=env,
-                   check=True)
+    # bench.desk exits 1 when a target is missed; the figures are written all the same
+    subprocess.run([sys.executable, "-m", "bench.desk", "--out", str(out), *args], cwd=checkout, env=env)
+    if not out.exists():
+        raise SystemExit(f"bench.desk wrote no results in {checkout}")
     return json.loads(out.read_text())
 
 

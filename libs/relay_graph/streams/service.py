@@ -359,8 +359,6 @@ class StreamApp:
                     down = True
                     self.stats.reconnects += 1
                     log.warning("%s: Redis is not answering (%s)", self.name, describe(exc))
-                elif is_nogroup(exc):
-                    pass
 
     async def _forget_dead_consumers(self, stream: str) -> None:
         for info in await self.redis.xinfo_consumers(stream, self.group):

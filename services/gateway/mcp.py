@@ -12,6 +12,10 @@ The calling agent is `mcp:<clientInfo.name>` from the client's initialize, or `m
 when that header is sent: facts it writes have that agent as asserted_by, so the desk sees the
 outside agent as an agent of its own. Its writes are announced on the streams like the API's.
 
+Sessions are capped per tenant (`mcp_sessions_per_tenant`, idle ones closed after 30 min), so
+one tenant cannot fill the process's whole table (10,000) and lock the others out: the tenant
+at its cap is refused a new session (503, as the MCP layer answers a full table).
+
 The session manager needs a task group for the lifetime of the app: `running()` is entered by the
 gateway's lifespan. Until then (an app called without its lifespan) /mcp answers 503."""
 
@@ -60,13 +64,35 @@ def _bearer(request: Request) -> str | None:
     return token.strip() if scheme.lower() == "bearer" else None
 
 
+def _tenant_of(requestor: Any) -> str | None:
+    client_id = requestor.get("client_id") if isinstance(requestor, dict) else None
+    return client_id.removeprefix("tenant:") if isinstance(client_id, str) and client_id.startswith("tenant:") else None
+
+
+class TenantSessionManager(StreamableHTTPSessionManager):
+    """The MCP session manager with a cap per tenant next to the SDK's cap per process."""
+
+    def __init__(self, *args: Any, per_tenant: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.per_tenant = per_tenant
+
+    def open_sessions(self, tenant: str) -> int:
+        return sum(1 for owner in self._session_owners.values() if _tenant_of(owner) == tenant)
+
+    def _admit_session(self, requestor: Any) -> Any:
+        tenant = _tenant_of(requestor)
+        if tenant is not None and self.open_sessions(tenant) >= self.per_tenant:
+            return None  # answered like a full table: 503, "Too many open sessions"
+        return super()._admit_session(requestor)
+
+
 class McpEndpoint:
     """An ASGI app: authentication in front of the MCP session manager."""
 
     def __init__(self, services: Services) -> None:
         self.services = services
         self.server = build_server(self._context_for)
-        self.manager = StreamableHTTPSessionManager(app=self.server)
+        self.manager = TenantSessionManager(app=self.server, per_tenant=services.settings.mcp_sessions_per_tenant)
         self._running = False
 
     @asynccontextmanager

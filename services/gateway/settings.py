@@ -28,6 +28,8 @@ class GatewaySettings(GraphSettings):
     # Requests without a valid key, per client address, per process.
     keyless_rate_per_second: float = Field(default=5.0, gt=0)
     keyless_burst: int = Field(default=30, ge=1)
+    # Open MCP sessions per tenant (the process holds at most 10,000 in all).
+    mcp_sessions_per_tenant: int = Field(default=500, ge=1)
     readiness_timeout_seconds: float = Field(default=2.0, gt=0)
     log_level: str = "info"
     # After SIGTERM: requests in flight (a chat waiting for its reply) get this long to finish,

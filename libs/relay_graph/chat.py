@@ -8,9 +8,14 @@ alike).
 
 A turn is a `CustomerMessage` episode (written by the episodes module, agent `gateway`, speaker and
 customer = the customer's id) whose sequence number in its session comes from a per-session
-counter moved in one statement (see queries/chat.py for where it is kept and why). The caller
-announces the turn (TurnReceived, version = seq) only after `record_turn` returned, so agents
-always find it in the graph.
+counter moved in one statement (see queries/chat.py for where it is kept and why).
+
+The outbox: the statement that numbers the turn also writes its announcement (an `Outbox` node
+with the TurnReceived's fields and notification id), so a turn is never stored without it. The
+caller publishes it after `record_turn` returned (agents always find the turn in the graph) and
+then takes it out (`announced`); if the publish fails, a relay in every gateway replica
+(`announce_pending`) publishes it a moment later. A copy published twice has the same
+notification id, and consumers drop it.
 
 A session belongs to the customer who opened it: a turn naming another customer's session is
 refused (SessionConflict) before anything is written, so one customer can never post into, or be
@@ -18,9 +23,10 @@ answered from, someone else's conversation."""
 
 from __future__ import annotations
 
+import time
 import uuid
 from datetime import datetime, timezone
-from typing import Any, NamedTuple
+from typing import Any, Awaitable, Callable, NamedTuple
 
 from pydantic import BaseModel
 
@@ -32,6 +38,7 @@ from .memory import Memory
 from .models import EpisodeInput, aware, utcnow
 from .queries import chat as q
 from .registry import clean_text
+from .streams import TurnReceived
 from .tenancy import validate_tenant
 
 AGENT = "gateway"  # who writes the customer's turns down
@@ -51,6 +58,7 @@ class RecordedTurn(NamedTuple):
     episode_id: str
     seq: int
     customer: str = ""
+    notification_id: str = ""  # its announcement's (TurnReceived), kept in the outbox until published
 
 
 class ReplyView(BaseModel):
@@ -142,10 +150,43 @@ async def record_turn(
         session=session, speaker=speaker, text=body, at=aware(at) or utcnow(), id=episode_id,
         kind="CustomerMessage", agent=AGENT, customer=name,
     )], embed=False)
-    rows = await client.run(tenant, q.ASSIGN_SEQ, {"id": episode_id, "session": session})
+    notification_id = str(uuid.uuid4())
+    rows = await client.run(tenant, q.ASSIGN_SEQ, {
+        "id": episode_id, "session": session, "customer": name, "notification_id": notification_id,
+        "at_ms": int(time.time() * 1000)})
     if not rows or rows[0]["seq"] is None:
         raise StateConflict(f"turn {episode_id} was written but could not be numbered; send it again")
-    return RecordedTurn(session=session, episode_id=episode_id, seq=int(rows[0]["seq"]), customer=key)
+    return RecordedTurn(session=session, episode_id=episode_id, seq=int(rows[0]["seq"]), customer=name,
+                        notification_id=notification_id)
+
+
+def announcement(tenant: str, turn: RecordedTurn) -> TurnReceived:
+    """The TurnReceived of a recorded turn (the same notification id however often it is sent:
+    consumers drop the copies)."""
+    return TurnReceived(tenant=tenant, id=turn.episode_id, version=turn.seq, session=turn.session,
+                        customer=turn.customer, actor="customer", notification_id=turn.notification_id)
+
+
+async def announced(client: GraphClient, tenant: str, episode_id: str) -> None:
+    """The turn's announcement was published: it leaves the outbox."""
+    await client.run(tenant, q.OUTBOX_DONE, {"id": episode_id})
+
+
+async def announce_pending(client: GraphClient, tenant: str, publish: Callable[[TurnReceived], Awaitable[Any]],
+                           *, older_than_s: float = 2.0, limit: int = 100) -> int:
+    """The outbox relay's pass over one tenant: publish every announcement older than
+    `older_than_s` that is still unpublished (its request failed to publish it, or died), then
+    take it out. Returns how many it published; a publish failure stops the pass (next time)."""
+    before = int((time.time() - older_than_s) * 1000)
+    rows = await client.run(tenant, q.OUTBOX_PENDING, {"before_ms": before, "limit": limit})
+    done = 0
+    for row in rows:
+        turn = RecordedTurn(session=row["session"], episode_id=row["episode_id"], seq=int(row["seq"]),
+                            customer=row["customer"], notification_id=row["notification_id"])
+        await publish(announcement(tenant, turn))
+        await announced(client, tenant, turn.episode_id)
+        done += 1
+    return done
 
 
 async def turn_seq(client: GraphClient, tenant: str, episode_id: str) -> int | None:

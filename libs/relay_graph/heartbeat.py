@@ -84,7 +84,7 @@ async def heartbeat_loop(
 
 def this_host_prefix(service: str) -> str:
     """The start of the consumer names this host's replicas of `service` get from the streams
-    runtime (`relay_graph.streams.consumer.consumer_name`: service, host, pid, random)."""
+    runtime (`relay_graph.streams.consumer_name`: service, host, pid, random)."""
     host = re.sub(r"[^A-Za-z0-9._-]", "-", socket.gethostname())[:40] or "host"
     return f"{_check_service(service)}-{host}-"
 

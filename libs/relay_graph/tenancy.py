@@ -12,6 +12,8 @@ GRAPH_PREFIX = "relay:"
 # The fault lab's hidden truth lives under a prefix that agents' code never builds (see lab module).
 TRUTH_PREFIX = "relay-truth:"
 REGISTRY_GRAPH = "relay-admin"
+# The tenant registry (a Redis hash: tenant -> sha256 of its key) the gateway writes on creation.
+TENANTS_KEY = "relay-admin:tenants"
 
 
 def validate_tenant(tenant: object) -> str:
@@ -24,3 +26,9 @@ def validate_tenant(tenant: object) -> str:
 
 def graph_name(tenant: str) -> str:
     return GRAPH_PREFIX + validate_tenant(tenant)
+
+
+async def tenant_registered(redis, tenant: str) -> bool:
+    """Whether the tenant was created (POST /v1/tenants). Consumers ask before they touch a
+    graph: naming a tenant that does not exist must not make its graph appear."""
+    return bool(await redis.hexists(TENANTS_KEY, validate_tenant(tenant)))

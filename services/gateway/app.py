@@ -6,6 +6,7 @@ the app directly, without running the lifespan: everything is on `app.state` fro
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from contextlib import asynccontextmanager
 from typing import AsyncIterator, Sequence
@@ -14,14 +15,14 @@ from fastapi import FastAPI
 
 from relay_graph.memory import Memory
 
-from . import errors
+from . import errors, outbox
 from . import mcp as mcp_http
 from . import site_pages
 from .auth import Authenticator, TenantKeys
 from .backend import Backend
 from .bus import Bus
 from .deps import Services
-from .limits import BodyLimitMiddleware, Limits, LimitStore, RateLimiter
+from .limits import AddressLimiter, BodyLimitMiddleware, Limits, LimitStore, RateLimiter
 from .readiness import ReadinessCheck, falkordb_check, full_readiness
 from .routers import (
     admin,
@@ -84,6 +85,7 @@ def create_app(
     memory: Memory | None = None,
     keys: TenantKeys | None = None,
     limiter: RateLimiter | None = None,
+    address_limiter: RateLimiter | None = None,
     readiness: Sequence[ReadinessCheck] | None = None,
     ready_agents: Sequence[str] | None = None,
 ) -> FastAPI:
@@ -110,6 +112,7 @@ def create_app(
                                  burst=limiter.burst if limiter else settings.rate_limit_burst,
                                  batch_max_facts=settings.batch_max_facts),
                           lambda: _registry_redis(backend)),
+        address_limiter=address_limiter or AddressLimiter(settings.keyless_rate_per_second, settings.keyless_burst),
         readiness=list(readiness),
         bus=bus,
         site_limiter=RateLimiter(settings.site_sessions_per_second, settings.site_sessions_burst),
@@ -129,10 +132,14 @@ def create_app(
             await bus.tail.start()  # the live feed and chat waits see what happens from now on
         except Exception as exc:  # noqa: BLE001 - started again on first need
             log.warning("starting without the stream tail: %s", exc)
+        stop_relay = asyncio.Event()
+        relay = asyncio.create_task(outbox.relay_loop(backend, bus, stop_relay, every_s=settings.outbox_every_s))
         try:
             async with mcp_endpoint.running():
                 yield
         finally:
+            stop_relay.set()
+            await asyncio.wait({relay}, timeout=2)
             await bus.close()
             await backend.close()
 

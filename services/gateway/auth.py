@@ -21,12 +21,13 @@ from typing import Awaitable, Callable
 
 import redis.asyncio as aioredis
 
+from relay_graph import tenancy
 from relay_graph.errors import AlreadyExists, InvalidInput, NotFound
 from relay_graph.tenancy import validate_tenant
 
 from .errors import Forbidden, Unauthorized
 
-TENANTS_KEY = "relay-admin:tenants"  # tenant -> sha256(key)
+TENANTS_KEY = tenancy.TENANTS_KEY  # tenant -> sha256(key)
 KEY_INDEX = "relay-admin:tenant-keys"  # sha256(key) -> tenant
 AGENTS_KEY = "relay-admin:agents"  # tenant/agent -> sha256(key)
 AGENT_KEY_INDEX = "relay-admin:agent-keys"  # sha256(key) -> tenant/agent
@@ -83,6 +84,11 @@ class TenantKeys:
 
     async def exists(self, tenant: str) -> bool:
         return bool(await self.redis.hexists(TENANTS_KEY, validate_tenant(tenant)))
+
+    async def tenants(self) -> list[str]:
+        """Every registered tenant (for the outbox relay)."""
+        names = await self.redis.hkeys(TENANTS_KEY)
+        return sorted(n.decode() if isinstance(n, bytes) else n for n in names)
 
     async def _owner(self, index: str, registry: str, key: str) -> str | None:
         digest = key_hash(key)

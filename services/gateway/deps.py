@@ -4,7 +4,7 @@ the composition root put on `app.state`, so tests hand in their own."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Awaitable
 
 from fastapi import Depends, Path, Request
 from fastapi.responses import JSONResponse
@@ -15,7 +15,7 @@ from relay_graph.memory import Memory
 from .auth import DEFAULT_AGENT, Authenticator, Caller, TenantKeys
 from .backend import Backend
 from .bus import Bus
-from .errors import NotReady
+from .errors import NotReady, Unauthorized
 from .limits import Limits, LimitStore, RateLimiter
 from .readiness import ReadinessCheck
 from .schemas import to_json
@@ -29,6 +29,7 @@ class Services:
     auth: Authenticator
     limiter: RateLimiter
     limits: LimitStore
+    address_limiter: RateLimiter | None = None  # requests without a valid key, per client address
     readiness: list[ReadinessCheck] = field(default_factory=list)
     bus: Bus | None = None  # the notification streams (publisher, stream tail, live sockets)
     # New customer sessions per client address (the customer site's first visit)
@@ -80,21 +81,41 @@ def _token(credentials: HTTPAuthorizationCredentials | None) -> str | None:
 PathTenant = Annotated[str, Path(description="the tenant; must be the one the key belongs to", examples=["acme"])]
 
 
-async def admin_caller(services: ServicesDep, credentials: BearerDep) -> Caller:
-    caller = await services.auth.admin(_token(credentials))
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def refused_key(services: Services, request: Request, exc: Exception) -> None:
+    """A request without a valid key costs its client address a token: past that bucket, 429
+    instead of an endless stream of 401s."""
+    if services.address_limiter is not None and isinstance(exc, Unauthorized):
+        services.address_limiter.hit(client_address(request))
+
+
+async def _identified(services: Services, request: Request, who: Awaitable[Caller]) -> Caller:
+    """The caller `who` authenticates, after `refused_key` when it is nobody."""
+    try:
+        return await who
+    except Unauthorized as exc:
+        refused_key(services, request, exc)
+        raise
+
+
+async def admin_caller(services: ServicesDep, credentials: BearerDep, request: Request) -> Caller:
+    caller = await _identified(services, request, services.auth.admin(_token(credentials)))
     await services.admit(caller)
     return caller
 
 
-async def admin_of_tenant(services: ServicesDep, credentials: BearerDep, t: PathTenant) -> str:
+async def admin_of_tenant(services: ServicesDep, credentials: BearerDep, t: PathTenant, request: Request) -> str:
     """The admin key, acting on the settings of tenant `t` (which must exist)."""
-    caller = await services.auth.admin_for_tenant(_token(credentials), t)
+    caller = await _identified(services, request, services.auth.admin_for_tenant(_token(credentials), t))
     await services.admit(caller)
     return t
 
 
-async def identity_of_key(services: ServicesDep, credentials: BearerDep, t: PathTenant) -> Identity:
-    caller = await services.auth.tenant(_token(credentials), t)
+async def identity_of_key(services: ServicesDep, credentials: BearerDep, t: PathTenant, request: Request) -> Identity:
+    caller = await _identified(services, request, services.auth.tenant(_token(credentials), t))
     limits = await services.admit(caller)
     # The graph is chosen from the tenant the key authenticates, not from the path text; so is the agent.
     assert caller.tenant is not None and caller.agent is not None

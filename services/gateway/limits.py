@@ -1,6 +1,6 @@
-"""Request body size limit (ASGI middleware), a token bucket per tenant (used after auth), and the
-limits each tenant runs with: the gateway's settings, overridden per tenant by the admin
-(`PUT /v1/tenants/{t}/limits`)."""
+"""Request body size limit (ASGI middleware), a token bucket per tenant (used after auth), a
+per-client-address one for requests without a valid key, and the limits each tenant runs with: the
+gateway's settings, overridden per tenant by the admin (`PUT /v1/tenants/{t}/limits`)."""
 
 from __future__ import annotations
 
@@ -179,3 +179,22 @@ class LimitStore:
             await client.hdel(LIMITS_KEY, tenant)
         self._cache.pop(tenant, None)
         return await self.get(tenant)
+class AddressLimiter(RateLimiter):
+    """The bucket of requests that brought no valid key, per client address (a key-guessing or
+    broken client gets 429 instead of an endless stream of 401s). The table is bounded: past
+    `max_addresses`, the buckets that are full again (nothing to remember) are dropped, then the
+    oldest."""
+
+    def __init__(self, rate: float, burst: int, *, max_addresses: int = 100_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(rate, burst, clock=clock)
+        self.max_addresses = max_addresses
+
+    def hit(self, key: str) -> None:
+        if key not in self._buckets and len(self._buckets) >= self.max_addresses:
+            now = self.clock()
+            full = [k for k, (tokens, last) in self._buckets.items()
+                    if tokens + (now - last) * self.rate >= self.burst]
+            for k in full or list(self._buckets)[: max(1, self.max_addresses // 10)]:
+                del self._buckets[k]
+        super().hit(key)

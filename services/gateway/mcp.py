@@ -14,6 +14,10 @@ is learnt for it. `mcp:<clientInfo.name>` from the client's initialize (or `mcp:
 that header is sent) is only the facts' sub-label: a client names itself, so its name never decides
 whose trust ranks its claims. Its writes are announced on the streams like the API's.
 
+Sessions are capped per tenant (`mcp_sessions_per_tenant`, idle ones closed after 30 min), so
+one tenant cannot fill the process's whole table (10,000) and lock the others out: the tenant
+at its cap is refused a new session (503, as the MCP layer answers a full table).
+
 The session manager needs a task group for the lifetime of the app: `running()` is entered by the
 gateway's lifespan. Until then (an app called without its lifespan) /mcp answers 503."""
 
@@ -40,7 +44,7 @@ from relay_graph.tools import ToolContext, mcp_agent_name
 from relay_graph.tools.mcp_server import build_server, client_name
 
 from .auth import DEFAULT_AGENT
-from .deps import Services
+from .deps import Services, refused_key
 from .errors import Forbidden, NotReady, RateLimited, Unauthorized
 
 PATHS = ("/mcp", "/v1/tenants/{t}/mcp")
@@ -64,13 +68,35 @@ def _bearer(request: Request) -> str | None:
     return token.strip() if scheme.lower() == "bearer" else None
 
 
+def _tenant_of(requestor: Any) -> str | None:
+    client_id = requestor.get("client_id") if isinstance(requestor, dict) else None
+    return client_id.removeprefix("tenant:") if isinstance(client_id, str) and client_id.startswith("tenant:") else None
+
+
+class TenantSessionManager(StreamableHTTPSessionManager):
+    """The MCP session manager with a cap per tenant next to the SDK's cap per process."""
+
+    def __init__(self, *args: Any, per_tenant: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.per_tenant = per_tenant
+
+    def open_sessions(self, tenant: str) -> int:
+        return sum(1 for owner in self._session_owners.values() if _tenant_of(owner) == tenant)
+
+    def _admit_session(self, requestor: Any) -> Any:
+        tenant = _tenant_of(requestor)
+        if tenant is not None and self.open_sessions(tenant) >= self.per_tenant:
+            return None  # answered like a full table: 503, "Too many open sessions"
+        return super()._admit_session(requestor)
+
+
 class McpEndpoint:
     """An ASGI app: authentication in front of the MCP session manager."""
 
     def __init__(self, services: Services) -> None:
         self.services = services
         self.server = build_server(self._context_for)
-        self.manager = StreamableHTTPSessionManager(app=self.server)
+        self.manager = TenantSessionManager(app=self.server, per_tenant=services.settings.mcp_sessions_per_tenant)
         self._running = False
 
     @asynccontextmanager
@@ -83,7 +109,11 @@ class McpEndpoint:
                 self._running = False
 
     async def _authenticate(self, request: Request) -> McpCaller:
-        caller = await self.services.auth.identify(_bearer(request))
+        try:
+            caller = await self.services.auth.identify(_bearer(request))
+        except Unauthorized as exc:
+            refused_key(self.services, request, exc)
+            raise
         if caller.admin:
             raise Forbidden("the admin key only creates tenants; use the tenant's own key")
         path_tenant = request.path_params.get("t")

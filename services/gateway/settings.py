@@ -40,9 +40,19 @@ class GatewaySettings(GraphSettings):
     judge_runs_burst: int = Field(default=3, ge=1)
     # The built customer site (`make install` builds web/ into it); absent: / answers 404.
     site_dir: Path = REPO / "web" / "dist"
+    # Requests without a valid key, per client address, per process.
+    keyless_rate_per_second: float = Field(default=5.0, gt=0)
+    keyless_burst: int = Field(default=30, ge=1)
+    # Open MCP sessions per tenant (the process holds at most 10,000 in all).
+    mcp_sessions_per_tenant: int = Field(default=500, ge=1)
     readiness_timeout_seconds: float = Field(default=2.0, gt=0)
     log_level: str = "info"
-    shutdown_timeout_seconds: float = Field(default=10.0, gt=0)
+    # After SIGTERM: requests in flight (a chat waiting for its reply) get this long to finish,
+    # and the process is gone within stop_within_s whatever its connections are doing.
+    shutdown_timeout_seconds: float = Field(default=3.0, gt=0)
+    stop_within_s: float = Field(default=5.0, gt=0)
+    # How often the outbox relay looks for chat turns whose announcement is still unpublished.
+    outbox_every_s: float = Field(default=1.0, gt=0)
     # The agents whose consumer group and a live replica /readyz waits for in the real process
     # (RELAY_READY_AGENTS='[]' waits for FalkorDB and the streams only).
     ready_agents: list[str] = ["intake", "resolver", "netops"]

@@ -21,6 +21,7 @@ ADMIN = bearer(ADMIN_KEY)
 def make_app(settings: GatewaySettings, memory, **overrides):
     # A generous bucket by default: the rate limit has its own tests.
     overrides.setdefault("limiter", RateLimiter(10_000, 10_000))
+    overrides.setdefault("address_limiter", RateLimiter(10_000, 10_000))
     return create_app(settings, memory=memory, **overrides)
 
 

@@ -17,7 +17,7 @@ from relay_graph.models import EpisodeInput
 from relay_graph.streams import (
     STREAM_REPLIES,
     STREAM_TURNS,
-    Consumer,
+    StreamApp,
     Publisher,
     ReplyWritten,
     StreamSettings,
@@ -138,7 +138,7 @@ async def fake_intake(graph_settings, memory, tenant: str, *, ticket: bool = Tru
         await publisher.publish(ReplyWritten(tenant=tenant, id=reply_id, session=n.session, reply_to=n.id,
                                              ticket_id=ticket_id, version=n.seq, actor="intake"))
 
-    consumer = Consumer(redis, group=group, handlers={TurnReceived: on_turn},
+    consumer = StreamApp(redis, group=group, handlers={TurnReceived: on_turn},
                         settings=StreamSettings(block_ms=50))
     task = asyncio.create_task(consumer.run())
     try:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from services.gateway.errors import RateLimited
-from services.gateway.limits import RateLimiter
+from services.gateway.limits import AddressLimiter, RateLimiter
 
 from .helpers import ADMIN, assert_error, client_for, create_tenant, make_app
 
@@ -187,3 +187,26 @@ async def test_only_the_admin_sets_limits(client, tenant, auth):
         assert_error(await client.put(url, json=bad, headers=ADMIN), 422, "validation_error")
     r = await client.get(url, headers=auth)
     assert r.status_code == 200 and r.json()["overrides"] == {}
+async def test_requests_without_a_valid_key_are_limited_per_client_address(gateway_settings, memory, tenant):
+    app = make_app(gateway_settings, memory, address_limiter=AddressLimiter(rate=0.5, burst=5))
+    async with client_for(app) as client:
+        good = await create_tenant(client, tenant)
+        bad = {"Authorization": "Bearer not-a-key-at-all"}
+        codes = [(await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "x"}, headers=bad)).status_code
+                 for _ in range(8)]
+        assert codes == [401] * 5 + [429] * 3
+        r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "x"})  # no key at all: same address
+        assert_error(r, 429, "rate_limited")
+        assert int(r.headers["Retry-After"]) >= 1
+        # a valid key is not held back by its address's refused requests
+        r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "x"}, headers=good)
+        assert r.status_code == 200, r.text
+
+
+def test_the_address_table_stays_bounded():
+    clock = Clock()
+    limiter = AddressLimiter(rate=1, burst=2, max_addresses=100, clock=clock)
+    for i in range(1_000):
+        limiter.hit(f"10.0.{i // 256}.{i % 256}")
+        clock.now += 0.01
+    assert len(limiter._buckets) <= 100

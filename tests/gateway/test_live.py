@@ -170,7 +170,8 @@ async def test_asyncapi_is_served(client):
     doc = r.json()
     assert doc["asyncapi"].startswith("3.")
     assert {"TurnReceived", "TicketChanged", "ReplyWritten", "FactChanged", "OutageChanged", "NetworkChanged"} <= set(
-        doc["components"]["messages"])
+        doc["components"]["schemas"])
+    assert all(m["headers"] == {"$ref": "#/components/schemas/EntryHeaders"} for m in doc["components"]["messages"].values())
 
 
 # ---------------------------------------------------------------- pure pieces (no broker)

@@ -30,6 +30,7 @@ pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
 
 REPO = Path(__file__).resolve().parents[2]
 ADMIN_KEY = "mcp-test-admin-key"
+SESSIONS_PER_TENANT = 3
 INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
     "clientInfo": {"name": "raw-client", "version": "1"}}}
@@ -48,6 +49,7 @@ def gateway(falkordb_server, tmp_path_factory):
         "RELAY_ADMIN_KEY": ADMIN_KEY,
         "RELAY_LOG_LEVEL": "warning",
         "RELAY_READY_AGENTS": "[]",  # the gateway alone: ready once FalkorDB and the streams answer
+        "RELAY_MCP_SESSIONS_PER_TENANT": str(SESSIONS_PER_TENANT),
     }
     log_path = tmp_path_factory.mktemp("gateway") / "gateway.log"
     log = log_path.open("w+b")
@@ -196,3 +198,24 @@ async def test_an_mcp_session_is_bound_to_the_key_that_opened_it(gateway, tenant
         stolen = http.post("/mcp", json=listing, headers={**headers, "Authorization": f"Bearer {key_b}"})
         assert stolen.status_code == 404  # as if the session did not exist
         http.delete("/mcp", headers={**headers, "Authorization": f"Bearer {key_a}"})
+
+
+def test_one_tenant_cannot_take_every_mcp_session(gateway, tenant):
+    key_a = new_tenant(gateway, tenant)
+    key_b = new_tenant(gateway, tenant + "-other")
+    with httpx.Client(base_url=gateway, timeout=10) as http:
+        def open_session(key: str) -> httpx.Response:
+            return http.post("/mcp", json=INITIALIZE, headers={**MCP_HEADERS, "Authorization": f"Bearer {key}"})
+
+        opened = [open_session(key_a) for _ in range(SESSIONS_PER_TENANT)]
+        assert [r.status_code for r in opened] == [200] * SESSIONS_PER_TENANT
+        refused = open_session(key_a)
+        assert refused.status_code == 503 and "Too many open sessions" in refused.text
+        other = open_session(key_b)  # another tenant is not held back
+        assert other.status_code == 200, other.text
+        sid = opened[0].headers["mcp-session-id"]
+        closed = http.delete("/mcp", headers={**MCP_HEADERS, "mcp-session-id": sid,
+                                               "mcp-protocol-version": LATEST_HANDSHAKE_VERSION,
+                                               "Authorization": f"Bearer {key_a}"})
+        assert closed.status_code < 300, closed.text
+        assert open_session(key_a).status_code == 200  # a closed session frees its place

@@ -11,7 +11,7 @@ import pytest
 
 from relay_graph.embedded import EmbeddedFalkorDB, free_port
 from relay_graph.heartbeat import alive, heartbeat_loop
-from relay_graph.streams import Consumer, NetworkChanged, StreamSettings, TicketChanged, TurnReceived, connect
+from relay_graph.streams import StreamApp, NetworkChanged, StreamSettings, TicketChanged, TurnReceived, connect
 
 from .helpers import ADMIN_KEY, client_for, make_app
 
@@ -41,7 +41,7 @@ async def _nothing(_n) -> None:
 @contextlib.asynccontextmanager
 async def agent(redis, service: str):
     """A replica of `service` as the agents run one: its group's consumer, then its heartbeat."""
-    consumer = Consumer(redis, group=service, handlers={KIND_OF[service]: _nothing},
+    consumer = StreamApp(redis, group=service, handlers={KIND_OF[service]: _nothing},
                         settings=StreamSettings(block_ms=50))
     stop = asyncio.Event()
     running = asyncio.create_task(consumer.run())

@@ -25,7 +25,7 @@ from opentelemetry.trace import SpanKind
 from relay_graph import desk, tickets
 from relay_graph.agents import bind
 from relay_graph.embedded import free_port
-from relay_graph.streams import Consumer, StreamSettings, stream_for
+from relay_graph.streams import StreamApp, StreamSettings, stream_for
 from relay_graph.ticket_models import TicketStage
 from services.gateway.tracing import TracingMiddleware
 from services.intake.bootstrap import bootstrap as intake_bootstrap
@@ -84,7 +84,7 @@ async def start_agent(name, boot, settings_cls, handlers, graph_settings, memory
     streams = {stream_for(kind) for kind in handlers}
     for stream in streams:
         await stream_redis.xgroup_create(stream, group, id="$", mkstream=True)
-    consumer = Consumer(stream_redis, group=group, handlers=bind(handlers, deps), settings=FAST,
+    consumer = StreamApp(stream_redis, group=group, handlers=bind(handlers, deps), settings=FAST,
                         name=deps.consumer_name)
     return consumer, group, streams
 

@@ -117,7 +117,7 @@ def test_cli_check_fails_when_the_server_is_unreachable():
 
 
 async def test_this_host_counts_the_consumers_the_streams_runtime_names_here(r, falkordb_server):
-    from relay_graph.streams.consumer import consumer_name
+    from relay_graph.streams import consumer_name
 
     service = "svc" + uuid.uuid4().hex[:8]
     here = consumer_name(service)

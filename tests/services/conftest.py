@@ -75,6 +75,17 @@ async def published(redis, stream: str, tenant: str, **match) -> list:
     return out
 
 
+@pytest.fixture(autouse=True)
+async def registered_tenant(request):
+    """The agents handle only tenants that were created: a test's `tenant` is registered the way
+    POST /v1/tenants registers one."""
+    if "tenant" in request.fixturenames:
+        from relay_graph.tenancy import TENANTS_KEY
+
+        redis = request.getfixturevalue("stream_redis")
+        await redis.hset(TENANTS_KEY, request.getfixturevalue("tenant"), "test")
+
+
 @pytest.fixture(scope="session")
 async def stream_redis(falkordb_server):
     client = connect(host=falkordb_server.host, port=falkordb_server.port)

@@ -1,5 +1,5 @@
 """One trace from the customer's request through every agent that touched the ticket: the agents'
-handlers run in this test's event loop under the real consumer runtime (Consumer objects on real
+handlers run in this test's event loop under the real consumer runtime (each service's FastStream app on real
 streams, the services' bound HANDLERS), with spans kept in memory."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from opentelemetry import trace
 
 from relay_graph import desk, tickets
-from relay_graph.agents import make_consumer
+from relay_graph.agents import make_app
 from relay_graph.streams import Publisher
 from relay_graph.ticket_models import TicketStage
 from services.intake.handlers import HANDLERS as INTAKE
@@ -44,7 +44,7 @@ async def test_one_trace_runs_from_the_request_through_intake_to_the_resolver(
     run = uuid.uuid4().hex[:6]
     intake = await agent_deps("intake", consumer_name=f"intake-trace-{run}")
     resolver = await agent_deps("resolver", consumer_name=f"resolver-trace-{run}")
-    consumers = [make_consumer("intake", intake, INTAKE), make_consumer("resolver", resolver, RESOLVER)]
+    consumers = [make_app("intake", intake, INTAKE), make_app("resolver", resolver, RESOLVER)]
     tasks = [asyncio.create_task(c.run()) for c in consumers]
     try:
         await eventually(lambda: all(c.ready.is_set() for c in consumers), what="consumers ready")

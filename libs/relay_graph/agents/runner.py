@@ -1,24 +1,30 @@
-"""The run loop every desk agent process shares: build Deps, join the service's consumer group,
-beat a heartbeat, stop cleanly on SIGTERM/SIGINT.
+"""The run loop every desk agent process shares: build Deps, run the service's FastStream app
+(its consumer group), beat a heartbeat, stop on SIGTERM/SIGINT within `stop_within_s`.
 
     run_agent("intake", IntakeSettings(), HANDLERS, bootstrap)
 
-Stopping: the signal stops the consumer (the handler in flight finishes and is acknowledged),
-then the heartbeat key is removed and the connections are closed; the process exits 0. A replica
-killed without a chance to stop leaves its pending entries to another replica of the group (the
-streams runtime reclaims them) and its heartbeat key to expire.
+Stopping: the signal stops the app (the entry in flight finishes and is acknowledged, for up to
+`streams.graceful_timeout_s`), then the heartbeat key is removed and the connections are closed;
+the process exits 0. Every step is bounded, so a dead FalkorDB (a handler stuck in a call, a
+close that never gets an answer) cannot keep the process past its grace period: what is not
+done then is cancelled, and its entry stays pending for another replica. A replica killed
+without a chance to stop leaves its pending entries to another replica of the group (its
+reclaim subscriber) and its heartbeat key to expire.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import signal
 import sys
 from typing import Any, Awaitable, Callable, Mapping
 
+from .. import shutdown
 from ..heartbeat import heartbeat_loop
-from ..streams import Consumer, consumer_name, stop_on_signals
+from ..tenancy import tenant_registered
+from ..streams import StreamApp, consumer_name
 from .deps import Deps, bind
 from .settings import AgentSettings
 
@@ -28,22 +34,40 @@ Bootstrap = Callable[..., Awaitable[Deps]]
 Handlers = Mapping[str, Callable[..., Awaitable[Any]]]
 
 
-def make_consumer(service: str, deps: Deps, handlers: Handlers) -> Consumer:
-    """The consumer of one replica: group = the service, name = deps.consumer_name."""
-    return Consumer(
+def make_app(service: str, deps: Deps, handlers: Handlers, *, handle_signals: bool = False,
+             delivery: bool = True) -> StreamApp:
+    """The FastStream app of one replica: group = the service, consumer = deps.consumer_name,
+    one subscriber per kind in `handlers` calling the plain handler with `deps`; a notification
+    naming a tenant that was never created is dead-lettered before any graph is touched.
+    delivery=False: for TestRedisBroker (see StreamApp)."""
+    return StreamApp(
         deps.redis,
         group=service,
         handlers=bind(handlers, deps),
         settings=deps.settings.streams,
         name=deps.consumer_name or None,
+        handle_signals=handle_signals,
+        delivery=delivery,
+        tenant_exists=functools.partial(tenant_registered, deps.redis),
     )
+
+
+async def _bounded(what: str, aw: Awaitable[Any], seconds: float) -> None:
+    task = asyncio.ensure_future(aw)
+    done, _ = await asyncio.wait({task}, timeout=max(0.1, seconds))
+    if not done:
+        log.warning("%s did not finish within %.1fs; abandoning it", what, seconds)
+        task.cancel()
+        await asyncio.wait({task}, timeout=0.5)
+    elif not task.cancelled() and task.exception() is not None:
+        log.warning("%s failed: %r", what, task.exception())
 
 
 async def serve(service: str, settings: AgentSettings, handlers: Handlers, bootstrap: Bootstrap) -> None:
     """Run one replica until a signal (or cancellation) stops it."""
     name = consumer_name(service)
-    # A signal while the model loads and the pool opens ends the process cleanly too.
     loop = asyncio.get_running_loop()
+    # A signal while the model loads and the pool opens ends the process cleanly too.
     early = asyncio.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, early.set)
@@ -52,47 +76,51 @@ async def serve(service: str, settings: AgentSettings, handlers: Handlers, boots
     await asyncio.wait({building, stopped}, return_when=asyncio.FIRST_COMPLETED)
     stopped.cancel()
     if not building.done():
+        shutdown.arm(settings.stop_within_s - 1.0)
         building.cancel()
-        await asyncio.gather(building, return_exceptions=True)
+        await asyncio.wait({building}, timeout=1.0)
         log.info("%s stopped while starting", service)
         return
     deps = building.result()
     if early.is_set():
-        await deps.aclose()
+        await _bounded("closing", deps.aclose(), 1.0)
         log.info("%s stopped while starting", service)
         return
+    app = make_app(service, deps, handlers, handle_signals=True)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, app.stop)  # the app installs the same again after FastStream's
+    log.info(
+        "%s replica %d started as consumer %s (FalkorDB %s:%d, kinds: %s)",
+        service, settings.replica, app.name, settings.falkordb_host, settings.falkordb_port,
+        ", ".join(sorted(handlers)),
+    )
+    stop = asyncio.Event()
+    running = asyncio.create_task(app.run())
+    stopping = asyncio.create_task(app.stopping_event.wait())
+    beat: asyncio.Task | None = None
     try:
-        consumer = make_consumer(service, deps, handlers)
-        stop = asyncio.Event()
-        stop_on_signals(consumer)
-        log.info(
-            "%s replica %d started as consumer %s (FalkorDB %s:%d, kinds: %s)",
-            service, settings.replica, consumer.name, settings.falkordb_host, settings.falkordb_port,
-            ", ".join(sorted(handlers)),
-        )
-        running = asyncio.create_task(consumer.run())
-        beat: asyncio.Task | None = None
-        try:
-            # Beat only once the groups exist: "alive" then also means "will see what is published".
-            ready = asyncio.create_task(consumer.ready.wait())
-            await asyncio.wait({running, ready}, return_when=asyncio.FIRST_COMPLETED)
-            ready.cancel()
-            if not running.done():
-                beat = asyncio.create_task(
-                    heartbeat_loop(deps.redis, service, consumer.name, stop,
-                                   every_s=settings.heartbeat_every_s, ttl_s=settings.heartbeat_ttl_s)
-                )
-            await running
-        finally:
-            consumer.stop()
-            stop.set()
-            if not running.done():
-                running.cancel()
-            await asyncio.gather(running, *([beat] if beat else []), return_exceptions=True)
-        log.info("%s consumer %s stopped (handled %d, failed %d)", service, consumer.name,
-                 consumer.stats.handled, consumer.stats.failed)
+        # Beat only once the groups exist: "alive" then also means "will see what is published".
+        ready = asyncio.create_task(app.ready.wait())
+        await asyncio.wait({running, ready, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        ready.cancel()
+        if not running.done() and not stopping.done():
+            beat = asyncio.create_task(
+                heartbeat_loop(deps.redis, service, app.name, stop,
+                               every_s=settings.heartbeat_every_s, ttl_s=settings.heartbeat_ttl_s)
+            )
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        await deps.aclose()
+        stopping.cancel()
+        app.stop()
+        stop.set()
+        shutdown.arm(settings.stop_within_s - 1.0)  # threads stuck on a dead server cannot hold the exit
+        deadline = loop.time() + settings.stop_within_s - 0.5
+        await _bounded(f"{service}'s app stopping", running, deadline - loop.time() - 1.0)
+        if beat is not None:
+            await _bounded("the heartbeat", beat, min(0.5, deadline - loop.time() - 0.5))
+        await _bounded("closing the connections", deps.aclose(), deadline - loop.time() - 0.2)
+    log.info("%s consumer %s stopped (handled %d, failed %d)", service, app.name,
+             app.stats.handled, app.stats.failed)
 
 
 def run_agent(service: str, settings: AgentSettings, handlers: Handlers, bootstrap: Bootstrap) -> int:
@@ -106,8 +134,9 @@ def run_agent(service: str, settings: AgentSettings, handlers: Handlers, bootstr
 
     provider = setup_tracing(settings, service)
     try:
-        asyncio.run(serve(service, settings, handlers, bootstrap))
+        shutdown.run(serve(service, settings, handlers, bootstrap))
     finally:
         if provider is not None:
             provider.shutdown()  # flushes the spans still queued
+    shutdown.leave(0)
     return 0

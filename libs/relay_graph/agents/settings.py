@@ -46,6 +46,9 @@ class AgentSettings(GraphSettings):
     # text at a time (a reply) beside FalkorDB and the other processes on a small machine, where
     # one thread is about twice as fast as two fighting for the cores (bench/fact_writes.py).
     embed_threads: int | None = Field(default=1, ge=1)
+    # After SIGTERM the process is gone within this, whatever state its connections are in
+    # (compose gives 15 s before SIGKILL).
+    stop_within_s: float = Field(default=5.0, gt=0)
     step_delay_ms: int = Field(default=0, ge=0, description="tests only: pause between fix steps")
 
     @property

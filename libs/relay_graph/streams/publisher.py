@@ -9,8 +9,7 @@ from typing import Any
 import redis.asyncio as aioredis
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.exceptions import RedisError
 
 from ..errors import Unavailable
 from .notifications import InvalidNotification, NotificationBase, encode
@@ -39,7 +38,7 @@ class Publisher:
         self.maxlen = maxlen or (settings or StreamSettings()).maxlen
 
     async def publish(self, notification: NotificationBase) -> str:
-        """XADD the notification; returns the entry id. Unavailable if Redis cannot be reached
+        """XADD the notification; returns the entry id. Unavailable if Redis cannot be reached or refuses
         (the caller decides whether to retry or answer 503)."""
         if not isinstance(notification, NotificationBase):
             raise InvalidNotification("only notification models can be published")
@@ -54,8 +53,8 @@ class Publisher:
             fields = to_fields(notification)  # injects this span's context
             try:
                 entry_id = await self.redis.xadd(stream, fields, maxlen=self.maxlen, approximate=True)
-            except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
-                raise Unavailable("the notification streams are not reachable; retry shortly") from exc
+            except (RedisError, OSError) as exc:  # not reachable, or refusing writes (OOM, READONLY, ACL)
+                raise Unavailable("the notification streams are not taking entries; retry shortly") from exc
             entry_id = _text(entry_id)
             span.set_attribute("messaging.message.id", entry_id)
             return entry_id

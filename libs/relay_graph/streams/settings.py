@@ -2,7 +2,7 @@
 
 `StreamSettings` is a plain model, not a second pydantic-settings class: a service nests it in its
 own settings (e.g. `streams: StreamSettings = StreamSettings()` with `env_nested_delimiter="__"`,
-so `RELAY_STREAMS__MIN_IDLE_MS=30000` works) and hands it to `Consumer` / `Publisher`.
+so `RELAY_STREAMS__MIN_IDLE_MS=30000` works) and hands it to `StreamApp` / `Publisher`.
 """
 
 from __future__ import annotations
@@ -23,19 +23,22 @@ class StreamSettings(BaseModel):
     # (1 spreads work evenly over replicas).
     block_ms: int = Field(default=1_000, ge=1)
     batch: int = Field(default=1, ge=1)
-    # Handlers in flight per stream per replica (the reclaim loop handles one more at a time).
+    # Handlers in flight per stream per replica (the reclaim subscriber handles one more at a time).
     concurrency: int = Field(default=1, ge=1)
     # Entries per replica that may wait for their session's earlier turn without a handler slot.
     max_waiting: int = Field(default=100, ge=0)
     # A pending entry idle this long belongs to a dead or failed consumer and is reclaimed.
     min_idle_ms: int = Field(default=15_000, ge=1)
+    # How often the reclaim subscriber looks again once it found nothing idle.
     reclaim_interval_ms: int = Field(default=5_000, ge=1)
-    reclaim_batch: int = Field(default=100, ge=1)
     # How often an in-flight entry's idle time is reset; default min_idle_ms / 3.
     heartbeat_ms: int | None = Field(default=None, ge=1)
     # Deliveries after which a still-failing entry goes to the dead letters.
     max_deliveries: int = Field(default=5, ge=1)
     handler_timeout_s: float = Field(default=300.0, gt=0)
+    # On stop, how long the entries in flight may take to finish (then they are left pending
+    # for another replica); a service must be gone within 5 s of SIGTERM.
+    graceful_timeout_s: float = Field(default=3.0, ge=0)
     # A handler failing because Redis/FalkorDB is unreachable is retried in place this long.
     transient_retry_s: float = Field(default=60.0, ge=0)
     # A turn waiting for its session's earlier turn looks again this often, and gives up

@@ -1,24 +1,28 @@
-"""The notifications on the streams, described as an AsyncAPI 3.0 document."""
+"""The notifications on the streams, described as an AsyncAPI 3.0 document (FastStream's, from the
+agents' apps: services/asyncapi.py)."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from relay_graph.streams import asyncapi_document
+from services.asyncapi import document
 
 router = APIRouter(tags=["health"])
 
 
-@lru_cache(maxsize=1)
-def _document() -> dict:
-    return asyncapi_document()
+@lru_cache(maxsize=4)
+def _document(host: str, port: int) -> dict:
+    from relay_graph.config import GraphSettings
+
+    return document(GraphSettings(falkordb_host=host, falkordb_port=port))
 
 
 @router.get("/asyncapi.json", summary="AsyncAPI 3.0 description of the change notifications on the streams",
             description="The thin notifications the gateway and the agents exchange through Redis Streams "
             "(what the live feed is made of): channels, message schemas, trace headers, dead letters.")
-async def asyncapi() -> JSONResponse:
-    return JSONResponse(_document())
+async def asyncapi(request: Request) -> JSONResponse:
+    settings = request.app.state.services.settings
+    return JSONResponse(_document(settings.falkordb_host, settings.falkordb_port))

@@ -9,12 +9,14 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from relay_graph import chat as chat_turns
+from relay_graph.errors import Unavailable
 from relay_graph.memory import Memory
 from relay_graph.streams import ReplyWritten, TurnReceived
 
 from ..bus import Bus
 from ..deps import BusDep, MemoryDep, TenantDep, respond
 from ..errors import responses
+from ..idempotency import Idempotency, IdempotencyDep
 from ..schemas import ChatAccepted, ChatAnswered, ChatBody
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["desk"])
@@ -33,7 +35,25 @@ and hands it to the desk.
 Without `wait`: 202 `{{session, episode_id, customer}}` at once. With `wait` (seconds, at most
 {MAX_WAIT_SECONDS:g}): 200 with the desk's reply (`text` and `how_i_know`, the graph rows it rests
 on) and the ticket it concerns, as soon as the reply is written; if it is not written in time, 202
-with a `note` (the reply still comes: on the live feed and in the session)."""
+with a `note` (the reply still comes: on the live feed and in the session).
+
+503 when the notification streams refuse the turn's announcement: the turn is stored all the same
+and reaches the desk a moment later (nothing is lost; send `Idempotency-Key` to retry safely)."""
+
+
+async def _announce(memory, bus, tenant: str, announced: TurnReceived, idem: Idempotency, accepted: dict) -> None:
+    """Publish the turn's announcement and take it out of the outbox. A publish that fails is
+    503 with nothing lost: the turn and its announcement are in the graph, and the outbox relay
+    publishes it shortly (chat.announce_pending); a retry with the same Idempotency-Key gets the
+    turn's 202 instead of storing it again."""
+    try:
+        await bus.publish(announced)
+    except Unavailable as exc:
+        await idem.keep(respond(accepted, 202))
+        raise Unavailable(f"turn {announced.id} of session {announced.session} is stored and will reach the desk "
+                          "shortly (its reply appears in the session); the notification streams are not "
+                          "taking entries right now") from exc
+    await chat_turns.announced(memory.client, tenant, announced.id)
 
 
 @router.post("/chat", status_code=202, response_model=ChatAccepted,
@@ -45,32 +65,33 @@ async def chat(
     tenant: TenantDep,
     memory: MemoryDep,
     bus: BusDep,
+    idem: IdempotencyDep,
     wait: Annotated[float, Query(ge=0, le=MAX_WAIT_SECONDS,
                                  description="seconds to wait for the reply; 0 answers at once")] = 0,
 ) -> JSONResponse:
     if body.customer is not None:
         chat_turns.check_customer(body.customer)
-    return await take_turn(memory, bus, tenant, customer=body.customer, name=body.name, text=body.text,
-                           session=body.session, wait=wait)
+    return await idem.run_once(tenant, "chat", body, lambda: take_turn(
+        memory, bus, idem, tenant, customer=body.customer, name=body.name, text=body.text, session=body.session,
+        wait=wait))
 
 
-async def take_turn(memory: Memory, bus: Bus, tenant: str, *, customer: str | None, text: str, session: str | None,
-                    wait: float, name: str | None = None) -> JSONResponse:
+async def take_turn(memory: Memory, bus: Bus, idem: Idempotency, tenant: str, *, customer: str | None, text: str,
+                    session: str | None, wait: float, name: str | None = None) -> JSONResponse:
     """A turn in, the 202 or 200 answer out: what POST /chat and the customer site's POST /me/chat
     (always with the session's customer) both do."""
     if wait > 0:
         # Before anything is written: a gateway that cannot see replies refuses to wait for one.
         await bus.tail.start()
     turn = await chat_turns.record_turn(memory, tenant, customer=customer, name=name, text=text, session=session)
-    announced = TurnReceived(tenant=tenant, id=turn.episode_id, version=turn.seq, session=turn.session,
-                             customer=turn.customer, actor="customer")
+    announced = chat_turns.announcement(tenant, turn)
     accepted = {"session": turn.session, "episode_id": turn.episode_id, "customer": turn.customer}
     if wait <= 0:
-        await bus.publish(announced)
+        await _announce(memory, bus, tenant, announced, idem, accepted)
         return respond(accepted, 202)
 
     with bus.waiters.expect(tenant, turn.episode_id) as replied:  # registered before the turn is announced
-        await bus.publish(announced)
+        await _announce(memory, bus, tenant, announced, idem, accepted)
         try:
             written: ReplyWritten = await asyncio.wait_for(asyncio.shield(replied), wait)
         except asyncio.TimeoutError:

@@ -8,6 +8,7 @@ from fastapi.responses import JSONResponse
 
 from ..deps import IdentityDep, MemoryDep, respond
 from ..errors import responses
+from ..idempotency import IdempotencyDep
 from ..schemas import EpisodesBody, EpisodesResult
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["episodes"])
@@ -15,7 +16,11 @@ router = APIRouter(prefix="/v1/tenants/{t}", tags=["episodes"])
 
 @router.post("/episodes", status_code=201, response_model=EpisodesResult,
              responses=responses(401, 403, 413, 422, 429, 503), summary="Write conversation turns")
-async def write_episodes(body: EpisodesBody, who: IdentityDep, memory: MemoryDep) -> JSONResponse:
-    items = [ep.model_copy(update={"agent": who.agent}) for ep in body.episodes]
-    ids = await memory.write_episodes(who.tenant, items)
-    return respond(EpisodesResult(episode_ids=ids), 201)
+async def write_episodes(body: EpisodesBody, who: IdentityDep, memory: MemoryDep,
+                         idem: IdempotencyDep) -> JSONResponse:
+    async def work() -> JSONResponse:
+        items = [ep.model_copy(update={"agent": who.agent}) for ep in body.episodes]
+        ids = await memory.write_episodes(who.tenant, items)
+        return respond(EpisodesResult(episode_ids=ids), 201)
+
+    return await idem.run_once(who.tenant, "episodes", body, work)

@@ -16,6 +16,7 @@ from relay_graph.streams import FactChanged
 
 from ..deps import BusDep, IdentityDep, MemoryDep, ReaderDep, TenantDep, respond
 from ..errors import PayloadTooLarge, responses
+from ..idempotency import IdempotencyDep
 from ..schemas import (
     ApiTime,
     FactBody,
@@ -40,13 +41,17 @@ OptPredicate = Annotated[str | None, Query(min_length=1, max_length=64, examples
 
 @router.post("/facts", status_code=201, response_model=FactWriteResult, responses=ERRORS,
              summary="Assert a fact: created, corroborated, superseded or conflict")
-async def write_fact(body: FactBody, who: IdentityDep, memory: MemoryDep, bus: BusDep) -> JSONResponse:
-    registry.get(body.predicate)  # an unknown predicate is refused before anything is written
-    result = await memory.write_fact(who.tenant, body.to_input(who.agent, who.label(body.agent)), embed=True)
-    # For the live feed (facts are not versioned: version 0, the change says what happened).
-    await bus.publish_quietly(FactChanged, tenant=who.tenant, id=result.fact_id, version=0,
-                              change=result.outcome.value, actor=who.agent)
-    return respond(result, 201)
+async def write_fact(body: FactBody, who: IdentityDep, memory: MemoryDep, bus: BusDep,
+                     idem: IdempotencyDep) -> JSONResponse:
+    async def work() -> JSONResponse:
+        registry.get(body.predicate)  # an unknown predicate is refused before anything is written
+        result = await memory.write_fact(who.tenant, body.to_input(who.agent, who.label(body.agent)), embed=True)
+        # For the live feed (facts are not versioned: version 0, the change says what happened).
+        await bus.publish_quietly(FactChanged, tenant=who.tenant, id=result.fact_id, version=0,
+                                  change=result.outcome.value, actor=who.agent)
+        return respond(result, 201)
+
+    return await idem.run_once(who.tenant, "facts", body, work)
 
 
 def _item_error(exc: ValidationError | RelayError) -> ItemError:

@@ -24,6 +24,7 @@ from relay_graph.models import FactView
 from ..customer_sessions import COOKIE, SESSION_TTL_S, CustomerSession, CustomerSessions, cookie_path
 from ..deps import BusDep, MemoryDep, ServicesDep, TenantDep, respond
 from ..errors import responses
+from ..idempotency import IdempotencyDep
 from ..schemas import ChatAccepted, ChatAnswered, ConfirmResult, LineResult, Strict, TicketsResult, TicketView
 from . import live as live_route
 from .chat import MAX_WAIT_SECONDS, take_turn
@@ -138,10 +139,12 @@ async def my_chat(
     session: CustomerDep,
     memory: MemoryDep,
     bus: BusDep,
+    idem: IdempotencyDep,
     wait: Annotated[float, Query(ge=0, le=MAX_WAIT_SECONDS)] = 0,
 ) -> JSONResponse:
-    return await take_turn(memory, bus, session.tenant, customer=session.customer, text=body.text,
-                           session=body.session, wait=wait)
+    return await idem.run_once(session.tenant, f"me-chat:{session.customer}", body, lambda: take_turn(
+        memory, bus, idem, session.tenant, customer=session.customer, text=body.text, session=body.session,
+        wait=wait))
 
 
 @router.get("/me/conversations", response_model=Conversations, responses=responses(401, 403, 404, 429, 503),

@@ -4,7 +4,7 @@ until the test kills the process with SIGKILL. Usage: blocking_consumer.py HOST 
 import asyncio
 import sys
 
-from relay_graph.streams import Consumer, StreamSettings, TicketChanged, connect
+from relay_graph.streams import StreamApp, StreamSettings, TicketChanged, connect
 
 
 async def main(host: str, port: str, group: str, marker: str) -> None:
@@ -15,7 +15,7 @@ async def main(host: str, port: str, group: str, marker: str) -> None:
         await asyncio.Event().wait()
 
     settings = StreamSettings(min_idle_ms=1_000, heartbeat_ms=100, block_ms=50, reclaim_interval_ms=50)
-    await Consumer(redis, group=group, handlers={TicketChanged: handler}, settings=settings).run()
+    await StreamApp(redis, group=group, handlers={TicketChanged: handler}, settings=settings).run()
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
-"""The AsyncAPI document is generated from the models and the stream constants."""
+"""/asyncapi.json is FastStream's document of the agents' apps, with our entry headers added."""
 
 from __future__ import annotations
 
 import json
 
-from relay_graph.streams import DEAD_LETTER_STREAMS, KINDS, STREAMS, asyncapi_document
+from relay_graph.config import GraphSettings
+from relay_graph.streams import DEAD_LETTER_STREAMS, KINDS, STREAMS
+from services.asyncapi import document
 
 
 def _resolve(doc: dict, ref: str):
@@ -26,8 +28,8 @@ def _refs(node):
             yield from _refs(value)
 
 
-def test_document_describes_every_stream_and_message():
-    doc = asyncapi_document()
+def test_document_describes_every_stream_message_and_header():
+    doc = document(GraphSettings())
     json.dumps(doc)  # serialisable as the gateway will serve it
     assert doc["asyncapi"] == "3.0.0"
     addresses = {c["address"] for c in doc["channels"].values()}
@@ -35,18 +37,33 @@ def test_document_describes_every_stream_and_message():
     kinds = set()
     for message in doc["components"]["messages"].values():
         payload = _resolve(doc, message["payload"]["$ref"])
+        headers = _resolve(doc, message["headers"]["$ref"])["properties"]
+        assert {"kind", "traceparent", "tracestate", "baggage"} <= set(headers)
         if "kind" in payload.get("properties", {}):
             kinds.add(payload["properties"]["kind"]["const"])
             assert payload["properties"]["tenant"]["pattern"].startswith("^[a-z0-9]")
-            assert "traceparent" in _resolve(doc, message["headers"]["$ref"])["properties"]
+        else:
+            assert "dlq.error" in payload["properties"] and "dlq.deliveries" in payload["properties"]
     assert kinds == set(KINDS)
 
 
+def test_the_agents_groups_are_the_receivers():
+    doc = document(GraphSettings())
+    receivers = {}
+    for name, op in doc["operations"].items():
+        assert op["action"] in ("send", "receive")
+        if op["action"] == "receive":
+            channel = _resolve(doc, op["channel"]["$ref"])
+            receivers[channel["address"]] = channel["bindings"]["redis"]["groupName"]
+    assert receivers == {"relay:stream:turns": "intake", "relay:stream:tickets": "resolver",
+                         "relay:stream:network": "netops"}
+    # the reclaim subscribers are the same group again, not another channel
+    assert len([op for op in doc["operations"].values() if op["action"] == "receive"]) == 3
+
+
 def test_every_reference_resolves():
-    doc = asyncapi_document()
+    doc = document(GraphSettings())
     refs = list(_refs(doc))
     assert len(refs) > 20
     for ref in refs:
         assert _resolve(doc, ref) is not None, ref
-    for op in doc["operations"].values():
-        assert op["action"] in ("send", "receive")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from relay_graph.streams import STREAM_TICKETS, Consumer, Publisher, TicketChanged
+from relay_graph.streams import STREAM_TICKETS, StreamApp, Publisher, TicketChanged
 
 from .conftest import FAST, all_acknowledged, eventually, running
 
@@ -53,7 +53,7 @@ async def test_an_entry_of_a_killed_replica_is_reclaimed(redis, group, tenant, f
     async def handler(n, delivery):
         handled.append((n.id, delivery.entry_id, delivery.reclaimed, delivery.deliveries))
 
-    replica = Consumer(redis, group=group, handlers={TicketChanged: handler}, settings=FAST)
+    replica = StreamApp(redis, group=group, handlers={TicketChanged: handler}, settings=FAST)
     async with running(replica):
         await eventually(lambda: handled, what="reclaimed by the surviving replica")
         await all_acknowledged(redis, STREAM_TICKETS, group)

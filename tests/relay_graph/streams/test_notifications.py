@@ -16,7 +16,7 @@ from relay_graph.streams import (
     KINDS,
     NOTIFICATION_TYPES,
     STREAMS,
-    Consumer,
+    StreamApp,
     FactChanged,
     InvalidNotification,
     NetworkChanged,
@@ -33,6 +33,7 @@ from relay_graph.streams import (
     stream_for,
 )
 from relay_graph.streams.keys import error_key, seen_key
+from relay_graph.streams.service import _wants_delivery
 from relay_graph.streams.wire import PAYLOAD, carrier, from_fields, text_fields, to_fields
 
 AT = datetime(2026, 9, 5, 10, 0, tzinfo=timezone.utc)
@@ -185,13 +186,17 @@ def test_consumer_names_are_unique_per_replica_and_groups_are_validated():
     async def two(n, delivery):  # noqa: ARG001
         pass
 
-    consumer = Consumer(client, group="intake", handlers={TurnReceived: one, "ticket_changed": two})
+    consumer = StreamApp(client, group="intake", handlers={TurnReceived: one, "ticket_changed": two})
     assert consumer.streams == ("relay:stream:tickets", "relay:stream:turns")
-    assert consumer._handlers["turn_received"][1] is False and consumer._handlers["ticket_changed"][1] is True
+    # per kind, one FastStream subscriber for fresh entries and one (XAUTOCLAIM) for idle ones
+    subs = sorted((s.stream_sub.name, s.stream_sub.min_idle_time is not None) for s in consumer.broker.subscribers)
+    assert subs == [("relay:stream:tickets", False), ("relay:stream:tickets", True),
+                    ("relay:stream:turns", False), ("relay:stream:turns", True)]
+    assert _wants_delivery(one) is False and _wants_delivery(two) is True
     with pytest.raises(InvalidInput):
-        Consumer(client, group="Intake Team", handlers={TurnReceived: one})
+        StreamApp(client, group="Intake Team", handlers={TurnReceived: one})
     with pytest.raises(InvalidInput):
-        Consumer(client, group="intake", handlers={"nope": one})
+        StreamApp(client, group="intake", handlers={"nope": one})
     with pytest.raises(InvalidInput):
-        Consumer(client, group="intake", handlers={})
+        StreamApp(client, group="intake", handlers={})
     assert StreamSettings(min_idle_ms=900).heartbeat_every_ms == 300

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from relay_graph.streams import STREAM_TURNS, Consumer, Publisher, TurnReceived
+from relay_graph.streams import STREAM_TURNS, StreamApp, Publisher, TurnReceived
 
 from .conftest import FAST, STEADY, all_acknowledged, eventually, running
 
@@ -28,7 +28,7 @@ async def test_later_turns_wait_for_the_earlier_one_on_another_replica(redis, gr
             await gate.wait()
         log.append(("end", n.seq, delivery.consumer))
 
-    a, b, c = (Consumer(redis, group=group, handlers={TurnReceived: handler}, settings=STEADY) for _ in range(3))
+    a, b, c = (StreamApp(redis, group=group, handlers={TurnReceived: handler}, settings=STEADY) for _ in range(3))
     pub = Publisher(redis)
     async with running(a):
         await pub.publish(turn(tenant, "s1", 1))
@@ -58,7 +58,7 @@ async def test_quick_turns_of_many_sessions_with_three_replicas(redis, group, te
         log.append(("end", n.session, n.seq))
 
     settings = STEADY.model_copy(update={"concurrency": 2})
-    replicas = [Consumer(redis, group=group, handlers={TurnReceived: handler}, settings=settings) for _ in range(3)]
+    replicas = [StreamApp(redis, group=group, handlers={TurnReceived: handler}, settings=settings) for _ in range(3)]
     sessions, turns = ["s1", "s2", "s3"], 5
     async with running(*replicas):
         pub = Publisher(redis)
@@ -85,7 +85,7 @@ async def test_a_failed_turn_still_goes_before_the_next_one(redis, group, tenant
             raise RuntimeError("model not ready")
         log.append((n.seq, delivery.deliveries))
 
-    consumer = Consumer(redis, group=group, handlers={TurnReceived: handler}, settings=FAST)
+    consumer = StreamApp(redis, group=group, handlers={TurnReceived: handler}, settings=FAST)
     async with running(consumer):
         pub = Publisher(redis)
         await pub.publish(turn(tenant, "s1", 1))
@@ -106,11 +106,13 @@ async def test_a_waiting_turn_does_not_hold_back_other_sessions(redis, group, te
         if n.session == "blocked":
             await gate.wait()
 
-    consumer = Consumer(redis, group=group, handlers={TurnReceived: handler},
+    consumer = StreamApp(redis, group=group, handlers={TurnReceived: handler},
                         settings=settings.model_copy(update={"concurrency": 2}))
     async with running(consumer):
         pub = Publisher(redis)
         await pub.publish(turn(tenant, "blocked", 1))
+        # sessions are independent: with two slots, wait until turn 1 holds one before going on
+        await eventually(lambda: seen == ["blocked"], what="blocked turn 1 started")
         await pub.publish(turn(tenant, "blocked", 2))
         await pub.publish(turn(tenant, "free", 1))
         await eventually(lambda: "free" in seen, what="another session passes a waiting turn")

@@ -9,7 +9,7 @@ import pytest
 
 from relay_graph.embedded import EmbeddedFalkorDB, free_port
 from relay_graph.errors import Unavailable
-from relay_graph.streams import STREAM_TICKETS, Consumer, Publisher, TicketChanged, connect
+from relay_graph.streams import STREAM_TICKETS, StreamApp, Publisher, TicketChanged, connect
 
 from .conftest import FAST, all_acknowledged, eventually, running
 
@@ -50,7 +50,7 @@ async def test_consumer_resumes_after_a_restart_and_nothing_is_lost(own_server, 
             raise RuntimeError("not yet")
         handled.append(n.id)
 
-    consumer = Consumer(redis, group="resolver", handlers={TicketChanged: handler}, settings=FAST)
+    consumer = StreamApp(redis, group="resolver", handlers={TicketChanged: handler}, settings=FAST)
     pub = Publisher(redis)
     try:
         async with running(consumer):
@@ -82,7 +82,7 @@ async def test_group_is_recreated_when_the_server_lost_its_data(own_server, tena
     async def handler(n):
         handled.append(n.id)
 
-    consumer = Consumer(redis, group="resolver", handlers={TicketChanged: handler}, settings=FAST)
+    consumer = StreamApp(redis, group="resolver", handlers={TicketChanged: handler}, settings=FAST)
     pub = Publisher(redis)
     try:
         async with running(consumer):

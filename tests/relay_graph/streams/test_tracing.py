@@ -6,7 +6,7 @@ import pytest
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, StatusCode
 
-from relay_graph.streams import Consumer, Publisher, TicketChanged, TurnReceived
+from relay_graph.streams import StreamApp, Publisher, TicketChanged, TurnReceived
 
 from .conftest import FAST, STEADY, eventually, running
 
@@ -20,7 +20,7 @@ async def test_publisher_and_handler_spans_share_one_trace(redis, group, tenant,
     async def handler(n):
         inside.append(trace.get_current_span().get_span_context())
 
-    consumer = Consumer(redis, group=group, handlers={TurnReceived: handler}, settings=STEADY)
+    consumer = StreamApp(redis, group=group, handlers={TurnReceived: handler}, settings=STEADY)
     async with running(consumer):
         with trace.get_tracer("test").start_as_current_span("POST /v1/tenants/{t}/chat") as request:
             await Publisher(redis).publish(
@@ -49,7 +49,7 @@ async def test_a_failing_handler_marks_its_span(redis, group, tenant, span_expor
     async def broken(n):
         raise RuntimeError("boom")
 
-    consumer = Consumer(redis, group=group, handlers={TicketChanged: broken}, settings=FAST)
+    consumer = StreamApp(redis, group=group, handlers={TicketChanged: broken}, settings=FAST)
     async with running(consumer):
         await Publisher(redis).publish(
             TicketChanged(tenant=tenant, ticket_id="T-1", version=1, change="opened", actor="test")

@@ -1,0 +1,100 @@
+"""No turn is lost between the graph and the stream: with XADD refused for about a second (the
+gateway's stream user loses the command through a real ACL change), every chat turn written is
+announced exactly once per notification id, by the request or by the outbox relay, and the
+requests that could not publish answered 503 (their retries, with the same Idempotency-Key, get the
+stored turn back instead of storing it again)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+import redis.asyncio as aioredis
+
+from relay_graph import chat
+from relay_graph.queries import chat as q
+from relay_graph.streams import STREAM_TURNS
+from services.gateway import outbox
+from services.gateway.bus import Bus
+
+from .stream_helpers import published
+
+pytestmark = pytest.mark.falkordb
+
+
+@pytest.fixture
+async def acl_user(stream_redis):
+    name, password = f"gw-{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
+    await stream_redis.execute_command("ACL", "SETUSER", name, "on", f">{password}", "~*", "&*", "+@all")
+    yield name, password
+    await stream_redis.execute_command("ACL", "DELUSER", name)
+
+
+async def test_xadd_failing_for_a_second_loses_no_turn(app, client, auth, tenant, memory, stream_redis,
+                                                        graph_settings, acl_user):
+    name, password = acl_user
+    services = app.state.services
+    user_redis = aioredis.Redis(host=graph_settings.falkordb_host, port=graph_settings.falkordb_port,
+                                username=name, password=password, decode_responses=False)
+    bus = Bus(services.settings, redis=user_redis)
+    services.bus = bus
+    stop = asyncio.Event()
+    relay = asyncio.create_task(outbox.relay_loop(services.backend, bus, stop, every_s=0.2, older_than_s=0.5))
+    base = f"/v1/tenants/{tenant}"
+    statuses: list[int] = []
+    try:
+        r = await client.post(f"{base}/chat", json={"customer": "Ann Bell", "text": "hello"}, headers=auth)
+        assert r.status_code == 202
+        session = r.json()["session"]
+        statuses.append(r.status_code)
+
+        async def refuse_xadd_for_a_second():
+            await stream_redis.execute_command("ACL", "SETUSER", name, "-xadd")
+            await asyncio.sleep(1.0)
+            await stream_redis.execute_command("ACL", "SETUSER", name, "+xadd")
+
+        refused: list[int] = []
+
+        async def chats():
+            for i in range(30):
+                r = await client.post(f"{base}/chat", json={"customer": "Ann Bell", "text": f"turn {i}",
+                                                            "session": session},
+                                      headers={**auth, "Idempotency-Key": f"turn-{i}"})
+                statuses.append(r.status_code)
+                if r.status_code == 503:
+                    assert r.json()["error"]["code"] == "unavailable" and "stored" in r.json()["error"]["message"]
+                    refused.append(i)
+                await asyncio.sleep(0.05)
+
+        await asyncio.gather(refuse_xadd_for_a_second(), chats())
+        assert set(statuses) == {202, 503} and statuses.count(503) >= 3  # the window was hit, and passed
+        # the client retries what answered 503: the turn it had stored comes back, nothing is stored twice
+        for i in refused:
+            r = await client.post(f"{base}/chat", json={"customer": "Ann Bell", "text": f"turn {i}",
+                                                        "session": session},
+                                  headers={**auth, "Idempotency-Key": f"turn-{i}"})
+            assert r.status_code == 202 and r.headers["Idempotent-Replayed"] == "true"
+
+        async def all_announced():
+            seqs = {n.seq for n in await published(stream_redis, STREAM_TURNS, tenant)}
+            return seqs == set(range(1, 32))
+
+        deadline = asyncio.get_running_loop().time() + 20
+        while not await all_announced():
+            assert asyncio.get_running_loop().time() < deadline, "turns never announced"
+            await asyncio.sleep(0.1)
+    finally:
+        stop.set()
+        await asyncio.wait_for(relay, 10)
+        await bus.close()
+        await user_redis.aclose()
+
+    turns = await published(stream_redis, STREAM_TURNS, tenant)
+    by_seq: dict[int, set] = {}
+    for n in turns:
+        by_seq.setdefault(n.seq, set()).add(n.notification_id)
+    assert sorted(by_seq) == list(range(1, 32))
+    assert all(len(ids) == 1 for ids in by_seq.values())  # a copy, if any, is the same notification
+    assert await memory.client.run(tenant, q.OUTBOX_PENDING, {"before_ms": 2**62, "limit": 10}) == []
+    assert [await chat.turn_seq(memory.client, tenant, n.id) for n in turns[:1]] == [turns[0].seq]

@@ -1,0 +1,105 @@
+"""The agents' FastStream apps under TestRedisBroker (in memory, no broker loop, no delivery
+middleware): each kind reaches its service's plain handler as its model, with the service's Deps.
+The delivery guarantees are proven on the real broker (tests/relay_graph/streams, test_desk_processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+from faststream.redis import TestRedisBroker
+
+from relay_graph import network
+from relay_graph.agents import make_app
+from relay_graph.streams import (
+    STREAM_OUTAGES,
+    STREAM_TURNS,
+    NetworkChanged,
+    Publisher,
+    StreamApp,
+    StreamSettings,
+    TicketChanged,
+    TurnReceived,
+    connect,
+    read_dead_letters,
+)
+from relay_graph.tenancy import graph_name
+from services.intake.handlers import HANDLERS as INTAKE
+from services.netops.handlers import HANDLERS as NETOPS
+from services.resolver.handlers import HANDLERS as RESOLVER
+
+from .conftest import published
+
+FAST_SETTINGS = StreamSettings(block_ms=50, min_idle_ms=10_000, heartbeat_ms=200)
+
+pytestmark = pytest.mark.falkordb
+
+
+async def test_each_kind_reaches_its_plain_handler_as_its_model(stream_redis):
+    seen = []
+
+    async def on_turn(n):
+        seen.append(n)
+
+    async def on_ticket(n, delivery):
+        seen.append((n, delivery))
+
+    app = StreamApp(stream_redis, group="wiring", handlers={TurnReceived: on_turn, TicketChanged: on_ticket},
+                    delivery=False)
+    turn = TurnReceived(tenant="acme", episode_id="e1", seq=1, session="s", customer="c")
+    ticket = TicketChanged(tenant="acme", ticket_id="T-1", version=2, change="opened", actor="test")
+    async with TestRedisBroker(app.broker) as broker:
+        await broker.publish(turn.model_dump(mode="json"), stream=TurnReceived.stream)
+        await broker.publish(ticket.model_dump(mode="json"), stream=TicketChanged.stream)
+    assert seen == [turn, (ticket, None)]  # no delivery middleware: no Delivery either
+
+
+def test_every_agent_subscribes_to_the_kinds_its_handlers_table_names():
+    for service, handlers, stream in (("intake", INTAKE, "relay:stream:turns"),
+                                      ("resolver", RESOLVER, "relay:stream:tickets"),
+                                      ("netops", NETOPS, "relay:stream:network")):
+        app = StreamApp(connect(host="127.0.0.1", port=1), group=service, handlers=handlers)
+        subs = app.broker.subscribers
+        assert {s.stream_sub.name for s in subs} == {stream}
+        assert {s.stream_sub.group for s in subs} == {service}
+        assert sorted(s.stream_sub.min_idle_time is not None for s in subs) == [False, True]  # fresh + reclaim
+
+
+async def test_netops_app_declares_the_outage_of_a_node_down(agent_deps, graph_client, stream_redis, tenant):
+    netops = await agent_deps("netops")
+    net = await network.build_sample_network(graph_client, tenant, city="pune", customers=["Ann Bell", "Ben Cole"])
+    node = net.splitters[0]
+    change = await network.set_node_status(graph_client, tenant, node, up=False)
+    n = NetworkChanged(tenant=tenant, id=node, version=change.version, change="down", actor="lab")
+    app = make_app("netops", netops, NETOPS, delivery=False)
+    async with TestRedisBroker(app.broker) as broker:
+        await broker.publish(n.model_dump(mode="json"), stream=NetworkChanged.stream)
+    declared = await published(stream_redis, STREAM_OUTAGES, tenant)
+    assert [(d.change, d.node_id) for d in declared] == [("declared", node)]
+
+
+async def test_an_entry_for_a_tenant_never_created_makes_no_graph(agent_deps, graph_client, stream_redis):
+    ghost = "never-" + uuid.uuid4().hex[:10]
+    intake = await agent_deps("intake", streams=FAST_SETTINGS)
+    app = make_app("intake", intake, INTAKE)
+    task = asyncio.create_task(app.run())
+    try:
+        await asyncio.wait_for(app.ready.wait(), 20)
+        entry = await Publisher(stream_redis).publish(
+            TurnReceived(tenant=ghost, episode_id="e1", seq=1, session="s", customer="c"))
+
+        async def dead():
+            return [d for d in await read_dead_letters(stream_redis, STREAM_TURNS) if d.original_id == entry]
+
+        for _ in range(200):
+            if await dead():
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        app.stop()
+        await asyncio.wait_for(task, 20)
+    [letter] = await dead()
+    assert letter.group == "intake" and f"tenant {ghost!r} does not exist" in letter.error
+    assert not await graph_client.redis.exists(graph_name(ghost))
+    assert app.stats.handled == 0

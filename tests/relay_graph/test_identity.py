@@ -283,3 +283,17 @@ async def test_recall_by_a_misspelt_subject_says_what_it_matched_or_asks(graph_c
     both = await memory.recall(tenant, "what is wrong with the router?", subject="isha rao")
     assert both.shape.value == "ambiguous" and both.items == []
     assert sorted(c.id for c in both.ambiguous.candidates) == ["c-00000000000000a1", "c-00000000000000b1"]
+
+
+async def test_reading_by_name_starts_from_an_index(graph_client, tenant):
+    from relay_graph.queries import names as nq
+
+    await facts.write_fact(graph_client, tenant, FactInput(subject="c-00000000000000a1", predicate="name",
+                                                           object="Asha Rao", agent="intake"))
+    for query, params in (
+        (nq.NAME_MATCH, {"own_uid": "Customer|isha rao", "name_uid": "PersonName|isha rao",
+                         "search": "%isha% %rao%", "types": ["Customer", "PersonName"]}),
+        (nq.CUSTOMER_NAMES, {"uids": ["Customer|c-00000000000000a1"]}),
+    ):
+        plan = await graph_client.explain(tenant, query, params)
+        assert "Index Scan" in plan and "All Node Scan" not in plan and "Label Scan" not in plan, plan

@@ -297,3 +297,13 @@ async def test_reading_by_name_starts_from_an_index(graph_client, tenant):
     ):
         plan = await graph_client.explain(tenant, query, params)
         assert "Index Scan" in plan and "All Node Scan" not in plan and "Label Scan" not in plan, plan
+
+
+async def test_a_read_by_a_customers_exact_name_says_it_was_read_by_name(graph_client, tenant):
+    await facts.write_fact(graph_client, tenant, FactInput(subject="c-00000000000000a1", predicate="name",
+                                                           object="Zoya Khan", agent="intake"))
+    answer = await facts.facts_about(graph_client, tenant, "ZOYA  khan")
+    assert answer.matched is not None
+    assert (answer.matched.asked, answer.matched.id, answer.matched.name, answer.matched.how) == \
+        ("ZOYA khan", "c-00000000000000a1", "Zoya Khan", "name")  # asked as cleaned: spaces collapsed
+    assert [f.object for f in answer.facts] == ["Zoya Khan"]

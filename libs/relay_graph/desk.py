@@ -81,6 +81,7 @@ class EpisodeView(BaseModel):
     kind: str | None = None
     session: str | None = None
     customer: str | None = None
+    customer_names: list[str] = []  # the customer's current names (their id is `customer`)
     at: datetime | None = None
     recorded_at: datetime | None = None
     reply_to: str | None = None
@@ -141,6 +142,7 @@ def _episode(row: dict[str, Any]) -> EpisodeView:
         kind=row.get("kind"),
         session=row.get("session"),
         customer=row.get("customer"),
+        customer_names=[n for n in row.get("customer_names") or () if isinstance(n, str)],
         at=_dt(row.get("at_ms")),
         recorded_at=_dt(row.get("recorded_at_ms")),
         reply_to=row.get("reply_to"),

@@ -100,7 +100,7 @@ async def match(client: GraphClient, tenant: str, name: object, entity_type: str
     own = [Hit(row["own_uid"], row["own_name"], row["own_name"])] if row.get("own_uid") is not None else []
     if own and not together:
         return NameMatch(text, "exact", tuple(own))
-    named = _dedup(own + _customers(row.get("named"), text, 1.0))
+    named = _dedup(own + _customers(row.get("named"), row.get("named_as") or text, 1.0))
     if named:
         return NameMatch(text, "exact" if own and len(named) == 1 else "name", named)
     close = row.get("close") or []

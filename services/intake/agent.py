@@ -125,7 +125,8 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
     if done is not None:
         return await _announce_again(deps, n, turn, done, customer)
 
-    guard = guardrails.assess(turn.text, customer=customer)
+    # the customer's own names are not "another person": their id, and the names on file for them
+    guard = guardrails.assess(turn.text, customer=[customer, *turn.customer_names])
     fixed = guardrails.fixed_reply(guard)
     if fixed is not None:  # refused or steered back: no tool runs, nothing is read or written
         return await _answer(deps, n, turn, customer, session, reply_id, _Words([fixed]), None, None, fixed=True)

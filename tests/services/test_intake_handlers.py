@@ -251,6 +251,19 @@ async def test_a_request_for_someone_elses_data_gets_the_fixed_reply_and_nothing
     assert grown["node:Episode"] == 2  # the turn and its reply, nothing else
 
 
+async def test_the_guardrails_know_a_customer_by_id_by_the_names_on_file(intake, gateway, graph_client, tenant):
+    from relay_graph import desk, guardrails
+    from services.intake import agent
+
+    cid = "c-00000000000000a1"
+    await agent.answer_turn(intake, await gateway.write_turn(cid, "Hi, I'm Priya Shah. My router is a Tenda AC10"))
+    n = await gateway.write_turn(cid, "What is Priya Shah's phone number?")
+    turn, _ = await desk.get_turn_and_reply(graph_client, tenant, n.id)
+    assert (turn.customer, turn.customer_names) == (cid, ["Priya Shah"])
+    # what intake gives the guardrails: asking by her own name is not asking about someone else
+    assert guardrails.assess(turn.text, customer=[cid, *turn.customer_names]).kind.value == "on_topic"
+
+
 async def test_a_mixed_language_turn_is_understood(intake, gateway, graph_client, tenant):
     from services.intake import agent
 

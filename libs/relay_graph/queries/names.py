@@ -18,8 +18,8 @@ NAME_MATCH = Query(
     """
 OPTIONAL MATCH (own:Entity {uid: $own_uid})
 CALL {
-    OPTIONAL MATCH (:Entity {uid: $name_uid})<-[:NAMED]-(c:Customer)
-    RETURN collect([c.uid, c.name]) AS named
+    OPTIONAL MATCH (n:Entity {uid: $name_uid})<-[:NAMED]-(c:Customer)
+    RETURN collect([c.uid, c.name]) AS named, collect(n.name)[0] AS named_as
 }
 CALL {
     WITH own
@@ -32,7 +32,7 @@ CALL {
     WITH node, collect([c.uid, c.name]) AS customers
     RETURN collect([node.uid, node.name, node.type, customers]) AS close
 }
-RETURN own.uid AS own_uid, own.name AS own_name, named, close
+RETURN own.uid AS own_uid, own.name AS own_name, named, named_as, close
 """.strip(),
     read_only=True,
 )

@@ -26,6 +26,7 @@ import unicodedata
 from .db import GraphClient
 from .entities import name_key
 from .errors import InvalidInput
+from .inputs import check_identifier
 from .network import MAX_BATCH, _customer, attach_customers, upsert_links, upsert_nodes
 from .network_models import LinkIn, LinkType, NetNodeIn, NetworkSummary, NodeKind
 from .registry import clean_text
@@ -57,10 +58,7 @@ def _rng(seed: str, *what: str) -> random.Random:
 def _seed(seed: object) -> str:
     if isinstance(seed, bool) or not isinstance(seed, (int, str)):
         raise InvalidInput("seed must be a whole number or a string")
-    text = str(seed)
-    if not text or len(text) > 200:
-        raise InvalidInput("seed must be 1 to 200 characters")
-    return text
+    return str(seed) if isinstance(seed, int) else check_identifier(seed, "seed")
 
 
 def _cities(cities: object) -> list[tuple[str, list[str]]]:

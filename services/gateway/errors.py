@@ -88,7 +88,9 @@ def _where(loc: tuple | list) -> str:
 
 
 def validation_message(errors: list[dict[str, Any]]) -> str:
-    shown = [f"{_where(e.get('loc', ()))}: {e.get('msg', 'invalid')}" for e in errors[:10]]
+    # "Value error, " is pydantic's prefix for what our own checks (relay_graph.inputs) said
+    shown = [f"{_where(e.get('loc', ()))}: {str(e.get('msg', 'invalid')).removeprefix('Value error, ')}"
+             for e in errors[:10]]
     more = f" (and {len(errors) - 10} more)" if len(errors) > 10 else ""
     return "; ".join(shown) + more
 

@@ -9,6 +9,8 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse
 
+from relay_graph.inputs import Name
+
 from relay_graph import world
 
 from ..deps import MemoryDep, TenantDep, respond
@@ -44,6 +46,6 @@ async def connect_home(
     body: HomeBody,
     tenant: TenantDep,
     memory: MemoryDep,
-    customer: Annotated[str, Path(alias="c", min_length=1, max_length=200, examples=["ravi nair"])],
+    customer: Annotated[Name, Path(alias="c", examples=["ravi nair"])],
 ) -> JSONResponse:
     return respond(await world.connect_home(memory.client, tenant, customer, body.address, region=body.region))

@@ -30,7 +30,7 @@ from . import fact_planning as fp
 from .db import GraphClient
 from .entities import entity_uid, name_key
 from .errors import InvalidInput, InvalidValue, NotFound, RelayError, StateConflict
-from .inputs import TIME_MAX, TIME_MIN, check_time
+from .inputs import TIME_MAX, TIME_MIN, check_identifier, check_time
 from .models import (
     AGENT_PATTERN,
     Claim,
@@ -266,7 +266,7 @@ def _clock(value: object) -> Clock:
 
 
 def _source(value: object) -> str | None:
-    return None if value is None else clean_text(value, "source")
+    return None if value is None else check_identifier(value, "source")  # an episode's id
 
 
 def _validate_write(fact: FactInput) -> _Write:

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from .inputs import Identifier, Name, ShortText, Text, Time
+from .inputs import Identifier, Name, Text, Time
 
 
 def utcnow() -> datetime:
@@ -51,7 +51,7 @@ class FactInput(BaseModel):
     object: Name
     agent: str = Field(pattern=AGENT_PATTERN)
     valid_from: Time | None = None  # event time; defaults to recorded_at
-    source: ShortText | None = None  # e.g. the episode id it came from
+    source: Identifier | None = None  # the episode it came from (linked as DERIVED)
     recorded_at: Time | None = None  # learning time; defaults to now (tests and replays set it)
 
     @field_validator("valid_from", "recorded_at")
@@ -76,7 +76,7 @@ class RetireInput(BaseModel):
     agent: str = Field(pattern=AGENT_PATTERN)
     valid_to: Time | None = None
     recorded_at: Time | None = None
-    source: ShortText | None = None  # the episode that said it ended
+    source: Identifier | None = None  # the episode that said it ended
 
     @field_validator("valid_to", "recorded_at")
     @classmethod

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
 
-from relay_graph.inputs import AwareTime, Identifier, Name, ShortText, Text
+from relay_graph.inputs import AwareTime, Identifier, Name, Text
 
 from relay_graph.models import (
     AGENT_PATTERN,
@@ -73,7 +73,7 @@ class FactBody(Strict):
     object: Name = Field(examples=["pune"])
     agent: Agent
     valid_from: ApiTime | None = Field(default=None, description="when it became true; default now")
-    source: ShortText | None = Field(default=None, description="e.g. the episode it came from")
+    source: Identifier | None = Field(default=None, description="the id of the episode it came from")
 
     def to_input(self) -> FactInput:
         # recorded_at is always the server's now at the API: the belief clock is not client-settable.

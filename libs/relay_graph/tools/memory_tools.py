@@ -31,7 +31,7 @@ from .envelope import Shape, ToolResult, when
 from .explain import FactExplanation, explain_facts
 from .registry import tool
 from .resolve import Resolver
-from .types import Args, CustomerName, Identifier, Name, Predicate, ShortText, Text, Time
+from .types import Args, CustomerName, Identifier, Name, Predicate, Text, Time
 
 # ---------------------------------------------------------------- how_i_know lines
 
@@ -119,7 +119,7 @@ class RememberFactInput(Args):
     predicate: Predicate
     object: Name = Field(description="the value, e.g. 'pune' for lives_in")
     valid_from: Time | None = Field(default=None, description="when it became true in the world; default now")
-    source: ShortText | None = Field(default=None,
+    source: Identifier | None = Field(default=None,
                                description="the episode id it was learnt from (linked as DERIVED)")
 
 
@@ -158,7 +158,7 @@ class RetireFactInput(Args):
     predicate: Predicate
     object: Name | None = Field(default=None, description="for a multi-valued predicate: which value ended")
     valid_to: Time | None = Field(default=None, description="when it stopped being true; default now")
-    source: ShortText | None = Field(default=None,
+    source: Identifier | None = Field(default=None,
                                description="the episode id that said it ended")
 
 

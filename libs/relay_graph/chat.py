@@ -32,7 +32,6 @@ from .tenancy import validate_tenant
 AGENT = "gateway"  # who writes the customer's turns down
 MAX_CUSTOMER = 200
 MAX_TEXT = 8_000
-MAX_SESSION = 128
 MAX_SPEAKER = 128  # an episode's speaker is shorter than a name may be
 
 

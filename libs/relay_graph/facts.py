@@ -42,7 +42,6 @@ from .models import (
     FactWriteResult,
     RetireInput,
     SettleResult,
-    aware,
 )
 from .queries import Query
 from .queries import facts as q

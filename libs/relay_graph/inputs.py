@@ -159,12 +159,24 @@ def _iso_only(value: object) -> object:
 Identifier = Annotated[str, Field(min_length=1, max_length=MAX_IDENTIFIER,
                                   json_schema_extra={"pattern": IDENTIFIER_PATTERN}),
                        AfterValidator(_pydantic(check_identifier))]
-Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT, json_schema_extra={"pattern": TEXT_PATTERN}),
-                 AfterValidator(_pydantic(check_text))]
-ShortText = Annotated[str, Field(min_length=1, max_length=MAX_NAME, json_schema_extra={"pattern": TEXT_PATTERN}),
-                      AfterValidator(_pydantic(check_text))]
-Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME, json_schema_extra={"pattern": NAME_PATTERN}),
-                 AfterValidator(_pydantic(check_name))]
+
+
+def text_type(limit: int = MAX_TEXT):
+    """Text of at most `limit` characters (a Field max_length on top of an Annotated type would
+    show in the schema without being the one enforced: the limit is part of the type)."""
+    return Annotated[str, Field(min_length=1, max_length=limit, json_schema_extra={"pattern": TEXT_PATTERN}),
+                     AfterValidator(_pydantic(check_text))]
+
+
+def name_type(limit: int = MAX_NAME):
+    """A name of at most `limit` characters."""
+    return Annotated[str, Field(min_length=1, max_length=limit, json_schema_extra={"pattern": NAME_PATTERN}),
+                     AfterValidator(_pydantic(check_name))]
+
+
+Text = text_type()
+ShortText = text_type(MAX_NAME)
+Name = name_type()
 _TIME_SCHEMA = {"pattern": TIME_PATTERN}
 # Engine models take naive times as UTC (the API refuses them first: see AwareTime).
 Time = Annotated[datetime, BeforeValidator(_iso_only), AfterValidator(_time_pydantic),
@@ -175,6 +187,6 @@ AwareTime = Annotated[AwareDatetime, BeforeValidator(_iso_only), AfterValidator(
 
 __all__ = [
     "AwareTime", "IDENTIFIER_PATTERN", "Identifier", "MAX_IDENTIFIER", "MAX_NAME", "MAX_TEXT", "NAME_PATTERN", "Name",
-    "ShortText", "TEXT_PATTERN", "TIME_MAX", "TIME_MIN", "TIME_PATTERN", "TIME_RANGE", "Text", "Time", "check_identifier",
+    "ShortText", "TEXT_PATTERN", "name_type", "text_type", "TIME_MAX", "TIME_MIN", "TIME_PATTERN", "TIME_RANGE", "Text", "Time", "check_identifier",
     "check_name", "check_text", "check_time",
 ]

@@ -27,7 +27,7 @@ from .db import GraphClient
 from .entities import name_key
 from .errors import InvalidInput
 from .inputs import check_identifier
-from .network import MAX_BATCH, _customer, attach_customers, upsert_links, upsert_nodes
+from .network import MAX_BATCH, _customer, attach_customers, home_box_name, upsert_links, upsert_nodes
 from .network_models import LinkIn, LinkType, NetNodeIn, NetworkSummary, NodeKind
 from .registry import clean_text
 from .tenancy import validate_tenant
@@ -204,7 +204,7 @@ async def generate_network(
         ont = f"ont-{slug(text)}-{_digest(key)[:8]}"
         onts[text] = ont
         attach.append((text, ont))
-        nodes.append(NetNodeIn(node_id=ont, kind=NodeKind.ONT, name=f"{text} home box", capacity_gbps=1.0))
+        nodes.append(NetNodeIn(node_id=ont, kind=NodeKind.ONT, name=home_box_name(text), capacity_gbps=1.0))
         links.append(LinkIn(type=LinkType.DROP, source=cab, target=ont, capacity_gbps=1.0,
                             length_m=float(rc.randint(20, 250))))
 

@@ -91,7 +91,7 @@ from .db import GraphClient
 from .embeddings import Embedder
 from .entities import name_key
 from .episodes import STOPWORDS, VectorParam, wire_vector, word_ngrams
-from .errors import InvalidInput, InvalidValue
+from .errors import InvalidInput
 from .models import AGENT_PATTERN, FactState, FactView, RecallItem, RecallResult, RecallShape
 from .queries import facts as fq
 from .queries import recall as q

@@ -38,7 +38,7 @@ from typing import Any
 from .db import GraphClient
 from .entities import entity_uid, name_key
 from .errors import AlreadyExists, InvalidInput, NotFound
-from .models import AGENT_PATTERN, aware, utcnow
+from .models import AGENT_PATTERN, utcnow
 from .queries import tickets as q
 from .inputs import check_identifier, check_text, check_time
 from .registry import clean_text
@@ -525,7 +525,7 @@ async def best_procedures(client: GraphClient, tenant: str, issue_kind: str, lim
 async def get_procedure(client: GraphClient, tenant: str, procedure_id: str) -> Procedure:
     """One procedure with its steps read along its FIRST/NEXT chain."""
     validate_tenant(tenant)
-    pid = _pattern(procedure_id, _TICKET_ID, "procedure_id")
+    pid = check_identifier(procedure_id, "procedure_id")
     rows = await client.run(tenant, q.PROCEDURE, {"pid": pid})
     if not rows:
         raise NotFound(f"no procedure {procedure_id!r} in this tenant")

@@ -34,7 +34,7 @@ from .catalogue.regions import region_spec
 from .db import GraphClient
 from .entities import name_key
 from .errors import InvalidInput, NotFound, RelayError
-from .network import MAX_BATCH, _customer, attach_customers, upsert_links, upsert_nodes
+from .network import MAX_BATCH, _customer, attach_customers, home_box_name, upsert_links, upsert_nodes
 from .models import utcnow
 from .network_gen import check_seed, generate_network, slug
 from .network_models import LinkIn, LinkType, NetNodeIn, NodeKind
@@ -209,7 +209,7 @@ async def connect_homes(
         area = row["name"][: -len(suffix)]
         cabinet = random.Random(_digest(f"{tenant}|home|{key}")).choice(sorted(row["cabinets"]))
         ont = f"ont-{slug(text)}-{_digest(key + '|' + row['exchange'])[:8]}"  # a box per customer and home
-        nodes.append(NetNodeIn(node_id=ont, kind=NodeKind.ONT, name=f"{text} home box", capacity_gbps=HOME_BOX_GBPS))
+        nodes.append(NetNodeIn(node_id=ont, kind=NodeKind.ONT, name=home_box_name(text), capacity_gbps=HOME_BOX_GBPS))
         links.append(LinkIn(type=LinkType.DROP, source=cabinet, target=ont, capacity_gbps=HOME_BOX_GBPS,
                             length_m=float(random.Random(_digest(f"{tenant}|drop|{key}")).randint(20, 250))))
         homes.append(HomeLine(customer=text, node_id=ont, cabinet=cabinet, exchange=row["exchange"], city=p.city,

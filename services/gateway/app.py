@@ -136,4 +136,14 @@ def create_app(
     for router in ROUTERS:
         app.include_router(router)
     mcp_http.mount(app, mcp_endpoint)
+    generate = app.openapi
+
+    def openapi() -> dict:
+        # What FastAPI cannot see from the routes: the 400 of a body that is not JSON, and each
+        # tool's own arguments.
+        if app.openapi_schema is None:
+            app.openapi_schema = tools.document_tools(errors.document_invalid_json(generate()))
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     return app

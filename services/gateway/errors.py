@@ -165,11 +165,3 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(redis.exceptions.ConnectionError, store_unavailable)
     app.add_exception_handler(redis.exceptions.TimeoutError, store_unavailable)
     app.add_exception_handler(Exception, unexpected)
-    generate = app.openapi
-
-    def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            app.openapi_schema = document_invalid_json(generate())
-        return app.openapi_schema
-
-    app.openapi = openapi  # type: ignore[method-assign]

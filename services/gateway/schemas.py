@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
 
-from relay_graph.inputs import AwareTime, Identifier, Name, Text
+from relay_graph.inputs import AwareTime, Identifier, Name, Text, name_type
 
 from relay_graph.models import (
     AGENT_PATTERN,
@@ -23,7 +23,9 @@ from relay_graph.models import (
     RetireInput,
     SettleResult,
 )
+from relay_graph.catalogue import REGION_CODES
 from relay_graph.lab import FaultKind, Injection, Scoreboard
+from relay_graph.registry import REGISTRY
 from relay_graph.network_models import NODE_ID_PATTERN, Capacity, CriticalNode, LineHop, SpanningForest
 from relay_graph.world import HomeLine, WorldSummary
 
@@ -52,6 +54,10 @@ def _plus_from_query(value: Any) -> Any:
 ApiTime = Annotated[AwareTime, BeforeValidator(_plus_from_query)]
 
 Agent = Annotated[str, Field(pattern=AGENT_PATTERN, description="the writing agent's id", examples=["intake"])]
+# The registry's predicates (the schema lists them; an unknown one is 422 `unknown_predicate`).
+PredicateName = Annotated[str, Field(min_length=1, max_length=64, json_schema_extra={"enum": sorted(REGISTRY)},
+                                     examples=["lives_in"])]
+Region = Literal[REGION_CODES]  # type: ignore[valid-type]
 
 
 class Strict(BaseModel):
@@ -69,7 +75,7 @@ class TenantCreated(BaseModel):
 
 class FactBody(Strict):
     subject: Name = Field(examples=["alice rao"])
-    predicate: str = Field(min_length=1, max_length=64, examples=["lives_in"])
+    predicate: PredicateName
     object: Name = Field(examples=["pune"])
     agent: Agent
     valid_from: ApiTime | None = Field(default=None, description="when it became true; default now")
@@ -82,7 +88,7 @@ class FactBody(Strict):
 
 class RetireBody(Strict):
     subject: Name
-    predicate: str = Field(min_length=1, max_length=64)
+    predicate: PredicateName
     object: Name | None = Field(default=None, description="one value of a multi-valued predicate; default all")
     agent: Agent
     valid_to: ApiTime | None = Field(default=None, description="when it stopped being true; default now")
@@ -101,7 +107,7 @@ class FactsResult(BaseModel):
 
 class SettleBody(Strict):
     fact_id: Identifier = Field(description="the claim that is right")
-    by: Name = Field(max_length=128, description="the person settling it")
+    by: name_type(128) = Field(description="the person settling it")  # type: ignore[valid-type]
 
 
 class EpisodeBody(EpisodeInput):
@@ -290,6 +296,11 @@ class CriticalResult(BaseModel):
 
 
 class FaultBody(Strict):
+    # "a customer or a node, not both", stated in the schema as the engine checks it
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"not": {
+        "required": ["customer", "node"],
+        "properties": {"customer": {"type": "string"}, "node": {"type": "string"}}}})
+
     kind: FaultKind | None = Field(default=None, description="the fault to inject; none: a blind random one "
                                    "among those the target can suffer")
     customer: Name | None = Field(default=None,
@@ -304,8 +315,7 @@ class WorldCustomer(Strict):
 
 
 class WorldBody(Strict):
-    region: str = Field(default="india", description="india, europe, north-america, asia-pacific, "
-                        "middle-east-africa or latin-america", examples=["india"])
+    region: Region = Field(default="india", description="the region whose catalogue and network to seed")
     seed: Seed | None = Field(default=None, description="the network's seed; default the region's code. A "
                               "region's network is seeded once: another seed later is refused (409)")
     max_cities: int | None = Field(default=None, ge=1, le=500, description="only the region's N largest cities")
@@ -315,5 +325,5 @@ class WorldBody(Strict):
 
 class HomeBody(Strict):
     address: Name = Field(examples=["Koramangala, Bengaluru"])
-    region: str | None = Field(default=None, description="the desk the customer talks to; default the tenant's "
+    region: Region | None = Field(default=None, description="the desk the customer talks to; default the tenant's "
                                "only seeded region")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .. import facts, network, tickets
 from ..entities import name_key
@@ -31,6 +31,7 @@ from .envelope import Shape, ToolResult, when
 from .explain import FactExplanation, explain_facts
 from .registry import tool
 from .resolve import Resolver
+from ..inputs import name_type, text_type
 from .types import Args, CustomerName, Identifier, Name, Predicate, Text, Time
 
 # ---------------------------------------------------------------- how_i_know lines
@@ -71,7 +72,7 @@ def _shape(found: bool) -> Shape:
 
 
 class Turn(Args):
-    speaker: Name = Field(max_length=128, description="who said it")
+    speaker: name_type(128) = Field(description="who said it")  # type: ignore[valid-type]
     text: Text = Field(description="exactly as said (line breaks, tabs, emoji kept)")
     at: Time | None = Field(default=None, description="when it was said; default now")
     id: Identifier | None = Field(default=None,
@@ -265,7 +266,7 @@ async def claims(ctx: ToolContext, args: ClaimsInput) -> ToolResult:
 
 
 class RecallInput(Args):
-    q: Text = Field(max_length=2_000, description="the question or topic")
+    q: text_type(2_000) = Field(description="the question or topic")  # type: ignore[valid-type]
     k: int = Field(default=10, ge=1, le=100, description="how many episodes")
     subject: Name | None = Field(default=None, description="only what is about this customer or entity")
     session: Identifier | None = Field(default=None, description="only this conversation")
@@ -297,7 +298,7 @@ async def recall(ctx: ToolContext, args: RecallInput) -> ToolResult:
 
 
 class AskInput(Args):
-    question: Text = Field(max_length=2_000)
+    question: text_type(2_000)  # type: ignore[valid-type]
     customer: CustomerName | None = Field(default=None, description="ask about this customer only")
     k: int = Field(default=5, ge=1, le=50)
 
@@ -347,6 +348,14 @@ async def ask(ctx: ToolContext, args: AskInput) -> ToolResult:
 
 
 class ExplainInput(Args):
+    # fact_id, or subject and predicate, never both: stated in the schema as _one_way checks it
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"oneOf": [
+        {"required": ["fact_id"], "properties": {"fact_id": {"type": "string"}, "subject": {"type": "null"},
+                                                 "predicate": {"type": "null"}}},
+        {"required": ["subject", "predicate"], "properties": {"subject": {"type": "string"},
+                                                             "predicate": {"type": "string"},
+                                                             "fact_id": {"type": "null"}}},
+    ]})
     fact_id: Identifier | None = Field(default=None, description="the fact to explain")
     subject: CustomerName | None = Field(default=None, description="or: the subject whose value to explain")
     predicate: Predicate | None = None

@@ -14,7 +14,7 @@ from relay_graph.streams import FactChanged
 
 from ..deps import BusDep, MemoryDep, ReaderDep, TenantDep, respond
 from ..errors import responses
-from ..schemas import ClaimsView, SettleBody, SettleResult
+from ..schemas import ClaimsView, PredicateName, SettleBody, SettleResult
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["claims"])
 
@@ -26,7 +26,7 @@ async def claims(
     memory: MemoryDep,
     agent: ReaderDep,
     subject: Annotated[Name, Query()],
-    predicate: Annotated[str, Query(min_length=1, max_length=64)],
+    predicate: Annotated[PredicateName, Query()],
 ) -> JSONResponse:
     registry.get(predicate)
     return respond(await memory.claims(tenant, subject, predicate, reader=agent))

@@ -14,13 +14,13 @@ from relay_graph.streams import FactChanged
 
 from ..deps import BusDep, MemoryDep, ReaderDep, TenantDep, respond
 from ..errors import responses
-from ..schemas import ApiTime, FactBody, FactsResult, FactWriteResult, RetireBody, RetiredResult
+from ..schemas import ApiTime, FactBody, FactsResult, FactWriteResult, PredicateName, RetireBody, RetiredResult
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["facts"])
 
 ERRORS = responses(401, 403, 413, 422, 429, 503)
 Subject = Annotated[Name, Query(examples=["alice rao"])]
-OptPredicate = Annotated[str | None, Query(min_length=1, max_length=64, examples=["lives_in"])]
+OptPredicate = Annotated[PredicateName | None, Query()]
 
 
 @router.post("/facts", status_code=201, response_model=FactWriteResult, responses=ERRORS,

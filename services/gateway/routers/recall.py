@@ -7,7 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from relay_graph.inputs import Identifier, Name, Text
+from relay_graph.inputs import Identifier, Name, text_type
+from relay_graph.recall import MAX_QUESTION
 
 from ..deps import MemoryDep, ReaderDep, TenantDep, respond
 from ..errors import responses
@@ -22,7 +23,7 @@ async def recall(
     tenant: TenantDep,
     memory: MemoryDep,
     agent: ReaderDep,
-    q: Annotated[Text, Query(max_length=2000, description="the question")],
+    q: Annotated[text_type(MAX_QUESTION), Query(description="the question")],  # type: ignore[valid-type]
     k: Annotated[int, Query(ge=1, le=100)] = 10,
     subject: Annotated[Name | None, Query()] = None,
     session: Annotated[Identifier | None, Query()] = None,

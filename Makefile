@@ -7,7 +7,9 @@ MODEL_DIR ?= .relay/model
 # FalkorDB 4.22.1, verified (relay_graph.falkordb_module's default DEST, inside the venv)
 FALKORDB_MODULE := $(VENV)/share/relay/falkordb/falkordb-4.22.1.so
 
-.PHONY: up test test-netops-repeat bench bench-memory install model lock clean site
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: up test test-netops-repeat bench bench-memory install model browser lock clean site
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -41,7 +43,15 @@ model: $(MODEL_DIR)/.verified
 up: install model
 	$(PY) -m relay_cli.main up
 
-test: install model
+# The browser tests (tests/gateway/test_docs_browser.py) drive Debian's chromium; as root (CI) it is
+# installed here, elsewhere those tests skip and say how to install it.
+browser:
+	@if [ -x "$(CHROMIUM)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "chromium is not installed (sudo apt-get install chromium): the browser tests will skip"; fi
+
+test: install model browser
 	$(PY) -m pytest
 
 # The module that crashed FalkorDB 4.16.3 (a schema race), 20 times over in one pytest session on

@@ -30,7 +30,7 @@ from typing import Any, Awaitable, Callable, NamedTuple
 
 from pydantic import BaseModel
 
-from . import customers
+from . import customers, inputs
 from .db import GraphClient
 from .entities import entity_uid, name_key
 from .errors import InvalidInput, InvalidValue, RelayError, StateConflict
@@ -44,7 +44,6 @@ from .tenancy import validate_tenant
 AGENT = "gateway"  # who writes the customer's turns down
 MAX_CUSTOMER = 200
 MAX_TEXT = 8_000
-MAX_SESSION = 128
 MAX_SPEAKER = 128  # an episode's speaker is shorter than a name may be
 
 
@@ -94,19 +93,12 @@ def check_customer(customer: object) -> str:
 
 
 def check_session(session: object) -> str:
-    if not isinstance(session, str) or not 1 <= len(session.strip()) <= MAX_SESSION:
-        raise InvalidValue(f"session must be 1 to {MAX_SESSION} characters")
-    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in session):
-        raise InvalidValue("session contains control characters")
-    return session.strip()
+    return inputs.check_identifier(session, "session")
 
 
 def check_text(text: object) -> str:
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidValue("text is empty")
-    if len(text) > MAX_TEXT:
-        raise InvalidValue(f"text is longer than {MAX_TEXT} characters")
-    return text
+    """The turn's words exactly as written (newlines, tabs, emoji joiners kept)."""
+    return inputs.check_text(text, "text", MAX_TEXT)
 
 
 async def record_turn(

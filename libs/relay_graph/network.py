@@ -14,11 +14,12 @@ from typing import Any
 
 from .db import GraphClient
 from .entities import entity_uid, name_key
-from .errors import InvalidInput, NotFound, StateConflict
+from .errors import InvalidInput, InvalidValue, NotFound, StateConflict
 from .models import aware, utcnow
 from .network_models import (
     ACCESS_KINDS,
     LINK_ENDPOINTS,
+    MAX_NODE_NAME,
     NODE_ID_PATTERN,
     AffectedCustomer,
     Attachment,
@@ -58,12 +59,17 @@ def _node_id(value: object, what: str = "node") -> str:
     return value
 
 
+def home_box_name(customer: str) -> str:
+    """The home box's node name, within a node name's 200 characters for any customer name."""
+    return f"{customer[:MAX_NODE_NAME - 9]} home box"
+
+
 def _customer(name: object) -> tuple[str, str, str]:
     """(clean name, name_key, uid) of a customer name."""
     text = clean_text(name, "customer")
     key = name_key(text)
     if not key:
-        raise InvalidInput("customer name has no letters or digits")
+        raise InvalidValue("customer name has no letters or digits")  # its normal form is empty
     return text, key, entity_uid("Customer", key)
 
 
@@ -496,7 +502,7 @@ async def build_sample_network(
               for i, o in enumerate(olts)]
     nodes += [NetNodeIn(node_id=s, kind=NodeKind.SPLITTER, name=f"{title} cabinet {label}", capacity_gbps=2.5)
               for s, label in cabinets]
-    nodes += [NetNodeIn(node_id=o, kind=NodeKind.ONT, name=f"{n} home box", capacity_gbps=1)
+    nodes += [NetNodeIn(node_id=o, kind=NodeKind.ONT, name=home_box_name(n), capacity_gbps=1)
               for n, o in onts.items()]
     links = [LinkIn(type=LinkType.UPLINK, source=pop, target=bb, capacity_gbps=100, length_m=12_000)]
     links += [LinkIn(type=LinkType.UPLINK, source=o, target=pop, capacity_gbps=20, length_m=4_000) for o in olts]

@@ -14,6 +14,7 @@ from enum import Enum
 from pydantic import BaseModel, ConfigDict, Field
 
 NODE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
+MAX_NODE_NAME = 200
 
 
 class NodeKind(str, Enum):
@@ -54,7 +55,7 @@ class NetNodeIn(BaseModel):
 
     node_id: str = Field(pattern=NODE_ID_PATTERN)
     kind: NodeKind
-    name: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=MAX_NODE_NAME)
     capacity_gbps: float = Field(gt=0, le=1_000_000)
     # Only applied when the node is created: re-running an upsert must not undo a fault.
     # Later changes go through set_node_status, which versions them.

@@ -87,15 +87,15 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import names
+from . import inputs, names
 from .entities import best_candidate
 from .facts import from_ms
 from .db import GraphClient
 from .embeddings import Embedder
 from .entities import name_key
 from .episodes import STOPWORDS, VectorParam, wire_vector, word_ngrams
-from .errors import InvalidInput, InvalidValue
-from .models import AGENT_PATTERN, Ambiguous, FactState, Matched, FactView, RecallItem, RecallResult, RecallShape
+from .errors import InvalidInput
+from .models import AGENT_PATTERN, Ambiguous, FactState, FactView, Matched, RecallItem, RecallResult, RecallShape
 from .queries import facts as fq
 from .queries import recall as q
 from .registry import clean_text
@@ -156,16 +156,8 @@ class _Candidate:
 
 
 def _question(value: object) -> str:
-    if not isinstance(value, str):
-        raise InvalidValue("q must be a string")
-    text = " ".join(value.split())
-    if not text:
-        raise InvalidValue("q is empty")
-    if len(text) > MAX_QUESTION:
-        raise InvalidValue(f"q is longer than {MAX_QUESTION} characters")
-    if any(ord(c) < 32 for c in text):
-        raise InvalidValue("q contains control characters")
-    return text
+    # The question is free text (inputs.check_text); read with its spacing collapsed.
+    return " ".join(inputs.check_text(value, "q", MAX_QUESTION).split())
 
 
 def _k(value: object) -> int:
@@ -177,9 +169,7 @@ def _k(value: object) -> int:
 def _session(value: object) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str) or not value.strip() or len(value) > 128:
-        raise InvalidValue("session must be a non-empty string of at most 128 characters")
-    return value.strip()
+    return inputs.check_identifier(value, "session")
 
 
 def _reader(value: object) -> str | None:

@@ -12,6 +12,7 @@ from contextlib import asynccontextmanager
 from typing import AsyncIterator, Sequence
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 
 from relay_graph.memory import Memory
 
@@ -65,7 +66,8 @@ closes the socket with code 4401, another tenant's key with 4403. The notificati
 described at `/asyncapi.json`.
 
 The provider's world: creating a tenant stays fast and seeds nothing; `POST /v1/tenants/{t}/world`
-seeds a region's catalogue and access network (once; again it writes nothing new) and connects
+seeds a region's catalogue and access network (once: again it writes nothing new, another seed is
+refused with 409) and connects
 customers to a home box from their address (`POST /v1/tenants/{t}/customers/{c}/line` for one more).
 The fault lab (`/lab/faults`, `/lab/scoreboard`) breaks lines where the desk agents cannot see why
 and grades what they diagnose and fix."""
@@ -147,8 +149,10 @@ def create_app(
     # FastAPI's own request spans are off: TracingMiddleware is the one SERVER span per request
     # (no raw paths or queries, which carry tenants' and customers' names; no hours-long span per
     # live socket). Its metrics and logs stay as FastAPI has them (on only with such providers).
-    app = FastAPI(title="Relay", version="1", description=DESCRIPTION, lifespan=lifespan,
-                  telemetry={"tracing": False})
+    # /docs (Swagger UI) and /redoc load their scripts and styles from the installed fastapi-offline
+    # package (served under /static-offline-docs), never from a CDN: they work with no internet.
+    app = FastAPIOffline(title="Relay", version="1", description=DESCRIPTION, lifespan=lifespan,
+                         telemetry={"tracing": False})
     app.state.services = services
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
@@ -156,5 +160,15 @@ def create_app(
     for router in ROUTERS:
         app.include_router(router)
     mcp_http.mount(app, mcp_endpoint)
+    generate = app.openapi
+
+    def openapi() -> dict:
+        # What FastAPI cannot see from the routes: the 400 of a body that is not JSON, and each
+        # tool's own arguments.
+        if app.openapi_schema is None:
+            app.openapi_schema = tools.document_tools(errors.document_invalid_json(generate()))
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     site_pages.mount(app, settings.site_dir)  # last: every route above wins over a file name
     return app

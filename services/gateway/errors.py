@@ -88,7 +88,9 @@ def _where(loc: tuple | list) -> str:
 
 
 def validation_message(errors: list[dict[str, Any]]) -> str:
-    shown = [f"{_where(e.get('loc', ()))}: {e.get('msg', 'invalid')}" for e in errors[:10]]
+    # "Value error, " is pydantic's prefix for what our own checks (relay_graph.inputs) said
+    shown = [f"{_where(e.get('loc', ()))}: {str(e.get('msg', 'invalid')).removeprefix('Value error, ')}"
+             for e in errors[:10]]
     more = f" (and {len(errors) - 10} more)" if len(errors) > 10 else ""
     return "; ".join(shown) + more
 
@@ -141,6 +143,18 @@ async def store_unavailable(request: Request, exc: Exception) -> JSONResponse:
 async def unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return error_response(500, "internal_error", "something went wrong on our side; it was logged")
+
+
+def document_invalid_json(schema: dict[str, Any]) -> dict[str, Any]:
+    """Adds the 400 `invalid_json` answer to every operation that takes a body (FastAPI documents
+    only the 422 of a body that parsed)."""
+    for ops in schema.get("paths", {}).values():
+        for op in ops.values():
+            if isinstance(op, dict) and "requestBody" in op:
+                op["responses"].setdefault("400", {
+                    "description": "`invalid_json`: the body is not valid JSON",
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}}})
+    return schema
 
 
 def install(app: FastAPI) -> None:

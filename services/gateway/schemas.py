@@ -1,4 +1,4 @@
-"""Request and response bodies of the HTTP API, mirroring CONTRACT.md. Shapes that match the
+"""Request and response bodies of the HTTP API (docs/API.md is generated from them). Shapes that match the
 engine's models are those models; request bodies refuse unknown fields and times without an offset."""
 
 from __future__ import annotations
@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from enum import Enum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
 
+from relay_graph.inputs import AwareTime, Identifier, Name, Text, name_type
 from relay_graph.models import (
     AGENT_PATTERN,
     LABEL_PATTERN,
@@ -24,12 +25,14 @@ from relay_graph.models import (
     RetireInput,
     SettleResult,
 )
+from relay_graph.catalogue import REGION_CODES
 from relay_graph.lab import FaultKind, Injection, Scoreboard
+from relay_graph.network_models import NODE_ID_PATTERN, Capacity, CriticalNode, LineHop, SpanningForest
+from relay_graph.registry import REGISTRY
+from relay_graph.world import HomeLine, WorldSummary
 
 from .auth import AGENT_ID_PATTERN
 from .errors import ErrorDetail
-from relay_graph.network_models import NODE_ID_PATTERN, Capacity, CriticalNode, LineHop, SpanningForest
-from relay_graph.world import HomeLine, WorldSummary
 
 __all__ = [
     "ApiTime", "ClaimsView", "EpisodesBody", "EpisodesResult", "FactBody", "FactView", "FactWriteResult",
@@ -52,8 +55,9 @@ def _plus_from_query(value: Any) -> Any:
     return value
 
 
-# ISO 8601 with an offset; a time without one is refused (422), never guessed.
-ApiTime = Annotated[AwareDatetime, BeforeValidator(_plus_from_query)]
+# ISO 8601 with an offset, in the documented years (relay_graph.inputs); a time without an offset
+# is refused (422), never guessed.
+ApiTime = Annotated[AwareTime, BeforeValidator(_plus_from_query)]
 
 # Who writes is the key's agent (an agent key's, or `api` for the tenant key); a request's `agent`
 # only names a sub-label under it (see FactView.label).
@@ -66,6 +70,10 @@ SubLabel = Annotated[str | None, Field(default=None, pattern=LABEL_PATTERN,
 IgnoredAgent = Annotated[str | None, Field(default=None, pattern=LABEL_PATTERN,
                                            description="ignored: the writer recorded is always the key's agent "
                                            "(an agent key's agent, or `api` for the tenant key)")]
+# The registry's predicates (the schema lists them; an unknown one is 422 `unknown_predicate`).
+PredicateName = Annotated[str, Field(min_length=1, max_length=64, json_schema_extra={"enum": sorted(REGISTRY)},
+                                     examples=["lives_in"])]
+Region = Literal[REGION_CODES]  # type: ignore[valid-type]
 
 
 class Strict(BaseModel):
@@ -120,12 +128,12 @@ class TenantLimits(BaseModel):
 
 
 class FactBody(Strict):
-    subject: str = Field(min_length=1, max_length=200, examples=["alice rao"])
-    predicate: str = Field(min_length=1, max_length=64, examples=["lives_in"])
-    object: str = Field(min_length=1, max_length=200, examples=["pune"])
+    subject: Name = Field(examples=["alice rao"])
+    predicate: PredicateName
+    object: Name = Field(examples=["pune"])
     agent: SubLabel = None
     valid_from: ApiTime | None = Field(default=None, description="when it became true; default now")
-    source: str | None = Field(default=None, max_length=200, description="e.g. the episode it came from")
+    source: Identifier | None = Field(default=None, description="the id of the episode it came from")
 
     def to_input(self, writer: str, label: str | None) -> FactInput:
         # recorded_at is always the server's now at the API: the belief clock is not client-settable.
@@ -155,10 +163,9 @@ class FactsBatchResult(BaseModel):
 
 
 class RetireBody(Strict):
-    subject: str = Field(min_length=1, max_length=200)
-    predicate: str = Field(min_length=1, max_length=64)
-    object: str | None = Field(default=None, min_length=1, max_length=200,
-                               description="one value of a multi-valued predicate; default all")
+    subject: Name
+    predicate: PredicateName
+    object: Name | None = Field(default=None, description="one value of a multi-valued predicate; default all")
     agent: IgnoredAgent = None
     valid_to: ApiTime | None = Field(default=None, description="when it stopped being true; default now")
 
@@ -183,8 +190,8 @@ class FactsResult(BaseModel):
 
 
 class SettleBody(Strict):
-    fact_id: str = Field(min_length=1, max_length=128, description="the claim that is right")
-    by: str = Field(min_length=1, max_length=128, description="the person settling it")
+    fact_id: Identifier = Field(description="the claim that is right")
+    by: name_type(128) = Field(description="the person settling it")  # type: ignore[valid-type]
 
 
 class EpisodeBody(EpisodeInput):
@@ -221,20 +228,20 @@ def to_json(value: Any) -> Any:
 
 
 class ChatBody(Strict):
-    customer: str | None = Field(
-        default=None, min_length=1, max_length=200,
+    customer: Name | None = Field(
+        default=None,
         description="the customer's id (from the answer to their first turn). Leave it out on a first turn: a "
                     "new customer is made and their id comes back in `customer`. The id is taken exactly as "
                     "given (never matched to a customer spelt alike); an id Relay never gave is kept as given "
                     "(an older tenant's customers keep their name as their id)",
         examples=["c-1f0e4b2a9c3d5e6f"])
-    name: str | None = Field(default=None, min_length=1, max_length=200,
-                             description="only without `customer`: the new customer's name, written as their "
-                                         "`name` fact (a name is a fact about a customer, never their key)",
-                             examples=["Priya Raman"])
-    text: str = Field(min_length=1, max_length=8_000, examples=["my internet keeps dropping since yesterday"])
-    session: str | None = Field(default=None, min_length=1, max_length=128,
-                                description="the conversation to continue; default a new one")
+    name: Name | None = Field(default=None,
+                              description="only without `customer`: the new customer's name, written as their "
+                                          "`name` fact (a name is a fact about a customer, never their key)",
+                              examples=["Priya Raman"])
+    text: Text = Field(description="the turn exactly as written (line breaks, tabs, emoji kept)",
+                       examples=["my internet keeps dropping since yesterday"])
+    session: Identifier | None = Field(default=None, description="the conversation to continue; default a new one")
 
 
 class ChatAccepted(BaseModel):
@@ -374,6 +381,9 @@ __all__ += ["CapacityResult", "CriticalResult", "FaultBody", "FaultInjected", "H
             "ScoreboardResult", "SpanningForest", "WorldBody", "WorldCustomer", "WorldSummary"]
 
 CapacityResult = Capacity
+
+# A whole number (not a boolean) or a short string.
+Seed = StrictInt | Identifier
 ScoreboardResult = Scoreboard
 FaultInjected = Injection
 
@@ -383,30 +393,34 @@ class CriticalResult(BaseModel):
 
 
 class FaultBody(Strict):
+    # "a customer or a node, not both", stated in the schema as the engine checks it
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"not": {
+        "required": ["customer", "node"],
+        "properties": {"customer": {"type": "string"}, "node": {"type": "string"}}}})
+
     kind: FaultKind | None = Field(default=None, description="the fault to inject; none: a blind random one "
                                    "among those the target can suffer")
-    customer: str | None = Field(default=None, min_length=1, max_length=200,
-                                 description="aim at this customer's line (refused if they already have a fault)")
+    customer: Name | None = Field(default=None,
+                                  description="aim at this customer's line (refused if they already have a fault)")
     node: str | None = Field(default=None, pattern=NODE_ID_PATTERN, description="aim at this network node")
-    seed: int | str | None = Field(default=None, description="makes a blind draw repeatable")
+    seed: Seed | None = Field(default=None, description="makes a blind draw repeatable")
 
 
 class WorldCustomer(Strict):
-    customer: str = Field(min_length=1, max_length=200, examples=["asha verma"])
-    address: str = Field(min_length=1, max_length=300, description="where they live: an area and/or city",
-                         examples=["Andheri, Mumbai"])
+    customer: Name = Field(examples=["asha verma"])
+    address: Name = Field(description="where they live: an area and/or city", examples=["Andheri, Mumbai"])
 
 
 class WorldBody(Strict):
-    region: str = Field(default="india", description="india, europe, north-america, asia-pacific, "
-                        "middle-east-africa or latin-america", examples=["india"])
-    seed: int | str | None = Field(default=None, description="the network's seed; default the region's code")
+    region: Region = Field(default="india", description="the region whose catalogue and network to seed")
+    seed: Seed | None = Field(default=None, description="the network's seed; default the region's code. A "
+                              "region's network is seeded once: another seed later is refused (409)")
     max_cities: int | None = Field(default=None, ge=1, le=500, description="only the region's N largest cities")
     customers: list[WorldCustomer] = Field(default_factory=list, max_length=2000,
                                            description="customers to connect to a home box in their area")
 
 
 class HomeBody(Strict):
-    address: str = Field(min_length=1, max_length=300, examples=["Koramangala, Bengaluru"])
-    region: str | None = Field(default=None, description="the desk the customer talks to; default the tenant's "
+    address: Name = Field(examples=["Koramangala, Bengaluru"])
+    region: Region | None = Field(default=None, description="the desk the customer talks to; default the tenant's "
                                "only seeded region")

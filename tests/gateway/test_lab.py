@@ -150,6 +150,8 @@ async def test_seeding_a_world_and_connecting_homes(client, base, auth):
 
     again = (await client.post(f"{base}/world", json={"region": "india"}, headers=auth)).json()
     assert again["nodes_created"] == 0 and again["catalogue_seeded"] is False and again["nodes"] == world["nodes"]
+    assert_error(await client.post(f"{base}/world", json={"region": "india", "seed": 2}, headers=auth),
+                 409, "world_seeded")
 
     r = await client.post(f"{base}/customers/Kiran Rao/line", json={"address": "Koramangala, Bengaluru"}, headers=auth)
     assert r.status_code == 200, r.text
@@ -160,7 +162,8 @@ async def test_seeding_a_world_and_connecting_homes(client, base, auth):
 
 
 async def test_world_refusals_change_nothing(client, base, auth):
-    assert_error(await client.post(f"{base}/world", json={"region": "atlantis"}, headers=auth), 422, "unknown_region")
+    r = await client.post(f"{base}/world", json={"region": "atlantis"}, headers=auth)
+    assert "body.region" in assert_error(r, 422, "validation_error")["error"]["message"]  # the schema lists them
     await client.post(f"{base}/world", json={"region": "india"}, headers=auth)
     for address, code in (("Springfield", "ambiguous_address"), ("Qwxzv Plonk", "unknown_place")):
         r = await client.post(f"{base}/world", json={"region": "india", "customers": [

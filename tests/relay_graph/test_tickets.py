@@ -262,6 +262,8 @@ async def test_bad_stage_and_bad_names_are_refused_and_write_nothing(graph_clien
     with pytest.raises(InvalidInput):
         await tk.set_stage(graph_client, tenant, "T-1", stage="fixing", agent="bad agent name")
     with pytest.raises(InvalidInput):
+        await tk.claim(graph_client, tenant, "T-1\x00", agent="resolver", replica="r1")
+    with pytest.raises(NotFound):  # an identifier like any other (values are parameters, never Cypher)
         await tk.claim(graph_client, tenant, "T-1 OR 1=1", agent="resolver", replica="r1")
     with pytest.raises(InvalidInput):
         await tk.add_event(graph_client, tenant, "T-1", agent="resolver", event="Not An Event")

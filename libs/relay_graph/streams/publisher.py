@@ -80,8 +80,8 @@ class Publisher:
                 args += (n.kind, encode(n))  # type: ignore[attr-defined]
             try:
                 ids = await self.redis.eval(_XADD_MANY, 1, stream, *args)
-            except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
-                raise Unavailable("the notification streams are not reachable; retry shortly") from exc
+            except (RedisError, OSError) as exc:  # as publish: not reachable, or refusing writes
+                raise Unavailable("the notification streams are not taking entries; retry shortly") from exc
             return [_text(i) for i in ids]
 
 

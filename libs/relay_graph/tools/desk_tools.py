@@ -14,6 +14,7 @@ from .envelope import Shape, ToolResult, when
 from .memory_tools import ticket_line
 from .registry import tool
 from .resolve import Resolver
+from ..inputs import text_type
 from .types import Args, CustomerName, Name, Role, TicketId
 
 
@@ -65,7 +66,7 @@ async def list_or_show(ctx: ToolContext, args: TicketsInput) -> ToolResult:
 class HandoffInput(Args):
     ticket_id: TicketId
     to_role: Role
-    detail: str | None = Field(default=None, min_length=1, max_length=500, description="why, for the timeline")
+    detail: text_type(500) | None = Field(default=None, description="why, for the timeline")  # type: ignore[valid-type]
 
 
 class HandoffOutput(BaseModel):

@@ -7,12 +7,14 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
+from relay_graph.inputs import Identifier, Name
+
 from relay_graph import registry
 from relay_graph.streams import FactChanged
 
 from ..deps import BusDep, IdentityDep, MemoryDep, ReaderDep, TenantDep, respond
 from ..errors import Forbidden, responses
-from ..schemas import ClaimsView, SettleBody, SettleResult
+from ..schemas import ClaimsView, PredicateName, SettleBody, SettleResult
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["claims"])
 
@@ -23,10 +25,9 @@ async def claims(
     tenant: TenantDep,
     memory: MemoryDep,
     agent: ReaderDep,
-    subject: Annotated[str, Query(min_length=1, max_length=200,
-                                  description="the subject's id, or a name: `matched` says what a name was read "
-                                              "as, `ambiguous` lists the candidates when it names two or more")],
-    predicate: Annotated[str, Query(min_length=1, max_length=64)],
+    subject: Annotated[Name, Query(description="the subject's id, or a name: `matched` says what a name was read "
+                                               "as, `ambiguous` lists the candidates when it names two or more")],
+    predicate: Annotated[PredicateName, Query()],
 ) -> JSONResponse:
     registry.get(predicate)
     return respond(await memory.claims(tenant, subject, predicate, reader=agent))
@@ -40,7 +41,7 @@ async def settle(
     who: IdentityDep,
     memory: MemoryDep,
     bus: BusDep,
-    conflict_id: Annotated[str, Path(alias="id", min_length=1, max_length=128)],
+    conflict_id: Annotated[Identifier, Path(alias="id")],
 ) -> JSONResponse:
     # A person settles, with the tenant's key: an agent's key could otherwise settle its own
     # disputes and raise its own trust.

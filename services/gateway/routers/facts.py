@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from relay_graph import registry
 from relay_graph.errors import RelayError
+from relay_graph.inputs import Name
 from relay_graph.models import Clock, FactInput
 from relay_graph.streams import FactChanged
 
@@ -25,6 +26,7 @@ from ..schemas import (
     FactsResult,
     FactWriteResult,
     ItemError,
+    PredicateName,
     RetireBody,
     RetiredResult,
 )
@@ -32,11 +34,11 @@ from ..schemas import (
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["facts"])
 
 ERRORS = responses(401, 403, 413, 422, 429, 503)
-Subject = Annotated[str, Query(min_length=1, max_length=200, examples=["c-1f0e4b2a9c3d5e6f", "alice rao"],
-                               description="the subject's id (a customer's id). Writes address exactly this key; "
-                                           "a read also takes a name, and says what it matched (`matched`) or "
-                                           "that it is ambiguous (`ambiguous`)")]
-OptPredicate = Annotated[str | None, Query(min_length=1, max_length=64, examples=["lives_in"])]
+Subject = Annotated[Name, Query(examples=["c-1f0e4b2a9c3d5e6f", "alice rao"],
+                                description="the subject's id (a customer's id). Writes address exactly this key; "
+                                            "a read also takes a name, and says what it matched (`matched`) or "
+                                            "that it is ambiguous (`ambiguous`)")]
+OptPredicate = Annotated[PredicateName | None, Query()]
 
 
 @router.post("/facts", status_code=201, response_model=FactWriteResult, responses=ERRORS,

@@ -7,6 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
+from relay_graph.inputs import Identifier, Name, text_type
+from relay_graph.recall import MAX_QUESTION
+
 from ..deps import MemoryDep, ReaderDep, TenantDep, respond
 from ..errors import responses
 from ..schemas import RecallResult
@@ -20,12 +23,11 @@ async def recall(
     tenant: TenantDep,
     memory: MemoryDep,
     agent: ReaderDep,
-    q: Annotated[str, Query(min_length=1, max_length=2000, description="the question")],
+    q: Annotated[text_type(MAX_QUESTION), Query(description="the question")],  # type: ignore[valid-type]
     k: Annotated[int, Query(ge=1, le=100)] = 10,
-    subject: Annotated[str | None, Query(
-        min_length=1, max_length=200,
+    subject: Annotated[Name | None, Query(
         description="only this customer's memory: their id, or a name (`matched` says what it was read as; a "
                     "name of two or more customers answers shape `ambiguous` with the candidates)")] = None,
-    session: Annotated[str | None, Query(min_length=1, max_length=128)] = None,
+    session: Annotated[Identifier | None, Query()] = None,
 ) -> JSONResponse:
     return respond(await memory.recall(tenant, q, k=k, subject=subject, session=session, reader=agent))

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Query
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from pydantic.json_schema import models_json_schema
 
 from relay_graph.models import LABEL_PATTERN
 from relay_graph.tools import ToolContext, call_tool, get_tool, tool_specs
@@ -47,6 +48,7 @@ async def list_tools(tenant: TenantDep) -> JSONResponse:
 
 
 @router.post("/tools/{name}", response_model=ToolAnswer, responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
+             operation_id="call_tool",
              summary="Call a tool; the body is its arguments. The key's agent is recorded as writer and reader "
                      "(`api` for the tenant key); `agent` is a sub-label under it")
 async def call(
@@ -61,3 +63,27 @@ async def call(
     get_tool(name)  # an unknown tool is 404 before anything else
     ctx = ToolContext(memory, who.tenant, who.agent, announce=bus.publish, label=who.label(agent))
     return respond((await call_tool(ctx, name, arguments or {})).to_json())
+
+
+def document_tools(schema: dict[str, Any]) -> dict[str, Any]:
+    """The OpenAPI document states each tool's call as its own operation, its body the tool's input
+    schema, in place of the one `/tools/{name}` route that serves them all: a client (or a property
+    test) sees exactly which arguments each tool takes."""
+    generic_path = f"{router.prefix}/tools/{{name}}"
+    generic = schema["paths"].pop(generic_path)["post"]
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    tools = [get_tool(s["name"]) for s in tool_specs()]
+    _, defs = models_json_schema([(t.input, "validation") for t in tools],
+                                 ref_template="#/components/schemas/{model}")
+    for name, definition in defs.get("$defs", {}).items():
+        if name in components and components[name] != definition:
+            raise ValueError(f"tool schema {name} differs from the API's schema of that name")
+        components[name] = definition
+    for t in tools:
+        op = {**generic, "operationId": f"tool_{t.name}", "summary": f"Tool `{t.name}`", "description": t.description,
+              "parameters": [p for p in generic["parameters"] if p["name"] != "name"]}
+        required = bool(t.input.model_json_schema().get("required"))
+        op["requestBody"] = {"required": required, "content": {"application/json": {
+            "schema": {"$ref": f"#/components/schemas/{t.input.__name__}"}}}}
+        schema["paths"][f"{router.prefix}/tools/{t.name}"] = {"post": op}
+    return schema

@@ -26,7 +26,7 @@ class Conversation(BaseModel):
     first_text: str | None
 
 
-class Turn(BaseModel):
+class ConversationTurn(BaseModel):
     episode_id: str
     kind: str | None
     speaker: str | None
@@ -53,14 +53,14 @@ async def conversations(client: GraphClient, tenant: str, customer: str) -> list
                          first_text=r["first_text"]) for r in rows]
 
 
-async def turns(client: GraphClient, tenant: str, customer: str, session: str) -> list[Turn]:
+async def turns(client: GraphClient, tenant: str, customer: str, session: str) -> list[ConversationTurn]:
     """A conversation's turns in order; NotFound when it is not this customer's (or does not exist),
     so nobody learns whether another customer's session id exists."""
     rows = await client.run(validate_tenant(tenant), q.SESSION_TURNS,
                             {"uid": customer_uid(customer), "session": session, "limit": MAX_TURNS})
     if not rows:
         raise NotFound("you have no conversation with that id", code="conversation_not_found")
-    return [Turn(episode_id=r["episode_id"], kind=r["kind"], speaker=r["speaker"], text=r["text"] or "",
+    return [ConversationTurn(episode_id=r["episode_id"], kind=r["kind"], speaker=r["speaker"], text=r["text"] or "",
                  at=_dt(r["at_ms"]), reply_to=r["reply_to"], ticket_id=r["ticket_id"],
                  how_i_know=[str(h) for h in r["how_i_know"]] if isinstance(r["how_i_know"], list) else [])
             for r in rows]

@@ -75,7 +75,7 @@ class Conversations(BaseModel):
 
 class Turns(BaseModel):
     session: str
-    turns: list[site.Turn]
+    turns: list[site.ConversationTurn]
 
 
 class MyFacts(BaseModel):

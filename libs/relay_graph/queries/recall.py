@@ -197,7 +197,10 @@ EPISODES_OF_SPEAKERS = Query(
     read_only=True,
 )
 
-# Time: the turns inside the windows the question names (at most $time_scan of them), nearest first.
+# Time: the turns inside the windows the question names, and the turns that SAY a time inside them
+# ("last Saturday" said on 8 May is 6 May: Episode.said_from_ms / said_to_ms, read at write), at
+# most $time_scan of each, nearest first. A said span is at most $said_span long, so the index on
+# said_from_ms bounds the second read from both sides.
 EPISODES_IN_WINDOWS = Query(
     "recall_episodes_in_windows",
     "WITH vecf32($v) AS qv "
@@ -206,11 +209,36 @@ EPISODES_IN_WINDOWS = Query(
     "  MATCH (ep:Episode) WHERE ep.at_ms >= w[0] AND ep.at_ms < w[1] "
     "  WITH DISTINCT ep LIMIT $time_scan "
     "  RETURN ep "
+    "  UNION "
+    "  UNWIND $windows AS w "
+    "  MATCH (ep:Episode) WHERE ep.said_from_ms >= w[0] - $said_span AND ep.said_from_ms < w[1] "
+    "    AND ep.said_to_ms > w[0] "
+    "  WITH DISTINCT ep LIMIT $time_scan "
+    "  RETURN ep "
     "} "
     "WITH qv, ep WHERE $session IS NULL OR ep.session_id = $session "
     "WITH ep, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
     "ORDER BY d LIMIT $n "
     "RETURN 'time' AS signal, ep.episode_id AS id, d, null AS hops",
+    read_only=True,
+)
+
+# Dated: a question that asks when ("When did Caroline go to the support group?") is answered by a
+# turn that says a time ("I went yesterday"): the turns of the named speakers that say one, nearest
+# first. Only with a named speaker: "when does my line drop?" asks about a habit, and every turn
+# of a tenant that says "tonight" is no answer to it.
+EPISODES_DATED = Query(
+    "recall_episodes_dated",
+    "WITH vecf32($v) AS qv "
+    "UNWIND $keys AS k "
+    "MATCH (sp:Speaker {key: k}) "
+    "WITH qv, sp "  # from the speaker: the planner would otherwise scan every Episode
+    "MATCH (sp)<-[:SPOKEN_BY]-(ep:Episode) "
+    "WHERE ep.said_from_ms IS NOT NULL AND ($session IS NULL OR ep.session_id = $session) "
+    "WITH DISTINCT qv, ep "
+    "WITH ep, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
+    "ORDER BY d LIMIT $n "
+    "RETURN 'dated' AS signal, ep.episode_id AS id, d, null AS hops",
     read_only=True,
 )
 
@@ -232,6 +260,7 @@ SIGNALS = {
     "words": EPISODES_BY_WORDS,
     "speakers": EPISODES_OF_SPEAKERS,
     "time": EPISODES_IN_WINDOWS,
+    "dated": EPISODES_DATED,
 }
 
 
@@ -297,8 +326,10 @@ _FUSE = (
     "    THEN 'before' ELSE 'after' END AS side "
     "  ORDER BY o.at_ms, coalesce(o.pos, -1), o.episode_id "
     "  WITH si, sid, side, collect(o.episode_id) AS os "
-    "  WITH si, sid, side, CASE side WHEN 'before' THEN last(os) ELSE head(os) END AS nid "
-    "  ORDER BY si, side "  # 'after' < 'before': the reply first
+    "  WITH si, sid, side, CASE side WHEN 'before' THEN reverse(os)[0..$reach] ELSE os[0..$reach] END AS ns "
+    "  UNWIND range(0, size(ns) - 1) AS j "
+    "  WITH si, sid, side, j, ns[j] AS nid "
+    "  ORDER BY si, j, side "  # the nearer first; 'after' < 'before': the reply first
     "  RETURN collect([nid, sid, side]) AS near "
     "} "
     "WITH cands, pre, spoken, "

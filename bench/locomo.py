@@ -334,7 +334,7 @@ def abstention(rows: list[dict[str, Any]]) -> dict[str, Any]:
 # ------------------------------------------------------------------ ablation (dev half, the library)
 
 
-ABLATIONS = ("vector", "words", "speakers", "time", "neighbours", "entities")
+ABLATIONS = ("vector", "words", "speakers", "time", "dated", "neighbours", "entities", "joined")
 
 
 async def ablation(memory: Memory, convs: list[Conversation], console: Console) -> dict[str, Any]:

@@ -116,8 +116,9 @@ NEIGHBOUR_SEEDS = 5  # the strongest hits whose turns before and after join the 
 NEIGHBOUR_REACH = 2  # turns on each side of a seed that join as its neighbours
 MAX_WORDS = 16  # full-text terms per question
 # Weighted RRF: what each signal's rank is worth (tuned on the dev split of bench/recall_hybrid.py).
-WEIGHTS = {"vector": 1.0, "entities": 1.0, "words": 0.5, "speakers": 1.0, "time": 1.0, "dated": 1.0,
-           "neighbours": 0.5}
+WEIGHTS = {"vector": 1.0, "entities": 1.0, "joined": 1.0, "words": 0.5, "speakers": 1.0, "time": 1.0,
+           "dated": 1.0, "neighbours": 0.5}
+JOIN_PER_ENTITY = 20  # entities one fact away that a named entity joins to
 # How much nearer in meaning another speaker's turn must be than the named speaker's best before
 # recall says the question is not in memory (chosen on the dev half of bench.locomo: see README).
 VOICE_MARGIN = 0.15
@@ -334,8 +335,8 @@ async def _episodes_with_subject(client, tenant, v, subject: Anchor, anchors: li
     return meaning, [(r["id"], r["d"], hops(r, True), True) for r in named]
 
 
-_SIGNAL_ORDER = ("entities", "speakers", "vector", "words", "time", "dated")  # the order the fusion adds them in
-_VIA_ENTITY = frozenset({"entities", "speakers"})
+_SIGNAL_ORDER = ("entities", "joined", "speakers", "vector", "words", "time", "dated")  # the order the fusion adds them in
+_VIA_ENTITY = frozenset({"entities", "joined", "speakers"})
 
 
 def _signal_parts(session, n, anchors: list[Anchor], speaker_keys: list[str], windows: list[Window],
@@ -347,6 +348,9 @@ def _signal_parts(session, n, anchors: list[Anchor], speaker_keys: list[str], wi
     if anchors:
         parts.append("entities")
         params.update(uids=[a.uid for a in anchors], cap=CAP)
+        if WEIGHTS["joined"]:
+            parts.append("joined")
+            params.update(per_entity=JOIN_PER_ENTITY)
     if speaker_keys and WEIGHTS["speakers"]:
         parts.append("speakers")
         params.update(keys=speaker_keys, speaker_cap=SPEAKER_CAP, cap_named=SPEAKER_NAMED_CAP)
@@ -390,6 +394,8 @@ async def _fused_episodes(client, tenant, v, session, n, k, anchors: list[Anchor
                 continue
             if signal == "entities":
                 hops = _entity_path(hit[3], names)
+            elif signal == "joined":
+                hops = _joined_path(hit[3], names)
             elif signal == "speakers":
                 hops = _speaker_path(hit[3])
             else:
@@ -409,6 +415,14 @@ def _entity_path(hops: list[dict[str, Any]], names: dict[str, str]) -> list[str]
     out: list[str] = []
     for uid in sorted(vias):  # a customer's own turns also MENTION them: say "session" once
         out += [f"q -> entity '{names[uid]}'", _VIA["session" if "session" in vias[uid] else "mentions"]]
+    return out
+
+
+def _joined_path(hops: list[dict[str, Any]], names: dict[str, str]) -> list[str]:
+    out: list[str] = []
+    for h in sorted(hops, key=lambda h: (h["uid"], h["via"])):
+        out += [f"q -> entity '{names[h['uid']]}'", f"entity <-ABOUT- fact -ABOUT-> entity '{h['via']}'",
+                _VIA["mentions"]]
     return out
 
 

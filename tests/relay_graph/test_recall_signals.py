@@ -1,6 +1,6 @@
 """Recall's graph signals on small hand-made conversations (a real FalkorDB, the real model): a
 time said relative to its session's date, a question that asks when, and a speaker's own words
-about what a question names. Each shows the evidence turn rising to the top with its signal and
+about what a question names, a join of two entities through a fact. Each shows the evidence turn rising to the top with its signal and
 not without it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from relay_graph import recall as recall_mod
 from relay_graph.memory import Memory
-from relay_graph.models import EpisodeInput, RecallShape
+from relay_graph.models import EpisodeInput, FactInput, RecallShape
 
 pytestmark = [pytest.mark.falkordb, pytest.mark.model]
 
@@ -92,3 +92,24 @@ async def test_what_another_speaker_said_is_not_in_memory_for_the_named_one(memo
     assert "S1:2" in [i.episode_id for i in r.items]  # what there is, is still shown
     r = await memory.recall(chat, "What did Melanie feel after the charity race for mental health she ran?", k=10)
     assert r.shape is RecallShape.PATH
+
+
+async def test_two_hops_through_a_fact_find_the_turn_that_names_the_other_entity(memory, tenant, monkeypatch):
+    # the fact first, so the turns' words link to both entities; the evidence names only the customer
+    await memory.write_fact(tenant, FactInput(subject="Alice Rao", predicate="lives_in", object="Pune", agent="intake"))
+    at = datetime(2023, 7, 1, 12, 0, tzinfo=timezone.utc)
+    await memory.write_episodes(tenant, [
+        EpisodeInput(id=f"S:{i}", session="S", speaker=sp, text=text, at=at) for i, (sp, text) in enumerate([
+            ("agent", "Alice Rao called: her line drops every evening."),
+            ("agent", "Pune had heavy rain today, the roads are flooded."),
+            ("agent", "Lines drop in the evening for many customers when the network is busy."),
+            ("agent", "A customer asked about upgrading the plan."),
+        ], start=1)])
+    question = "Whose line drops every evening in Pune?"
+    r = await memory.recall(tenant, question, k=3)
+    assert r.items[0].episode_id == "S:1"
+    assert r.items[0].path[:3] == ["q -> entity 'Pune'", "entity <-ABOUT- fact -ABOUT-> entity 'Alice Rao'",
+                                   "entity <-MENTIONS- episode"]
+    assert r.shape is RecallShape.PATH
+    monkeypatch.setitem(recall_mod.WEIGHTS, "joined", 0.0)
+    assert (await ranked(memory, tenant, question, 3))[:1] != ["S:1"]

@@ -123,6 +123,30 @@ EPISODES_OF_ENTITIES = Query(
     read_only=True,
 )
 
+# Two hops: the entities one current fact away from the question's entities ("Which studio is on
+# Harbor Street?" -> Nova Pottery located_in Harbor Street), and the episodes that MENTION those
+# (at most $per_entity joined entities per named one, each one's newest $cap episodes), those
+# reached from more of them first, then nearest to the question.
+EPISODES_JOINED = Query(
+    "recall_episodes_joined",
+    "WITH vecf32($v) AS qv "
+    "CALL { "
+    "  UNWIND $uids AS u "
+    "  MATCH (e:Entity {uid: u}) "
+    "  CALL { WITH e MATCH (e)<-[:ABOUT]-(:Fact:Current)-[:ABOUT]->(o:Entity) WHERE NOT o.uid IN $uids "
+    "         WITH DISTINCT o LIMIT $per_entity RETURN o } "
+    "  CALL { WITH o MATCH (o)<-[:MENTIONS]-(ep:Episode) "
+    "         WITH ep ORDER BY ep.at_ms DESC LIMIT $cap RETURN ep } "
+    "  WITH u, o, ep WHERE $session IS NULL OR ep.session_id = $session "
+    "  WITH ep, collect({uid: u, via: o.name}) AS hops "
+    "  RETURN ep, hops "
+    "} "
+    "WITH ep, hops, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
+    "ORDER BY size(hops) DESC, d LIMIT $n "
+    "RETURN 'joined' AS signal, ep.episode_id AS id, d, hops",
+    read_only=True,
+)
+
 # Subject filter: every episode of the subject (its sessions, or mentioning it), scored exactly,
 # with the question's entities each one also mentions.
 EPISODES_OF_SUBJECT = Query(
@@ -257,6 +281,7 @@ SIGNALS = {
     "vector": EPISODES_NEAR,
     "vector_in_session": EPISODES_IN_SESSION,
     "entities": EPISODES_OF_ENTITIES,
+    "joined": EPISODES_JOINED,
     "words": EPISODES_BY_WORDS,
     "speakers": EPISODES_OF_SPEAKERS,
     "time": EPISODES_IN_WINDOWS,

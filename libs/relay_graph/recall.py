@@ -24,28 +24,37 @@ Signals (each a ranked list of episodes; without a `subject` all of them, with o
    parameter. Ties broken by meaning.
 5. time - time expressions in the question (`time_expressions`: "in May 2023", "on 8 May 2023",
    "last year", "yesterday", "three weeks ago"): the turns whose time falls in those windows
-   (through the Episode.at_ms index, at most TIME_SCAN), nearest in meaning first. Relative
-   expressions are read against the newest turn in memory (in the session, with a session
-   filter): a conversation's "last year" is the year before its last session, not before today.
-6. neighbours - the turn before and the turn after each of the NEIGHBOUR_SEEDS best items of the
-   fusion of 1-5 (same session; order by time, then by arrival `pos`, so a session whose turns
-   share one time still has an order): an answer ("Yes! A sunset over the lake.") often carries
-   none of the question's words and sits right after the turn that does ("Did you finish that
-   painting?"). Ranked by the rank of the hit they neighbour, the reply (after) first.
+   (through the Episode.at_ms index, at most TIME_SCAN), and the turns that SAY a time in them
+   ("last Saturday" said on Monday 8 May 2023 is 6 May: Episode.said_from_ms / said_to_ms, read
+   against each turn's own time when it is written), nearest in meaning first. Relative
+   expressions in the question are read against the newest turn in memory (in the session, with
+   a session filter): a conversation's "last year" is the year before its last session.
+6. dated - a question that asks when ("When did Caroline go to the support group?", "how long")
+   and names a speaker: that speaker's turns that say a time, nearest in meaning first. The
+   answer to "when" is a turn that dates something ("I went yesterday"); without a named speaker
+   the signal stays off ("when does my line drop?" asks about a habit).
+7. joined - two hops: the entities one current fact away from a named entity (Pune <-ABOUT- fact
+   -ABOUT-> Alice Rao), and the episodes that MENTION those, nearest in meaning first.
+8. neighbours - the NEIGHBOUR_REACH turns before and after each of the NEIGHBOUR_SEEDS best items
+   of the fusion of 1-7 (same session; order by time, then by arrival `pos`, so a session whose
+   turns share one time still has an order): an answer ("Yes! A sunset over the lake.") often
+   carries none of the question's words and sits right after the turn that does ("Did you finish
+   that painting?"), or two turns on when the other speaker asks back in between. Ranked by the
+   rank of the hit they neighbour, the nearer first, the reply (after) before the turn before.
 
 Fusion is weighted reciprocal-rank fusion: score = sum over the signals that found an item of
-WEIGHTS[signal] / (RRF_K + its rank there), RRF_K = 60; an item counts once per signal, at its best
+WEIGHTS[signal] / (RRF_K + its rank there), RRF_K = 30; an item counts once per signal, at its best
 rank. An item found several ways outranks one found once at a similar rank, and no signal's raw
-scale (distances, hop counts, TF-IDF) has to be calibrated against another's. Weights (vector,
-entities, time 1.0; words, speakers, neighbours 0.5) were chosen on the dev split of
-bench/recall_hybrid.py (`--tune` moves one knob at a time; the test split is never used for it):
-the half-weight signals are the broad ones (a speaker said half of a conversation; a neighbour is
-only beside a hit; a topic word is in every turn of small talk about that topic). On that split,
-dev recall@10 moved from 0.79 (all at 1.0 but speakers and neighbours) to 0.81 with words at 0.5;
-dropping time cost 4 points of recall@10 and neighbours 3; dropping speakers cost 2 points of
-recall@1 and gained 1 of recall@10 (kept: with many conversations in one tenant, who said it is
-what separates them). Ties go to the nearer in meaning. Neighbours join in a second step: the k best
-of signals 1-5 are taken with the turns around the strongest, then all six are fused; an item
+scale (distances, hop counts, TF-IDF) has to be calibrated against another's. The weights were
+first chosen on the dev split of bench/recall_hybrid.py (synthetic), then moved on the dev half of
+bench/locomo.py (real LoCoMo conversations; its test half is never tuned on): speakers from 0.5 to
+1.0 (who said it is what a question about a person turns on: +2.4 points of any-hit@10 there),
+RRF k from 60 to 30 (the first ranks count for more: +3.6 points @5), neighbours reaching two
+turns (+2.3 points @10), and the time and dated signals reading times said in turns (+4.1 points
+@1 on temporal questions... see bench.locomo's ablation for what each earns now). Words and
+neighbours stay at 0.5: they are the broad ones (a topic word is in every turn of small talk
+about that topic; a neighbour is only beside a hit). Ties go to the nearer in meaning. Neighbours join in a second step: the k best
+of signals 1-7 are taken with the turns around the strongest, then all are fused; an item
 outside those k can only enter the answer as a neighbour. Without a subject the fusion runs in the
 database, in the statement that runs the signals (queries.recall.fused: the hundred-odd candidates
 are ranked where they are, and the answer comes back in full in the same round trip); the paths
@@ -73,7 +82,10 @@ facts the returned episodes DERIVED.
 Shapes: `unknown_name` when the subject resolves to no entity (nothing is searched); `path` when a
 named entity or speaker connected the question to an episode or a fact; `not_in_graph` when
 entities or speakers were named but nothing connects them (the items, if any, were found only by
-meaning, words or time) or nothing was found at all; `memory` when nothing named was involved.
+meaning, words or time), or nothing was found at all, or the question names one speaker and
+another speaker's turn among the answer is nearer to it in meaning than any of theirs by more
+than VOICE_MARGIN (LoCoMo's adversarial questions ask one speaker about what the other did);
+`memory` when nothing named was involved.
 """
 
 from __future__ import annotations
@@ -341,7 +353,7 @@ _VIA_ENTITY = frozenset({"entities", "joined", "speakers"})
 
 def _signal_parts(session, n, anchors: list[Anchor], speaker_keys: list[str], windows: list[Window],
                   ft: str | None, when: bool = False) -> tuple[tuple[str, ...], dict[str, Any]]:
-    """Which of signals 1-5 a question runs (meaning always; each other one when the question gave
+    """Which of signals 1-7 a question runs (meaning always; each other one when the question gave
     it something to search with), and their parameters."""
     parts = ["vector_in_session" if session is not None else "vector"]
     params: dict[str, Any] = {"n": n, "session": session}
@@ -368,7 +380,7 @@ def _signal_parts(session, n, anchors: list[Anchor], speaker_keys: list[str], wi
 
 async def _fused_episodes(client, tenant, v, session, n, k, anchors: list[Anchor], speaker_keys: list[str],
                           windows: list[Window], ft: str | None, when: bool = False):
-    """Signals 1-5, their fusion, the neighbours, the answer's episodes and the facts they derived
+    """Signals 1-7, their fusion, the neighbours, the answer's episodes and the facts they derived
     in one statement (queries.recall.fused). Returns the answer as candidates in order (their hops
     built here, the same way `_add` builds them), the episodes by id, the derived fact rows, and
     whether the speaker signal found anything."""

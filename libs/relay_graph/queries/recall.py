@@ -318,7 +318,7 @@ _DERIVED_BY = (
     "MATCH (f)-[:ABOUT {role: 'subject'}]->(s:Entity) "
 )
 
-# Signals 1-5 of one question, their fusion and the neighbours step in one statement (see
+# Signals 1-7 of one question, their fusion and the neighbours step in one statement (see
 # recall.py's docstring for the rules; this is the same arithmetic): each signal's rows ranked
 # 1, 2, ...; every episode scored sum(weight / (RRF_K + rank)) over the signals that found it; the
 # $k best (ties: nearer, then id) are the candidates, the first $seeds of them the seeds; the turn

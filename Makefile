@@ -5,7 +5,9 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 MODEL_DIR ?= .relay/model
 
-.PHONY: up test bench bench-memory install model lock clean
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: up test bench bench-memory install model browser lock clean
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -26,7 +28,15 @@ model: $(MODEL_DIR)/.verified
 up: install model
 	$(PY) -m relay_cli.main up
 
-test: install model
+# The browser tests (tests/gateway/test_docs_browser.py) drive Debian's chromium; as root (CI) it is
+# installed here, elsewhere those tests skip and say how to install it.
+browser:
+	@if [ -x "$(CHROMIUM)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "chromium is not installed (sudo apt-get install chromium): the browser tests will skip"; fi
+
+test: install model browser
 	$(PY) -m pytest
 
 bench: install model

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
+from . import inputs
 from .db import GraphClient
 from .entities import entity_uid, name_key
 from .errors import InvalidInput, InvalidValue, RelayError, StateConflict
@@ -79,19 +80,12 @@ def check_customer(customer: object) -> str:
 
 
 def check_session(session: object) -> str:
-    if not isinstance(session, str) or not 1 <= len(session.strip()) <= MAX_SESSION:
-        raise InvalidValue(f"session must be 1 to {MAX_SESSION} characters")
-    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in session):
-        raise InvalidValue("session contains control characters")
-    return session.strip()
+    return inputs.check_identifier(session, "session")
 
 
 def check_text(text: object) -> str:
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidValue("text is empty")
-    if len(text) > MAX_TEXT:
-        raise InvalidValue(f"text is longer than {MAX_TEXT} characters")
-    return text
+    """The turn's words exactly as written (newlines, tabs, emoji joiners kept)."""
+    return inputs.check_text(text, "text", MAX_TEXT)
 
 
 async def record_turn(

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import unicodedata
 from datetime import datetime
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -36,6 +35,7 @@ from .db import GraphClient
 from .embeddings import Embedder
 from .entities import entity_uid, name_key
 from .errors import InvalidInput, InvalidValue
+from .inputs import check_time
 from .models import EpisodeInput
 from .queries import episodes as q
 from .registry import clean_text
@@ -46,7 +46,6 @@ MAX_MENTIONS = 50
 MAX_NGRAM = 4
 MAX_TEXT_WORDS = 2_000  # n-grams are taken from the first words of very long texts only
 LOOKUP_CHUNK = 20_000  # name keys per lookup statement
-_CONTROL_OK = {"\n", "\r", "\t"}
 
 # Words that are never an entity's whole name; an n-gram made only of them is not looked up.
 STOPWORDS = frozenset(
@@ -101,7 +100,7 @@ def wire_vector(vector: Sequence[float], decimals: int = 6) -> VectorParam:
 
 
 def ms(at: datetime) -> int:
-    return int(at.timestamp() * 1000)
+    return int(check_time(at, "at").timestamp() * 1000)
 
 
 def word_ngrams(text: str, max_n: int = MAX_NGRAM, max_words: int = MAX_TEXT_WORDS) -> set[str]:
@@ -121,15 +120,6 @@ def word_ngrams(text: str, max_n: int = MAX_NGRAM, max_words: int = MAX_TEXT_WOR
     return keys
 
 
-def _plain_text(value: str, what: str) -> str:
-    if any(unicodedata.category(c) in ("Cc", "Cf") and c not in _CONTROL_OK for c in value):
-        raise InvalidValue(f"{what} contains control characters")
-    text = value.strip()
-    if not text:
-        raise InvalidValue(f"{what} is empty")
-    return text
-
-
 def _validate(items: Sequence[Any]) -> list[EpisodeInput]:
     if not isinstance(items, (list, tuple)):
         raise InvalidInput("episodes must be a list")
@@ -141,12 +131,13 @@ def _validate(items: Sequence[Any]) -> list[EpisodeInput]:
         try:
             ep = item if isinstance(item, EpisodeInput) else EpisodeInput.model_validate(item)
         except ValidationError as exc:
-            raise InvalidInput(f"episode {i}: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from None
-        updates: dict[str, Any] = {
-            "text": _plain_text(ep.text, f"episode {i} text"),
-            "session": _plain_text(ep.session, f"episode {i} session"),
-            "speaker": clean_text(ep.speaker, f"episode {i} speaker"),
-        }
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            # a value our checks refused (inputs.py) is an invalid value; a wrong shape, invalid input
+            error = InvalidValue if first["type"] == "value_error" else InvalidInput
+            raise error(f"episode {i} {where}: {first['msg'].removeprefix('Value error, ')}") from None
+        # text, session and ids are kept exactly as given (EpisodeInput checked them: inputs.py)
+        updates: dict[str, Any] = {"speaker": clean_text(ep.speaker, f"episode {i} speaker")}
         if ep.customer is not None:
             updates["customer"] = clean_text(ep.customer, f"episode {i} customer")
             if not name_key(updates["customer"]):

@@ -30,6 +30,7 @@ from . import fact_planning as fp
 from .db import GraphClient
 from .entities import entity_uid, name_key
 from .errors import InvalidInput, InvalidValue, NotFound, RelayError, StateConflict
+from .inputs import TIME_MAX, TIME_MIN, check_identifier, check_time
 from .models import (
     AGENT_PATTERN,
     Claim,
@@ -199,12 +200,17 @@ async def resolve_entity(
 # time and ids
 
 
-def to_ms(value: datetime) -> int:
-    return (aware(value) - _EPOCH) // _MS
+def to_ms(value: datetime, what: str = "time") -> int:
+    return (check_time(value, what) - _EPOCH) // _MS
+
+
+_MS_MIN, _MS_MAX = (TIME_MIN - _EPOCH) // _MS, (TIME_MAX - _EPOCH) // _MS
 
 
 def from_ms(value: int | None) -> datetime | None:
-    return None if value is None else _EPOCH + value * _MS
+    # Writes are bounded (inputs.check_time); a value stored before they were is read at the bound
+    # it passed rather than failing every read of its subject.
+    return None if value is None else _EPOCH + min(max(value, _MS_MIN), _MS_MAX) * _MS
 
 
 def _wall_ms() -> int:
@@ -260,7 +266,7 @@ def _clock(value: object) -> Clock:
 
 
 def _source(value: object) -> str | None:
-    return None if value is None else clean_text(value, "source")
+    return None if value is None else check_identifier(value, "source")  # an episode's id
 
 
 def _validate_write(fact: FactInput) -> _Write:

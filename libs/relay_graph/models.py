@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .inputs import Identifier, Name, Text, Time
+
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
@@ -44,13 +46,13 @@ class Clock(str, Enum):
 class FactInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    subject: str = Field(min_length=1, max_length=200)
+    subject: Name
     predicate: str = Field(min_length=1, max_length=64)
-    object: str = Field(min_length=1, max_length=200)
+    object: Name
     agent: str = Field(pattern=AGENT_PATTERN)
-    valid_from: datetime | None = None  # event time; defaults to recorded_at
-    source: str | None = Field(default=None, max_length=200)  # e.g. the episode id it came from
-    recorded_at: datetime | None = None  # learning time; defaults to now (tests and replays set it)
+    valid_from: Time | None = None  # event time; defaults to recorded_at
+    source: Identifier | None = None  # the episode it came from (linked as DERIVED)
+    recorded_at: Time | None = None  # learning time; defaults to now (tests and replays set it)
 
     @field_validator("valid_from", "recorded_at")
     @classmethod
@@ -68,13 +70,13 @@ class FactWriteResult(BaseModel):
 class RetireInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    subject: str = Field(min_length=1, max_length=200)
+    subject: Name
     predicate: str = Field(min_length=1, max_length=64)
-    object: str | None = Field(default=None, min_length=1, max_length=200)
+    object: Name | None = None
     agent: str = Field(pattern=AGENT_PATTERN)
-    valid_to: datetime | None = None
-    recorded_at: datetime | None = None
-    source: str | None = Field(default=None, max_length=200)  # the episode that said it ended
+    valid_to: Time | None = None
+    recorded_at: Time | None = None
+    source: Identifier | None = None  # the episode that said it ended
 
     @field_validator("valid_to", "recorded_at")
     @classmethod
@@ -120,20 +122,20 @@ class SettleResult(BaseModel):
 class EpisodeInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    session: str = Field(min_length=1, max_length=128)
-    speaker: str = Field(min_length=1, max_length=128)
-    text: str = Field(min_length=1, max_length=8_000)
-    at: datetime
-    id: str | None = Field(default=None, min_length=1, max_length=128)
+    session: Identifier
+    speaker: Name = Field(max_length=128)
+    text: Text  # kept exactly as written: newlines, tabs, emoji joiners, right-to-left marks
+    at: Time
+    id: Identifier | None = None
     kind: Literal["CustomerMessage", "AgentReply", "ToolResult", "InternalNote", "Message"] = "Message"
     agent: str | None = Field(default=None, pattern=AGENT_PATTERN)  # who wrote it down
-    customer: str | None = Field(default=None, max_length=200)
-    mentions: list[str] = []  # entity names the episode is about, when known
+    customer: Name | None = None
+    mentions: list[Name] = []  # entity names the episode is about, when known
     # Desk replies: which customer turn this answers, the ticket it concerns, and the graph
     # rows the wording rests on ("how I know").
-    reply_to: str | None = Field(default=None, max_length=200)
-    ticket_id: str | None = Field(default=None, max_length=200)
-    how_i_know: list[str] = []
+    reply_to: Identifier | None = None
+    ticket_id: Identifier | None = None
+    how_i_know: list[Text] = []
 
     @field_validator("at")
     @classmethod

@@ -26,6 +26,7 @@ import unicodedata
 from .db import GraphClient
 from .entities import name_key
 from .errors import InvalidInput
+from .inputs import check_identifier
 from .network import MAX_BATCH, _customer, attach_customers, upsert_links, upsert_nodes
 from .network_models import LinkIn, LinkType, NetNodeIn, NetworkSummary, NodeKind
 from .registry import clean_text
@@ -54,13 +55,11 @@ def _rng(seed: str, *what: str) -> random.Random:
     return random.Random(_digest("|".join((seed, *what))))
 
 
-def _seed(seed: object) -> str:
+def check_seed(seed: object) -> str:
+    """A seed as the generator uses it (a whole number or a string identifier, as text)."""
     if isinstance(seed, bool) or not isinstance(seed, (int, str)):
         raise InvalidInput("seed must be a whole number or a string")
-    text = str(seed)
-    if not text or len(text) > 200:
-        raise InvalidInput("seed must be 1 to 200 characters")
-    return text
+    return str(seed) if isinstance(seed, int) else check_identifier(seed, "seed")
 
 
 def _cities(cities: object) -> list[tuple[str, list[str]]]:
@@ -114,7 +113,7 @@ async def generate_network(
     customer (name, city, area) off a cabinet of their area's exchange. Every input is checked
     before anything is written: an unknown city or area is refused and nothing changes."""
     validate_tenant(tenant)
-    seed_text = _seed(seed)
+    seed_text = check_seed(seed)
     served = _cities(cities)
     if not isinstance(customers, (list, tuple)) or len(customers) > MAX_CUSTOMERS:
         raise InvalidInput(f"customers must be a list of at most {MAX_CUSTOMERS} (name, city, area)")

@@ -97,7 +97,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import fact_planning
+from . import fact_planning, inputs
 from .facts import from_ms, resolve_entity
 from .db import GraphClient
 from .embeddings import Embedder
@@ -175,16 +175,8 @@ class _Candidate:
 
 
 def _question(value: object) -> str:
-    if not isinstance(value, str):
-        raise InvalidValue("q must be a string")
-    text = " ".join(value.split())
-    if not text:
-        raise InvalidValue("q is empty")
-    if len(text) > MAX_QUESTION:
-        raise InvalidValue(f"q is longer than {MAX_QUESTION} characters")
-    if any(ord(c) < 32 for c in text):
-        raise InvalidValue("q contains control characters")
-    return text
+    # The question is free text (inputs.check_text); read with its spacing collapsed.
+    return " ".join(inputs.check_text(value, "q", MAX_QUESTION).split())
 
 
 def _k(value: object) -> int:
@@ -196,9 +188,7 @@ def _k(value: object) -> int:
 def _session(value: object) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str) or not value.strip() or len(value) > 128:
-        raise InvalidValue("session must be a non-empty string of at most 128 characters")
-    return value.strip()
+    return inputs.check_identifier(value, "session")
 
 
 def _reader(value: object) -> str | None:

@@ -13,6 +13,7 @@ from enum import Enum
 from typing import Callable
 
 from .errors import InvalidValue, UnknownPredicate
+from . import inputs
 
 MAX_VALUE_CHARS = 200
 _IDENT = re.compile(r"^[A-Z][A-Za-z]*$|^[A-Z_]+$")
@@ -32,18 +33,9 @@ Check = Callable[[str], str]
 
 
 def clean_text(value: object, what: str = "value") -> str:
-    """Common to every value: a non-empty string of printable characters, at most 200 long."""
-    if not isinstance(value, str):
-        raise InvalidValue(f"{what} must be a string")
-    text = unicodedata.normalize("NFKC", value)
-    if any(unicodedata.category(c) in ("Cc", "Cf") for c in text):
-        raise InvalidValue(f"{what} contains control characters")
-    text = " ".join(text.split())
-    if not text:
-        raise InvalidValue(f"{what} is empty")
-    if len(text) > MAX_VALUE_CHARS:
-        raise InvalidValue(f"{what} is longer than {MAX_VALUE_CHARS} characters")
-    return text
+    """The normal form of a name (NFKC, spaces collapsed) once inputs.check_name took it: the
+    same rule as the API's `Name` type, so what the schema allows is what is stored."""
+    return " ".join(unicodedata.normalize("NFKC", inputs.check_name(value, what, MAX_VALUE_CHARS)).split())
 
 
 _SYMPTOMS = re.compile(

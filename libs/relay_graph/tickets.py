@@ -40,6 +40,7 @@ from .entities import entity_uid, name_key
 from .errors import AlreadyExists, InvalidInput, NotFound
 from .models import AGENT_PATTERN, aware, utcnow
 from .queries import tickets as q
+from .inputs import check_identifier, check_text, check_time
 from .registry import clean_text
 from .tenancy import validate_tenant
 from .ticket_models import (
@@ -55,7 +56,6 @@ from .ticket_models import (
 )
 
 _AGENT = re.compile(AGENT_PATTERN)
-_TICKET_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
 # the streams runtime's consumer names (libs/relay_graph/streams, heartbeat.py) fit this
 _REPLICA = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,254}$")
 _EVENT = re.compile(r"^[a-z][a-z0-9_]{0,47}$")
@@ -68,7 +68,7 @@ MAX_LIST = 1000
 
 
 def _ms(at: datetime | None) -> int:
-    return int((aware(at) or utcnow()).timestamp() * 1000)
+    return int((check_time(at, "at") if at is not None else utcnow()).timestamp() * 1000)
 
 
 def _dt(ms: int | None) -> datetime | None:
@@ -86,32 +86,21 @@ def _agent(value: object, what: str = "agent") -> str:
 
 
 def _ticket_id(value: object) -> str:
-    return _pattern(value, _TICKET_ID, "ticket_id")
+    return check_identifier(value, "ticket_id")
 
 
 def _text(value: object, what: str, limit: int = MAX_SUMMARY, *, optional: bool = False) -> str | None:
-    """Free text (summaries, details): control characters refused, whitespace collapsed."""
+    """Free text (summaries, details): inputs.check_text, spacing collapsed."""
     if value is None and optional:
         return None
-    if not isinstance(value, str):
-        raise InvalidInput(f"{what} must be a string")
-    text = " ".join(value.split())
-    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in text):
-        raise InvalidInput(f"{what} contains control characters")
-    if not text and not optional:
-        raise InvalidInput(f"{what} is empty")
-    if len(text) > limit:
-        raise InvalidInput(f"{what} is longer than {limit} characters")
-    return text or None
+    if optional and isinstance(value, str) and not value.strip():
+        return None
+    return " ".join(check_text(value, what, limit).split())
 
 
 def _session(value: object) -> str:
-    """Session ids are kept exactly as the episodes module got them (1-128 characters)."""
-    if not isinstance(value, str) or not 1 <= len(value) <= 128:
-        raise InvalidInput("session must be a string of 1 to 128 characters")
-    if any(ord(c) < 32 or 0x7F <= ord(c) < 0xA0 for c in value):
-        raise InvalidInput("session contains control characters")
-    return value
+    """Session ids are identifiers, kept exactly as the episodes module got them."""
+    return check_identifier(value, "session")
 
 
 def issue_key(issue_kind: object) -> str:

@@ -6,8 +6,9 @@ hung off it.
 
 seed_world seeds the region's catalogue (catalogue.ensure_catalogue) and generates its network
 (network_gen.generate_network) over every served city and area of the region (the footprint), with
-a seed derived from the region unless one is given: the same call twice builds the same network
-and writes nothing new. A region is a few hundred to two thousand nodes: well under two seconds.
+a seed derived from the region unless one is given. A region's network is seeded once: the seed
+and city count of the first call are recorded, a repeat writes nothing new, and a call naming
+another seed or city count is refused (409 `world_seeded`) before anything is written. A region is a few hundred to two thousand nodes: well under two seconds.
 
 connect_home places an address (catalogue.place: own list, then the gazetteer), finds the served
 city's exchange for that area (the city's first exchange when the area is not one of ours or was
@@ -32,9 +33,10 @@ from .catalogue.models import Placement, PlacementStatus
 from .catalogue.regions import region_spec
 from .db import GraphClient
 from .entities import name_key
-from .errors import InvalidInput, NotFound
+from .errors import InvalidInput, NotFound, RelayError
 from .network import MAX_BATCH, _customer, attach_customers, upsert_links, upsert_nodes
-from .network_gen import generate_network, slug
+from .models import utcnow
+from .network_gen import check_seed, generate_network, slug
 from .network_models import LinkIn, LinkType, NetNodeIn, NodeKind
 from .queries import world as q
 from .registry import clean_text
@@ -108,15 +110,41 @@ async def seed_world(
     wanted = list(customers)
     if len(wanted) > MAX_CUSTOMERS:
         raise InvalidInput(f"at most {MAX_CUSTOMERS} customers per call")
+    seed_text, max_cities = await _record_seed(client, tenant, spec.code, seed, max_cities)
     seeded = await ensure_catalogue(client, tenant, spec.code)
     cities = _region_cities(spec.code, max_cities)
-    net = await generate_network(client, tenant, cities=cities, seed=seed if seed is not None else spec.code)
+    net = await generate_network(client, tenant, cities=cities, seed=seed_text)
     homes = await connect_homes(client, tenant, wanted, region=spec.code) if wanted else []
     return WorldSummary(
         region=spec.code, seed=net.seed, catalogue_seeded=seeded.seeded, cities=len(net.hubs),
         exchanges=sum(len(a) for a in net.exchanges.values()), cabinets=sum(len(c) for c in net.cabinets.values()),
         nodes=net.nodes, links=net.links, nodes_created=net.nodes_created, customers=homes,
     )
+
+
+class WorldSeeded(RelayError):
+    code = "world_seeded"
+    status = 409
+
+
+async def _record_seed(client: GraphClient, tenant: str, region: str, seed: int | str | None,
+                       max_cities: int | None) -> tuple[str, int | None]:
+    """The seed and city count to build with. A region's network is generated once: its first call
+    records them, a later call that leaves them out uses what was recorded (and so writes nothing
+    new), and one that names others is refused before anything is written: regenerating with
+    another seed would rewire the live network under its customers and tickets."""
+    wanted = check_seed(seed if seed is not None else region)
+    row = (await client.run(tenant, q.RECORD_SEED, {"region": region, "seed": wanted, "max_cities": max_cities or 0,
+                                                   "at_ms": int(utcnow().timestamp() * 1000)}))[0]
+    recorded_seed, recorded_cities = row["seed"], row["max_cities"] or None
+    if seed is not None and check_seed(seed) != recorded_seed:
+        raise WorldSeeded(f"the {region} network of this tenant was seeded with seed {recorded_seed!r}; a network "
+                          "is seeded once (leave seed out to repeat it, or use a new tenant for another)")
+    if max_cities is not None and max_cities != recorded_cities:
+        had = f"its {recorded_cities} largest cities" if recorded_cities else "all its cities"
+        raise WorldSeeded(f"the {region} network of this tenant was seeded with {had}; a network is seeded once "
+                          "(leave max_cities out to repeat it)")
+    return recorded_seed, recorded_cities
 
 
 def _served(p: Placement, address: str) -> Placement:
@@ -207,4 +235,4 @@ async def connect_home(client: GraphClient, tenant: str, customer: str, address:
     return (await connect_homes(client, tenant, [(customer, address)], region=region))[0]
 
 
-__all__ = ["HomeLine", "WorldSummary", "connect_home", "connect_homes", "seed_world"]
+__all__ = ["HomeLine", "WorldSeeded", "WorldSummary", "connect_home", "connect_homes", "seed_world"]

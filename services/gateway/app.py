@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from typing import AsyncIterator, Sequence
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 
 from relay_graph.memory import Memory
 
@@ -58,7 +59,8 @@ closes the socket with code 4401, another tenant's key with 4403. The notificati
 described at `/asyncapi.json`.
 
 The provider's world: creating a tenant stays fast and seeds nothing; `POST /v1/tenants/{t}/world`
-seeds a region's catalogue and access network (once; again it writes nothing new) and connects
+seeds a region's catalogue and access network (once: again it writes nothing new, another seed is
+refused with 409) and connects
 customers to a home box from their address (`POST /v1/tenants/{t}/customers/{c}/line` for one more).
 The fault lab (`/lab/faults`, `/lab/scoreboard`) breaks lines where the desk agents cannot see why
 and grades what they diagnose and fix."""
@@ -123,8 +125,10 @@ def create_app(
     # FastAPI's own request spans are off: TracingMiddleware is the one SERVER span per request
     # (no raw paths or queries, which carry tenants' and customers' names; no hours-long span per
     # live socket). Its metrics and logs stay as FastAPI has them (on only with such providers).
-    app = FastAPI(title="Relay", version="1", description=DESCRIPTION, lifespan=lifespan,
-                  telemetry={"tracing": False})
+    # /docs (Swagger UI) and /redoc load their scripts and styles from the installed fastapi-offline
+    # package (served under /static-offline-docs), never from a CDN: they work with no internet.
+    app = FastAPIOffline(title="Relay", version="1", description=DESCRIPTION, lifespan=lifespan,
+                         telemetry={"tracing": False})
     app.state.services = services
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)

@@ -1,4 +1,4 @@
-"""Request and response bodies of the HTTP API, mirroring CONTRACT.md. Shapes that match the
+"""Request and response bodies of the HTTP API (docs/API.md is generated from them). Shapes that match the
 engine's models are those models; request bodies refuse unknown fields and times without an offset."""
 
 from __future__ import annotations
@@ -8,7 +8,9 @@ from datetime import datetime
 from enum import Enum
 from typing import Annotated, Any
 
-from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
+
+from relay_graph.inputs import AwareTime, Identifier, Name, Text
 
 from relay_graph.models import (
     AGENT_PATTERN,
@@ -45,8 +47,9 @@ def _plus_from_query(value: Any) -> Any:
     return value
 
 
-# ISO 8601 with an offset; a time without one is refused (422), never guessed.
-ApiTime = Annotated[AwareDatetime, BeforeValidator(_plus_from_query)]
+# ISO 8601 with an offset, in the documented years (relay_graph.inputs); a time without an offset
+# is refused (422), never guessed.
+ApiTime = Annotated[AwareTime, BeforeValidator(_plus_from_query)]
 
 Agent = Annotated[str, Field(pattern=AGENT_PATTERN, description="the writing agent's id", examples=["intake"])]
 
@@ -65,12 +68,12 @@ class TenantCreated(BaseModel):
 
 
 class FactBody(Strict):
-    subject: str = Field(min_length=1, max_length=200, examples=["alice rao"])
+    subject: Name = Field(examples=["alice rao"])
     predicate: str = Field(min_length=1, max_length=64, examples=["lives_in"])
-    object: str = Field(min_length=1, max_length=200, examples=["pune"])
+    object: Name = Field(examples=["pune"])
     agent: Agent
     valid_from: ApiTime | None = Field(default=None, description="when it became true; default now")
-    source: str | None = Field(default=None, max_length=200, description="e.g. the episode it came from")
+    source: Identifier | None = Field(default=None, description="the id of the episode it came from")
 
     def to_input(self) -> FactInput:
         # recorded_at is always the server's now at the API: the belief clock is not client-settable.
@@ -78,10 +81,9 @@ class FactBody(Strict):
 
 
 class RetireBody(Strict):
-    subject: str = Field(min_length=1, max_length=200)
+    subject: Name
     predicate: str = Field(min_length=1, max_length=64)
-    object: str | None = Field(default=None, min_length=1, max_length=200,
-                               description="one value of a multi-valued predicate; default all")
+    object: Name | None = Field(default=None, description="one value of a multi-valued predicate; default all")
     agent: Agent
     valid_to: ApiTime | None = Field(default=None, description="when it stopped being true; default now")
 
@@ -98,8 +100,8 @@ class FactsResult(BaseModel):
 
 
 class SettleBody(Strict):
-    fact_id: str = Field(min_length=1, max_length=128, description="the claim that is right")
-    by: str = Field(min_length=1, max_length=128, description="the person settling it")
+    fact_id: Identifier = Field(description="the claim that is right")
+    by: Name = Field(max_length=128, description="the person settling it")
 
 
 class EpisodeBody(EpisodeInput):
@@ -135,10 +137,10 @@ def to_json(value: Any) -> Any:
 
 
 class ChatBody(Strict):
-    customer: str = Field(min_length=1, max_length=200, description="the customer's name", examples=["alice rao"])
-    text: str = Field(min_length=1, max_length=8_000, examples=["my internet keeps dropping since yesterday"])
-    session: str | None = Field(default=None, min_length=1, max_length=128,
-                                description="the conversation to continue; default a new one")
+    customer: Name = Field(description="the customer's name", examples=["alice rao"])
+    text: Text = Field(description="the turn exactly as written (line breaks, tabs, emoji kept)",
+                       examples=["my internet keeps dropping since yesterday"])
+    session: Identifier | None = Field(default=None, description="the conversation to continue; default a new one")
 
 
 class ChatAccepted(BaseModel):
@@ -276,6 +278,9 @@ __all__ += ["CapacityResult", "CriticalResult", "FaultBody", "FaultInjected", "H
             "ScoreboardResult", "SpanningForest", "WorldBody", "WorldCustomer", "WorldSummary"]
 
 CapacityResult = Capacity
+
+# A whole number (not a boolean) or a short string.
+Seed = StrictInt | Identifier
 ScoreboardResult = Scoreboard
 FaultInjected = Injection
 
@@ -287,28 +292,28 @@ class CriticalResult(BaseModel):
 class FaultBody(Strict):
     kind: FaultKind | None = Field(default=None, description="the fault to inject; none: a blind random one "
                                    "among those the target can suffer")
-    customer: str | None = Field(default=None, min_length=1, max_length=200,
-                                 description="aim at this customer's line (refused if they already have a fault)")
+    customer: Name | None = Field(default=None,
+                                  description="aim at this customer's line (refused if they already have a fault)")
     node: str | None = Field(default=None, pattern=NODE_ID_PATTERN, description="aim at this network node")
-    seed: int | str | None = Field(default=None, description="makes a blind draw repeatable")
+    seed: Seed | None = Field(default=None, description="makes a blind draw repeatable")
 
 
 class WorldCustomer(Strict):
-    customer: str = Field(min_length=1, max_length=200, examples=["asha verma"])
-    address: str = Field(min_length=1, max_length=300, description="where they live: an area and/or city",
-                         examples=["Andheri, Mumbai"])
+    customer: Name = Field(examples=["asha verma"])
+    address: Name = Field(description="where they live: an area and/or city", examples=["Andheri, Mumbai"])
 
 
 class WorldBody(Strict):
     region: str = Field(default="india", description="india, europe, north-america, asia-pacific, "
                         "middle-east-africa or latin-america", examples=["india"])
-    seed: int | str | None = Field(default=None, description="the network's seed; default the region's code")
+    seed: Seed | None = Field(default=None, description="the network's seed; default the region's code. A "
+                              "region's network is seeded once: another seed later is refused (409)")
     max_cities: int | None = Field(default=None, ge=1, le=500, description="only the region's N largest cities")
     customers: list[WorldCustomer] = Field(default_factory=list, max_length=2000,
                                            description="customers to connect to a home box in their area")
 
 
 class HomeBody(Strict):
-    address: str = Field(min_length=1, max_length=300, examples=["Koramangala, Bengaluru"])
+    address: Name = Field(examples=["Koramangala, Bengaluru"])
     region: str | None = Field(default=None, description="the desk the customer talks to; default the tenant's "
                                "only seeded region")

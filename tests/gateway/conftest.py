@@ -3,6 +3,8 @@ lifespan needed: the test hands in a ready Memory)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from services.gateway.settings import GatewaySettings
@@ -49,3 +51,58 @@ async def stream_redis(graph_settings):
     redis = connect(graph_settings)
     yield redis
     await redis.aclose()
+
+
+class RunningGateway:
+    """`python -m services.gateway` on a free port of this machine, on the session's FalkorDB."""
+
+    def __init__(self, url: str, admin_key: str, log: Path):
+        self.url, self.admin_key, self.log = url, admin_key, log
+
+
+@pytest.fixture(scope="session")
+def running_gateway(falkordb_server, graph_settings, tmp_path_factory):
+    """The real gateway process (no desk agents: ready once FalkorDB and the streams answer), with a
+    rate limit that property tests do not meet."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    from relay_graph.embedded import free_port
+
+    from .test_process import REPO
+
+    port, admin = free_port(), "running-gateway-admin-key"
+    log_path = tmp_path_factory.mktemp("gateway") / "gateway.log"
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("RELAY_")},
+           "RELAY_FALKORDB_HOST": falkordb_server.host, "RELAY_FALKORDB_PORT": str(falkordb_server.port),
+           "RELAY_PORT": str(port), "RELAY_HOST": "127.0.0.1", "RELAY_ADMIN_KEY": admin,
+           "RELAY_LOG_LEVEL": "warning", "RELAY_READY_AGENTS": "[]", "RELAY_MODEL_DIR": str(graph_settings.model_dir),
+           "RELAY_RATE_LIMIT_PER_SECOND": "100000", "RELAY_RATE_LIMIT_BURST": "100000"}
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "services.gateway"], cwd=REPO, env=env,
+                                stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert proc.poll() is None, f"the gateway exited:\n{log_path.read_text()}"
+            try:
+                if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, f"the gateway never became ready:\n{log_path.read_text()}"
+            time.sleep(0.2)
+        yield RunningGateway(url, admin, log_path)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -150,6 +150,8 @@ async def test_seeding_a_world_and_connecting_homes(client, base, auth):
 
     again = (await client.post(f"{base}/world", json={"region": "india"}, headers=auth)).json()
     assert again["nodes_created"] == 0 and again["catalogue_seeded"] is False and again["nodes"] == world["nodes"]
+    assert_error(await client.post(f"{base}/world", json={"region": "india", "seed": 2}, headers=auth),
+                 409, "world_seeded")
 
     r = await client.post(f"{base}/customers/Kiran Rao/line", json={"address": "Koramangala, Bengaluru"}, headers=auth)
     assert r.status_code == 200, r.text

@@ -6,7 +6,7 @@ import pytest
 
 pytestmark = pytest.mark.falkordb
 
-# Every path of CONTRACT.md that this part of the gateway serves (health, tenants, memory).
+# Every path of docs/CONTRACT.md's v1 contract that this part of the gateway serves (health, tenants, memory).
 CONTRACT = {
     ("get", "/healthz"), ("get", "/readyz"), ("post", "/v1/tenants"),
     ("post", "/v1/tenants/{t}/facts"), ("post", "/v1/tenants/{t}/facts/retire"), ("get", "/v1/tenants/{t}/facts"),

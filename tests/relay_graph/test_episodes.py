@@ -283,3 +283,11 @@ def test_a_vector_parameter_is_sent_as_cypher_text_of_the_same_numbers_a_list_wo
     assert stringify_param_value({"rows": [{"vec": v}]}) == "{`rows`:[{`vec`:" + text + "}]}"
     assert list(v) == rounded and len(v) == 5 and v == rounded
     assert str(episodes.wire_vector([])) == "[]"
+
+
+def test_a_time_stored_before_times_were_bounded_reads_back_at_the_bound():
+    from relay_graph.facts import from_ms
+    from relay_graph.inputs import TIME_MAX, TIME_MIN
+
+    assert from_ms(253_402_300_799_999 + 13 * 3_600_000) == TIME_MAX  # 9999-12-31T23:00-14:00
+    assert from_ms(-10**15) == TIME_MIN

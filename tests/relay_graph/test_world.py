@@ -55,3 +55,36 @@ async def test_addresses_we_cannot_serve_change_nothing(graph_client, tenant):
         await world.seed_world(graph_client, tenant, "atlantis")
     assert err.value.code == "unknown_region"
     assert await nodes(graph_client, tenant) == before
+
+
+SNAPSHOT_NODES = Query("t_world_nodes", "MATCH (n) RETURN labels(n) AS labels, properties(n) AS props", read_only=True)
+SNAPSHOT_EDGES = Query("t_world_edges", "MATCH (a)-[r]->(b) RETURN id(a) AS a, type(r) AS type, id(b) AS b, "
+                       "properties(r) AS props", read_only=True)
+
+
+async def snapshot(client, tenant):
+    rows = [*(await client.run(tenant, SNAPSHOT_NODES)), *(await client.run(tenant, SNAPSHOT_EDGES))]
+    return sorted(repr(sorted(r.items())) for r in rows)
+
+
+async def test_a_seeded_network_is_never_rewired(graph_client, tenant):
+    first = await world.seed_world(graph_client, tenant, "india", max_cities=3)
+    before = await snapshot(graph_client, tenant)
+    for change in ({"seed": "another"}, {"seed": 7}, {"max_cities": 4}, {"seed": "india", "max_cities": 2}):
+        with pytest.raises(world.WorldSeeded) as err:
+            await world.seed_world(graph_client, tenant, "india", **change)
+        assert err.value.status == 409 and "seeded" in err.value.message
+        assert await snapshot(graph_client, tenant) == before
+    # the same call, or one that leaves seed and max_cities out, repeats it and changes nothing
+    for again in ({"max_cities": 3}, {}, {"seed": "india", "max_cities": 3}):
+        summary = await world.seed_world(graph_client, tenant, "india", **again)
+        assert summary.nodes_created == 0 and summary.nodes == first.nodes and summary.links == first.links
+        assert await snapshot(graph_client, tenant) == before
+
+
+async def test_a_network_seeded_with_a_seed_is_repeated_without_it(graph_client, tenant):
+    first = await world.seed_world(graph_client, tenant, "india", seed=42, max_cities=2)
+    before = await snapshot(graph_client, tenant)
+    again = await world.seed_world(graph_client, tenant, "india")
+    assert (again.seed, again.nodes_created, again.cities) == ("42", 0, first.cities)
+    assert await snapshot(graph_client, tenant) == before

@@ -104,6 +104,18 @@ async def test_a_turn_is_answered_and_its_problem_is_picked_up_by_the_resolver(d
             assert set(payload) == {"tenant", "kind", "change", "id", "version", "actor", "at", "notification_id"}
 
 
+async def test_a_turn_with_line_breaks_tabs_and_joined_emoji_is_answered_and_kept_as_written(
+        desk_procs, gateway, graph_client, stream_redis, tenant):
+    text = ("Hi, I'm Caroline Rao.\nMy router is frozen \U0001F469\u200D\U0001F467 since last night.\n\n"
+            "\tIt blinks red \u200F(the lights)\u200E and nothing works.\r\n")
+    turn = await gateway.say("Caroline Rao", text, session="multi-line-1")
+    written = await reply_to(stream_redis, tenant, turn.episode_id)
+    stored = await desk.get_turn(graph_client, tenant, turn.episode_id)
+    assert stored.text.encode() == text.encode()
+    reply = await desk.get_turn(graph_client, tenant, written.id)
+    assert reply.speaker == "intake" and reply.text
+
+
 async def _stage(client, tenant, tid, stage):
     t = await tickets.get_ticket(client, tenant, tid)
     return t if t.stage is stage else None

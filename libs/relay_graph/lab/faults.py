@@ -13,6 +13,7 @@ from typing import Any
 
 from ..db import GraphClient
 from ..errors import InvalidInput, NotFound, StateConflict
+from ..inputs import check_identifier
 from ..models import aware, utcnow
 from ..network import _node_id, customers_behind, get_node, set_link_status, set_node_status
 from ..network_algorithms import LinkView, load_upward, served_nodes
@@ -65,7 +66,7 @@ def _rng(seed: object) -> random.Random:
         return random.Random(secrets.randbits(64))
     if isinstance(seed, bool) or not isinstance(seed, (int, str)):
         raise InvalidInput("seed must be a whole number or a string")
-    return random.Random(str(seed))
+    return random.Random(str(seed) if isinstance(seed, int) else check_identifier(seed, "seed"))
 
 
 def _uplink_plans(ctx_graph, holder: str, links: list[LinkView], cause_of) -> list[Plan]:

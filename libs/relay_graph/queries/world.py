@@ -19,4 +19,13 @@ HUB_EXCHANGES = Query(
     read_only=True,
 )
 
-__all__ = ["HUB_EXCHANGES"]
+# The seed and city count a region's network was generated with, recorded by the first call that
+# seeds it (MERGE: of two concurrent first calls, one record wins and both read it back).
+RECORD_SEED = Query(
+    "world_record_seed",
+    "MERGE (w:WorldSeed {region: $region}) "
+    "ON CREATE SET w.seed = $seed, w.max_cities = $max_cities, w.at_ms = $at_ms "
+    "RETURN w.seed AS seed, w.max_cities AS max_cities",
+)
+
+__all__ = ["HUB_EXCHANGES", "RECORD_SEED"]

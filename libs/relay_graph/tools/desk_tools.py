@@ -14,7 +14,7 @@ from .envelope import Shape, ToolResult, when
 from .memory_tools import ticket_line
 from .registry import tool
 from .resolve import Resolver
-from .types import Args, CustomerName, Name, Role, TicketId
+from .types import Args, CustomerName, Name, Role, ShortText, TicketId
 
 
 def _detail_lines(t: TicketDetail) -> list[str]:
@@ -65,7 +65,7 @@ async def list_or_show(ctx: ToolContext, args: TicketsInput) -> ToolResult:
 class HandoffInput(Args):
     ticket_id: TicketId
     to_role: Role
-    detail: str | None = Field(default=None, min_length=1, max_length=500, description="why, for the timeline")
+    detail: ShortText | None = Field(default=None, max_length=500, description="why, for the timeline")
 
 
 class HandoffOutput(BaseModel):

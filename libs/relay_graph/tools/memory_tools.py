@@ -31,7 +31,7 @@ from .envelope import Shape, ToolResult, when
 from .explain import FactExplanation, explain_facts
 from .registry import tool
 from .resolve import Resolver
-from .types import Args, CustomerName, Name, Predicate, Time
+from .types import Args, CustomerName, Identifier, Name, Predicate, Text, Time
 
 # ---------------------------------------------------------------- how_i_know lines
 
@@ -71,15 +71,15 @@ def _shape(found: bool) -> Shape:
 
 
 class Turn(Args):
-    speaker: str = Field(min_length=1, max_length=128, description="who said it")
-    text: str = Field(min_length=1, max_length=8_000)
+    speaker: Name = Field(max_length=128, description="who said it")
+    text: Text = Field(description="exactly as said (line breaks, tabs, emoji kept)")
     at: Time | None = Field(default=None, description="when it was said; default now")
-    id: str | None = Field(default=None, min_length=1, max_length=128,
+    id: Identifier | None = Field(default=None,
                            description="your id for the turn; replaying the same id writes nothing new")
 
 
 class RememberInput(Args):
-    session: str = Field(min_length=1, max_length=128, description="the conversation these turns belong to")
+    session: Identifier = Field(description="the conversation these turns belong to")
     turns: list[Turn] = Field(min_length=1, max_length=100)
     customer: CustomerName | None = Field(default=None, description="the customer the conversation is with, if "
                                                                     "any (a known one is matched, misspellings too)")
@@ -119,7 +119,7 @@ class RememberFactInput(Args):
     predicate: Predicate
     object: Name = Field(description="the value, e.g. 'pune' for lives_in")
     valid_from: Time | None = Field(default=None, description="when it became true in the world; default now")
-    source: str | None = Field(default=None, min_length=1, max_length=200,
+    source: Identifier | None = Field(default=None,
                                description="the episode id it was learnt from (linked as DERIVED)")
 
 
@@ -158,7 +158,7 @@ class RetireFactInput(Args):
     predicate: Predicate
     object: Name | None = Field(default=None, description="for a multi-valued predicate: which value ended")
     valid_to: Time | None = Field(default=None, description="when it stopped being true; default now")
-    source: str | None = Field(default=None, min_length=1, max_length=200,
+    source: Identifier | None = Field(default=None,
                                description="the episode id that said it ended")
 
 
@@ -265,10 +265,10 @@ async def claims(ctx: ToolContext, args: ClaimsInput) -> ToolResult:
 
 
 class RecallInput(Args):
-    q: str = Field(min_length=1, max_length=2_000, description="the question or topic")
+    q: Text = Field(max_length=2_000, description="the question or topic")
     k: int = Field(default=10, ge=1, le=100, description="how many episodes")
     subject: Name | None = Field(default=None, description="only what is about this customer or entity")
-    session: str | None = Field(default=None, min_length=1, max_length=128, description="only this conversation")
+    session: Identifier | None = Field(default=None, description="only this conversation")
 
 
 class RecallOutput(BaseModel):
@@ -297,7 +297,7 @@ async def recall(ctx: ToolContext, args: RecallInput) -> ToolResult:
 
 
 class AskInput(Args):
-    question: str = Field(min_length=1, max_length=2_000)
+    question: Text = Field(max_length=2_000)
     customer: CustomerName | None = Field(default=None, description="ask about this customer only")
     k: int = Field(default=5, ge=1, le=50)
 
@@ -347,7 +347,7 @@ async def ask(ctx: ToolContext, args: AskInput) -> ToolResult:
 
 
 class ExplainInput(Args):
-    fact_id: str | None = Field(default=None, min_length=1, max_length=64, description="the fact to explain")
+    fact_id: Identifier | None = Field(default=None, description="the fact to explain")
     subject: CustomerName | None = Field(default=None, description="or: the subject whose value to explain")
     predicate: Predicate | None = None
     object: Name | None = Field(default=None, description="with subject: only this value")

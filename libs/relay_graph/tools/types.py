@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from ..inputs import AwareTime, Identifier
+from ..inputs import Name as _Name
+from ..inputs import ShortText, Text
 from ..models import AGENT_PATTERN
 from ..network_models import NODE_ID_PATTERN
 from ..registry import REGISTRY
-
-TICKET_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$"
 
 
 class Args(BaseModel):
@@ -25,15 +26,18 @@ def _known_predicate(value: str) -> str:
     return value
 
 
-Name = Annotated[str, Field(min_length=1, max_length=200)]
-CustomerName = Annotated[str, Field(min_length=1, max_length=200, description="a customer's name, e.g. 'alice rao'",
-                                    examples=["alice rao"])]
+# The shared input types (relay_graph.inputs): the same checks as the REST API and the engine.
+Name = _Name
+CustomerName = Annotated[_Name, Field(description="a customer's name, e.g. 'alice rao'", examples=["alice rao"])]
 Predicate = Annotated[str, AfterValidator(_known_predicate),
                       Field(min_length=1, max_length=64, description="a predicate of the registry",
                             json_schema_extra={"enum": sorted(REGISTRY)})]
 NodeId = Annotated[str, Field(pattern=NODE_ID_PATTERN, description="a network node id, e.g. 'pune-olt-1'",
                               examples=["pune-olt-1"])]
-TicketId = Annotated[str, Field(pattern=TICKET_ID_PATTERN, description="a ticket id, e.g. 'T-1A2B3C4D5E6F'")]
+TicketId = Annotated[Identifier, Field(description="a ticket id, e.g. 'T-1A2B3C4D5E6F'")]
 Role = Annotated[str, Field(pattern=AGENT_PATTERN, description="the role to hand to: intake, resolver or netops "
                                                                "(the desk's agents), or another agent's name")]
-Time = Annotated[AwareDatetime, Field(description="ISO 8601 with an offset, e.g. 2026-09-05T10:00:00+00:00")]
+Time = AwareTime
+
+__all__ = ["Args", "CustomerName", "Identifier", "Name", "NodeId", "Predicate", "Role", "ShortText", "Text",
+           "TicketId", "Time"]

@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
+from relay_graph.inputs import Identifier, Name
+
 from relay_graph import registry
 from relay_graph.streams import FactChanged
 
@@ -23,7 +25,7 @@ async def claims(
     tenant: TenantDep,
     memory: MemoryDep,
     agent: ReaderDep,
-    subject: Annotated[str, Query(min_length=1, max_length=200)],
+    subject: Annotated[Name, Query()],
     predicate: Annotated[str, Query(min_length=1, max_length=64)],
 ) -> JSONResponse:
     registry.get(predicate)
@@ -38,7 +40,7 @@ async def settle(
     tenant: TenantDep,
     memory: MemoryDep,
     bus: BusDep,
-    conflict_id: Annotated[str, Path(alias="id", min_length=1, max_length=128)],
+    conflict_id: Annotated[Identifier, Path(alias="id")],
 ) -> JSONResponse:
     result = await memory.settle(tenant, conflict_id, body.fact_id, body.by)
     await bus.publish_quietly(FactChanged, tenant=tenant, id=result.winner, version=0, change="settled",

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
 from relay_graph import registry
+from relay_graph.inputs import Name
 from relay_graph.models import Clock
 from relay_graph.streams import FactChanged
 
@@ -18,7 +19,7 @@ from ..schemas import ApiTime, FactBody, FactsResult, FactWriteResult, RetireBod
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["facts"])
 
 ERRORS = responses(401, 403, 413, 422, 429, 503)
-Subject = Annotated[str, Query(min_length=1, max_length=200, examples=["alice rao"])]
+Subject = Annotated[Name, Query(examples=["alice rao"])]
 OptPredicate = Annotated[str | None, Query(min_length=1, max_length=64, examples=["lives_in"])]
 
 

@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
+from relay_graph.inputs import Name
+
 from relay_graph import network, network_algorithms
 from relay_graph.network_models import NODE_ID_PATTERN
 from relay_graph.streams import NetworkChanged
@@ -33,7 +35,7 @@ NodeId = Annotated[str, Query(pattern=NODE_ID_PATTERN, description="a network no
 async def customer_line(
     tenant: TenantDep,
     memory: MemoryDep,
-    customer: Annotated[str, Path(alias="c", min_length=1, max_length=200, examples=["alice rao"])],
+    customer: Annotated[Name, Path(alias="c", examples=["alice rao"])],
 ) -> JSONResponse:
     hops = await network.customer_line(memory.client, tenant, customer)
     return respond({"customer": customer, "line": hops})

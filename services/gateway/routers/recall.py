@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
+from relay_graph.inputs import Identifier, Name, Text
+
 from ..deps import MemoryDep, ReaderDep, TenantDep, respond
 from ..errors import responses
 from ..schemas import RecallResult
@@ -20,9 +22,9 @@ async def recall(
     tenant: TenantDep,
     memory: MemoryDep,
     agent: ReaderDep,
-    q: Annotated[str, Query(min_length=1, max_length=2000, description="the question")],
+    q: Annotated[Text, Query(max_length=2000, description="the question")],
     k: Annotated[int, Query(ge=1, le=100)] = 10,
-    subject: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
-    session: Annotated[str | None, Query(min_length=1, max_length=128)] = None,
+    subject: Annotated[Name | None, Query()] = None,
+    session: Annotated[Identifier | None, Query()] = None,
 ) -> JSONResponse:
     return respond(await memory.recall(tenant, q, k=k, subject=subject, session=session, reader=agent))

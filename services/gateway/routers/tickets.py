@@ -7,6 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
+from relay_graph.inputs import Identifier, Name
+
 from relay_graph import tickets
 from relay_graph.issues import close_issues
 from relay_graph.streams import TicketChanged
@@ -18,7 +20,7 @@ from ..schemas import ConfirmBody, ConfirmResult, TicketsResult, TicketView
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["desk"])
 
-TicketId = Annotated[str, Path(alias="id", min_length=1, max_length=64, examples=["T-1A2B3C4D5E6F"])]
+TicketId = Annotated[Identifier, Path(alias="id", examples=["T-1A2B3C4D5E6F"])]
 
 
 def ticket_view(t: TicketDetail) -> dict:
@@ -39,7 +41,7 @@ def ticket_view(t: TicketDetail) -> dict:
 async def list_tickets(
     tenant: TenantDep,
     memory: MemoryDep,
-    customer: Annotated[str | None, Query(min_length=1, max_length=200, examples=["alice rao"])] = None,
+    customer: Annotated[Name | None, Query(examples=["alice rao"])] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 200,
 ) -> JSONResponse:
     rows = await tickets.list_tickets(memory.client, tenant, customer, limit=limit)

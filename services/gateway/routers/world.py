@@ -1,6 +1,6 @@
 """The provider's world in a tenant: seeding a region (catalogue and access network) and connecting
 customers' homes to it. Tenant creation stays fast; a tenant's world is seeded on its first
-`POST /world` (and again harmlessly: the same region and seed build the same network)."""
+`POST /world` (and again harmlessly; another seed is refused, never regenerated)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse
+
+from relay_graph.inputs import Name
 
 from relay_graph import world
 
@@ -18,12 +20,13 @@ from ..schemas import HomeBody, HomeLine, WorldBody, WorldSummary
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["world"])
 
 
-@router.post("/world", response_model=WorldSummary, responses=responses(401, 403, 404, 413, 422, 429, 503),
+@router.post("/world", response_model=WorldSummary, responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
              summary="Seed a region's catalogue and access network, and connect customers",
              description="Seeds the region's catalogue (countries, served cities and areas, plans priced per "
              "country, FAQs, playbooks) and generates its access network over every served city and area "
-             "(core -> city hub -> exchange -> street cabinet), idempotently: calling it again writes nothing "
-             "new (`nodes_created` 0). Each of `customers` is connected to a new home box on a street cabinet "
+             "(core -> city hub -> exchange -> street cabinet) once: calling it again writes nothing new "
+             "(`nodes_created` 0), and a call naming another `seed` or `max_cities` than the first is refused "
+             "with 409 `world_seeded` (another seed would rewire the live network). Each of `customers` is connected to a new home box on a street cabinet "
              "of the area their address names (the city's central exchange when it names only the city). "
              "This writes network state only; what customers say about themselves is the desk agents' to "
              "file. Every address is placed before anything is written: 422 `unknown_region`, "
@@ -44,6 +47,6 @@ async def connect_home(
     body: HomeBody,
     tenant: TenantDep,
     memory: MemoryDep,
-    customer: Annotated[str, Path(alias="c", min_length=1, max_length=200, examples=["ravi nair"])],
+    customer: Annotated[Name, Path(alias="c", examples=["ravi nair"])],
 ) -> JSONResponse:
     return respond(await world.connect_home(memory.client, tenant, customer, body.address, region=body.region))

@@ -62,7 +62,3 @@ def test_abstention_counts_not_in_graph_on_both_sides():
 def test_the_halves_are_by_conversation():
     assert set(locomo.DEV).isdisjoint(locomo.TEST)
     assert [locomo.half(n) for n in ("26", "42")] == ["dev", "test"]
-
-
-def test_format_characters_go_and_line_breaks_stay_in_the_fallback():
-    assert locomo._without_format("a\u200db\nc\x07") == "ab\nc"

@@ -48,14 +48,14 @@ rank. An item found several ways outranks one found once at a similar rank, and 
 scale (distances, hop counts, TF-IDF) has to be calibrated against another's. The weights were
 first chosen on the dev split of bench/recall_hybrid.py (synthetic), then moved on the dev half of
 bench/locomo.py (real LoCoMo conversations; its test half is never tuned on): speakers from 0.5 to
-1.0 (who said it is what a question about a person turns on: +2.4 points of any-hit@10 there),
-RRF k from 60 to 30 (the first ranks count for more: +3.6 points @5), neighbours reaching two
-turns (+2.3 points @10), and the time and dated signals reading times said in turns (+4.1 points
-@1 on temporal questions... see bench.locomo's ablation for what each earns now). Words and
-neighbours stay at 0.5: they are the broad ones (a topic word is in every turn of small talk
-about that topic; a neighbour is only beside a hit). Ties go to the nearer in meaning. Neighbours join in a second step: the k best
-of signals 1-7 are taken with the turns around the strongest, then all are fused; an item
-outside those k can only enter the answer as a neighbour. Without a subject the fusion runs in the
+1.0 (who said it is what a question about a person turns on), RRF k from 60 to 30 (the first ranks
+count for more), neighbours two turns each side instead of one (the answer is often two turns on,
+after the other speaker asks back). bench.locomo's ablation says what each signal earns there
+(README). Words and neighbours stay at 0.5: they are the broad ones (a topic word is in every turn
+of small talk about that topic; a neighbour is only beside a hit). These moves cost the synthetic
+set a little (bench.recall_hybrid, README). Ties go to the nearer in meaning. Neighbours join in a
+second step: the k best of signals 1-7 are taken with the turns around the strongest, then all are
+fused; an item outside those k can only enter the answer as a neighbour. Without a subject the fusion runs in the
 database, in the statement that runs the signals (queries.recall.fused: the hundred-odd candidates
 are ranked where they are, and the answer comes back in full in the same round trip); the paths
 are built here from the hits it returns, the same way `_add` builds them with a subject.

@@ -12,6 +12,10 @@
   recall can favour what "Caroline" said and what was said about her.
 - `pos`: a turn's place in its session in order of arrival, so neighbouring turns are defined even
   when a whole session carries one time.
+- `said_from_ms` / `said_to_ms`: the span of the time expressions a turn says, read against the
+  turn's own time ("last Saturday" said on Monday 8 May 2023 is Saturday 6 May), so recall can
+  find what was said about a time, and the turns that date something when a question asks when.
+  Null when the turn names no time.
 - The whole batch is one statement (atomic): a failure writes nothing.
 """
 
@@ -35,6 +39,7 @@ from .inputs import check_time
 from .models import EpisodeInput
 from .queries import episodes as q
 from .registry import clean_text
+from .time_expressions import windows as time_windows
 
 MAX_BATCH = 500
 MAX_MENTIONS = 50
@@ -154,10 +159,13 @@ def _rows(items: list[EpisodeInput]) -> tuple[list[str], list[dict[str, Any]]]:
         if eid in seen:
             continue
         seen.add(eid)
+        said = [w for w in time_windows(ep.text, ep.at) if w.end_ms > w.start_ms]
         rows.append({"id": eid, "session": ep.session, "speaker": ep.speaker, "speaker_key": name_key(ep.speaker),
                      "text": ep.text,
                      "key": text_key(ep.text), "kind": ep.kind, "at": at, "agent": ep.agent,
                      # desk replies: the turn answered, the ticket, the graph rows the words rest on
+                     "said_from": min(w.start_ms for w in said) if said else None,
+                     "said_to": max(w.end_ms for w in said) if said else None,
                      "reply_to": ep.reply_to, "ticket_id": ep.ticket_id, "how_i_know": list(ep.how_i_know),
                      "_ep": ep})
     return ids, rows

@@ -1,6 +1,6 @@
 """Time expressions in a question, as windows of time to look in: "in May 2023", "on 8 May 2023",
 "May 8th", "in 2022", "2023-05-08", "yesterday", "last week", "last month", "last year",
-"three weeks ago", "this year".
+"three weeks ago", "this year", "last Saturday", "tomorrow", "next month".
 
 Absolute expressions need nothing else. Relative ones ("yesterday", "last year") and dates without
 a year ("on 8 May", "in May") are read against a reference time: in recall that is the newest turn
@@ -31,6 +31,7 @@ NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
            "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}
 _NUM = r"(?P<num>\d{1,2}|" + "|".join(sorted(NUMBERS, key=len, reverse=True)) + r")"
 UNITS = ("day", "week", "month", "year")
+WEEKDAYS = {d: i for i, d in enumerate("monday tuesday wednesday thursday friday saturday sunday".split())}
 
 # Most specific first: a span of text taken by one pattern is not read again by a later one.
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
@@ -43,8 +44,11 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("in_month", re.compile(rf"\b(?:in|during|since|until|last|this|early|mid|late)\s+{_MONTH}\b")),
     ("year", re.compile(rf"\b(?:in|during|of|since|until|year|from|by)\s+{_YEAR}\b")),
     ("ago", re.compile(rf"\b{_NUM}\s+(?P<unit>day|week|month|year)s?\s+ago\b")),
-    ("relative", re.compile(r"\b(?P<rel>yesterday|today|tonight|last\s+(?:night|weekend|week|month|year)|"
-                            r"this\s+(?:morning|weekend|week|month|year)|the\s+day\s+before\s+yesterday)\b")),
+    ("relative", re.compile(r"\b(?P<rel>yesterday|today|tonight|tomorrow|last\s+(?:night|weekend|week|month|year)|"
+                            r"this\s+(?:morning|weekend|week|month|year)|next\s+(?:week|month|year)|"
+                            r"the\s+day\s+before\s+yesterday)\b")),
+    # "last Saturday" / "on Saturday" said on Monday 8 May: the latest Saturday before that day
+    ("weekday", re.compile(r"\b(?:last|on|this\s+past|past)\s+(?P<wd>" + "|".join(WEEKDAYS) + r")\b")),
 ]
 
 
@@ -117,11 +121,26 @@ def _relative(rel: str, ref: datetime) -> tuple[datetime, datetime] | None:
         return _month(ref.year, ref.month)
     if rel == "last month":
         return _month(ref.year - (ref.month == 1), (ref.month - 2) % 12 + 1)
+    if rel == "tomorrow":
+        return day + timedelta(days=1) - DAY_SLACK, day + timedelta(days=2) + DAY_SLACK
+    if rel == "next week":
+        return week + timedelta(days=7) - DAY_SLACK, week + timedelta(days=14) + DAY_SLACK
+    if rel == "next month":
+        return _month(ref.year + (ref.month == 12), ref.month % 12 + 1)
+    if rel == "next year":
+        return _year(ref.year + 1)
     if rel == "this year":
         return _year(ref.year)
     if rel == "last year":
         return _year(ref.year - 1)
     return None
+
+
+def _weekday(name: str, ref: datetime) -> tuple[datetime, datetime]:
+    day = datetime(ref.year, ref.month, ref.day, tzinfo=timezone.utc)
+    back = (day.weekday() - WEEKDAYS[name] - 1) % 7 + 1  # 1..7 days back: never the reference day itself
+    at = day - timedelta(days=back)
+    return at - DAY_SLACK, at + timedelta(days=1) + DAY_SLACK
 
 
 def _ago(num: str, unit: str, ref: datetime) -> tuple[datetime, datetime]:
@@ -161,7 +180,7 @@ def windows(text: str, reference: datetime | None) -> list[Window]:
 
 
 def _is_relative(kind: str) -> bool:
-    return kind in ("day_month", "month_day", "in_month", "ago", "relative")
+    return kind in ("day_month", "month_day", "in_month", "ago", "relative", "weekday")
 
 
 def _span(kind: str, m: re.Match[str], ref: datetime | None):
@@ -188,6 +207,8 @@ def _span(kind: str, m: re.Match[str], ref: datetime | None):
         return _month(_latest_year(ref, month), month)
     if kind == "ago":
         return _ago(g["num"], g["unit"], ref)
+    if kind == "weekday":
+        return _weekday(g["wd"], ref)
     return _relative(g["rel"], ref)
 
 

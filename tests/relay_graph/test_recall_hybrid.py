@@ -135,14 +135,15 @@ async def test_a_neighbour_brings_the_facts_it_derived(memory, chat):
     assert [(f.subject, f.predicate, f.object) for f in r.facts] == [("Caroline", "owns_device", "a blue fish vase")]
 
 
-async def neighbours_of(graph_client, memory, chat, turn: str) -> list[tuple[str, str, str]]:
+async def neighbours_of(graph_client, memory, chat, turn: str, reach: int = 1) -> list[tuple[str, str, str]]:
     """The fused statement seeded with one turn (the question is that turn's own text), neighbours
     weighted above everything: (id, side, seed) of the neighbours, in the order they rank."""
     session, number = turn.split(":")
     text = SESSIONS[session][1][int(number) - 1][1]
     v = wire_vector((await memory.embedder.aembed([text]))[0])
     rows = await graph_client.run(chat, q.fused(("vector",)), {
-        "v": v, "n": 30, "session": None, "k": 3, "limit": 3, "seeds": 1, "rrf_k": 60.0, "subject": None,
+        "v": v, "n": 30, "session": None, "k": 1 + 2 * reach, "limit": 1 + 2 * reach, "seeds": 1, "reach": reach,
+        "rrf_k": 60.0, "subject": None,
         "weights": {**recall_mod.WEIGHTS, "neighbours": 100.0}})
     return [(i[0], i[7][2], i[7][1]) for i in rows[0]["items"] if i[7]]  # [id, ..., neighbour [rank, seed, side]]
 
@@ -152,6 +153,12 @@ async def test_neighbours_follow_arrival_order_when_times_are_equal(graph_client
     assert await neighbours_of(graph_client, memory, chat, "D2:3") == [("D2:4", "after", "D2:3"),
                                                                        ("D2:2", "before", "D2:3")]
     assert await neighbours_of(graph_client, memory, chat, "D2:1") == [("D2:2", "after", "D2:1")]
+
+
+async def test_neighbours_reach_two_turns_each_side_the_nearer_first(graph_client, memory, chat):
+    # the answer to a question is often two turns on (the other speaker asks back in between)
+    assert await neighbours_of(graph_client, memory, chat, "D2:3", reach=2) == [
+        ("D2:4", "after", "D2:3"), ("D2:2", "before", "D2:3"), ("D2:5", "after", "D2:3"), ("D2:1", "before", "D2:3")]
 
 
 async def test_session_filter_holds_for_every_signal(memory, chat):
@@ -168,7 +175,8 @@ def test_fusion_weights_ranks():
     assert order == ["a", "b", "c", "d"] or order == ["a", "b", "d", "c"]
     w = recall_mod.WEIGHTS
     assert a.fused == pytest.approx((w["vector"] + w["words"]) / (recall_mod.RRF_K + 2))
-    assert b.fused > max(c.fused, d.fused)  # a weaker signal's first is worth less than meaning's first
+    assert b.fused > c.fused  # a neighbour's first is worth less than meaning's first
+    assert b.fused == pytest.approx(d.fused)  # who said it weighs as much as meaning (bench.locomo's dev half)
 
 
 def test_fulltext_query_is_plain_words():
@@ -186,12 +194,15 @@ async def test_hybrid_reads_start_from_indexes(graph_client, tenant):
         "names": (q.NAMES, {"keys": ["a"], "speaker_keys": ["a"]}),
         "of_speakers": (q.EPISODES_OF_SPEAKERS, {"keys": ["a"], "session": None, "v": v, "n": 5, "speaker_cap": 5,
                                                  "cap_named": 5}),
-        "windows": (q.EPISODES_IN_WINDOWS, {"windows": [[0, 10]], "session": None, "v": v, "n": 5, "time_scan": 5}),
+        "windows": (q.EPISODES_IN_WINDOWS, {"windows": [[0, 10]], "session": None, "v": v, "n": 5, "time_scan": 5,
+                                            "said_span": 10}),
+        "dated": (q.EPISODES_DATED, {"keys": ["a"], "session": None, "v": v, "n": 5}),
+        "joined": (q.EPISODES_JOINED, {"uids": ["a"], "session": None, "v": v, "n": 5, "per_entity": 5, "cap": 5}),
         "latest": (q.LATEST, {"session": None}),
-        "fused": (q.fused(("vector", "entities", "speakers", "time", "words")), {
+        "fused": (q.fused(("vector", "entities", "joined", "speakers", "time", "dated", "words")), {
             "v": v, "n": 5, "session": None, "uids": ["a"], "cap": 5, "keys": ["a"], "speaker_cap": 5,
-            "cap_named": 5, "windows": [[0, 10]], "time_scan": 5, "ft": "a", "words_scan": 5, "k": 5, "limit": 5,
-            "seeds": 2,
+            "cap_named": 5, "windows": [[0, 10]], "time_scan": 5, "said_span": 10, "ft": "a", "words_scan": 5,
+            "k": 5, "limit": 5, "seeds": 2, "reach": 2, "per_entity": 5,
             "weights": recall_mod.WEIGHTS, "rrf_k": 60.0, "subject": None}),
     }
     for name, (query, params) in plans.items():

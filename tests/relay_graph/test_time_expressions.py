@@ -38,6 +38,23 @@ def test_expressions_become_windows(text, expected):
     assert span(text) == expected
 
 
+@pytest.mark.parametrize("text, expected", [
+    # REF is Sunday 20 August 2023: a weekday named is the latest one before that day
+    ("I went hiking last Saturday", [("2023-08-19", "2023-08-20")]),
+    ("on Sunday we baked bread", [("2023-08-13", "2023-08-14")]),
+    ("the opening night is tomorrow", [("2023-08-21", "2023-08-22")]),
+    ("we move next month", [("2023-09-01", "2023-10-01")]),
+    ("the trip is next week", [("2023-08-21", "2023-08-28")]),
+])
+def test_a_turn_says_times_relative_to_its_own_date(text, expected):
+    assert span(text) == expected
+
+
+def test_last_saturday_said_on_monday_8_may_2023_is_6_may():
+    said = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+    assert span("Last Saturday I ran a charity race", said) == [("2023-05-06", "2023-05-07")]
+
+
 @pytest.mark.parametrize("text", ["may I ask what she painted?", "I may go", "she is 2023 years old? no",
                                   "May 5 years pass", "what is the plan"])
 def test_words_that_are_not_times(text):

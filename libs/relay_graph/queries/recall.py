@@ -123,6 +123,30 @@ EPISODES_OF_ENTITIES = Query(
     read_only=True,
 )
 
+# Two hops: the entities one current fact away from the question's entities ("Which studio is on
+# Harbor Street?" -> Nova Pottery located_in Harbor Street), and the episodes that MENTION those
+# (at most $per_entity joined entities per named one, each one's newest $cap episodes), those
+# reached from more of them first, then nearest to the question.
+EPISODES_JOINED = Query(
+    "recall_episodes_joined",
+    "WITH vecf32($v) AS qv "
+    "CALL { "
+    "  UNWIND $uids AS u "
+    "  MATCH (e:Entity {uid: u}) "
+    "  CALL { WITH e MATCH (e)<-[:ABOUT]-(:Fact:Current)-[:ABOUT]->(o:Entity) WHERE NOT o.uid IN $uids "
+    "         WITH DISTINCT o LIMIT $per_entity RETURN o } "
+    "  CALL { WITH o MATCH (o)<-[:MENTIONS]-(ep:Episode) "
+    "         WITH ep ORDER BY ep.at_ms DESC LIMIT $cap RETURN ep } "
+    "  WITH u, o, ep WHERE $session IS NULL OR ep.session_id = $session "
+    "  WITH ep, collect({uid: u, via: o.name}) AS hops "
+    "  RETURN ep, hops "
+    "} "
+    "WITH ep, hops, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
+    "ORDER BY size(hops) DESC, d LIMIT $n "
+    "RETURN 'joined' AS signal, ep.episode_id AS id, d, hops",
+    read_only=True,
+)
+
 # Subject filter: every episode of the subject (its sessions, or mentioning it), scored exactly,
 # with the question's entities each one also mentions.
 EPISODES_OF_SUBJECT = Query(
@@ -197,7 +221,10 @@ EPISODES_OF_SPEAKERS = Query(
     read_only=True,
 )
 
-# Time: the turns inside the windows the question names (at most $time_scan of them), nearest first.
+# Time: the turns inside the windows the question names, and the turns that SAY a time inside them
+# ("last Saturday" said on 8 May is 6 May: Episode.said_from_ms / said_to_ms, read at write), at
+# most $time_scan of each, nearest first. A said span is at most $said_span long, so the index on
+# said_from_ms bounds the second read from both sides.
 EPISODES_IN_WINDOWS = Query(
     "recall_episodes_in_windows",
     "WITH vecf32($v) AS qv "
@@ -206,11 +233,36 @@ EPISODES_IN_WINDOWS = Query(
     "  MATCH (ep:Episode) WHERE ep.at_ms >= w[0] AND ep.at_ms < w[1] "
     "  WITH DISTINCT ep LIMIT $time_scan "
     "  RETURN ep "
+    "  UNION "
+    "  UNWIND $windows AS w "
+    "  MATCH (ep:Episode) WHERE ep.said_from_ms >= w[0] - $said_span AND ep.said_from_ms < w[1] "
+    "    AND ep.said_to_ms > w[0] "
+    "  WITH DISTINCT ep LIMIT $time_scan "
+    "  RETURN ep "
     "} "
     "WITH qv, ep WHERE $session IS NULL OR ep.session_id = $session "
     "WITH ep, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
     "ORDER BY d LIMIT $n "
     "RETURN 'time' AS signal, ep.episode_id AS id, d, null AS hops",
+    read_only=True,
+)
+
+# Dated: a question that asks when ("When did Caroline go to the support group?") is answered by a
+# turn that says a time ("I went yesterday"): the turns of the named speakers that say one, nearest
+# first. Only with a named speaker: "when does my line drop?" asks about a habit, and every turn
+# of a tenant that says "tonight" is no answer to it.
+EPISODES_DATED = Query(
+    "recall_episodes_dated",
+    "WITH vecf32($v) AS qv "
+    "UNWIND $keys AS k "
+    "MATCH (sp:Speaker {key: k}) "
+    "WITH qv, sp "  # from the speaker: the planner would otherwise scan every Episode
+    "MATCH (sp)<-[:SPOKEN_BY]-(ep:Episode) "
+    "WHERE ep.said_from_ms IS NOT NULL AND ($session IS NULL OR ep.session_id = $session) "
+    "WITH DISTINCT qv, ep "
+    "WITH ep, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
+    "ORDER BY d LIMIT $n "
+    "RETURN 'dated' AS signal, ep.episode_id AS id, d, null AS hops",
     read_only=True,
 )
 
@@ -229,9 +281,11 @@ SIGNALS = {
     "vector": EPISODES_NEAR,
     "vector_in_session": EPISODES_IN_SESSION,
     "entities": EPISODES_OF_ENTITIES,
+    "joined": EPISODES_JOINED,
     "words": EPISODES_BY_WORDS,
     "speakers": EPISODES_OF_SPEAKERS,
     "time": EPISODES_IN_WINDOWS,
+    "dated": EPISODES_DATED,
 }
 
 
@@ -264,7 +318,7 @@ _DERIVED_BY = (
     "MATCH (f)-[:ABOUT {role: 'subject'}]->(s:Entity) "
 )
 
-# Signals 1-5 of one question, their fusion and the neighbours step in one statement (see
+# Signals 1-7 of one question, their fusion and the neighbours step in one statement (see
 # recall.py's docstring for the rules; this is the same arithmetic): each signal's rows ranked
 # 1, 2, ...; every episode scored sum(weight / (RRF_K + rank)) over the signals that found it; the
 # $k best (ties: nearer, then id) are the candidates, the first $seeds of them the seeds; the turn
@@ -297,8 +351,10 @@ _FUSE = (
     "    THEN 'before' ELSE 'after' END AS side "
     "  ORDER BY o.at_ms, coalesce(o.pos, -1), o.episode_id "
     "  WITH si, sid, side, collect(o.episode_id) AS os "
-    "  WITH si, sid, side, CASE side WHEN 'before' THEN last(os) ELSE head(os) END AS nid "
-    "  ORDER BY si, side "  # 'after' < 'before': the reply first
+    "  WITH si, sid, side, CASE side WHEN 'before' THEN reverse(os)[0..$reach] ELSE os[0..$reach] END AS ns "
+    "  UNWIND range(0, size(ns) - 1) AS j "
+    "  WITH si, sid, side, j, ns[j] AS nid "
+    "  ORDER BY si, j, side "  # the nearer first; 'after' < 'before': the reply first
     "  RETURN collect([nid, sid, side]) AS near "
     "} "
     "WITH cands, pre, spoken, "

@@ -16,6 +16,7 @@ RANGE_INDEXES: tuple[tuple[str, str], ...] = (
     ("Session", "session_id"),
     ("Session", "last_at_ms"),  # recall: "yesterday" is relative to the newest turn
     ("Episode", "at_ms"),  # recall: the turns of a time the question names ("in May 2023")
+    ("Episode", "said_from_ms"),  # recall: the turns that say a time ("last Saturday"), and which
     ("Speaker", "key"),  # recall: a speaker the question names
     ("Agent", "name"),
     ("Conflict", "conflict_id"),

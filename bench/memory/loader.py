@@ -1,5 +1,14 @@
 """Playing a storyline through the desk, over the gateway's HTTP API only, one event at a time in
-step order (a step's real moment is taken once it is done, so step order is time order):
+step order (a step's real moment is taken once it is done, so step order is time order, except the
+homes' first lines: see below).
+
+The storyline names its people; Relay knows them by id. A customer's first chat turn is sent
+without `customer` and with their `name`: the desk makes them a customer and returns their id
+(`ids`: name -> id). Everything after that (their turns, notes, facts, lines, tickets, and the
+benchmark's questions to either system) addresses that id. Every home's first line needs the id, so
+the region is seeded first (`POST /world`, no customers) and the first lines are connected in one
+`POST /world` once every customer has their id, right after the first turns (those line steps' moment
+is that call's).
 
 - chat: `POST /chat?wait=..` in the story's conversation (the customer's words; intake files what
   they state and opens tickets);
@@ -10,14 +19,15 @@ step order (a step's real moment is taken once it is done, so step order is time
   `valid_from` = the real moment of the older step it names. The correction is the records office's
   claim against the value intake filed from the chat, so it opens a conflict, which a person settles
   for the correction (the returned letter is proof), as a desk would;
-- line: the customer's home connected in a city (`POST /customers/{c}/line`; the first ones in one
+- line: the customer's home connected in a city (`POST /customers/{id}/line`; the first ones in one
   `POST /world`);
 - outage: the city hub (found by name in `GET /network/critical`) marked down or up (`POST /network/nodes/{id}/status`);
   netops declares the outage;
 - confirm: the customer's newest ticket for that issue confirmed fixed (`POST /tickets/{id}/confirm`).
 
-What was said (chat turns and notes) is kept with its moment and customer: the vector store is
-built from exactly those turns."""
+What was said (chat turns and notes) is kept with its moment and customer id: the vector store is
+built from exactly those turns. `check_ids` then asks `GET /customers?name=` for every name: each
+must find exactly that customer's id (a write that used the name as a key would have made another)."""
 
 from __future__ import annotations
 
@@ -43,13 +53,15 @@ def now_iso() -> str:
 @dataclass
 class Loaded:
     step_at: dict[int, str] = field(default_factory=dict)  # step -> the real moment it was done
-    turns: list[dict[str, Any]] = field(default_factory=list)  # {step, customer, speaker, text, at}
+    ids: dict[str, str] = field(default_factory=dict)  # the storyline's name -> the id Relay gave
+    turns: list[dict[str, Any]] = field(default_factory=list)  # {step, customer (id), speaker, text, at}
     outcomes: Counter = field(default_factory=Counter)
     errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def summary(self) -> dict[str, Any]:
-        return {"events": len(self.step_at), "turns": len(self.turns), "seconds": round(self.seconds, 1),
+        return {"events": len(self.step_at), "turns": len(self.turns), "customer_ids": dict(self.ids),
+                "seconds": round(self.seconds, 1),
                 "outcomes": dict(sorted(self.outcomes.items())), "errors": len(self.errors),
                 "first_errors": self.errors[:10]}
 
@@ -83,23 +95,37 @@ class Loader:
         detail = f"{r.status_code} {r.text[:200]}" if r is not None else what
         self.out.errors.append(f"step {e.step} {e.kind} {e.customer or ''}: {detail}")
 
+    async def _world(self, customers: list[dict[str, str]]) -> None:
+        r = await self._post("/world", {"region": v.REGION, "customers": customers}, timeout=180.0)
+        if r.status_code != 200:
+            raise RuntimeError(f"POST /world -> {r.status_code}: {r.text[:300]}")
+
+    async def _connect_first(self, first: list[Event]) -> None:
+        """The homes' first lines, by id, in one call (a customer with no id yet is an error)."""
+        known = [e for e in first if e.customer in self.out.ids]
+        for e in first:
+            if e.customer not in self.out.ids:
+                self._fail(e, None, "no customer id: their first chat turn did not give one")
+        await self._world([{"customer": self.out.ids[e.customer], "address": e.city} for e in known])
+        for e in first:
+            self.out.step_at[e.step] = now_iso()
+
     async def play(self, story: Storyline) -> Loaded:
         started = time.monotonic()
         first = [e for e in story.events if e.kind == "line" and e.step < len(story.customers)]
-        r = await self._post("/world", {"region": v.REGION, "customers": [
-            {"customer": e.customer, "address": e.city} for e in first]}, timeout=180.0)
-        if r.status_code != 200:
-            raise RuntimeError(f"POST /world -> {r.status_code}: {r.text[:300]}")
-        for e in first:
-            self.out.step_at[e.step] = now_iso()
+        await self._world([])
         rest = [e for e in story.events if e.step >= len(first)]
         every = max(1, len(rest) // 20)
+        pending = first
         for i, e in enumerate(rest, start=1):
+            if pending and not (e.kind == "chat" and e.customer not in self.out.ids):
+                await self._connect_first(pending)  # before anything but a customer's first turn
+                pending = []
             await getattr(self, f"_{e.kind}")(e)
             self.out.step_at[e.step] = now_iso()
             if e.is_turn:
-                self.out.turns.append({"step": e.step, "customer": e.customer, "speaker": e.speaker, "text": e.text,
-                                       "at": self.out.step_at[e.step]})
+                self.out.turns.append({"step": e.step, "customer": self.out.ids.get(e.customer) if e.customer else None,
+                                       "speaker": e.speaker, "text": e.text, "at": self.out.step_at[e.step]})
             if i % every == 0 or i == len(rest):
                 o = self.out.outcomes
                 self.progress(f"  {i}/{len(rest)} events played ({len(self.out.turns)} turns, "
@@ -108,28 +134,46 @@ class Loader:
         self.out.seconds = time.monotonic() - started
         return self.out
 
+    def _id(self, e: Event) -> str | None:
+        """The id of the event's customer; None (and a failure) before their first turn gave one."""
+        cid = self.out.ids.get(e.customer)
+        if cid is None:
+            self._fail(e, None, "no customer id yet")
+        return cid
+
     async def _chat(self, e: Event) -> None:
-        body = {"customer": e.customer, "text": e.text}
+        known = self.out.ids.get(e.customer)
+        # a first turn names nobody: the desk makes the customer (named) and returns their id
+        body = {"customer": known, "text": e.text} if known else {"name": e.customer, "text": e.text}
         if e.story in self.sessions:
             body["session"] = self.sessions[e.story]
         r = await self._post("/chat", body, params={"wait": CHAT_WAIT_S}, timeout=CHAT_WAIT_S + 20)
         if r.status_code not in (200, 202):
             return self._fail(e, r)
-        self.sessions[e.story] = r.json()["session"]
+        data = r.json()
+        if known is None:
+            self.out.ids[e.customer] = data["customer"]
+        elif data["customer"] != known:
+            return self._fail(e, r, f"the reply is for {data['customer']}, not {known}")
+        self.sessions[e.story] = data["session"]
         self.out.outcomes["chat_answered" if r.status_code == 200 else "chat_not_answered_in_time"] += 1
 
     async def _note(self, e: Event) -> None:
         body: dict[str, Any] = {"session": f"notes-{e.story}", "kind": "InternalNote",
                                 "turns": [{"speaker": e.speaker, "text": e.text}]}
         if e.customer:
-            body["customer"] = e.customer
+            if (cid := self._id(e)) is None:
+                return
+            body["customer"] = cid
         r = await self._post("/tools/remember", body, headers=await self._as(e.speaker))
         if r.status_code != 200:
             return self._fail(e, r)
         self.out.outcomes["note"] += 1
 
     async def _fact(self, e: Event) -> None:
-        body = {"subject": e.customer, "predicate": e.predicate, "object": e.object}
+        if (cid := self._id(e)) is None:
+            return
+        body = {"subject": cid, "predicate": e.predicate, "object": e.object}
         if e.valid_from_step is not None:
             body["valid_from"] = self.out.step_at[e.valid_from_step]
         r = await self._post("/facts", body, headers=await self._as(e.agent or "api"))
@@ -145,7 +189,9 @@ class Loader:
             self.out.outcomes["correction_settled"] += 1
 
     async def _line(self, e: Event) -> None:
-        r = await self._post(f"/customers/{quote(e.customer, safe='')}/line", {"address": e.city})
+        if (cid := self._id(e)) is None:
+            return
+        r = await self._post(f"/customers/{quote(cid, safe='')}/line", {"address": e.city})
         if r.status_code != 200:
             return self._fail(e, r)
         self.out.outcomes["line_moved"] += 1
@@ -170,7 +216,9 @@ class Loader:
         self.out.outcomes["outage_up" if e.up else "outage_down"] += 1
 
     async def _confirm(self, e: Event) -> None:
-        r = await self.http.get(f"{self.base}/tickets", params={"customer": e.customer}, headers=self.headers)
+        if (cid := self._id(e)) is None:
+            return
+        r = await self.http.get(f"{self.base}/tickets", params={"customer": cid}, headers=self.headers)
         if r.status_code != 200:
             return self._fail(e, r)
         mine = [t for t in r.json()["tickets"] if t.get("issue") == e.issue and t.get("stage") != "closed"]
@@ -179,3 +227,16 @@ class Loader:
             return
         r = await self._post(f"/tickets/{quote(mine[0]['id'], safe='')}/confirm", {"fixed": True})
         self.out.outcomes["confirm_ok" if r.status_code == 200 else f"confirm_{r.status_code}"] += 1
+
+    async def check_ids(self) -> dict[str, Any]:
+        """Every storyline name finds exactly its customer's id (`GET /customers?name=`): nothing was
+        written under a name as if it were a customer's key."""
+        ok, wrong = 0, []
+        for name, cid in sorted(self.out.ids.items()):
+            r = await self.http.get(f"{self.base}/customers", params={"name": name}, headers=self.headers)
+            found = [c["id"] for c in r.json().get("customers", [])] if r.status_code == 200 else []
+            if found == [cid]:
+                ok += 1
+            else:
+                wrong.append(f"{name}: {r.status_code} {found or r.text[:200]}, not [{cid}]")
+        return {"customers": len(self.out.ids), "found_by_name": ok, "wrong": wrong}

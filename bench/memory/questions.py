@@ -23,7 +23,7 @@ class Question:
     id: str
     type: str
     text: str
-    customer: str
+    customer: str  # the person's name, as the text says it (the run looks up the id Relay gave them)
     answer_kind: str  # city | plan | router | router_claims | outage_city | devices | issues | fix | phone | email
     gold: str | list[str]
     as_of_step: int | None = None  # the moment asked about, as a step of the storyline

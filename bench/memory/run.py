@@ -61,10 +61,11 @@ async def answer_all(qs: list[Question], loaded, tools: RelayTools, store: Vecto
     query_vectors = embedder.embed([t for t, _ in texts])
     for i, (q, (text, moment), qv) in enumerate(zip(qs, texts, query_vectors), start=1):
         contexts = {}
-        relay_lines, called = await tools.context(q, moment)
+        cid = loaded.ids.get(q.customer)  # the question names a person; both systems are asked by id
+        relay_lines, called = await tools.context(q, cid, moment)
         contexts["relay"] = relay_lines
-        contexts["vector"] = store.context(q, qv)
-        row: dict[str, Any] = {**q.to_json(), "asked": text, "as_of": moment}
+        contexts["vector"] = store.context(cid, qv)
+        row: dict[str, Any] = {**q.to_json(), "customer_id": cid, "asked": text, "as_of": moment}
         for system, lines in contexts.items():
             if llm is None:
                 answer = read(q, lines, moment)
@@ -112,10 +113,12 @@ async def run(sizes: Sizes, *, quick: bool, seed: int = 7, out_json: Path | None
             tenant = f"memory-{secrets.token_hex(3)}"
             headers = await desk.create_tenant(http, stack.admin_key, tenant)
             progress(f"playing the storyline through the desk ({tenant})")
-            loaded = await Loader(http, tenant, headers, progress).play(story)
+            loader = Loader(http, tenant, headers, progress)
+            loaded = await loader.play(story)
             data["load"] = loaded.summary()
             progress("waiting for the desk to finish what the storyline started ...")
             data["load"]["quiet"] = await desk.wait_quiet(redis)
+            data["load"]["ids"] = await loader.check_ids()
             progress(f"embedding {len(loaded.turns)} turns for the vector store")
             store = await asyncio.to_thread(VectorStore.build, loaded.turns, embedder)
             tools = RelayTools(http, tenant, headers)
@@ -173,3 +176,6 @@ def show(console: Console, data: dict[str, Any]) -> None:
     ld = data["load"]
     console.print(f"load: {ld['events']} events, {ld['turns']} turns in {ld['seconds']} s, {ld['errors']} errors "
                   f"{ld['outcomes']}")
+    ids = ld["ids"]
+    console.print(f"ids: {ids['customers']} customers given ids by their first turn; {ids['found_by_name']} found by "
+                  f"name as exactly their id")

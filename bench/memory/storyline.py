@@ -18,7 +18,8 @@ Each customer lives a few stories, interleaved with everyone else's:
 World time is the step: events are played one after another in step order, and the loader keeps
 the real moment each step was played, so "at step s" means the same moment to every system.
 Everything an event says is in its own fields; gold answers are computed from these events alone
-(bench.memory.questions)."""
+(bench.memory.questions). People are named here, as they would name themselves; Relay gives each
+an id on their first turn, and the loader (bench.memory.loader) addresses everything after by it."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ MAX_CUSTOMERS = 200
 class Event:
     step: int
     kind: str  # chat | note | fact | line | outage | confirm
-    customer: str | None = None
+    customer: str | None = None  # the person, by their name in the plan (the loader addresses Relay by id)
     story: str | None = None  # the conversation (chat) or note thread it belongs to
     speaker: str | None = None  # chat: the customer; note: the agent writing it
     text: str | None = None

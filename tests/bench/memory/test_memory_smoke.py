@@ -4,6 +4,7 @@ storyline played through the gateway, both systems asked every question, JSON an
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from rich.console import Console
@@ -31,8 +32,17 @@ async def test_quick_run_answers_every_question_and_writes_the_report(tmp_path):
     expected = questions(plan(7, QUICK.customers), QUICK.per_type)
     assert [q["id"] for q in saved["questions"]] == [q.id for q in expected]
     assert [q["gold"] for q in saved["questions"]] == [q.gold for q in expected]  # gold fixed before the run
+    story = plan(7, QUICK.customers)
     load = saved["load"]
-    assert load["turns"] == plan(7, QUICK.customers).turns and load["errors"] == 0, load["first_errors"]
+    assert load["turns"] == story.turns and load["errors"] == 0, load["first_errors"]
+    # every storyline customer got an id from their first turn, and their name finds exactly it
+    ids = load["customer_ids"]
+    assert sorted(ids) == sorted(story.customers) and len(set(ids.values())) == len(ids)
+    assert all(re.fullmatch(r"c-[0-9a-f]{16}", cid) for cid in ids.values())
+    assert load["ids"] == {"customers": len(ids), "found_by_name": len(ids), "wrong": []}
+    for q in saved["questions"]:  # both systems were asked by id; a stranger has none
+        assert q["customer_id"] == ids.get(q["customer"])
+    assert any(q["customer_id"] is None for q in saved["questions"])
     for q in saved["questions"]:
         for system in ("relay", "vector"):
             assert isinstance(q[system]["correct"], bool) and isinstance(q[system]["gold_in_context"], bool)

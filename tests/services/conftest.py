@@ -82,8 +82,14 @@ async def registered_tenant(request):
     if "tenant" in request.fixturenames:
         from relay_graph.tenancy import TENANTS_KEY
 
-        redis = request.getfixturevalue("stream_redis")
-        await redis.hset(TENANTS_KEY, request.getfixturevalue("tenant"), "test")
+        # Its own short connection: asking for the async `stream_redis` here would make pytest-asyncio
+        # set that session fixture up from inside this running fixture when no test made it before.
+        server = request.getfixturevalue("falkordb_server")
+        redis = connect(host=server.host, port=server.port)
+        try:
+            await redis.hset(TENANTS_KEY, request.getfixturevalue("tenant"), "test")
+        finally:
+            await redis.aclose()
 
 
 @pytest.fixture(scope="session")

@@ -179,7 +179,7 @@ def restore_command(
 
 
 admin_app = typer.Typer(help="An operator's work on one tenant's graph, straight on FalkorDB (RELAY_FALKORDB_* "
-                        "settings): snapshots, reset, delete, forget, stats.", no_args_is_help=True)
+                        "settings): snapshots, reset, delete, forget, stats, retention.", no_args_is_help=True)
 app.add_typer(admin_app, name="admin")
 
 
@@ -273,6 +273,34 @@ def admin_stats(tenant: str) -> None:
     from relay_graph import operations as ops
 
     _admin(lambda c, _: ops.graph_stats(c, tenant))
+
+
+@admin_app.command("retention")
+def admin_retention(
+    tenant: str,
+    days: Optional[int] = typer.Option(None, "--days", help="keep this many days of episodes"),
+    off: bool = typer.Option(False, "--off", help="keep every episode (the default)"),
+) -> None:
+    """Show or set the tenant's retention: episodes older than --days are compacted by netops
+    (their facts stay, with a summary of their source)."""
+    from relay_graph import retention
+
+    async def work(c, _):
+        if off:
+            await retention.set_retention(c, tenant, None)
+        elif days is not None:
+            await retention.set_retention(c, tenant, days)
+        return {"tenant": tenant, "retention_days": await retention.get_retention(c, tenant)}
+
+    _admin(work)
+
+
+@admin_app.command("compact")
+def admin_compact(tenant: str) -> None:
+    """Compact the tenant's episodes older than its retention now; prints the receipt."""
+    from relay_graph import retention
+
+    _admin(lambda c, _: retention.compact(c, tenant))
 
 
 def _alive(pid: int | None) -> bool:

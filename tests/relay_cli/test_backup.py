@@ -106,6 +106,14 @@ def test_a_backup_with_no_server_running_starts_one_for_the_snapshot(tmp_path):
     with EmbeddedFalkorDB(target / "falkordb", free_port(), log_file=tmp_path / "t.log") as server:
         client = redis.Redis(host=server.host, port=server.port)
         assert fingerprint(client) == expected
+        fill(client, "tenant_later", 3)  # a change the restore below must undo
+        client.close()
+
+    replaced = relay("restore", copy, "--data-dir", target, "--replace")
+    assert replaced.returncode == 0, replaced.stdout + replaced.stderr
+    with EmbeddedFalkorDB(target / "falkordb", free_port(), log_file=tmp_path / "t.log") as server:
+        client = redis.Redis(host=server.host, port=server.port)
+        assert fingerprint(client) == expected
         client.close()
 
 

@@ -1,6 +1,7 @@
 """The `relay` command: `relay up` runs Relay on this machine, `relay status` says if one runs,
 `relay demo` plays the demo story against it, `relay mcp --tenant <t>` serves the tool catalogue
-over stdio to a local MCP client, `relay admin ...` snapshots, resets, deletes and forgets."""
+over stdio to a local MCP client, `relay admin ...` snapshots, resets, deletes and forgets,
+`relay backup DEST` / `relay restore SRC` copy the whole data folder."""
 
 from __future__ import annotations
 
@@ -140,8 +141,45 @@ def mcp_command(
     serve_stdio(tenant, agent=agent)
 
 
+@app.command("backup")
+def backup_command(
+    dest: Path = typer.Argument(..., help="a new (or empty) folder for the backup"),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="(env RELAY_DATA_DIR; default .relay/data)"),
+) -> None:
+    """Copy the whole data folder (every graph, stream and key) into DEST; Relay may keep running."""
+    from relay_cli import backup as backups
+
+    folder = _data_dir(data_dir, CliSettings())
+    try:
+        receipt = backups.backup(folder, dest)
+    except backups.BackupError as exc:
+        console.print(f"[red]{exc}[/]", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+    console.print(f"backed up {folder} into {receipt.dest}: {len(receipt.graphs)} graphs, {receipt.keys} keys, "
+                  f"{receipt.bytes:,} bytes", highlight=False, soft_wrap=True)
+
+
+@app.command("restore")
+def restore_command(
+    src: Path = typer.Argument(..., help="a folder written by `relay backup`"),
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="(env RELAY_DATA_DIR; default .relay/data)"),
+    replace: bool = typer.Option(False, "--replace", help="overwrite the database already in the data folder"),
+) -> None:
+    """Make the data folder a copy of backup SRC. Refused while a Relay runs on that folder (stop it first)."""
+    from relay_cli import backup as backups
+
+    folder = _data_dir(data_dir, CliSettings())
+    try:
+        receipt = backups.restore(src, folder, replace=replace)
+    except backups.BackupError as exc:
+        console.print(f"[red]{exc}[/]", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+    console.print(f"restored {src} into {folder}: {len(receipt.graphs)} graphs, {receipt.keys} keys; "
+                  "start it with `relay up`", highlight=False, soft_wrap=True)
+
+
 admin_app = typer.Typer(help="An operator's work on one tenant's graph, straight on FalkorDB (RELAY_FALKORDB_* "
-                        "settings): snapshots, reset, delete, forget, stats.", no_args_is_help=True)
+                        "settings): snapshots, reset, delete, forget, stats, retention.", no_args_is_help=True)
 app.add_typer(admin_app, name="admin")
 
 
@@ -235,6 +273,34 @@ def admin_stats(tenant: str) -> None:
     from relay_graph import operations as ops
 
     _admin(lambda c, _: ops.graph_stats(c, tenant))
+
+
+@admin_app.command("retention")
+def admin_retention(
+    tenant: str,
+    days: Optional[int] = typer.Option(None, "--days", help="keep this many days of episodes"),
+    off: bool = typer.Option(False, "--off", help="keep every episode (the default)"),
+) -> None:
+    """Show or set the tenant's retention: episodes older than --days are compacted by netops
+    (their facts stay, with a summary of their source)."""
+    from relay_graph import retention
+
+    async def work(c, _):
+        if off:
+            await retention.set_retention(c, tenant, None)
+        elif days is not None:
+            await retention.set_retention(c, tenant, days)
+        return {"tenant": tenant, "retention_days": await retention.get_retention(c, tenant)}
+
+    _admin(work)
+
+
+@admin_app.command("compact")
+def admin_compact(tenant: str) -> None:
+    """Compact the tenant's episodes older than its retention now; prints the receipt."""
+    from relay_graph import retention
+
+    _admin(lambda c, _: retention.compact(c, tenant))
 
 
 def _alive(pid: int | None) -> bool:

@@ -50,6 +50,7 @@ class GraphClient:
                                             where.get("password"), self.pool.max_connections)
         self._ready: set[str] = set()
         self._schema_lock = asyncio.Lock()
+        self.udfs = False  # relay.* functions loaded (udf.py)
         # The last queries this process ran, newest last: what an operator reads to see what a
         # process is doing (GET /v1/admin/queries), bounded so it costs nothing to keep.
         self.recent: deque[dict[str, Any]] = deque(maxlen=self.settings.query_log_size)
@@ -57,10 +58,21 @@ class GraphClient:
     def _graph(self, tenant: str):
         return self.db.select_graph(graph_name(tenant))
 
+    async def ensure_udfs(self) -> None:
+        """Loads the relay.* functions (udf.py) once per process, before its first query."""
+        if not self.udfs:
+            async with self._schema_lock:
+                if not self.udfs:
+                    from . import udf  # udf reads the catalogue's constants, whose package imports this one
+
+                    await self.redis.execute_command(*udf.load_command())
+                    self.udfs = True
+
     async def ensure_schema(self, tenant: str) -> None:
         validate_tenant(tenant)
         if tenant in self._ready:
             return
+        await self.ensure_udfs()
         async with self._schema_lock:
             if tenant in self._ready:
                 return

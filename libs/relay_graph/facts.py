@@ -680,6 +680,17 @@ async def record_consulted(client: GraphClient, tenant: str, reader: str, fact_i
     await _consulted(client, validate_tenant(tenant), _agent(reader, "reader"), list(fact_ids))
 
 
+async def sentences(client: GraphClient, tenant: str, views: list[FactView]) -> dict[str, str]:
+    """fact_id -> the fact as one sentence ("Asha Verma lives in Pune since ... (on file from intake)"),
+    worded in the read by relay.sentence; facts removed since are absent."""
+    tenant = validate_tenant(tenant)
+    if not views:
+        return {}
+    rows = await client.run(tenant, q.FACT_SENTENCES,
+                            {"facts": [{"fact_id": v.fact_id, "subject": v.subject} for v in views]})
+    return {r["fact_id"]: r["sentence"] for r in rows}
+
+
 async def read_facts(
     client: GraphClient,
     tenant: str,

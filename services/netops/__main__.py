@@ -5,10 +5,13 @@ from __future__ import annotations
 import sys
 
 from relay_graph.agents import run_agent
+from relay_graph.retention import retention_loop
 
 from .bootstrap import bootstrap
 from .handlers import HANDLERS
 from .settings import SERVICE, NetopsSettings
 
 if __name__ == "__main__":
-    sys.exit(run_agent(SERVICE, NetopsSettings(), HANDLERS, bootstrap))
+    settings = NetopsSettings()
+    sys.exit(run_agent(SERVICE, settings, HANDLERS, bootstrap,
+                       lambda deps, stop: retention_loop(deps.client, stop, every_s=settings.retention_every_s)))

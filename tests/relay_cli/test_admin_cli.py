@@ -41,3 +41,15 @@ async def test_admin_commands(falkordb_server, graph_client, tenant):
     assert gone.returncode == 0, gone.stderr
     assert json.loads(relay(falkordb_server, "snapshots", tenant).stdout) == []
     assert not await graph_client.graph_exists(tenant)
+
+
+async def test_admin_retention_sets_shows_and_compacts(falkordb_server, graph_client, tenant):
+    await facts.write_fact(graph_client, tenant, FactInput(subject="Asha Verma", predicate="lives_in",
+                                                           object="Pune", agent="intake"))
+    assert json.loads(relay(falkordb_server, "retention", tenant).stdout)["retention_days"] is None
+    assert json.loads(relay(falkordb_server, "retention", tenant, "--days", "30").stdout)["retention_days"] == 30
+    receipt = json.loads(relay(falkordb_server, "compact", tenant).stdout)
+    assert (receipt["retention_days"], receipt["episodes"]) == (30, 0)
+    bad = relay(falkordb_server, "retention", tenant, "--days", "0")
+    assert bad.returncode == 1 and "invalid_retention" in bad.stderr
+    assert json.loads(relay(falkordb_server, "retention", tenant, "--off").stdout)["retention_days"] is None

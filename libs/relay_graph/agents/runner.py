@@ -32,6 +32,8 @@ log = logging.getLogger("relay_graph.agents")
 
 Bootstrap = Callable[..., Awaitable[Deps]]
 Handlers = Mapping[str, Callable[..., Awaitable[Any]]]
+# Work a service does on its own time beside its handlers (netops: retention), until the event is set.
+Periodic = Callable[[Deps, asyncio.Event], Awaitable[None]]
 
 
 def make_app(service: str, deps: Deps, handlers: Handlers, *, handle_signals: bool = False,
@@ -63,7 +65,8 @@ async def _bounded(what: str, aw: Awaitable[Any], seconds: float) -> None:
         log.warning("%s failed: %r", what, task.exception())
 
 
-async def serve(service: str, settings: AgentSettings, handlers: Handlers, bootstrap: Bootstrap) -> None:
+async def serve(service: str, settings: AgentSettings, handlers: Handlers, bootstrap: Bootstrap,
+                periodic: Periodic | None = None) -> None:
     """Run one replica until a signal (or cancellation) stops it."""
     name = consumer_name(service)
     loop = asyncio.get_running_loop()
@@ -98,6 +101,7 @@ async def serve(service: str, settings: AgentSettings, handlers: Handlers, boots
     running = asyncio.create_task(app.run())
     stopping = asyncio.create_task(app.stopping_event.wait())
     beat: asyncio.Task | None = None
+    chores = asyncio.create_task(periodic(deps, stop)) if periodic is not None else None
     try:
         # Beat only once the groups exist: "alive" then also means "will see what is published".
         ready = asyncio.create_task(app.ready.wait())
@@ -118,12 +122,15 @@ async def serve(service: str, settings: AgentSettings, handlers: Handlers, boots
         await _bounded(f"{service}'s app stopping", running, deadline - loop.time() - 1.0)
         if beat is not None:
             await _bounded("the heartbeat", beat, min(0.5, deadline - loop.time() - 0.5))
+        if chores is not None:
+            await _bounded(f"{service}'s periodic work", chores, min(1.0, deadline - loop.time() - 0.5))
         await _bounded("closing the connections", deps.aclose(), deadline - loop.time() - 0.2)
     log.info("%s consumer %s stopped (handled %d, failed %d)", service, app.name,
              app.stats.handled, app.stats.failed)
 
 
-def run_agent(service: str, settings: AgentSettings, handlers: Handlers, bootstrap: Bootstrap) -> int:
+def run_agent(service: str, settings: AgentSettings, handlers: Handlers, bootstrap: Bootstrap,
+              periodic: Periodic | None = None) -> int:
     """The body of `python -m services.<name>`: logging, the loop, exit code 0 after a clean stop."""
     logging.basicConfig(
         level=settings.log_level.upper(),
@@ -134,7 +141,7 @@ def run_agent(service: str, settings: AgentSettings, handlers: Handlers, bootstr
 
     provider = setup_tracing(settings, service)
     try:
-        shutdown.run(serve(service, settings, handlers, bootstrap))
+        shutdown.run(serve(service, settings, handlers, bootstrap, periodic))
     finally:
         if provider is not None:
             provider.shutdown()  # flushes the spans still queued

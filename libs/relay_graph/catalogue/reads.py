@@ -33,11 +33,13 @@ def country_code(country: object) -> str:
     return country.strip().upper()
 
 
-def _price(country: str, edge: dict[str, Any]) -> Price:
+def _price(country: str, row: dict[str, Any]) -> Price:
+    # The wording comes from the read itself (relay.money, udf.py), the same as pricing.display.
+    edge = row["price"]
     return Price(country=country, currency=edge["currency"], amount=float(edge["amount"]),
                  tax_rate=float(edge["tax_rate"]), tax_amount=float(edge["tax_amount"]),
-                 price_incl_tax=float(edge["price_incl_tax"]), period=edge["period"], display=edge["display"],
-                 display_incl_tax=edge["display_incl_tax"])
+                 price_incl_tax=float(edge["price_incl_tax"]), period=edge["period"], display=row["display"],
+                 display_incl_tax=row["display_incl_tax"])
 
 
 async def _priced(client: GraphClient, tenant: str, query, country: object) -> tuple[str, list[dict]]:
@@ -54,7 +56,7 @@ async def plans_for(client: GraphClient, tenant: str, country: str) -> list[Plan
     """The plans sold in a country, slowest first, each with its local price and tax."""
     cc, rows = await _priced(client, tenant, q.PLANS_FOR, country)
     return [PlanOffer(offer_id=r["offer_id"], uid=r["uid"], name=r["name"], down_mbps=int(r["down_mbps"]),
-                      up_mbps=int(r["up_mbps"]), description=r["description"], price=_price(cc, r["price"]))
+                      up_mbps=int(r["up_mbps"]), description=r["description"], price=_price(cc, r))
             for r in rows]
 
 
@@ -70,7 +72,7 @@ async def services_for(client: GraphClient, tenant: str, country: str) -> list[E
 
 def _extra(cc: str, r: dict) -> ExtraOffer:
     return ExtraOffer(offer_id=r["offer_id"], kind=r["kind"], name=r["name"], description=r["description"],
-                      price=_price(cc, r["price"]))
+                      price=_price(cc, r))
 
 
 _WIFI = re.compile(r"\bwi[\s-]?fi\b", re.I)

@@ -193,7 +193,8 @@ PLANS_FOR = Query(
     "catalogue_plans_for",
     """MATCH (c:Country {code: $country})<-[e:PRICED_IN]-(p:Plan)
 RETURN p.offer_id AS offer_id, p.uid AS uid, p.name AS name, p.down_mbps AS down_mbps, p.up_mbps AS up_mbps,
-       p.description AS description, c.code AS country, e AS price
+       p.description AS description, c.code AS country, e AS price,
+       relay.money(e.amount, e.currency) AS display, relay.money(e.price_incl_tax, e.currency) AS display_incl_tax
 ORDER BY p.rank""",
     read_only=True,
 )
@@ -202,7 +203,8 @@ ADDONS_FOR = Query(
     "catalogue_addons_for",
     """MATCH (c:Country {code: $country})<-[e:PRICED_IN]-(o:Addon)
 RETURN o.offer_id AS offer_id, o.kind AS kind, o.name AS name, o.description AS description, c.code AS country,
-       e AS price
+       e AS price,
+       relay.money(e.amount, e.currency) AS display, relay.money(e.price_incl_tax, e.currency) AS display_incl_tax
 ORDER BY o.rank""",
     read_only=True,
 )
@@ -211,7 +213,8 @@ SERVICES_FOR = Query(
     "catalogue_services_for",
     """MATCH (c:Country {code: $country})<-[e:PRICED_IN]-(o:Service)
 RETURN o.offer_id AS offer_id, o.kind AS kind, o.name AS name, o.description AS description, c.code AS country,
-       e AS price
+       e AS price,
+       relay.money(e.amount, e.currency) AS display, relay.money(e.price_incl_tax, e.currency) AS display_incl_tax
 ORDER BY o.rank""",
     read_only=True,
 )

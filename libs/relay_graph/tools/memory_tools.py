@@ -363,6 +363,7 @@ class AskOutput(BaseModel):
 
 
 def _fact_sentence(f: FactView) -> str:
+    # relay.sentence (udf.py) words it the same in the database; this one serves a fact gone since.
     since = f" since {when(f.valid_from)}" if f.valid_from else ""
     return f"{f.subject} {f.predicate.replace('_', ' ')} {f.object}{since} (on file from {f.asserted_by})"
 
@@ -382,7 +383,9 @@ async def ask(ctx: ToolContext, args: AskInput) -> ToolResult:
     shape = _RECALL_SHAPES[result.shape]
     answer, source = None, None
     if result.facts:
-        answer, source = _fact_sentence(result.facts[0]), "fact"
+        top = result.facts[0]
+        worded = await facts.sentences(ctx.client, ctx.tenant, [top])
+        answer, source = worded.get(top.fact_id) or _fact_sentence(top), "fact"
     elif result.items:
         top = result.items[0]
         answer, source = f"{top.speaker} said: {top.text}", "episode"

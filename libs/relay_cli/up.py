@@ -1,9 +1,10 @@
 """`relay up`: the embedded Relay, run exactly as docker compose would run it, on one machine.
 
 The flow, step by step (each a plain function or method below):
-  lock the data folder -> admin key and FalkorDB password -> embedding model -> FalkorDB (AOF on) -> every service of
-  the table as its own process -> wait for the gateway's /readyz -> show who is who -> run_demo
-  (hook) -> supervise until Ctrl-C/SIGTERM -> stop services in reverse order -> stop FalkorDB.
+  lock the data folder -> admin key and FalkorDB password -> embedding model -> FalkorDB (AOF on,
+  the password) -> every service of the table as its own process -> wait for the gateway's /readyz
+  -> show who is who -> run_demo (hook) -> supervise until Ctrl-C/SIGTERM -> stop services in
+  reverse order -> stop FalkorDB.
 """
 
 from __future__ import annotations

@@ -31,6 +31,19 @@ def _data_dir(option: Optional[Path], settings: CliSettings) -> Path:
     return Path(option or settings.data_dir).expanduser().resolve()
 
 
+def _graph_settings():
+    """The RELAY_* settings, with the password a `relay up` on RELAY_DATA_DIR keeps when
+    RELAY_FALKORDB_PASSWORD is not set."""
+    from relay_graph.config import GraphSettings
+
+    from relay_cli.admin_key import PASSWORD_FILE, kept
+
+    settings = GraphSettings()
+    if not settings.falkordb_password:
+        settings.falkordb_password = kept(Path(settings.data_dir).expanduser(), PASSWORD_FILE)
+    return settings
+
+
 @app.command()
 def up(
     scale: list[str] = typer.Option(
@@ -52,6 +65,7 @@ def up(
         raise typer.Exit(2)
     key = settings.admin_key.get_secret_value() if settings.admin_key else None
     opts = UpOptions(
+        falkordb_password_env=settings.falkordb_password or None,
         data_dir=_data_dir(data_dir, settings),
         port=port or settings.port,
         falkordb_port=settings.falkordb_port,
@@ -138,7 +152,7 @@ def mcp_command(
         raise typer.Exit(2)
     from relay_graph.tools.stdio import run as serve_stdio
 
-    serve_stdio(tenant, agent=agent)
+    serve_stdio(tenant, agent=agent, settings=_graph_settings())
 
 
 @app.command("backup")
@@ -179,7 +193,8 @@ def restore_command(
 
 
 admin_app = typer.Typer(help="An operator's work on one tenant's graph, straight on FalkorDB (RELAY_FALKORDB_* "
-                        "settings): snapshots, reset, delete, forget, stats, retention.", no_args_is_help=True)
+                        "settings; without RELAY_FALKORDB_PASSWORD, the one `relay up` keeps in "
+                        "RELAY_DATA_DIR): snapshots, reset, delete, forget, stats, retention.", no_args_is_help=True)
 app.add_typer(admin_app, name="admin")
 
 
@@ -189,7 +204,6 @@ def _admin(work, *, confirm_for: str | None = None, confirm: Optional[str] = Non
     import asyncio
     import json
 
-    from relay_graph.config import GraphSettings
     from relay_graph.db import GraphClient
     from relay_graph.errors import RelayError
 
@@ -197,7 +211,7 @@ def _admin(work, *, confirm_for: str | None = None, confirm: Optional[str] = Non
         confirm = typer.prompt(f"type the tenant id ({confirm_for}) to go ahead", default="", show_default=False)
 
     async def go():
-        client = GraphClient(GraphSettings())
+        client = GraphClient(_graph_settings())
         try:
             return await work(client, confirm)
         finally:

@@ -63,6 +63,7 @@ SERVICES: tuple[ServiceSpec, ...] = (
 MANAGED_ENV = (
     "RELAY_FALKORDB_HOST",
     "RELAY_FALKORDB_PORT",
+    "RELAY_FALKORDB_PASSWORD",
     "RELAY_ADMIN_KEY",
     "RELAY_PORT",
     "RELAY_REPLICA",
@@ -85,7 +86,7 @@ def relay_env_names(spec: ServiceSpec, *, embedded: bool) -> set[str]:
       embedded it keeps its default, 127.0.0.1);
     - embedded only: RELAY_MODEL_DIR (the image sets it in infra/Dockerfile) and RELAY_REPLICA for
       scalable services (compose replicas are told apart by their hostname)."""
-    names = {"RELAY_FALKORDB_HOST", "RELAY_FALKORDB_PORT"}
+    names = {"RELAY_FALKORDB_HOST", "RELAY_FALKORDB_PORT", "RELAY_FALKORDB_PASSWORD"}
     if spec.serves_http:
         names.add("RELAY_PORT")
         if not embedded:
@@ -107,6 +108,7 @@ def service_env(
     *,
     base: dict[str, str],
     falkordb_port: int,
+    falkordb_password: str,
     admin_key: str,
     gateway_port: int,
     model_dir: Path,
@@ -119,6 +121,7 @@ def service_env(
     values = {
         "RELAY_FALKORDB_HOST": "127.0.0.1",
         "RELAY_FALKORDB_PORT": str(falkordb_port),
+        "RELAY_FALKORDB_PASSWORD": falkordb_password,
         "RELAY_PORT": str(gateway_port),
         "RELAY_ADMIN_KEY": admin_key,
         "RELAY_GATEWAY_URL": f"http://127.0.0.1:{gateway_port}",

@@ -44,21 +44,26 @@ def _child_setup() -> None:
         _prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM))
 
 
-def spawn(cmd: list[str], *, log_path: Path, env: dict[str, str] | None = None) -> subprocess.Popen:
+def spawn(cmd: list[str], *, log_path: Path, env: dict[str, str] | None = None, stdin: str = "") -> subprocess.Popen:
+    """`stdin`: text the process reads on its standard input (then end of file)."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:
         stamp = datetime.now().astimezone().isoformat(timespec="seconds")
         log.write(f"\n--- relay up: starting {' '.join(cmd)} at {stamp}\n".encode())
         log.flush()
-        return subprocess.Popen(
+        process = subprocess.Popen(
             cmd,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
             env=env,
             start_new_session=True,
             preexec_fn=_child_setup,
         )
+    if stdin:
+        process.stdin.write(stdin.encode())
+        process.stdin.close()
+    return process
 
 
 def tail(path: Path, lines: int = 25) -> str:
@@ -105,9 +110,9 @@ class SupervisedFalkorDB(EmbeddedFalkorDB):
                 f"Set RELAY_FALKORDB_PORT to a free port."
             )
         log = self.log_file or (self.data_dir / "falkordb.log")
-        self.process = spawn(self.command(), log_path=log)
+        self.process = spawn(self.command(), log_path=log, stdin=self.config())
         try:
-            wait_for_ping(self.host, self.port, timeout, self.process)
+            wait_for_ping(self.host, self.port, timeout, self.process, password=self.password)
         except RuntimeError as exc:
             self.stop()
             raise RuntimeError(f"{exc}\n--- last lines of {log}:\n{tail(log)}") from None

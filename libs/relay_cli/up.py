@@ -1,9 +1,10 @@
 """`relay up`: the embedded Relay, run exactly as docker compose would run it, on one machine.
 
 The flow, step by step (each a plain function or method below):
-  lock the data folder -> admin key -> embedding model -> FalkorDB (AOF on) -> every service of
-  the table as its own process -> wait for the gateway's /readyz -> show who is who -> run_demo
-  (hook) -> supervise until Ctrl-C/SIGTERM -> stop services in reverse order -> stop FalkorDB.
+  lock the data folder -> admin key and FalkorDB password -> embedding model -> FalkorDB (AOF on,
+  the password) -> every service of the table as its own process -> wait for the gateway's /readyz
+  -> show who is who -> run_demo (hook) -> supervise until Ctrl-C/SIGTERM -> stop services in
+  reverse order -> stop FalkorDB.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class UpOptions:
     model_dir: Path
     replicas: dict[str, int]
     admin_key_env: str | None
+    falkordb_password_env: str | None = None
     demo: bool = True
     ready_timeout_s: float = 180.0
     python: str = sys.executable
@@ -121,6 +123,7 @@ class EmbeddedRelay:
         self.stop = stop
         self.logs = opts.data_dir / "logs"
         self.key: admin_keys.AdminKey | None = None
+        self.password: admin_keys.AdminKey | None = None
         self.falkordb: SupervisedFalkorDB | None = None
         self.supervisor: Supervisor | None = None
 
@@ -142,6 +145,8 @@ class EmbeddedRelay:
         self.logs.mkdir(parents=True, exist_ok=True)
         try:
             self.key = admin_keys.resolve(self.opts.data_dir, self.opts.admin_key_env)
+            self.password = admin_keys.resolve(self.opts.data_dir, self.opts.falkordb_password_env,
+                                               admin_keys.PASSWORD_FILE)
         except (OSError, RuntimeError) as exc:
             raise StartupFailed(str(exc)) from None
         if self.key.created:
@@ -159,6 +164,7 @@ class EmbeddedRelay:
             self.opts.data_dir / "falkordb",
             self.opts.falkordb_port,
             log_file=self.logs / "falkordb.log",
+            password=self.password.value,
         )
         with self.console.status(f"starting FalkorDB on 127.0.0.1:{self.opts.falkordb_port} ..."):
             try:
@@ -178,6 +184,7 @@ class EmbeddedRelay:
                     replica,
                     base=self.opts.base_env,
                     falkordb_port=self.opts.falkordb_port,
+                    falkordb_password=self.password.value,
                     admin_key=self.key.value,
                     gateway_port=self.opts.port,
                     model_dir=self.opts.model_dir,
@@ -240,6 +247,9 @@ class EmbeddedRelay:
         self.console.print(table)
         self.console.print(f"gateway:   [bold]{self.url}[/]  (API docs: {self.url}/docs)")
         self.console.print(f"admin key: {self.describe_key()}")
+        password = ("from RELAY_FALKORDB_PASSWORD" if self.password.source == "env"
+                    else f"kept in {escape(str(self.password.path))}")
+        self.console.print(f"FalkorDB password: {password}")
         self.console.print(f"data:      {escape(str(self.opts.data_dir))}")
         self.console.print("Ctrl-C stops everything.")
 

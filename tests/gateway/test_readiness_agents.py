@@ -104,3 +104,32 @@ def test_the_real_process_waits_for_the_three_agents(gateway_settings):
     from services.gateway.settings import GatewaySettings
 
     assert GatewaySettings(admin_key=ADMIN_KEY).ready_agents == AGENTS
+
+
+async def test_a_wrong_falkordb_password_is_named_in_the_503(gateway_settings, tmp_path):
+    server = EmbeddedFalkorDB(tmp_path / "pw", free_port(), log_file=tmp_path / "pw.log", password="right").start()
+    try:
+        for password in ("wrong", None):
+            settings = gateway_settings.model_copy(update={
+                "falkordb_host": server.host, "falkordb_port": server.port, "falkordb_password": password})
+            app = make_app(settings, memory=None, ready_agents=[])
+            try:
+                async with client_for(app) as c:
+                    r = await c.get("/readyz")
+                    assert r.status_code == 503 and r.json()["missing"] == ["falkordb", "streams"]
+                    message = r.json()["error"]["message"]
+                    assert "FalkorDB refused the password: check RELAY_FALKORDB_PASSWORD" in message, message
+            finally:
+                await app.state.services.bus.close()
+                await app.state.services.backend.close()
+        right = gateway_settings.model_copy(update={
+            "falkordb_host": server.host, "falkordb_port": server.port, "falkordb_password": "right"})
+        app = make_app(right, memory=None, ready_agents=[])
+        try:
+            async with client_for(app) as c:
+                assert await readyz(c) == (200, [])
+        finally:
+            await app.state.services.bus.close()
+            await app.state.services.backend.close()
+    finally:
+        server.stop()

@@ -106,6 +106,8 @@ def test_service_environment_values(spec: ServiceSpec):
     assert env["GROQ_API_KEY"] == "${GROQ_API_KEY:-}", "GROQ_API_KEY is optional and passed through"
     assert env["OTEL_EXPORTER_OTLP_ENDPOINT"] == "${OTEL_EXPORTER_OTLP_ENDPOINT:-}"
     assert env["OTEL_SERVICE_NAME"] == f"relay-{spec.name}"
+    # Required, like the admin key: compose refuses to run FalkorDB open to anyone on its network.
+    assert re.fullmatch(r"\$\{RELAY_FALKORDB_PASSWORD:\?.+\}", env["RELAY_FALKORDB_PASSWORD"])
     if spec.needs_admin_key:
         # Required: compose refuses to start without it rather than run with no admin key.
         assert re.fullmatch(r"\$\{RELAY_ADMIN_KEY:\?.+\}", env["RELAY_ADMIN_KEY"])
@@ -168,6 +170,16 @@ def test_falkordb_is_pinned_persistent_and_healthchecked():
     assert volume in COMPOSE["volumes"], "a named volume, declared at the top level"
     assert target == "/var/lib/falkordb/data", "the image keeps its data (and AOF) there"
     assert "redis-cli ping" in " ".join(fdb["healthcheck"]["test"])
+
+
+def test_falkordb_wants_the_password_the_services_are_given():
+    env = _env(SVC["falkordb"])
+    given = {_env(SVC[s.name])["RELAY_FALKORDB_PASSWORD"] for s in SERVICES}
+    (password,) = given
+    assert f"--requirepass {password}" in env["REDIS_ARGS"]
+    # The healthcheck's (and an operator's) redis-cli signs in from the environment, not its command line.
+    assert env["REDISCLI_AUTH"] == password
+    assert "-a" not in " ".join(SVC["falkordb"]["healthcheck"]["test"]).split()
 
 
 def test_otel_collector_is_optional_and_configured():

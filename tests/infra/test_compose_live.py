@@ -56,7 +56,9 @@ class Stack:
     def __init__(self, engine: docker_engine.Engine):
         self.port = free_port()
         self.admin_key = secrets.token_hex(32)
-        self.env = dict(engine.env, RELAY_ADMIN_KEY=self.admin_key, RELAY_PORT=str(self.port),
+        self.falkordb_password = secrets.token_hex(32)
+        self.env = dict(engine.env, RELAY_ADMIN_KEY=self.admin_key, RELAY_FALKORDB_PASSWORD=self.falkordb_password,
+                        RELAY_PORT=str(self.port),
                         COMPOSE_PROJECT_NAME=PROJECT, GROQ_API_KEY="", OTEL_EXPORTER_OTLP_ENDPOINT="")
         self.url = f"http://127.0.0.1:{self.port}"
         self.profiles: list[str] = []
@@ -218,6 +220,8 @@ def test_every_service_has_a_healthcheck_and_falkordb_runs_the_embedded_version(
     assert FALKORDB_IMAGE.endswith(f":v{VERSION}")
     modules = stack.redis("MODULE", "LIST").split()
     assert "graph" in modules and str(MODULE_VERSION) in modules, modules
+    refused = stack.compose("exec", "-T", "falkordb", "sh", "-c", "unset REDISCLI_AUTH; redis-cli ping", check=False)
+    assert "NOAUTH" in refused.stdout + refused.stderr, "FalkorDB wants the password"
 
 
 def test_a_customer_chats_through_the_published_port_and_the_ticket_is_fixed(stack, tenant):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 
-from relay_cli.admin_key import KEY_FILE, resolve
+from relay_cli.admin_key import KEY_FILE, PASSWORD_FILE, kept, resolve
 
 
 def test_env_wins_and_nothing_is_written(tmp_path):
@@ -28,3 +28,12 @@ def test_a_widened_key_file_is_made_private_again(tmp_path):
     os.chmod(tmp_path / KEY_FILE, 0o644)
     assert resolve(tmp_path, None).value == first.value
     assert stat.S_IMODE((tmp_path / KEY_FILE).stat().st_mode) == 0o600
+
+
+def test_the_falkordb_password_is_kept_beside_the_admin_key(tmp_path):
+    assert kept(tmp_path, PASSWORD_FILE) is None
+    key, password = resolve(tmp_path, None), resolve(tmp_path, None, PASSWORD_FILE)
+    assert password.created and password.value != key.value
+    assert stat.S_IMODE((tmp_path / PASSWORD_FILE).stat().st_mode) == 0o600
+    assert kept(tmp_path, PASSWORD_FILE) == password.value == resolve(tmp_path, None, PASSWORD_FILE).value
+    assert resolve(tmp_path, "set", PASSWORD_FILE).value == "set"

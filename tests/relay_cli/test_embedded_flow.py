@@ -85,6 +85,8 @@ def test_up_runs_supervises_and_stops_in_order(tmp_path):
     assert f"http://127.0.0.1:{opts.port}" in out and "agent-1.log" in out
     key = (tmp_path / "admin.key").read_text().strip()
     assert out.count(key) == 1, "the new admin key is printed exactly once"
+    password = (tmp_path / "falkordb.password").read_text().strip()
+    assert password not in out and "FalkorDB password: kept in" in out
 
     # A service that dies is restarted (after its 1s backoff) under a new pid.
     victim = _pids(state, "agent")[0]
@@ -100,6 +102,29 @@ def test_up_runs_supervises_and_stops_in_order(tmp_path):
     assert not port_in_use("127.0.0.1", opts.falkordb_port), "FalkorDB is stopped"
     assert not (tmp_path / STATE_NAME).exists()
     assert (tmp_path / "falkordb" / "appendonlydir").is_dir(), "AOF on, in the data folder"
+
+
+def test_a_password_from_the_environment_is_used_and_not_written(tmp_path):
+    import redis
+
+    console = Console(record=True, width=200)
+    stop = StopFlag(console)
+    opts = _opts(tmp_path)
+    opts.falkordb_password_env = "from-the-env"
+    relay = EmbeddedRelay(opts, console, stop)
+    thread, result = _start(relay)
+    try:
+        _wait_for(lambda: "Ctrl-C stops everything" in console.export_text(clear=False))
+        assert "FalkorDB password: from RELAY_FALKORDB_PASSWORD" in console.export_text(clear=False)
+        assert not (tmp_path / "falkordb.password").exists()
+        assert all(c.env["RELAY_FALKORDB_PASSWORD"] == "from-the-env" for c in relay.supervisor.children)
+        with pytest.raises(redis.exceptions.AuthenticationError):
+            redis.Redis(port=opts.falkordb_port, password="wrong").ping()
+        assert redis.Redis(port=opts.falkordb_port, password="from-the-env").ping()
+    finally:
+        stop.event.set()
+        thread.join(60)
+    assert result["rc"] == 0 and not port_in_use("127.0.0.1", opts.falkordb_port)
 
 
 def test_a_service_that_cannot_start_fails_fast_and_stops_everything(tmp_path):

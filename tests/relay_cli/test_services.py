@@ -19,6 +19,7 @@ def _env(spec: ServiceSpec, replica: int = 1, base: dict | None = None) -> dict[
         replica,
         base=base if base is not None else {"PATH": "/usr/bin"},
         falkordb_port=6390,
+        falkordb_password="pw",
         admin_key="k3y",
         gateway_port=8123,
         model_dir=Path("/m"),
@@ -85,15 +86,21 @@ def test_gateway_env():
 
 def test_agent_env_does_not_leak_the_callers_managed_variables():
     base = {"PATH": "/usr/bin", "RELAY_PORT": "9999", "RELAY_ADMIN_KEY": "from-shell", "RELAY_REPLICA": "7",
-            "RELAY_FALKORDB_PORT": "1", "GROQ_API_KEY": "gsk", "RELAY_LOG_LEVEL": "debug"}
+            "RELAY_FALKORDB_PORT": "1", "RELAY_FALKORDB_PASSWORD": "stale", "GROQ_API_KEY": "gsk", "RELAY_LOG_LEVEL": "debug"}
     env = _env(by_name("resolver"), replica=3, base=base)
     assert "RELAY_PORT" not in env, "only the gateway listens on RELAY_PORT"
     assert "RELAY_ADMIN_KEY" not in env, "agents never need the admin key"
     assert env["RELAY_REPLICA"] == "3"
     assert env["RELAY_FALKORDB_PORT"] == "6390"
+    assert env["RELAY_FALKORDB_PASSWORD"] == "pw", "the password the server was started with"
     assert env["GROQ_API_KEY"] == "gsk", "passed through"
     assert env["RELAY_LOG_LEVEL"] == "debug", "unmanaged tuning is passed through"
     assert env["PATH"] == "/usr/bin"
+
+
+@by_spec
+def test_every_service_gets_the_falkordb_password(spec: ServiceSpec):
+    assert _env(spec)["RELAY_FALKORDB_PASSWORD"] == "pw"
 
 
 def test_simulator_is_a_client_of_the_gateway():

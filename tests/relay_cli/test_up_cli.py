@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -27,7 +28,7 @@ class Up:
     def __init__(self, data_dir: Path, port: int, falkordb_port: int, name: str):
         self.port = port
         self.out_path = data_dir.parent / f"{name}.out"
-        env = {k: v for k, v in os.environ.items() if k != "RELAY_ADMIN_KEY"}
+        env = {k: v for k, v in os.environ.items() if k not in ("RELAY_ADMIN_KEY", "RELAY_FALKORDB_PASSWORD")}
         env.update(
             RELAY_FALKORDB_PORT=str(falkordb_port),
             RELAY_MODEL_DIR=str(REPO / ".relay" / "model"),
@@ -92,6 +93,17 @@ def test_up_lock_ctrl_c_and_restart_keeps_the_data(tmp_path):
         first.wait_ready()
         key = (data / "admin.key").read_text().strip()
         assert first.output.count(key) == 1, "the generated admin key is printed once"
+        # FalkorDB wants the generated password; every service got it, or /readyz (which needs each
+        # agent's heartbeat and consumer group) would not have answered 200.
+        password = (data / "falkordb.password").read_text().strip()
+        assert (data / "falkordb.password").stat().st_mode & 0o777 == 0o600
+        assert password not in first.output
+        with socket.create_connection(("127.0.0.1", fport), timeout=5) as raw:
+            raw.sendall(b"PING\r\n")
+            assert raw.recv(200).startswith(b"-NOAUTH"), "the embedded server refuses a client without it"
+        # `relay admin` on the same data folder finds the password there.
+        stats = _relay("admin", "snapshots", "demo", env=dict(first.env, RELAY_DATA_DIR=str(data)))
+        assert stats.returncode == 0 and stats.stdout.strip() == "[]", stats.stderr
         assert (data / "logs" / "gateway-1.log").exists()
 
         # The public demo tenant: the site at / serves it, a visitor gets a customer session.

@@ -1,12 +1,16 @@
 """The embedded FalkorDB: a clean stop leaves its log as a snapshot (a restart loads it instead of
-replaying every graph write), and what was written is there after the restart."""
+replaying every graph write), and what was written is there after the restart; with a password it
+refuses any client without it, and the password is not on its command line."""
 
 from __future__ import annotations
+
+import socket
+from pathlib import Path
 
 import pytest
 import redis
 
-from relay_graph.embedded import AOF_REWRITE_ARGS, EmbeddedFalkorDB, free_port
+from relay_graph.embedded import AOF_REWRITE_ARGS, EmbeddedFalkorDB, free_port, wait_for_ping
 
 pytestmark = [pytest.mark.falkordb]
 
@@ -46,3 +50,29 @@ def test_a_clean_stop_rewrites_the_log_and_a_restart_keeps_the_graph(tmp_path):
         client.close()
     finally:
         server.stop()
+
+
+def test_a_password_is_required_and_kept_off_the_command_line(tmp_path):
+    password = 'se"cr\\et w0rd'  # quotes, a backslash and a space survive redis.conf's quoting
+    server = EmbeddedFalkorDB(tmp_path / "falkordb", free_port(), log_file=tmp_path / "f.log",
+                              password=password).start()
+    try:
+        with socket.create_connection((server.host, server.port), timeout=5) as raw:
+            raw.sendall(b"PING\r\n")
+            assert raw.recv(200).startswith(b"-NOAUTH"), "a client that does not sign in is refused"
+        with pytest.raises(redis.exceptions.AuthenticationError):
+            redis.Redis(host=server.host, port=server.port).ping()
+        with pytest.raises(redis.exceptions.AuthenticationError):
+            redis.Redis(host=server.host, port=server.port, password="wrong").ping()
+        with pytest.raises(RuntimeError, match="refused the password.*RELAY_FALKORDB_PASSWORD"):
+            wait_for_ping(server.host, server.port, 5, password="wrong")
+        client = redis.Redis(host=server.host, port=server.port, password=password)
+        assert client.execute_command("GRAPH.QUERY", "g", "RETURN 1")[1] == [[1]]
+        client.close()
+        cmdline = (Path("/proc") / str(server.process.pid) / "cmdline").read_bytes().decode()
+        assert "cr\\et" not in cmdline and "requirepass" not in cmdline
+        before = aof_files(tmp_path / "falkordb")
+    finally:
+        server.stop()
+    (base,) = [f for f, kind in aof_files(tmp_path / "falkordb").items() if kind == "b"]
+    assert base not in before, "the clean stop signed in to rewrite the log"

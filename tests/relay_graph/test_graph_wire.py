@@ -145,24 +145,10 @@ async def test_an_unreachable_server_is_a_connection_error():
 
 @pytest.mark.falkordb
 async def test_reads_sign_in_where_the_server_wants_a_password(tmp_path):
-    import subprocess
-
     from relay_graph.embedded import EmbeddedFalkorDB, free_port
 
-    server = EmbeddedFalkorDB(tmp_path, free_port())
-    command = server.command()
-    at = command.index("--loadmodule")  # what follows the module's path is the module's
-    proc = subprocess.Popen(command[:at] + ["--requirepass", "s3cret"] + command[at:], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.STDOUT)
+    server = EmbeddedFalkorDB(tmp_path, free_port(), password="s3cret").start()
     try:
-        admin = redis.Redis(host=server.host, port=server.port, password="s3cret")
-        for _ in range(200):
-            try:
-                if admin.ping():
-                    break
-            except redis.exceptions.ConnectionError:
-                await asyncio.sleep(0.05)
-        admin.close()
         for password in ("wrong", None):
             refused = graph_wire.Connections(server.host, server.port, password, 2)
             with pytest.raises(redis.exceptions.AuthenticationError):
@@ -171,8 +157,7 @@ async def test_reads_sign_in_where_the_server_wants_a_password(tmp_path):
         assert await reads.call("GRAPH.RO_QUERY", "relay:pw", "RETURN 1", "--compact") is not None
         reads.close()
     finally:
-        proc.terminate()
-        proc.wait(10)
+        server.stop()
 
 
 @pytest.mark.falkordb

@@ -46,7 +46,7 @@ async def serve_stdio(tenant: str, *, agent: str | None = None, settings: GraphS
         await client.close()
 
 
-def run(tenant: str, *, agent: str | None = None) -> None:
+def run(tenant: str, *, agent: str | None = None, settings: GraphSettings | None = None) -> None:
     """Blocking entry point: serve until the client closes stdin."""
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    asyncio.run(serve_stdio(tenant, agent=agent))
+    asyncio.run(serve_stdio(tenant, agent=agent, settings=settings))

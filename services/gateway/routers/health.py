@@ -7,7 +7,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from ..deps import ServicesDep
-from ..readiness import missing
+from ..readiness import missing, refuses_password
 
 router = APIRouter(tags=["health"])
 
@@ -32,13 +32,18 @@ async def healthz() -> dict:
             "answers a graph query), `streams` (the Redis Streams on that server answer), and for each desk "
             "agent (`intake`, `resolver`, `netops`; `RELAY_READY_AGENTS`) that its consumer group exists on "
             "the stream it reads (turns, tickets, network) and at least one of its replicas has a fresh "
-            "heartbeat. 503 lists the names of the checks that failed in `missing`.")
+            "heartbeat. 503 lists the names of the checks that failed in `missing`; its message says when "
+            "FalkorDB refused the password (RELAY_FALKORDB_PASSWORD).")
 async def readyz(services: ServicesDep) -> JSONResponse:
-    gone = await missing(services.readiness, services.settings.readiness_timeout_seconds)
+    timeout = services.settings.readiness_timeout_seconds
+    gone = await missing(services.readiness, timeout)
     if gone:
+        message = f"not answering: {', '.join(gone)}"
+        if await refuses_password(services.settings, timeout):
+            message += "; FalkorDB refused the password: check RELAY_FALKORDB_PASSWORD"
         return JSONResponse(
             {"status": "not_ready", "missing": gone,
-             "error": {"code": "not_ready", "message": f"not answering: {', '.join(gone)}"}},
+             "error": {"code": "not_ready", "message": message}},
             status_code=503, headers={"Retry-After": "1"},
         )
     return JSONResponse({"status": "ready", "missing": []})

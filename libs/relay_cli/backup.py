@@ -17,6 +17,7 @@ the next `relay up` finds a normal AOF directory.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import redis
 
+from relay_cli import admin_key
 from relay_cli import lock as locks
 from relay_graph.embedded import EmbeddedFalkorDB, compact_aof, free_port
 
@@ -37,6 +39,12 @@ SKIP = {locks.LOCK_NAME, "relay.state.json", "logs", DB_DIR}
 
 class BackupError(RuntimeError):
     pass
+
+
+def _password(data_dir: Path) -> str | None:
+    """FalkorDB's password for this data folder: RELAY_FALKORDB_PASSWORD, else the one `relay up`
+    keeps there (a backup carries that file, so a restored folder keeps its password)."""
+    return os.environ.get("RELAY_FALKORDB_PASSWORD") or admin_key.kept(data_dir, admin_key.PASSWORD_FILE)
 
 
 @dataclass
@@ -54,24 +62,26 @@ def backup(data_dir: Path, dest: Path, *, host: str = "127.0.0.1", timeout: floa
         raise BackupError(f"{dest} is not empty; back up into a new folder")
     if dest == data_dir or data_dir in dest.parents:
         raise BackupError("the backup cannot go inside the data folder it copies")
+    password = _password(data_dir)
     info = locks.holder(data_dir)
     if info is not None:
         port = info.get("falkordb_port")
         if not port:
             raise BackupError(f"a Relay is starting on {data_dir}; try again once it is up")
-        return _backup_from(data_dir, dest, host, int(port), timeout, running=True)
+        return _backup_from(data_dir, dest, host, int(port), timeout, running=True, password=password)
     if not (data_dir / DB_DIR).is_dir():
         raise BackupError(f"{data_dir} has no database ({DB_DIR}/); nothing to back up")
     with locks.acquire(data_dir, {"purpose": "relay backup"}):
-        server = EmbeddedFalkorDB(data_dir / DB_DIR, free_port(), host=host).start(timeout=timeout)
+        server = EmbeddedFalkorDB(data_dir / DB_DIR, free_port(), host=host, password=password).start(timeout=timeout)
         try:
-            return _backup_from(data_dir, dest, host, server.port, timeout, running=False)
+            return _backup_from(data_dir, dest, host, server.port, timeout, running=False, password=password)
         finally:
             server.stop()
 
 
-def _backup_from(data_dir: Path, dest: Path, host: str, port: int, timeout: float, *, running: bool) -> BackupReceipt:
-    client = redis.Redis(host=host, port=port, socket_timeout=30)
+def _backup_from(data_dir: Path, dest: Path, host: str, port: int, timeout: float, *, running: bool,
+                 password: str | None) -> BackupReceipt:
+    client = redis.Redis(host=host, port=port, password=password, socket_timeout=30)
     try:
         graphs = sorted(g.decode() for g in client.execute_command("GRAPH.LIST"))
         keys = client.dbsize()
@@ -136,14 +146,15 @@ def restore(src: Path, data_dir: Path, *, replace: bool = False, host: str = "12
         for item in src.iterdir():
             if item.is_file() and item.name != MANIFEST:
                 shutil.copy2(item, data_dir / item.name)
-        server = _LoadingServer(db, free_port(), host=host).start(timeout=timeout)
+        password = _password(data_dir)
+        server = _LoadingServer(db, free_port(), host=host, password=password).start(timeout=timeout)
         try:
-            client = redis.Redis(host=host, port=server.port, socket_timeout=30)
+            client = redis.Redis(host=host, port=server.port, password=password, socket_timeout=30)
             try:
                 graphs = sorted(g.decode() for g in client.execute_command("GRAPH.LIST"))
                 keys = client.dbsize()
                 client.config_set("appendonly", "yes")  # writes the AOF base from the loaded data
-                if not compact_aof(host, server.port, timeout):
+                if not compact_aof(host, server.port, timeout, password=password):
                     raise BackupError("FalkorDB could not write its log from the restored snapshot")
             finally:
                 client.close()

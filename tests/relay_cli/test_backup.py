@@ -43,13 +43,18 @@ def fill(client: redis.Redis, graph: str, n: int) -> None:
         "toString(i)})-[:HAS {since: i * 2.5}]->(:Plan {gbps: i % 3})")
 
 
-def test_a_backup_taken_with_the_server_up_restores_every_graph_into_a_new_folder(tmp_path):
+def test_a_backup_taken_with_the_server_up_restores_every_graph_into_a_new_folder(tmp_path, monkeypatch):
+    # As `relay up` runs it: the server has the password kept in the data folder, which backup and
+    # restore read from there.
+    monkeypatch.delenv("RELAY_FALKORDB_PASSWORD", raising=False)
     live, copy, target = tmp_path / "live", tmp_path / "backup", tmp_path / "restored"
-    server = EmbeddedFalkorDB(live / "falkordb", free_port(), log_file=tmp_path / "live.log").start()
+    server = EmbeddedFalkorDB(live / "falkordb", free_port(), log_file=tmp_path / "live.log",
+                              password="pw of the live folder").start()
     held = locks.acquire(live, {"port": 0, "falkordb_port": server.port})  # as `relay up` holds it
     try:
         (live / "admin.key").write_text("the-admin-key\n")
-        client = redis.Redis(host=server.host, port=server.port)
+        (live / "falkordb.password").write_text("pw of the live folder\n")
+        client = redis.Redis(host=server.host, port=server.port, password="pw of the live folder")
         for i, graph in enumerate(["tenant_a", "tenant_b", "tenant_b__snap__one"]):
             fill(client, graph, 50 * (i + 1))
         client.xadd("relay:stream:episodes", {"body": "hello"})
@@ -76,9 +81,11 @@ def test_a_backup_taken_with_the_server_up_restores_every_graph_into_a_new_folde
     again = relay("restore", copy, "--data-dir", target)
     assert again.returncode == 1 and "--replace" in again.stdout
 
-    server = EmbeddedFalkorDB(target / "falkordb", free_port(), log_file=tmp_path / "target.log").start()
+    assert (target / "falkordb.password").read_text() == "pw of the live folder\n"
+    server = EmbeddedFalkorDB(target / "falkordb", free_port(), log_file=tmp_path / "target.log",
+                              password="pw of the live folder").start()
     try:
-        client = redis.Redis(host=server.host, port=server.port)
+        client = redis.Redis(host=server.host, port=server.port, password="pw of the live folder")
         assert fingerprint(client) == expected
         assert client.xlen("relay:stream:episodes") == 1
         client.close()

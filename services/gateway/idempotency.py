@@ -104,7 +104,7 @@ class Idempotency:
 async def get_idempotency(
     services: ServicesDep,
     idempotency_key: Annotated[str | None, Header(
-        alias="Idempotency-Key", description="send the same key again to retry this write safely: the first "
+        alias="Idempotency-Key", pattern=KEY_RE.pattern, description="send the same key again to retry this write safely: the first "
         "result comes back and nothing is written twice (kept 24 h)")] = None,
 ) -> Idempotency:
     redis = (await services.backend.memory()).client.redis if idempotency_key is not None else None

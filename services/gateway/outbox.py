@@ -22,6 +22,10 @@ async def relay_pass(backend: Backend, bus: Bus, *, older_than_s: float) -> int:
     published = 0
     for tenant in await keys.tenants():
         try:
+            # A tenant with no graph has no outbox; reading one would make its graph (the schema
+            # is set up on a graph's first query).
+            if not await memory.client.graph_exists(tenant):
+                continue
             published += await chat.announce_pending(memory.client, tenant, bus.publish, older_than_s=older_than_s)
         except Exception as exc:  # noqa: BLE001 - the next pass tries again; other tenants go on
             log.warning("outbox of %s: %s", tenant, exc)

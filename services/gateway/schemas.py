@@ -228,6 +228,12 @@ def to_json(value: Any) -> Any:
 
 
 class ChatBody(Strict):
+    # "a new customer's name, or an existing customer's id, not both", stated in the schema as
+    # chat.record_turn checks it
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"not": {
+        "required": ["customer", "name"],
+        "properties": {"customer": {"type": "string"}, "name": {"type": "string"}}}})
+
     customer: Name | None = Field(
         default=None,
         description="the customer's id (from the answer to their first turn). Leave it out on a first turn: a "

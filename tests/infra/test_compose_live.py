@@ -305,10 +305,17 @@ def facts_present(stack, tenant, written) -> list[tuple[str, str]]:
     lost = []
     with stack.http() as c:
         for subject, city in written:
-            r = c.get(f"/v1/tenants/{name}/facts", params={"subject": subject, "predicate": "lives_in"},
-                      headers=bearer(key))
+            # A 503 says nothing of the fact (a connection the restart closed is being replaced):
+            # ask again; only an answer counts.
+            deadline = time.monotonic() + 15
+            while True:
+                r = c.get(f"/v1/tenants/{name}/facts", params={"subject": subject, "predicate": "lives_in"},
+                          headers=bearer(key))
+                if r.status_code != 503 or time.monotonic() > deadline:
+                    break
+                time.sleep(0.5)
             if r.status_code != 200 or city not in [f["object"] for f in r.json()["facts"]]:
-                lost.append((subject, city))
+                lost.append((subject, city, r.status_code, r.text[:200]))
     return lost
 
 

@@ -50,7 +50,7 @@ CustomerDep = Annotated[CustomerSession, Depends(customer_session)]
 
 
 class SiteBody(Strict):
-    open: bool = Field(description="true: anyone may open this tenant's customer site and get a customer session")
+    open: StrictBool = Field(description="true: anyone may open this tenant's customer site and get a customer session")
 
 
 class SiteState(BaseModel):

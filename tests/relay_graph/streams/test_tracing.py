@@ -71,7 +71,7 @@ async def test_published_many_at_once_each_entry_is_handled_in_the_publishers_tr
     async def handler(n):
         seen[n.id] = trace.get_current_span().get_span_context().trace_id
 
-    consumer = Consumer(redis, group=group, handlers={FactChanged: handler}, settings=STEADY)
+    consumer = StreamApp(redis, group=group, handlers={FactChanged: handler}, settings=STEADY)
     facts = [FactChanged(tenant=tenant, id=f"f{i}", version=0, change="created", actor="api") for i in range(50)]
     async with running(consumer):
         with trace.get_tracer("test").start_as_current_span("POST /v1/tenants/{t}/facts/batch") as request:

@@ -35,6 +35,11 @@ CONFIG = """
 
 [checks.not_a_server_error]
 expected-statuses = ["2XX", "4XX"]
+
+# A body over the gateway's size limit (RELAY_MAX_BODY_BYTES) is refused with 413 before it is read,
+# whatever else is wrong with it: that is a rejection too.
+[checks.negative_data_rejection]
+expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429"]
 """
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Path, Query
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 from pydantic.json_schema import models_json_schema
 
 from relay_graph.models import LABEL_PATTERN
@@ -65,6 +65,17 @@ async def call(
     return respond((await call_tool(ctx, name, arguments or {})).to_json())
 
 
+def _takes_no_arguments(model: type[BaseModel]) -> bool:
+    """Whether a call without a body (its arguments `{}`) is one the tool takes: the body is then
+    optional in the schema, and required otherwise (a rule across fields counts, not only
+    required fields)."""
+    try:
+        model.model_validate({})
+    except ValidationError:
+        return False
+    return True
+
+
 def document_tools(schema: dict[str, Any]) -> dict[str, Any]:
     """The OpenAPI document states each tool's call as its own operation, its body the tool's input
     schema, in place of the one `/tools/{name}` route that serves them all: a client (or a property
@@ -82,7 +93,7 @@ def document_tools(schema: dict[str, Any]) -> dict[str, Any]:
     for t in tools:
         op = {**generic, "operationId": f"tool_{t.name}", "summary": f"Tool `{t.name}`", "description": t.description,
               "parameters": [p for p in generic["parameters"] if p["name"] != "name"]}
-        required = bool(t.input.model_json_schema().get("required"))
+        required = not _takes_no_arguments(t.input)
         op["requestBody"] = {"required": required, "content": {"application/json": {
             "schema": {"$ref": f"#/components/schemas/{t.input.__name__}"}}}}
         schema["paths"][f"{router.prefix}/tools/{t.name}"] = {"post": op}

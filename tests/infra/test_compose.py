@@ -221,7 +221,7 @@ def test_dockerfile_copies_only_what_exists_and_is_not_ignored():
     ignored = {ln.rstrip("/") for ln in lines if not ln.startswith("!")}
     let_in = {ln[1:].rstrip("/") for ln in lines if ln.startswith("!")}
     assert "*" in ignored, "a list of what the image needs, everything else left out"
-    assert let_in == {"requirements.lock", "pyproject.toml", "libs", "services"}
+    assert let_in == {"requirements.lock", "pyproject.toml", "libs", "services", "web/dist"}
     sources = re.findall(r"^COPY\s+(\S+)\s+\S+$", DOCKERFILE, re.M)
     assert sources
     for src in sources:

@@ -236,6 +236,17 @@ def test_a_customer_chats_through_the_published_port_and_the_ticket_is_fixed(sta
     figure(f"chat reply, second chat: {took * 1000:.0f} ms")
 
 
+def test_the_gateway_serves_the_customer_site_from_the_image(stack):
+    with stack.http() as c:
+        page = c.get("/")
+        assert page.status_code == 200 and "text/html" in page.headers["content-type"], page.text[:300]
+        scripts = re.findall(r'src="(/[^"]+\.js)"', page.text)
+        assert scripts, page.text[:500]
+        for src in scripts:
+            asset = c.get(src)
+            assert asset.status_code == 200 and "javascript" in asset.headers["content-type"], src
+
+
 def consumers(stack, stream: str, group: str) -> dict[str, int]:
     """The group's consumers and their pending counts (XINFO CONSUMERS)."""
     out = stack.redis("XINFO", "CONSUMERS", stream, group).splitlines()

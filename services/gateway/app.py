@@ -16,7 +16,7 @@ from fastapi_offline import FastAPIOffline
 
 from relay_graph.memory import Memory
 
-from . import errors, outbox
+from . import errors, judge_tenants, outbox
 from . import mcp as mcp_http
 from . import site_pages
 from .auth import Authenticator, TenantKeys
@@ -136,12 +136,14 @@ def create_app(
             log.warning("starting without the stream tail: %s", exc)
         stop_relay = asyncio.Event()
         relay = asyncio.create_task(outbox.relay_loop(backend, bus, stop_relay, every_s=settings.outbox_every_s))
+        sweep = asyncio.create_task(judge_tenants.sweep_loop(backend, stop_relay,
+                                                             every_s=settings.judge_sweep_every_s))
         try:
             async with mcp_endpoint.running():
                 yield
         finally:
             stop_relay.set()
-            await asyncio.wait({relay}, timeout=2)
+            await asyncio.wait({relay, sweep}, timeout=2)
             await bus.close()
             await backend.close()
 

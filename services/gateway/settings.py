@@ -38,6 +38,9 @@ class GatewaySettings(GraphSettings):
     judge_mode: bool = True
     judge_runs_per_second: float = Field(default=1 / 30, gt=0)
     judge_runs_burst: int = Field(default=3, ge=1)
+    # A Judge tenant is deleted this long after it was made, by a sweep every judge_sweep_every_s.
+    judge_tenant_ttl_s: float = Field(default=3600.0, gt=0)
+    judge_sweep_every_s: float = Field(default=60.0, gt=0)
     # The built customer site (`make install` builds web/ into it); absent: / answers 404.
     site_dir: Path = REPO / "web" / "dist"
     # Requests without a valid key, per client address, per process.

@@ -218,6 +218,34 @@ async def test_judge_mode_makes_a_throwaway_tenant_with_the_story_customer_signe
     assert (await client.get(f"/v1/tenants/{tenant}/me/plans", params={"country": "IN"})).json()["plans"]
 
 
+async def test_judge_tenants_are_deleted_when_their_time_is_up(app, client, memory):
+    from services.gateway import judge_tenants
+
+    services = app.state.services
+    old, young = [(await client.post("/v1/site/judge")).json() for _ in range(2)]
+    keys = await services.backend.keys()
+    redis = keys.redis
+    # `young` made later: give it a later expiry than the sweep's "now"
+    await redis.zadd(judge_tenants.JUDGE_TENANTS_KEY, {young["tenant"]: 10**15})
+    expiry = await redis.zscore(judge_tenants.JUDGE_TENANTS_KEY, old["tenant"])
+    assert expiry is not None
+    assert await memory.client.graph_exists(old["tenant"]) and await keys.exists(old["tenant"])
+
+    gone = await judge_tenants.sweep(services.backend, now_ms=int(expiry) + 1)
+
+    assert old["tenant"] in gone and young["tenant"] not in gone
+    assert not await memory.client.graph_exists(old["tenant"])
+    assert not await keys.exists(old["tenant"])
+    assert not [k async for k in redis.scan_iter(match=f"*{old['tenant']}*")]
+    # the customer's cookie no longer opens the site: it is closed with the tenant
+    assert (await client.get(f"/v1/tenants/{old['tenant']}/me")).status_code in (401, 403, 404)
+    # the young one is untouched, and a second sweep has nothing to do
+    assert await memory.client.graph_exists(young["tenant"])
+    assert (await client.get(f"/v1/tenants/{young['tenant']}/me")).json()["customer"] == young["customer"]
+    assert await judge_tenants.sweep(services.backend, now_ms=int(expiry) + 1) == []
+    await redis.zrem(judge_tenants.JUDGE_TENANTS_KEY, young["tenant"])
+
+
 async def test_judge_mode_can_be_off_and_is_rate_limited(gateway_settings, memory):
     off = make_app(gateway_settings.model_copy(update={"judge_mode": False}), memory)
     limited = make_app(gateway_settings.model_copy(update={"judge_runs_per_second": 0.001, "judge_runs_burst": 1}),

@@ -1,5 +1,5 @@
 """Judge mode: one click plays the demo story in the page, through the real agents, on a throwaway
-tenant of its own. This route makes that tenant (open site, the India catalogue and network seeded,
+tenant of its own, deleted an hour later (RELAY_JUDGE_TENANT_TTL_S; judge_tenants.py). This route makes that tenant (open site, the India catalogue and network seeded,
 the story's customer with a session cookie in this browser) and hands the page the words she says;
 the page plays the steps through the customer's own `/me` routes. Her home is not connected, as in
 `relay demo`: the story is the one demo.py checks, whose Wi-Fi fault the resolver fixes remotely."""
@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 from relay_graph import customers, world
 from services.simulator.demo import SAYS
 
+from .. import judge_tenants
 from ..customer_sessions import CustomerSessions
 from ..deps import ServicesDep, respond
 from ..errors import Forbidden, responses
@@ -34,7 +35,8 @@ class JudgeStory(BaseModel):
 @router.post("/judge", status_code=201, response_model=JudgeStory, responses=responses(403, 429, 503),
              summary="Start Judge mode: a throwaway tenant with the story's customer signed in",
              description="Rate-limited per client address; 403 when this gateway has Judge mode off "
-             "(RELAY_JUDGE_MODE=false). Sets the customer session cookie for the new tenant's site.")
+             "(RELAY_JUDGE_MODE=false). Sets the customer session cookie for the new tenant's site. "
+             "The tenant and everything in it is deleted after RELAY_JUDGE_TENANT_TTL_S (an hour).")
 async def start_judge(request: Request, services: ServicesDep) -> JSONResponse:
     if not services.settings.judge_mode:
         raise Forbidden("Judge mode is off on this gateway (RELAY_JUDGE_MODE)")
@@ -42,6 +44,7 @@ async def start_judge(request: Request, services: ServicesDep) -> JSONResponse:
     keys = await services.backend.keys()
     tenant = "judge-" + secrets.token_hex(5)
     await keys.create(tenant)  # its key is never shown: the story runs as the customer only
+    await judge_tenants.note(keys.redis, tenant, services.settings.judge_tenant_ttl_s)
     memory = await services.backend.memory()
     store = CustomerSessions(keys.redis)
     await store.set_site_open(tenant, True)

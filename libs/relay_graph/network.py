@@ -23,6 +23,7 @@ from .network_models import (
     NODE_ID_PATTERN,
     AffectedCustomer,
     Attachment,
+    CityStatus,
     LineHop,
     LinkIn,
     LinkStatusChange,
@@ -283,6 +284,29 @@ async def set_link_status(
 
 
 # ---------------------------------------------------------------- reading
+
+
+def _city_status(r: dict) -> CityStatus:
+    # network_gen names a city's hub "<city> hub"
+    name = str(r["name"] or r["hub"])
+    city = name[: -len(" hub")] if name.endswith(" hub") else name
+    if r["hub_down"]:
+        return CityStatus(city=city, hub=r["hub"], status="outage", reason="the city hub is down")
+    if r["uplinks"] and r["uplinks_down"] >= r["uplinks"]:
+        return CityStatus(city=city, hub=r["hub"], status="outage", reason="every uplink of the city hub is down")
+    if r["uplinks_down"]:
+        return CityStatus(city=city, hub=r["hub"], status="degraded",
+                          reason="the city hub runs on its standby uplink")
+    n = int(r["below_down"])
+    return CityStatus(city=city, hub=r["hub"], status="degraded",
+                      reason=f"{n} exchange, cabinet or link{'s' if n != 1 else ''} below the city hub down")
+
+
+async def degraded_cities(client: GraphClient, tenant: str) -> list[CityStatus]:
+    """The served cities whose network is short of normal now, by city name."""
+    validate_tenant(tenant)
+    return [_city_status(r) for r in await client.run(tenant, q.DEGRADED_HUBS)]
+
 
 
 async def _behind_rows(client: GraphClient, tenant: str, node_id: str, depth: int | None) -> list[dict]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import Enum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -262,10 +263,22 @@ class SpanningForest(BaseModel):
 MSF = SpanningForest
 
 
+class CityStatus(BaseModel):
+    """A served city whose network is short of normal right now."""
+
+    city: str
+    hub: str = Field(description="the city hub's node id")
+    status: Literal["degraded", "outage"] = Field(
+        description="outage: the hub is down or has no working uplink, so the city is cut off; degraded: "
+        "running on a standby uplink, or an exchange, cabinet or link below the hub is down")
+    reason: str
+
+
 __all__ = [
     "ACCESS_KINDS",
     "AffectedPath",
     "CableLink",
+    "CityStatus",
     "Capacity",
     "CriticalNode",
     "CutLink",

@@ -259,3 +259,43 @@ async def test_judge_mode_can_be_off_and_is_rate_limited(gateway_settings, memor
     finally:
         for app in (off, limited):
             await app.state.services.bus.close()
+
+
+async def test_coverage_names_the_cities_degraded_or_cut_off_right_now(client, memory):
+    from relay_graph import network
+    from relay_graph.network_models import LinkType
+    from relay_graph.queries import Query
+
+    story = (await client.post("/v1/site/judge")).json()
+    tenant = story["tenant"]
+    coverage = f"/v1/tenants/{tenant}/me/coverage"
+    assert (await client.get(coverage)).json() == {"cities": []}  # a fresh network: all running
+
+    hubs = await memory.client.run(tenant, Query(
+        "test_hub_uplinks", "MATCH (h:Pop)-[:UPLINK]->(b:Backbone) "
+        "WITH h, collect(b.node_id) AS up ORDER BY h.node_id RETURN h.node_id AS hub, h.name AS name, up",
+        read_only=True))
+    two = next(h for h in hubs if len(h["up"]) == 2)  # the hub with a standby uplink
+    primary, standby = two["up"]
+    city = two["name"].removesuffix(" hub")
+    await network.set_link_status(memory.client, tenant, LinkType.UPLINK, two["hub"], primary, up=False)
+    (row,) = (await client.get(coverage)).json()["cities"]
+    assert row["city"] == city and row["status"] == "degraded" and "standby" in row["reason"]
+    await network.set_link_status(memory.client, tenant, LinkType.UPLINK, two["hub"], standby, up=False)
+    (row,) = (await client.get(coverage)).json()["cities"]
+    assert row["city"] == city and row["status"] == "outage"
+
+    # a street cabinet down in another city: that city is degraded, not cut off
+    other = next(h for h in hubs if h["hub"] != two["hub"])
+    (cabinet,) = await memory.client.run(tenant, Query(
+        "test_a_cabinet", "MATCH (s:Splitter)-[:PON]->(:Olt)-[:UPLINK]->(h:Pop {node_id: $hub}) "
+        "RETURN s.node_id AS id ORDER BY id LIMIT 1", read_only=True), {"hub": other["hub"]})
+    await network.set_node_status(memory.client, tenant, cabinet["id"], up=False)
+    rows = {r["city"]: r for r in (await client.get(coverage)).json()["cities"]}
+    assert set(rows) == {city, other["name"].removesuffix(" hub")}
+    assert rows[other["name"].removesuffix(" hub")]["status"] == "degraded"
+
+    for target in (primary, standby):
+        await network.set_link_status(memory.client, tenant, LinkType.UPLINK, two["hub"], target, up=True)
+    await network.set_node_status(memory.client, tenant, cabinet["id"], up=True)
+    assert (await client.get(coverage)).json() == {"cities": []}

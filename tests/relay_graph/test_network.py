@@ -457,3 +457,12 @@ async def test_hot_queries_start_from_an_index(graph_client, tenant, query, para
     assert "Index Scan" in plan, plan
     assert "All Node Scan" not in plan, plan
     assert "Label Scan" not in plan, plan
+
+
+async def test_degraded_hubs_scans_the_hubs_only(graph_client, tenant):
+    # Not a per-request lookup by id: a site's coverage box reads every city hub (a few hundred at most).
+    await build(graph_client, tenant)
+    plan = await graph_client.explain(tenant, q.DEGRADED_HUBS)
+    assert "All Node Scan" not in plan, plan
+    scans = [line for line in plan.splitlines() if "Scan" in line]
+    assert scans and all(":Pop" in line for line in scans), plan

@@ -123,10 +123,20 @@ def test_a_customer_chats_watches_her_ticket_and_sees_what_the_desk_remembers(st
     assert hops.last.locator(".node").inner_text() == "Your home box"
     shoot(page, "line-desktop")
 
+    # Another city's hub goes down (not hers): Plans and coverage says so.
+    mine = {h.get_attribute("data-node") for h in hops.all()}
+    edges = httpx.get(f"{stack.url}/v1/tenants/{tenant}/network/cabling", headers=auth, timeout=60).json()["edges"]
+    hub = sorted({n for e in edges for n in (e["source"], e["target"]) if n.startswith("hub-")} - mine)[0]
+    status = f"{stack.url}/v1/tenants/{tenant}/network/nodes/{hub}/status"
+    assert httpx.post(status, json={"up": False}, headers=auth).status_code == 200
     tab(page, "Plans and coverage")
     page.get_by_test_id("plan").first.wait_for()
     assert "₹" in page.get_by_test_id("plan").first.inner_text()
+    city = page.get_by_test_id("city-status")
+    city.first.wait_for()
+    assert [c.get_attribute("class") for c in city.all()] == ["outage"] and "hub is down" in city.first.inner_text()
     shoot(page, "plans-desktop")
+    assert httpx.post(status, json={"up": True}, headers=auth).status_code == 200
 
     # The same screens at phone width.
     page.set_viewport_size(PHONE)

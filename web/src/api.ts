@@ -100,5 +100,8 @@ export type Offers = {
   addons: { offer_id: string; name: string; description: string; price: Price }[];
 };
 
+export type CityStatus = { city: string; hub: string; status: "degraded" | "outage"; reason: string };
+export type Coverage = { cities: CityStatus[] };
+
 export const when = (iso: string | null | undefined) =>
   iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "";

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { api, when, type Fact, type Hop, type Offers, type TicketDetail, type TicketItem } from "./api";
+import { api, when, type Coverage, type Fact, type Hop, type Offers, type TicketDetail, type TicketItem } from "./api";
 
 function useRead<T>(path: string | null, tick: number): [T | null, string | null] {
   const [data, setData] = useState<T | null>(null);
@@ -148,7 +148,7 @@ export function Line({ tick }: { tick: number }) {
       {d && hops.length === 0 ? <p className="muted">You have no line with us yet: it appears once we know your address.</p> : null}
       <ol className="line" aria-live="polite">
         {hops.map((h, i) => (
-          <li key={h.node_id} className={h.status === "up" ? "hop up" : "hop down"} data-testid="hop">
+          <li key={h.node_id} className={h.status === "up" ? "hop up" : "hop down"} data-testid="hop" data-node={h.node_id}>
             <span className="node">{i === hops.length - 1 ? "Your home box" : h.name}</span>
             <span className="muted small"> {KIND[h.kind] ?? h.kind}</span>
             <span className={h.status === "up" ? "badge up" : "badge down"}>{h.status}</span>
@@ -182,6 +182,13 @@ export function Plans() {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const [country, setCountry] = useState(ZONES[zone] ?? "IN");
   const [d, error] = useRead<Offers>(`/me/plans?country=${country}`, 0);
+  // the network changes under the page: read the cities' state again every half minute
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    const every = window.setInterval(() => setTick((t) => t + 1), 30_000);
+    return () => window.clearInterval(every);
+  }, []);
+  const [coverage] = useRead<Coverage>("/me/coverage", tick);
   return (
     <section aria-labelledby="h-plans">
       <h2 id="h-plans">Plans and coverage</h2>
@@ -192,6 +199,22 @@ export function Plans() {
         <span className="muted small"> (picked from your time zone, {zone})</span>
       </label>
       {error ? <p role="alert" className="problem">{error}</p> : null}
+      <div className="coverage" data-testid="coverage" aria-live="polite">
+        {coverage === null ? null : coverage.cities.length === 0 ? (
+          <p className="muted">Every city we serve is running normally right now.</p>
+        ) : (
+          <>
+            <p>Right now:</p>
+            <ul>
+              {coverage.cities.map((c) => (
+                <li key={c.hub} data-testid="city-status" className={c.status}>
+                  <b>{c.city}</b>: {c.status === "outage" ? "outage" : "degraded"} <span className="muted small">({c.reason})</span>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
+      </div>
       <ul className="cards plans">
         {d?.plans.map((p) => (
           <li key={p.offer_id} className="card plan" data-testid="plan">

@@ -375,3 +375,23 @@ HARMONIC_CENTRALITY = Query(
     "RETURN node.node_id AS node_id, score, reachable",
     read_only=True,
 )
+
+
+# ---------------------------------------------------------------- cities running short
+
+# Each city hub that is down, has an uplink down, or has a node or link down below it (its
+# exchanges and street cabinets): what a customer site shows as "degraded right now". Starts from
+# the Pop label (a hub per city: a few hundred nodes at most); homes are not looked at.
+DEGRADED_HUBS = Query(
+    "network_degraded_hubs",
+    f"MATCH (h:{NodeKind.POP.value}) "
+    f"OPTIONAL MATCH (h)-[u:{LinkType.UPLINK.value}]->() "
+    "WITH h, count(u) AS uplinks, sum(CASE WHEN u.up = false THEN 1 ELSE 0 END) AS uplinks_down "
+    f"OPTIONAL MATCH p = (n:NetNode)-[:{UP_TYPES}*1..2]->(h) "
+    "WITH h, uplinks, uplinks_down, sum(CASE WHEN p IS NULL THEN 0 "
+    "WHEN n:Up AND all(r IN relationships(p) WHERE coalesce(r.up, true)) THEN 0 ELSE 1 END) AS below_down "
+    "WITH h, uplinks, uplinks_down, below_down, NOT h:Up AS hub_down "
+    "WHERE hub_down OR uplinks_down > 0 OR below_down > 0 "
+    "RETURN h.node_id AS hub, h.name AS name, hub_down, uplinks, uplinks_down, below_down ORDER BY name",
+    read_only=True,
+)

@@ -20,6 +20,7 @@ from relay_graph.catalogue.models import ExtraOffer, PlanOffer
 from relay_graph.catalogue.reads import addons_for, plans_for
 from relay_graph.errors import NotFound, RelayError
 from relay_graph.models import FactView
+from relay_graph.network_models import CityStatus
 
 from ..customer_sessions import COOKIE, SESSION_TTL_S, CustomerSession, CustomerSessions, cookie_path
 from ..deps import BusDep, MemoryDep, ServicesDep, TenantDep, respond
@@ -86,6 +87,10 @@ class Offers(BaseModel):
     country: str
     plans: list[PlanOffer]
     addons: list[ExtraOffer]
+
+
+class Coverage(BaseModel):
+    cities: list[CityStatus] = Field(description="the served cities short of normal right now; empty when all run")
 
 
 @router.put("/site", response_model=SiteState, responses=responses(401, 403, 413, 422, 429, 503),
@@ -214,6 +219,12 @@ async def my_plans(session: CustomerDep, memory: MemoryDep,
     plans = await plans_for(memory.client, session.tenant, country)
     addons = await addons_for(memory.client, session.tenant, country)
     return respond(Offers(country=country.upper(), plans=plans, addons=addons))
+
+
+@router.get("/me/coverage", response_model=Coverage, responses=responses(401, 403, 404, 429, 503),
+            summary="The cities whose network is degraded or cut off right now")
+async def my_coverage(session: CustomerDep, memory: MemoryDep) -> Coverage:
+    return Coverage(cities=await network.degraded_cities(memory.client, session.tenant))
 
 
 @router.websocket("/me/live")

@@ -36,6 +36,15 @@ async def build(client, tenant):
     await lab_network.build(client, tenant, flat_length_m=1000)
 
 
+
+@pytest.fixture(autouse=True)
+async def no_unproven_fix(graph_client, tenant):
+    """The desk's invariant after every test here: no ticket reached `fixed` without a passing
+    reading taken after the last action."""
+    yield
+    assert await tickets.unproven_fixes(graph_client, tenant) == {}
+
+
 @pytest.fixture
 async def intake(agent_deps):
     return await agent_deps("intake")

@@ -257,29 +257,35 @@ async def _save(ctx: _Ctx, t: Ticket, work: ticket_work.Work) -> None:
 async def _ask_for_address(ctx: _Ctx, t: Ticket) -> None:
     """No line on file: nothing can be measured, so nothing is claimed. The ticket asks intake for
     the customer's address (work.needs and a handoff to intake: graph state intake reads), and the
-    customer hears why; once the address is placed on a line the ticket comes back."""
+    customer hears why; once intake places the address on a line it hands the ticket back
+    (services/intake/placing.py). An address placed while we were asking: back at once."""
     if ctx.work.needs == ticket_work.NEEDS_ADDRESS:
         return  # asked already in this round
     await _save(ctx, t, ctx.work.model_copy(update={"needs": ticket_work.NEEDS_ADDRESS}))
-    words = replies.Reply(
-        f"I cannot test your line for ticket {t.id} yet: we have no line on file for you. Could you tell me "
-        "your address (the area and the city)? Then I can find your line and measure it.",
-        [f"ticket {t.id}: no line on file for this customer"])
-    if t.stage is not TicketStage.CHECKING_LINE:
-        t = await _move(ctx, t, TicketStage.CHECKING_LINE, "no line on file: the address is needed to measure",
-                        reply=words)
-        if t is None:
-            return
-    else:
-        await _tell(ctx, t, words, f"s-{t.id}-address-r{t.round}")
     await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event="address_requested",
                             detail="no line on file for this customer; intake to get the address",
                             at=ctx.deps.now())
     handed = await tickets.hand_off(ctx.client, ctx.tenant, t.id, from_agent=AGENT, to_role="intake",
                                     at=ctx.deps.now(), detail="needs the customer's address")
+    if await _has_line(ctx, t.customer):  # placed meanwhile (the same turn that opened the ticket)
+        await _save(ctx, t, ctx.work.model_copy(update={"needs": None}))
+        back = await tickets.hand_off(ctx.client, ctx.tenant, t.id, from_agent=AGENT, to_role=AGENT,
+                                      at=ctx.deps.now(), detail="a line is on file now")
+        await ctx.deps.publisher.publish(TicketChanged(tenant=ctx.tenant, id=t.id, version=back.version,
+                                                       change="handed_off", actor=AGENT))
+        return
     if handed.changed:
         await ctx.deps.publisher.publish(TicketChanged(tenant=ctx.tenant, id=t.id, version=handed.version,
                                                        change="handed_off", actor=AGENT))
+    words = replies.Reply(
+        f"I cannot test your line for ticket {t.id} yet: we have no line on file for you. Could you tell me "
+        "your address (the area and the city)? Then I can find your line and measure it.",
+        [f"ticket {t.id}: no line on file for this customer"])
+    if handed.stage is not TicketStage.CHECKING_LINE:
+        await _move(ctx, handed, TicketStage.CHECKING_LINE, "no line on file: the address is needed to measure",
+                    reply=words)
+    else:
+        await _tell(ctx, handed, words, f"s-{t.id}-address-r{t.round}")
 
 
 async def _escalate_to_billing(ctx: _Ctx, t: Ticket) -> None:
@@ -441,6 +447,9 @@ async def _act(ctx: _Ctx, t: Ticket, step: str) -> Ticket | None:
             await ctx.deps.publisher.publish(NetworkChanged(
                 tenant=ctx.tenant, id=change.node_id, version=change.version, change="up" if change.up else "down",
                 actor=AGENT))
+    delay = ctx.deps.settings.step_delay_ms / 1000  # tests: a window between a step and its measurement
+    if delay:
+        await asyncio.sleep(delay)
     return t
 
 

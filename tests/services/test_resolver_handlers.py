@@ -224,7 +224,7 @@ async def test_with_no_line_on_file_nothing_is_claimed_and_intake_is_asked_for_t
     assert done.stage is TicketStage.CHECKING_LINE and done.owner is None
     assert done.handoffs[-1].from_ == "resolver" and done.handoffs[-1].to == "intake"
     assert not [e for e in done.timeline if e.event in ("fix_step", "fixed", "fix_verified")]
-    assert [e.event for e in done.timeline][-2:] == ["address_requested", "handed_off"]
+    assert [e.event for e in done.timeline][-3:] == ["address_requested", "handed_off", "checking_line"]
     work = await tickets.get_work(graph_client, tenant, t.id)
     assert work.needs == "address" and work.checks == [] and work.proofs == []
     said = [r for r in await published(stream_redis, STREAM_REPLIES, tenant, reply_to=t.id)]

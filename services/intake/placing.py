@@ -1,0 +1,112 @@
+"""Placing a customer's home from what they say in chat: the first address a customer gives puts
+them on a line, so the resolver has something to measure.
+
+When a turn teaches intake where a customer lives (a `lives_in` fact) and the customer has no line
+on file yet, the turn's own words are placed (catalogue.place: the tenant's own cities and areas,
+then the offline gazetteer, then the geocoder only when one is configured) and:
+
+- served by this desk: the home is connected to a street cabinet of the nearest served area's
+  exchange (world.connect_home), the city is filed as `lives_in` with the turn as its source (when
+  the extractor did not already), and every ticket of the customer that waits for an address
+  (ticket_work NEEDS_ADDRESS, handed to intake by the resolver) goes back to the resolver;
+- no line there, or a place we do not know: the customer hears so honestly, nothing is connected;
+- served by another region's desk: left to the case move (relay_graph.case_move, not done here).
+
+A separate module so that intake's reply composition stays its own: answer_turn calls `place_home`
+once and adds the words it returns."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from relay_graph import catalogue, network, ticket_work, tickets, world
+from relay_graph.agents import Deps
+from relay_graph.catalogue.models import PlacementStatus
+from relay_graph.errors import NotFound, RelayError
+from relay_graph.extraction import replies
+from relay_graph.desk import EpisodeView
+from relay_graph.models import FactInput, FactView
+from relay_graph.streams import TicketChanged
+
+log = logging.getLogger("services.intake")
+
+AGENT = "intake"
+
+
+@dataclass
+class Placed:
+    status: str  # "connected", "no_line", "unknown", "elsewhere", "ambiguous"
+    city: str | None = None
+    area: str | None = None
+    node_id: str | None = None
+    tickets_back: list[str] = field(default_factory=list)
+    words: list[replies.Reply] = field(default_factory=list)
+
+
+async def has_line(deps: Deps, tenant: str, customer: str) -> bool:
+    try:
+        return bool(await network.customer_line(deps.client, tenant, customer))
+    except NotFound:
+        return False
+
+
+async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView, text: str,
+                     learnt: list[FactView]) -> Placed | None:
+    """See the module doc. None when the turn names no new home or the customer has a line."""
+    if not any(f.predicate == "lives_in" for f in learnt):
+        return None
+    if await has_line(deps, tenant, customer):
+        return None  # the first address places; a move is another story (case_move)
+    region = await _desk_region(deps, tenant)
+    if region is None:
+        return None  # no world seeded here: nothing to connect to
+    placement = await catalogue.place(deps.client, tenant, text, region=region)
+    if placement.status is PlacementStatus.SERVED and placement.region not in (None, region):
+        return Placed("elsewhere", city=placement.city)
+    if placement.status is PlacementStatus.NO_LINE:
+        near = f" The nearest city we serve is {placement.nearest_city}." if placement.nearest_city else ""
+        where = placement.place or "that address"
+        return Placed("no_line", words=[replies.Reply(
+            f"I'm sorry: we have no line in {where}, so I cannot connect or test a line there.{near}",
+            [f"placement: {where} is outside the area we serve"])])
+    if placement.status is not PlacementStatus.SERVED or not placement.city:
+        return Placed(placement.status.value)
+    try:
+        home = await world.connect_home(deps.client, tenant, customer, text, region=region)
+    except RelayError as exc:  # no network in that city yet, or the text no longer places the same way
+        log.info("customer %s not connected: %s", customer, exc)
+        return Placed("unknown", city=placement.city)
+    if not any(f.predicate == "lives_in" and f.object == home.city for f in learnt):
+        await deps.memory.write_facts(tenant, [FactInput(subject=customer, predicate="lives_in", object=home.city,
+                                                         agent=AGENT, valid_from=turn.at, source=turn.episode_id)])
+    back = await _tickets_back(deps, tenant, customer)
+    where = f"{home.area}, {home.city}" if home.area else home.city
+    return Placed("connected", city=home.city, area=home.area, node_id=home.node_id, tickets_back=back,
+                  words=[replies.Reply(f"Thanks: I found your line in {where}.",
+                                       [f"network: home box {home.node_id} on cabinet {home.cabinet} ({where})"])])
+
+
+async def _desk_region(deps: Deps, tenant: str) -> str | None:
+    seeded = sorted(await catalogue.seeded_regions(deps.client, tenant))
+    return seeded[0] if len(seeded) == 1 else None
+
+
+async def _tickets_back(deps: Deps, tenant: str, customer: str) -> list[str]:
+    """Tickets the resolver handed to intake for want of an address: back to the resolver."""
+    back = []
+    for s in await tickets.open_tickets_for(deps.client, tenant, customer):
+        work = await tickets.get_work(deps.client, tenant, s.id)
+        if work.needs != ticket_work.NEEDS_ADDRESS or s.owner is not None:
+            continue
+        await tickets.set_work(deps.client, tenant, s.id, work.model_copy(update={"needs": None}))
+        t = await tickets.hand_off(deps.client, tenant, s.id, from_agent=AGENT, to_role="resolver",
+                                   detail="the address is placed: the line can be measured now")
+        if t.changed:
+            await deps.publisher.publish(TicketChanged(tenant=tenant, id=t.id, version=t.version,
+                                                       change="handed_off", actor=AGENT))
+            back.append(t.id)
+    return back
+
+
+__all__ = ["Placed", "has_line", "place_home"]

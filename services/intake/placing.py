@@ -1,13 +1,14 @@
 """Placing a customer's home from what they say in chat: the first address a customer gives puts
 them on a line, so the resolver has something to measure.
 
-When a turn teaches intake where a customer lives (a `lives_in` fact) and the customer has no line
-on file yet, the turn's own words are placed (catalogue.place: the tenant's own cities and areas,
+When a customer with no line on file yet says where they live (a `lives_in` fact of the turn, or
+a served city or area of the tenant's own list named anywhere in it: "I'm Meera from Chennai", then
+filed as `lives_in` with the turn as its source), the turn's own words are placed (catalogue.place: the tenant's own cities and areas,
 then the offline gazetteer, then the geocoder only when one is configured) and:
 
 - served by this desk: the home is connected to a street cabinet of the nearest served area's
-  exchange (world.connect_home), the city is filed as `lives_in` with the turn as its source (when
-  the extractor did not already), and every ticket of the customer that waits for an address
+  exchange (world.connect_home; the `lives_in` fact that triggered it has the turn as its source),
+  and every ticket of the customer that waits for an address
   (ticket_work NEEDS_ADDRESS, handed to intake by the resolver) goes back to the resolver;
 - no line there, or a place we do not know: the customer hears so honestly, nothing is connected;
 - served by another region's desk: left to the case move (relay_graph.case_move, not done here).
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 
 from relay_graph import catalogue, network, ticket_work, tickets, world
 from relay_graph.agents import Deps
-from relay_graph.catalogue.models import PlacementStatus
+from relay_graph.catalogue.models import PlacementSource, PlacementStatus
 from relay_graph.errors import NotFound, RelayError
 from relay_graph.extraction import replies
 from relay_graph.desk import EpisodeView
@@ -51,10 +52,12 @@ async def has_line(deps: Deps, tenant: str, customer: str) -> bool:
         return False
 
 
-async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView, text: str,
+async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView | None, text: str,
                      learnt: list[FactView]) -> Placed | None:
     """See the module doc. None when the turn names no new home or the customer has a line."""
-    if not any(f.predicate == "lives_in" for f in learnt):
+    said_home = any(f.predicate == "lives_in" for f in learnt)
+    text = " ".join(text.split())[:500]  # one line: an address is not a paragraph
+    if not text:
         return None
     if await has_line(deps, tenant, customer):
         return None  # the first address places; a move is another story (case_move)
@@ -62,6 +65,16 @@ async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView, 
     if region is None:
         return None  # no world seeded here: nothing to connect to
     placement = await catalogue.place(deps.client, tenant, text, region=region)
+    if not said_home:
+        # no `lives_in` in the words ("I'm Meera from Chennai"): only a city or area of our own list
+        # counts, never a gazetteer guess at an ordinary word; then it is filed, with the turn as source
+        if placement.status is not PlacementStatus.SERVED or placement.source is not PlacementSource.OWN_LIST:
+            return None
+        if placement.region not in (None, region) or turn is None:
+            return None
+        await deps.memory.write_facts(tenant, [FactInput(subject=customer, predicate="lives_in",
+                                                         object=placement.city, agent=AGENT, valid_from=turn.at,
+                                                         source=turn.episode_id)])
     if placement.status is PlacementStatus.SERVED and placement.region not in (None, region):
         return Placed("elsewhere", city=placement.city)
     if placement.status is PlacementStatus.NO_LINE:
@@ -77,9 +90,6 @@ async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView, 
     except RelayError as exc:  # no network in that city yet, or the text no longer places the same way
         log.info("customer %s not connected: %s", customer, exc)
         return Placed("unknown", city=placement.city)
-    if not any(f.predicate == "lives_in" and f.object == home.city for f in learnt):
-        await deps.memory.write_facts(tenant, [FactInput(subject=customer, predicate="lives_in", object=home.city,
-                                                         agent=AGENT, valid_from=turn.at, source=turn.episode_id)])
     back = await _tickets_back(deps, tenant, customer)
     where = f"{home.area}, {home.city}" if home.area else home.city
     return Placed("connected", city=home.city, area=home.area, node_id=home.node_id, tickets_back=back,

@@ -529,6 +529,8 @@ async def _give_up(ctx: _Ctx, t: Ticket, kind: FaultKind) -> Ticket | None:
         "needs": WAITING, "outages": sorted({*ctx.work.outages, *(o.outage_id for o in outages)})}))
     await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event=WAITING,
                             detail=f"{kind.value}: waiting on the network team ({where})", at=ctx.deps.now())
+    await tickets.escalate(ctx.client, ctx.tenant, t.id, to="netops", agent=AGENT, at=ctx.deps.now(),
+                           reason=f"{kind.value}: no remote fix cleared it; a network repair is needed ({where})")
     words = replies.Reply(
         f"Our measurements for ticket {t.id} show a fault in the network ({diagnosing.MEANING[kind]}), not in "
         "your home. Our network team is working on it; there is no need to restart anything, and we will tell "

@@ -86,6 +86,10 @@ class TenantBody(Strict):
                            "the tenant is created with")
     world: StrictBool = Field(default=True, description="false: an empty tenant, no catalogue and no network "
                               "(seed one later with `POST /v1/tenants/{t}/world`)")
+    operator: str | None = Field(default=None, max_length=63, pattern=r"^[a-z0-9][a-z0-9-]{1,62}$",
+                                 description="the operator whose regional desk for `region` this tenant is: a "
+                                 "customer placed in a city another of its desks serves is moved there, with "
+                                 "their history (one desk per operator and region: 409 `desk_taken`)")
 
 
 class TenantCreated(BaseModel):

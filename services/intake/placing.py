@@ -11,7 +11,10 @@ then the offline gazetteer, then the geocoder only when one is configured) and:
   and every ticket of the customer that waits for an address
   (ticket_work NEEDS_ADDRESS, handed to intake by the resolver) goes back to the resolver;
 - no line there, or a place we do not know: the customer hears so honestly, nothing is connected;
-- served by another region's desk: left to the case move (relay_graph.case_move, not done here).
+- served by another regional desk of the same operator (relay_graph.desks): the case moves there
+  by itself with its history (case_move.move_case), the home is connected on that desk's network and
+  its open tickets go to that desk's resolver; with no such desk the customer hears which desk
+  serves the city. Here the resolver leaves the moved customer's tickets alone.
 
 A separate module so that intake's reply composition stays its own: answer_turn calls `place_home`
 once and adds the words it returns."""
@@ -21,9 +24,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from relay_graph import catalogue, network, ticket_work, tickets, world
+from relay_graph import case_move, catalogue, desks, network, ticket_work, tickets, world
 from relay_graph.agents import Deps
 from relay_graph.catalogue.models import PlacementSource, PlacementStatus
+from relay_graph.catalogue.regions import region_spec
 from relay_graph.errors import NotFound, RelayError
 from relay_graph.extraction import replies
 from relay_graph.desk import EpisodeView
@@ -37,11 +41,12 @@ AGENT = "intake"
 
 @dataclass
 class Placed:
-    status: str  # "connected", "no_line", "unknown", "elsewhere", "ambiguous"
+    status: str  # "connected", "moved", "no_line", "unknown", "elsewhere", "ambiguous"
     city: str | None = None
     area: str | None = None
     node_id: str | None = None
     tickets_back: list[str] = field(default_factory=list)
+    moved_to: str | None = None  # the tenant of the desk the case moved to
     words: list[replies.Reply] = field(default_factory=list)
 
 
@@ -76,7 +81,7 @@ async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView |
                                                          object=placement.city, agent=AGENT, valid_from=turn.at,
                                                          source=turn.episode_id)])
     if placement.status is PlacementStatus.SERVED and placement.region not in (None, region):
-        return Placed("elsewhere", city=placement.city)
+        return await _move(deps, tenant, customer, text, placement)
     if placement.status is PlacementStatus.NO_LINE:
         near = f" The nearest city we serve is {placement.nearest_city}." if placement.nearest_city else ""
         where = placement.place or "that address"
@@ -95,6 +100,39 @@ async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView |
     return Placed("connected", city=home.city, area=home.area, node_id=home.node_id, tickets_back=back,
                   words=[replies.Reply(f"Thanks: I found your line in {where}.",
                                        [f"network: home box {home.node_id} on cabinet {home.cabinet} ({where})"])])
+
+
+async def _move(deps: Deps, tenant: str, customer: str, text: str, placement) -> Placed:
+    """A city another regional desk of this operator serves: the case moves there by itself, with its
+    history (case_move), the home is connected on that desk's network, and its open tickets go to
+    that desk's resolver; the customer repeats nothing. No such desk: said honestly."""
+    spec = region_spec(placement.region)
+    target = await desks.desk_for(deps.client, tenant, spec.code)
+    if target is None:
+        return Placed("elsewhere", city=placement.city, words=[replies.Reply(
+            f"{placement.city} is served by our {spec.desk}, not by this desk, so I cannot connect or test a line "
+            "there from here.", [f"placement: {placement.city} is in the {spec.code} region"])])
+    moved = await case_move.move_case(deps.client, tenant, target, customer, by=AGENT)
+    try:
+        home = await world.connect_home(deps.client, target, customer, text, region=spec.code)
+    except RelayError as exc:
+        log.info("customer %s moved to %s but not connected: %s", customer, target, exc)
+        home = None
+    back = []
+    for s in await tickets.open_tickets_for(deps.client, target, customer):
+        # the copy keeps its handoff to the resolver (a repeat writes nothing): announce it there anyway,
+        # since that desk's resolver has never heard of it
+        t = await tickets.hand_off(deps.client, target, s.id, from_agent=AGENT, to_role="resolver",
+                                   detail=f"moved from the {region_spec(moved.from_region).desk}")
+        await deps.publisher.publish(TicketChanged(tenant=target, id=t.id, version=t.version,
+                                                   change="handed_off", actor=AGENT))
+        back.append(t.id)
+    said = f" and ticket {', '.join(back)}" if back else ""
+    return Placed("moved", city=placement.city, node_id=home.node_id if home else None, tickets_back=back,
+                  moved_to=target, words=[replies.Reply(
+                      f"{placement.city} is served by our {spec.desk}: I have moved your case there, with "
+                      f"everything you have told us{said}, so you will not need to repeat anything.",
+                      [f"case move {moved.move_id}: to the {spec.code} desk"])])
 
 
 async def _desk_region(deps: Deps, tenant: str) -> str | None:

@@ -70,7 +70,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from relay_graph import desk, lab, network, ticket_work, tickets
+from relay_graph import case_move, desk, lab, network, ticket_work, tickets
 from relay_graph.agents import Deps, ReplyDraft, write_replies
 from relay_graph.agents.issues import DONE_FOR_NOW, NOT_ON_THE_LINE, OUTAGE_SYMPTOMS, ticket_status
 from relay_graph.errors import NotFound
@@ -212,6 +212,9 @@ async def work(deps: Deps, tenant: str, tid: str, replica: str) -> Ticket | None
     await deps.memory.facts(tenant, t.customer, reader=AGENT)
     ctx.work = ticket_work.for_round(await tickets.get_work(deps.client, tenant, tid), t.round)
     ctx.clock.until(_latest(ctx.work))  # the lab's clock never runs back behind what was done
+    if any(m.get("direction") == "out" for m in await case_move.moves_of(deps.client, tenant, t.customer)):
+        log.info("ticket %s: the customer's case moved to another desk; that desk works it", tid)
+        return None
     has_line = await _has_line(ctx, t.customer)
     if t.issue in ESCALATE_ONLY or (not has_line and t.issue in NOT_ON_THE_LINE):
         await _escalate_to_billing(ctx, t)

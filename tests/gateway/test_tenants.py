@@ -4,6 +4,7 @@ import hashlib
 
 import pytest
 
+from relay_graph import desks
 from services.gateway.auth import KEY_INDEX, TENANTS_KEY
 
 from .helpers import ADMIN, assert_error, bearer, client_for, create_tenant, make_app
@@ -43,6 +44,25 @@ async def test_a_new_tenant_has_its_regions_world_unless_it_asks_for_none(client
     first = (await client.post(f"/v1/tenants/{empty}/world", json={"region": "india"},
                                headers=bearer(body["api_key"]))).json()
     assert first["catalogue_seeded"] is True and first["nodes_created"] > 0  # nothing was there
+
+
+async def test_an_operators_desks_are_one_per_region(client, tenant, graph_client):
+    op = "op-" + tenant
+    r = await client.post("/v1/tenants", json={"tenant": tenant, "world": False, "operator": op}, headers=ADMIN)
+    assert r.status_code == 201, r.text
+    eu = tenant + "-eu"
+    r = await client.post("/v1/tenants", json={"tenant": eu, "world": False, "region": "europe", "operator": op},
+                          headers=ADMIN)
+    assert r.status_code == 201, r.text
+    assert await desks.desk_for(graph_client, tenant, "europe") == eu
+    assert await desks.desk_for(graph_client, eu, "india") == tenant
+    # a second India desk for the operator is refused before anything is made
+    other = tenant + "-in2"
+    assert_error(await client.post("/v1/tenants", json={"tenant": other, "world": False, "operator": op},
+                                   headers=ADMIN), 409, "desk_taken")
+    assert not await graph_client.redis.hexists(TENANTS_KEY, other)
+    assert_error(await client.post("/v1/tenants", json={"tenant": other, "operator": "Bad Op"}, headers=ADMIN),
+                 422, "validation_error")
 
 
 async def test_only_a_hash_of_the_key_is_stored(client, tenant, graph_client):

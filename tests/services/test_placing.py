@@ -1,13 +1,15 @@
 """A customer's first address in chat puts them on a line (services/intake/placing.py), through
 intake's and the resolver's real handlers on the real FalkorDB: the home connected to the nearest
 served area's exchange, a blind lab fault on it diagnosed, an unserved place answered honestly, a
-ticket that waited for the address handed back to the resolver."""
+ticket that waited for the address handed back to the resolver, a city another regional desk of the
+operator serves moving the case there."""
 
 from __future__ import annotations
 
 import pytest
 
-from relay_graph import desk, lab, network, network_algorithms, tickets, world
+from relay_graph import case_move, desk, desks, lab, network, network_algorithms, tickets, world
+from relay_graph.errors import AlreadyExists
 from relay_graph.network_models import NodeKind
 from relay_graph.queries import Query
 from relay_graph.streams import STREAM_TICKETS, Publisher, TicketChanged
@@ -107,3 +109,46 @@ async def test_a_ticket_that_waited_for_the_address_goes_back_to_the_resolver(in
     assert done.stage is TicketStage.FIXED
     edges = await desk.ticket_agent_edges(graph_client, tenant, t.id)
     assert len([e for e in edges if e.type == "PICKED_UP"]) == 2
+
+
+async def test_a_city_another_desk_serves_moves_the_case_there_with_its_history(india, intake, resolver, gateway,
+                                                                               graph_client, stream_redis, tenant):
+    europe = tenant + "-eu"
+    await world.seed_world(graph_client, europe, "europe")
+    await desks.register_desk(graph_client, tenant, "acme", "india")
+    await desks.register_desk(graph_client, europe, "acme", "europe")
+    first = await intake_agent.answer_turn(intake, await gateway.write_turn(
+        "Lena Fischer", "Hi, I'm Lena Fischer. My wifi keeps dropping.", session="l-1"))
+    t = first.ticket
+    answer = await intake_agent.answer_turn(intake, await gateway.write_turn(
+        "Lena Fischer", "I live in Berlin.", session="l-1"))
+    assert "Europe desk" in answer.reply.text and "moved your case" in answer.reply.text, answer.reply.text
+    # the other desk has her, her facts and her ticket, a line on its network, and the ticket is its resolver's
+    assert [f.object for f in await intake.memory.facts(europe, "Lena Fischer") if f.predicate == "lives_in"] == [
+        "Berlin"]
+    moved = await tickets.get_ticket(graph_client, europe, t.id)
+    assert moved.handoffs[-1].to == "resolver" and moved.owner is None
+    assert await network.customer_line(graph_client, europe, "Lena Fischer")
+    assert [c.change for c in await published(stream_redis, STREAM_TICKETS, europe, id=t.id)] == ["handed_off"]
+    # this desk keeps the history and the mark of the move; nothing is connected here
+    assert [m["direction"] for m in await case_move.moves_of(graph_client, tenant, "Lena Fischer")] == ["out"]
+    assert not await network.customer_line(graph_client, tenant, "Lena Fischer")
+    # the other desk's resolver measures her line there; this desk's resolver leaves the ticket alone
+    (n,) = await published(stream_redis, STREAM_TICKETS, europe, id=t.id)
+    await handle_ticket_changed(resolver, n)
+    there = await tickets.get_ticket(graph_client, europe, t.id)
+    assert any(e.event == "line_test" for e in there.timeline), [e.event for e in there.timeline]
+    await handle_ticket_changed(resolver, TicketChanged(tenant=tenant, id=t.id, version=t.version,
+                                                        change="handed_off", actor="intake"))
+    here = await tickets.get_ticket(graph_client, tenant, t.id)
+    assert not [e for e in here.timeline if e.agent == "resolver" and e.event not in ("picked_up",)]
+    assert await tickets.unproven_fixes(graph_client, europe) == {}
+
+
+async def test_registering_a_second_desk_for_one_region_is_refused(graph_client, tenant):
+    await desks.register_desk(graph_client, tenant, "acme-x", "india")
+    await desks.register_desk(graph_client, tenant, "acme-x", "india")  # a repeat: nothing changes
+    with pytest.raises(AlreadyExists):
+        await desks.register_desk(graph_client, tenant + "-2", "acme-x", "india")
+    assert await desks.desk_for(graph_client, tenant, "india") is None  # never itself
+    assert await desks.region_desk(graph_client, "acme-x", "india") == tenant

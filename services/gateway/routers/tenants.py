@@ -7,7 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse, Response
 
-from relay_graph import world
+from relay_graph import desks, world
+from relay_graph.errors import AlreadyExists
 from relay_graph.tenancy import validate_tenant
 
 from ..auth import AGENT_ID_PATTERN
@@ -23,14 +24,21 @@ router = APIRouter(prefix="/v1/tenants", tags=["tenants"])
              description="Creates the tenant, its key (shown once) and, unless `world` is false, its region's "
              "world: the catalogue (plans priced per country, FAQs, playbooks, served cities and areas) and the "
              "access network over them, as `POST /v1/tenants/{t}/world` would seed it (the answer's `world`). "
-             "`world: false` makes an empty tenant.")
+             "`world: false` makes an empty tenant. With `operator`, the tenant is that operator's desk for `region`: "
+             "a customer whose address another of its desks serves is moved there by the desk (409 `desk_taken` "
+             "when the operator has a desk for that region already).")
 async def create_tenant(body: TenantBody, _: AdminDep, keys: KeysDep, memory: MemoryDep) -> JSONResponse:
     """The tenant with its region's world (catalogue, prices, network) from the first message, unless
     the caller asks for an empty one; seeding is idempotent, so a later `POST /world` of the same
     region writes nothing new."""
     tenant = validate_tenant(body.tenant)
+    if body.operator and (held := await desks.region_desk(memory.client, body.operator, body.region)):
+        raise AlreadyExists(f"operator {body.operator!r} has a {body.region} desk already ({held!r})",
+                            code="desk_taken")
     api_key = await keys.create(tenant)
     summary = await world.seed_world(memory.client, tenant, body.region) if body.world else None
+    if body.operator:
+        await desks.register_desk(memory.client, tenant, body.operator, body.region)
     return respond(TenantCreated(tenant=tenant, api_key=api_key, world=summary), 201)
 
 

@@ -23,9 +23,10 @@ outside, through the gateway's HTTP API and the streams, as the desk really runs
    technician_dispatched). tickets/s = tickets / that time. With `--repeat R` the replica counts
    are measured R times, back and forth (1 2 4 4 2 1 ...), and the median is reported, so a
    neighbour's load that comes or goes mid-run does not fall on one replica count alone. The
-   customers have no line on file,
-   so the resolver works each ticket through its playbook (claim, consult, stages, timeline,
-   fix record, reply to the customer): the desk's bookkeeping, not the fault lab's measurements.
+   customers are on lines of the tenant's world (seeded when the tenant is created), each with the
+   fault lab's fault for the issue their ticket reports, so the resolver works each ticket as in the
+   field (claim, consult, measure every test, diagnose, act, measure again, fix record, reply);
+   a ticket is fixed only on a passing measurement after the last action.
 
 Between the two parts the bench waits until every consumer group has caught up, so one part's
 backlog does not land in the other's figures. The machine's load average is recorded before and
@@ -59,7 +60,7 @@ from rich.table import Table
 
 from relay_cli.services import by_name, service_env
 from relay_cli.supervisor import SupervisedFalkorDB, spawn, stop_processes, tail
-from relay_graph import tickets
+from relay_graph import lab, tickets, world
 from relay_graph.config import GraphSettings
 from relay_graph.db import GraphClient
 from relay_graph.embedded import free_port
@@ -101,7 +102,14 @@ SMALL_TALK = ("Hi there!", "Is there an outage in my area?", "Thanks for the hel
 CITIES = ("Pune", "Chennai", "Bengaluru", "Kochi", "Jaipur", "Lucknow")
 # Issue kinds for the throughput tickets, as intake's rules extractor names them.
 ISSUES = ("router_frozen", "wifi_drops", "slow_speed", "no_connection", "intermittent", "payment_failed",
-          "billing_double_charge", "no_signal_light")
+          "no_signal_light")
+# The fault the lab plants on each load customer's line, by the issue their ticket reports: the
+# resolver measures, acts and measures again (a double charge is billing's, not the resolver's: left out).
+FAULT_FOR = {"router_frozen": lab.FaultKind.ROUTER_FROZEN, "wifi_drops": lab.FaultKind.WIFI_INTERFERENCE,
+             "slow_speed": lab.FaultKind.ROUTER_FROZEN, "no_connection": lab.FaultKind.ROUTER_FROZEN,
+             "intermittent": lab.FaultKind.WIFI_INTERFERENCE, "payment_failed": lab.FaultKind.PAYMENT_FAILED,
+             "no_signal_light": lab.FaultKind.DAMAGED_FIBRE}
+LOAD_ADDRESS = "Pune"
 
 
 @dataclass
@@ -373,7 +381,13 @@ async def gateway_alone(http: httpx.AsyncClient, headers: dict[str, str], tenant
 
 
 async def open_and_hand_off(client: GraphClient, tenant: str, n: int, concurrency: int = 8) -> list[Ticket]:
-    """n tickets waiting for the resolver, written as intake writes them; nothing announced."""
+    """n tickets waiting for the resolver, written as intake writes them; nothing announced. Each
+    customer is on a line of the tenant's world (created with it) with the lab's fault for the issue."""
+    names = [f"Load Customer {i:04d}" for i in range(n)]
+    for start in range(0, n, world.MAX_CUSTOMERS):
+        await world.connect_homes(client, tenant, [(c, LOAD_ADDRESS) for c in names[start:start + world.MAX_CUSTOMERS]])
+    for i, c in enumerate(names):
+        await lab.inject(client, tenant, kind=FAULT_FOR[ISSUES[i % len(ISSUES)]], customer=c)
     queue = list(range(n))
     out: list[Ticket] = []
 

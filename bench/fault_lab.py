@@ -199,7 +199,7 @@ class Lane:
 
 
 async def setup_lane(http: httpx.AsyncClient, admin: dict[str, str], tenant: str, people: list[dict]) -> Lane:
-    r = await http.post("/v1/tenants", json={"tenant": tenant}, headers=admin)
+    r = await http.post("/v1/tenants", json={"tenant": tenant, "region": REGION}, headers=admin)
     r.raise_for_status()
     headers = {"Authorization": f"Bearer {r.json()['api_key']}"}
     r = await http.post(f"/v1/tenants/{tenant}/world", json={"region": REGION, "customers": people},

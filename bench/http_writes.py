@@ -111,7 +111,7 @@ async def wait_ready(url: str, proc, log: Path, timeout: float = 180.0) -> None:
 
 
 async def tenant_headers(http: httpx.AsyncClient, admin: dict[str, str], tenant: str) -> dict[str, str]:
-    r = await http.post("/v1/tenants", json={"tenant": tenant}, headers=admin)
+    r = await http.post("/v1/tenants", json={"tenant": tenant, "world": False}, headers=admin)
     r.raise_for_status()
     lifted = {"rate_per_second": 1_000_000, "burst": 1_000_000}
     (await http.put(f"/v1/tenants/{tenant}/limits", json=lifted, headers=admin)).raise_for_status()

@@ -246,7 +246,7 @@ def tenant_of(name: str) -> str:
 
 
 async def create_tenant(http: httpx.AsyncClient, admin_key: str, tenant: str) -> dict[str, str]:
-    r = await http.post("/v1/tenants", json={"tenant": tenant}, headers={"Authorization": f"Bearer {admin_key}"})
+    r = await http.post("/v1/tenants", json={"tenant": tenant, "world": False}, headers={"Authorization": f"Bearer {admin_key}"})
     r.raise_for_status()
     return {"Authorization": f"Bearer {r.json()['api_key']}"}
 

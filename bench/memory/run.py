@@ -10,6 +10,7 @@ import secrets
 import shutil
 import sys
 import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,6 +20,9 @@ import httpx
 from rich.console import Console
 from rich.table import Table
 
+from relay_graph import tickets
+from relay_graph.config import GraphSettings
+from relay_graph.db import GraphClient
 from relay_graph.embeddings import Embedder
 from relay_graph.streams import connect
 
@@ -119,6 +123,7 @@ async def run(sizes: Sizes, *, quick: bool, seed: int = 7, out_json: Path | None
             progress("waiting for the desk to finish what the storyline started ...")
             data["load"]["quiet"] = await desk.wait_quiet(redis)
             data["load"]["ids"] = await loader.check_ids()
+            data["load"]["tickets"] = await ticket_truth(stack, model_dir, tenant)
             progress(f"embedding {len(loaded.turns)} turns for the vector store")
             store = await asyncio.to_thread(VectorStore.build, loaded.turns, embedder)
             tools = RelayTools(http, tenant, headers)
@@ -137,6 +142,20 @@ async def run(sizes: Sizes, *, quick: bool, seed: int = 7, out_json: Path | None
     show(console, data)
     write(data, out_json, out_md, progress)
     return data
+
+
+async def ticket_truth(stack, model_dir, tenant: str) -> dict[str, Any]:
+    """The storyline's tickets and the desk's invariant over them: the tickets that reached `fixed`
+    without a passing reading taken after their last action (tickets.unproven_fixes; {} when none)."""
+    client = await asyncio.to_thread(GraphClient, GraphSettings(falkordb_host="127.0.0.1",
+                                                                falkordb_port=stack.falkordb_port,
+                                                                model_dir=model_dir))
+    try:
+        rows = await tickets.list_tickets(client, tenant, limit=tickets.MAX_LIST)
+        return {"total": len(rows), "stages": dict(sorted(Counter(r.stage.value for r in rows).items())),
+                "unproven_fixes": await tickets.unproven_fixes(client, tenant)}
+    finally:
+        await client.close()
 
 
 def write(data: dict[str, Any], out_json: Path | None, out_md: Path | None, progress=print) -> None:

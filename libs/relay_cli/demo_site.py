@@ -17,9 +17,9 @@ KEY_FILE = "demo-tenant.key"
 
 
 def open_demo_site(base_url: str, admin_key: str, data_dir: Path, *, timeout: float = 120.0) -> str:
-    """Creates the demo tenant, opens its site and seeds its world; returns what happened, in words."""
+    """Creates the demo tenant with its world and opens its site; returns what happened, in words."""
     with httpx.Client(base_url=base_url, timeout=timeout) as http:
-        r = http.post("/v1/tenants", json={"tenant": DEMO_TENANT}, headers={"Authorization": f"Bearer {admin_key}"})
+        r = http.post("/v1/tenants", json={"tenant": DEMO_TENANT, "region": DEMO_REGION}, headers={"Authorization": f"Bearer {admin_key}"})
         if r.status_code == 409:
             return f"the customer site at {base_url}/ serves tenant {DEMO_TENANT!r} (created on an earlier start)"
         r.raise_for_status()
@@ -30,6 +30,5 @@ def open_demo_site(base_url: str, admin_key: str, data_dir: Path, *, timeout: fl
             f.write(key + "\n")
         auth = {"Authorization": f"Bearer {key}"}
         http.put(f"/v1/tenants/{DEMO_TENANT}/site", json={"open": True}, headers=auth).raise_for_status()
-        http.post(f"/v1/tenants/{DEMO_TENANT}/world", json={"region": DEMO_REGION}, headers=auth).raise_for_status()
     return (f"the customer site at {base_url}/ serves the new tenant {DEMO_TENANT!r} ({DEMO_REGION} seeded; "
             f"its key is in {path})")

@@ -107,3 +107,16 @@ class FixResult(BaseModel):
     counted: bool
     successes: int
     failures: int
+
+
+class Escalation(BaseModel):
+    """A ticket raised to people (a team) with the reason; the ticket's priority goes up with it."""
+
+    escalation_id: str
+    ticket_id: str
+    round: int
+    reason: str
+    to: str  # the team or role it went to
+    agent: str  # who raised it
+    at: datetime
+    priority: str

@@ -33,7 +33,7 @@ import hashlib
 import re
 import uuid
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .db import GraphClient
 from .entities import entity_uid, name_key
@@ -44,6 +44,7 @@ from .inputs import check_identifier, check_text, check_time
 from .registry import clean_text
 from .tenancy import validate_tenant
 from .ticket_models import (
+    Escalation,
     FixResult,
     Handoff,
     Procedure,
@@ -54,6 +55,9 @@ from .ticket_models import (
     TicketSummary,
     TimelineEntry,
 )
+
+if TYPE_CHECKING:
+    from .ticket_work import Work
 
 _AGENT = re.compile(AGENT_PATTERN)
 # the streams runtime's consumer names (libs/relay_graph/streams, heartbeat.py) fit this
@@ -537,3 +541,69 @@ async def customer_of_session(client: GraphClient, tenant: str, session: str) ->
     validate_tenant(tenant)
     rows = await client.run(tenant, q.CUSTOMER_OF_SESSION, {"session": _session(session)})
     return rows[0]["customer"] if rows else None
+
+
+# ---------------------------------------------------------------- working state, escalations, the invariant
+
+
+async def get_work(client: GraphClient, tenant: str, ticket_id: str) -> "Work":
+    """The ticket's working state (relay_graph.ticket_work.Work); an empty one for the ticket's
+    round when nothing was recorded yet."""
+    from .ticket_work import Work, for_round
+
+    validate_tenant(tenant)
+    tid = _ticket_id(ticket_id)
+    rows = await client.run(tenant, q.TICKET_WORK, {"id": tid})
+    row = _one(rows, ticket_id)
+    if row.get("work"):
+        return Work.model_validate_json(row["work"])
+    t = await peek_ticket(client, tenant, tid)
+    return for_round(None, t.round)
+
+
+async def set_work(client: GraphClient, tenant: str, ticket_id: str, work: "Work") -> None:
+    """Writes the working state whole (only the ticket's holder writes it)."""
+    validate_tenant(tenant)
+    _one(await client.run(tenant, q.SET_TICKET_WORK, {"id": _ticket_id(ticket_id), "work": work.model_dump_json()}),
+         ticket_id)
+
+
+async def escalate(client: GraphClient, tenant: str, ticket_id: str, *, reason: str, to: str, agent: str,
+                   priority: str = "high", at: datetime | None = None) -> Escalation:
+    """An Escalation node for the ticket's round (idempotent: a repeat returns the first one) and
+    the ticket's priority raised."""
+    validate_tenant(tenant)
+    tid = _ticket_id(ticket_id)
+    t = await peek_ticket(client, tenant, tid)
+    params = {"id": tid, "eid": f"{tid}-esc-r{t.round}", "reason": _text(reason, "reason"),
+              "to": _agent(to), "agent": _agent(agent), "priority": priority, "now": _ms(at)}
+    return _escalation(_one(await client.run(tenant, q.ESCALATE, params), ticket_id))
+
+
+async def escalations(client: GraphClient, tenant: str, ticket_id: str) -> list[Escalation]:
+    validate_tenant(tenant)
+    return [_escalation(r) for r in await client.run(tenant, q.ESCALATIONS, {"id": _ticket_id(ticket_id)})]
+
+
+def _escalation(row: dict[str, Any]) -> Escalation:
+    return Escalation(escalation_id=row["escalation_id"], ticket_id=row["ticket_id"], round=row["round"],
+                      reason=row["reason"], to=row["to"], agent=row["agent"], at=_dt(row["at_ms"]),
+                      priority=row["priority"])
+
+
+async def unproven_fixes(client: GraphClient, tenant: str) -> dict[str, list[str]]:
+    """The desk's invariant over a tenant's graph: every move of a ticket to `fixed` must rest on a
+    passing check taken after the last action of its round (ticket_work.unproven). Returns the
+    tickets that break it, with why; {} when it holds."""
+    from .ticket_work import Work, unproven
+
+    validate_tenant(tenant)
+    broken: dict[str, list[str]] = {}
+    for row in await client.run(tenant, q.FIXED_TICKETS):
+        starts = sorted(s for s in row["round_seqs"] if s is not None)
+        rounds = [sum(1 for s in starts if s < f) for f in sorted(row["fixed_seqs"])]
+        work = Work.model_validate_json(row["work"]) if row.get("work") else None
+        problems = unproven(rounds, work)
+        if problems:
+            broken[row["id"]] = problems
+    return broken

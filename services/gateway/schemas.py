@@ -82,11 +82,21 @@ class Strict(BaseModel):
 
 class TenantBody(Strict):
     tenant: str = Field(max_length=63, description="^[a-z0-9][a-z0-9-]{1,62}$", examples=["acme"])
+    region: Region = Field(default="india", description="the region whose world (catalogue, prices, network) "
+                           "the tenant is created with")
+    world: StrictBool = Field(default=True, description="false: an empty tenant, no catalogue and no network "
+                              "(seed one later with `POST /v1/tenants/{t}/world`)")
+    operator: str | None = Field(default=None, max_length=63, pattern=r"^[a-z0-9][a-z0-9-]{1,62}$",
+                                 description="the operator whose regional desk for `region` this tenant is: a "
+                                 "customer placed in a city another of its desks serves is moved there, with "
+                                 "their history (one desk per operator and region: 409 `desk_taken`)")
 
 
 class TenantCreated(BaseModel):
     tenant: str
     api_key: str = Field(description="shown once; send it as `Authorization: Bearer <key>`")
+    world: WorldSummary | None = Field(default=None, description="the world the tenant was created with; null "
+                                       "when it was created empty (`world: false`)")
 
 
 class AgentBody(Strict):

@@ -55,6 +55,8 @@ from relay_graph.network_models import Outage
 from relay_graph.streams import TicketChanged, TurnReceived
 from relay_graph.ticket_models import Ticket, TicketStage, TicketSummary
 
+from . import placing
+
 log = logging.getLogger("services.intake")
 
 AGENT = "intake"
@@ -165,6 +167,9 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
             facts.record_consulted(deps.client, tenant, AGENT, seen),
         )
     learnt, ended, current = filed
+    placed = await placing.place_home(deps, tenant, customer, turn, guard.text, learnt)
+    for part in placed.words if placed is not None else ():
+        words.add(part)
     for part in tw.words:
         words.add(part)
     result_ticket, change, outages, needed = tw.ticket, tw.change, tw.outages, tw.needed

@@ -12,8 +12,9 @@ or whom a standby carries while the node was their primary, is not warned. The o
 announced (OutageChanged "declared") when it was opened now or when notices were written now, so a
 delivery that died half-way is finished by the next one and a repeat announces nothing.
 
-Node up (NetworkChanged "up"): the outage is closed, the tickets waiting on it move to `fixed` (the
-customer is asked to confirm, as after any fix), every affected customer is told it is over, and
+Node up (NetworkChanged "up"): the outage is closed, the tickets waiting on it are measured again
+(lab.measure_all) and those that measure healthy move to `fixed` on that proof (the customer is asked
+to confirm, as after any fix; one still faulty stays where it is), every affected customer is told it is over, and
 OutageChanged "resolved" is announced. Notice ids are derived from the outage and the customer, so
 nobody is told twice.
 
@@ -24,10 +25,12 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import timedelta
 
-from relay_graph import desk, network, tickets
+from relay_graph import desk, lab, network, ticket_work, tickets
 from relay_graph.agents import Deps, ReplyDraft, honest_words, write_replies
 from relay_graph.agents.issues import OUTAGE_SYMPTOMS, WAITING_STAGES
+from relay_graph.errors import NotFound
 from relay_graph.extraction import replies
 from relay_graph.network_models import NetNode, Outage
 from relay_graph.streams import NetworkChanged, OutageChanged, TicketChanged
@@ -36,6 +39,7 @@ from relay_graph.ticket_models import TicketStage
 log = logging.getLogger("services.netops")
 
 AGENT = "netops"
+MEASURE = timedelta(minutes=2)  # a line test after the last action, on the lab's clock
 
 
 @dataclass
@@ -137,6 +141,8 @@ async def _tickets_back(deps: Deps, tenant: str, outage: Outage, node: NetNode) 
     for t in await desk.outage_tickets(deps.client, tenant, outage.outage_id):
         if t.stage not in WAITING_STAGES or t.issue not in OUTAGE_SYMPTOMS:
             continue
+        if not await _measured_healthy(deps, tenant, t, now):
+            continue  # something else is still wrong on the line: not claimed fixed
         new = await tickets.set_stage(deps.client, tenant, t.id, stage=TicketStage.FIXED, agent=AGENT,
                                       detail=f"outage {outage.outage_id} is over: {node.name} is back up",
                                       expected_version=t.version, at=now)
@@ -155,3 +161,28 @@ async def _tickets_back(deps: Deps, tenant: str, outage: Outage, node: NetNode) 
             rows=(t, outage),
         )])
     return moved
+
+
+async def _measured_healthy(deps: Deps, tenant: str, t, now) -> bool:
+    """The outage is over, but only a new measurement of the customer's line says their problem is:
+    every test is measured (after the ticket's last action on the lab's clock), kept on the ticket's
+    work as a check, and a passing one is the proof the move to `fixed` rests on."""
+    t = await tickets.peek_ticket(deps.client, tenant, t.id)
+    work = ticket_work.for_round(await tickets.get_work(deps.client, tenant, t.id), t.round)
+    done = [c.at for c in work.checks] + [a.at for a in work.actions]  # the resolver's lab clock runs ahead
+    at = max(now, max(done) + MEASURE) if done else now
+    try:
+        readings = await lab.measure_all(deps.client, tenant, t.customer, at=at)
+    except NotFound:
+        return False  # no line on file: nothing to measure, nothing claimed
+    kind = lab.diagnose_from_readings(readings)
+    for r in readings:
+        await tickets.add_event(deps.client, tenant, t.id, agent=AGENT, event=r.test.value,
+                                detail=f"outage over, re-measured: {r.reading_id}", at=now)
+    work = ticket_work.with_check(work, ticket_work.Check(
+        round=t.round, at=max([at, *(r.at for r in readings)]), readings=[r.reading_id for r in readings],
+        diagnosis=kind.value if kind is not None else None, passed=kind is None))
+    if kind is None:
+        work = ticket_work.with_proof(work, AGENT)
+    await tickets.set_work(deps.client, tenant, t.id, work)
+    return kind is None

@@ -5,39 +5,43 @@ continue a ticket another one started.
 A ticket handed off (or reopened) is claimed atomically (tickets.claim): of all replicas exactly
 one wins; a loser returns. Then the ticket's stage says what is left to do.
 
-Customers with a line (the usual case) are worked with the fault lab's equipment (relay_graph.lab:
-measure_all, act, record_diagnosis, diagnose_from_readings; never the lab's truth):
+The resolver never claims what it did not measure. Its working state is typed data on the ticket
+(relay_graph.ticket_work.Work, tickets.get_work / set_work): the round's diagnosis, the plans tried,
+the step reached, every check (the readings of one measurement, with its verdict) and every action,
+on the lab's clock. The timeline is for people; nothing reads it back to decide. The fixing loop's
+decision is a pure function of that state (ticket_work.next_move), and a move to `fixed` needs a
+proof (ticket_work.with_proof): a passing check taken after the round's last action.
+
+Customers with a line are worked with the fault lab's equipment (relay_graph.lab: measure_all, act,
+record_diagnosis, diagnose_from_readings; never the lab's truth):
 
   reported / reopened  -> an open outage reaching the customer? link the ticket and tell them
                           first (outages first); then checking_line either way
-  checking_line        -> MEASURE every test on the line; each reading is a timeline event with its
-                          values. DIAGNOSE from the readings alone and RECORD the diagnosis on the
-                          ticket (lab.record_diagnosis), also as a timeline event.
-                          healthy readings: an outage the ticket waited on is over -> fixed;
-                          a billing question -> the playbook (below); else the customer says it is
-                          broken while everything measures healthy -> a technician
-                          (schedule_visit + lab.act dispatch_technician) -> technician_dispatched.
-                          a fault: choose the fix, procedural memory first (diagnosing.rank: the
-                          best-scored learnt procedure for this kind of issue that fits the
-                          diagnosis, else the manual's usual fix) -> fixing
-  fixing               -> ACT each step (a fix_step event; network changes it brings back are
-                          announced as NetworkChanged so netops closes the outage), RE-MEASURE after
-                          each step; the re-measurement is healthy -> the fix is proven: recorded
-                          as a verified procedure (record_fix with the steps actually taken) ->
-                          fixed, the customer asked to confirm. Not healthy after the plan: a
-                          failure for that procedure, then the next candidate; none left ->
-                          a network fault waits for the network team (checking_line, netops closes
-                          the loop), a fault in the home gets a technician. A different fault
-                          showing up after a repair is diagnosed and recorded in turn.
+  checking_line        -> MEASURE every test on the line (timeline events for people, one check on
+                          the work). DIAGNOSE from the readings alone and RECORD the diagnosis.
+                          healthy readings: an outage the ticket waited on is over -> fixed (the
+                          check is the proof); a billing question -> the billing team (escalated);
+                          else the customer says it is broken while everything measures healthy ->
+                          a technician (schedule_visit + lab.act dispatch_technician).
+                          a fault: choose the fix, procedural memory first (diagnosing.rank) -> fixing
+  fixing               -> next_move: ACT the plan's next step (network changes it brings back are
+                          announced as NetworkChanged so netops closes the outage), MEASURE after
+                          each; a passing check after the last step -> PROVEN: a verified procedure
+                          (record_fix) -> fixed, the customer asked to confirm. The same fault after
+                          the plan: a failure for that procedure, the next candidate; none left ->
+                          a network fault waits for the network team (work.needs, checking_line;
+                          netops measures again and closes the loop), a fault in the home gets a
+                          technician. A different fault showing up is diagnosed and planned in turn.
 
 Time on the lab's clock: measuring and acting take simulated time (diagnosing.DURATION); a ticket's
-work starts at the wall clock and moves on with each step, so the lab grades how long a fix took
-in the field, not how long the desk's processes took.
+work starts at the wall clock (or after the last thing done, when that is later) and moves on with
+each step, so the lab grades how long a fix took in the field, not how long the processes took.
 
-Customers the network does not know (no line on file), and billing problems the lab has no
-instrument for (a double charge), follow the catalogue playbook as before: the remote steps are
-timeline events, the line (if any) is checked again, and the customer's answer decides
-(record_fix verified on the playbook's steps; "not fixed" counts a failure).
+No line on file: nothing can be measured, so the resolver asks intake for the address (work.needs
+= "address", an `address_requested` event and a handoff to intake: graph state, not a message), tells
+the customer why, and stops; the ticket never reaches `fixed` that way. Billing problems no
+instrument measures (a double charge; a payment problem with no line on file) are escalated to the
+billing team (tickets.escalate: an Escalation node, the ticket's priority raised, the reason).
 
 Every stage change is tickets.set_stage with expected_version: if anyone moved the ticket
 meanwhile (a stale or repeated notification, the customer's answer, another replica, netops) the
@@ -66,7 +70,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from relay_graph import desk, lab, network, tickets
+from relay_graph import case_move, desk, lab, network, ticket_work, tickets
 from relay_graph.agents import Deps, ReplyDraft, write_replies
 from relay_graph.agents.issues import DONE_FOR_NOW, NOT_ON_THE_LINE, OUTAGE_SYMPTOMS, ticket_status
 from relay_graph.errors import NotFound
@@ -76,45 +80,33 @@ from relay_graph.heartbeat import heartbeat_key
 from relay_graph.lab import Action, FaultKind, Reading
 from relay_graph.network_models import NodeKind, Outage
 from relay_graph.streams import Delivery, NetworkChanged, TicketChanged
-from relay_graph.ticket_models import Ticket, TicketDetail, TicketStage
+from relay_graph.ticket_models import Ticket, TicketStage
 
 from . import diagnosing, playbooks
 
 log = logging.getLogger("services.resolver")
 
 AGENT = "resolver"
-ROUND_STARTS = ("confirmed_not_fixed", "reopened")
 VISIT_HOURS = 2
-WAITING = "waiting_on_network"  # a round's marker: the network team's repair is awaited
+WAITING = "waiting_on_network"  # work.needs while the network team's repair is awaited
 MAX_PLANS = 4  # fixes tried per round before a technician (or the network team) takes over
-# Problems the lab has no instrument for: the playbook and the customer's word decide.
-PLAYBOOK_ONLY: frozenset[str] = frozenset({IssueKind.BILLING_DOUBLE_CHARGE.value})
+# Problems the lab has no instrument for: raised to the billing team, never claimed fixed.
+ESCALATE_ONLY: frozenset[str] = frozenset({IssueKind.BILLING_DOUBLE_CHARGE.value})
 
 
 @dataclass(frozen=True)
 class Plan:
     procedure_id: str
     steps: tuple[str, ...]
-    source: str  # "learnt" (a procedure in the graph) or "playbook"
-
-
-@dataclass(frozen=True)
-class LineReading:
-    summary: str
-    own_box_down: str | None  # the customer's Ont, when it is down
-    upstream_down: str | None  # the first node or link further up that is down
-
-    @property
-    def healthy(self) -> bool:
-        return self.own_box_down is None and self.upstream_down is None
+    source: str  # "learnt" (a procedure in the graph) or "manual"
 
 
 class _Ctx:
     def __init__(self, deps: Deps, tenant: str, replica: str):
         self.deps, self.tenant, self.replica = deps, tenant, replica
         self.client = deps.client
-        self.lab = False  # worked with the lab's equipment (the customer has a line)
         self.clock = diagnosing.LabClock(deps.now())
+        self.work = ticket_work.Work()
 
 
 # ---------------------------------------------------------------- entry points (handlers call these)
@@ -144,10 +136,11 @@ async def learn_from_closed(deps: Deps, n: TicketChanged) -> bool:
     t = await tickets.get_ticket(deps.client, tenant, n.ticket_id)
     if t.stage is not TicketStage.CLOSED or t.fixed_by:
         return False
-    plan = await _plan_of_round(deps, tenant, t)
-    if plan is None or len(_steps_done(t)) < len(plan.steps):
+    work = await tickets.get_work(deps.client, tenant, t.id)
+    plan = work.plan if work.round == t.round else None
+    if not plan or work.step < len(plan) or ticket_work.proof(work) is None:
         return False
-    fix = await tickets.record_fix(deps.client, tenant, t.id, issue_kind=t.issue, steps=list(plan.steps),
+    fix = await tickets.record_fix(deps.client, tenant, t.id, issue_kind=t.issue, steps=list(plan),
                                    verified=True, agent=AGENT, at=deps.now())
     return fix.counted
 
@@ -217,20 +210,36 @@ async def work(deps: Deps, tenant: str, tid: str, replica: str) -> Ticket | None
     t: Ticket | None = await tickets.peek_ticket(deps.client, tenant, tid)
     # What intake learnt about the customer (recorded as consulted by the resolver).
     await deps.memory.facts(tenant, t.customer, reader=AGENT)
-    ctx.lab = t.issue not in PLAYBOOK_ONLY and await _has_line(ctx, t.customer)
+    ctx.work = ticket_work.for_round(await tickets.get_work(deps.client, tenant, tid), t.round)
+    ctx.clock.until(_latest(ctx.work))  # the lab's clock never runs back behind what was done
+    if any(m.get("direction") == "out" for m in await case_move.moves_of(deps.client, tenant, t.customer)):
+        log.info("ticket %s: the customer's case moved to another desk; that desk works it", tid)
+        return None
+    has_line = await _has_line(ctx, t.customer)
+    if t.issue in ESCALATE_ONLY or (not has_line and t.issue in NOT_ON_THE_LINE):
+        await _escalate_to_billing(ctx, t)
+        return None
+    if not has_line:
+        await _ask_for_address(ctx, t)
+        return None
     while t is not None:
         if t.owner != AGENT or t.owner_replica != replica:
             return t  # taken over, released or reopened under us
         stage = t.stage
         if stage in (TicketStage.REPORTED, TicketStage.REOPENED):
-            t = await (_lab_start(ctx, t) if ctx.lab else _start(ctx, t))
+            t = await _lab_start(ctx, t)
         elif stage is TicketStage.CHECKING_LINE:
-            t = await (_diagnose(ctx, t) if ctx.lab else _check_line(ctx, t))
+            t = await _diagnose(ctx, t)
         elif stage is TicketStage.FIXING:
-            t = await (_lab_fix(ctx, t) if ctx.lab else _fix(ctx, t))
+            t = await _lab_fix(ctx, t)
         else:
             return t
     return None
+
+
+def _latest(work: ticket_work.Work) -> datetime:
+    times = [c.at for c in work.checks] + [a.at for a in work.actions]
+    return max(times) if times else datetime.min.replace(tzinfo=timezone.utc)
 
 
 async def _has_line(ctx: _Ctx, customer: str) -> bool:
@@ -238,6 +247,65 @@ async def _has_line(ctx: _Ctx, customer: str) -> bool:
         return bool(await network.customer_line(ctx.client, ctx.tenant, customer))
     except NotFound:
         return False
+
+
+async def _save(ctx: _Ctx, t: Ticket, work: ticket_work.Work) -> None:
+    ctx.work = work
+    await tickets.set_work(ctx.client, ctx.tenant, t.id, work)
+
+
+# ---------------------------------------------------------------- nothing to measure
+
+
+async def _ask_for_address(ctx: _Ctx, t: Ticket) -> None:
+    """No line on file: nothing can be measured, so nothing is claimed. The ticket asks intake for
+    the customer's address (work.needs and a handoff to intake: graph state intake reads), and the
+    customer hears why; once intake places the address on a line it hands the ticket back
+    (services/intake/placing.py). An address placed while we were asking: back at once."""
+    if ctx.work.needs == ticket_work.NEEDS_ADDRESS:
+        return  # asked already in this round
+    await _save(ctx, t, ctx.work.model_copy(update={"needs": ticket_work.NEEDS_ADDRESS}))
+    await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event="address_requested",
+                            detail="no line on file for this customer; intake to get the address",
+                            at=ctx.deps.now())
+    handed = await tickets.hand_off(ctx.client, ctx.tenant, t.id, from_agent=AGENT, to_role="intake",
+                                    at=ctx.deps.now(), detail="needs the customer's address")
+    if await _has_line(ctx, t.customer):  # placed meanwhile (the same turn that opened the ticket)
+        await _save(ctx, t, ctx.work.model_copy(update={"needs": None}))
+        back = await tickets.hand_off(ctx.client, ctx.tenant, t.id, from_agent=AGENT, to_role=AGENT,
+                                      at=ctx.deps.now(), detail="a line is on file now")
+        await ctx.deps.publisher.publish(TicketChanged(tenant=ctx.tenant, id=t.id, version=back.version,
+                                                       change="handed_off", actor=AGENT))
+        return
+    if handed.changed:
+        await ctx.deps.publisher.publish(TicketChanged(tenant=ctx.tenant, id=t.id, version=handed.version,
+                                                       change="handed_off", actor=AGENT))
+    words = replies.Reply(
+        f"I cannot test your line for ticket {t.id} yet: we have no line on file for you. Could you tell me "
+        "your address (the area and the city)? Then I can find your line and measure it.",
+        [f"ticket {t.id}: no line on file for this customer"])
+    if handed.stage is not TicketStage.CHECKING_LINE:
+        await _move(ctx, handed, TicketStage.CHECKING_LINE, "no line on file: the address is needed to measure",
+                    reply=words)
+    else:
+        await _tell(ctx, handed, words, f"s-{t.id}-address-r{t.round}")
+
+
+async def _escalate_to_billing(ctx: _Ctx, t: Ticket) -> None:
+    """A billing problem no instrument of ours can measure (a double charge; a payment problem of a
+    customer with no line on file): raised to the billing team as graph state, never `fixed`."""
+    reason = ("a refund of a double charge is done and checked by the billing team"
+              if t.issue == IssueKind.BILLING_DOUBLE_CHARGE.value
+              else "no account on our network to read the billing status from")
+    esc = await tickets.escalate(ctx.client, ctx.tenant, t.id, reason=reason, to="billing", agent=AGENT,
+                                 at=ctx.deps.now())
+    words = replies.Reply(
+        f"I have passed ticket {t.id} to our billing team with a raised priority: {reason}. They will "
+        "write to you here once it is done.",
+        [f"ticket {t.id}: escalated {esc.escalation_id} to billing ({reason})"])
+    if t.stage is TicketStage.CHECKING_LINE:
+        return
+    await _move(ctx, t, TicketStage.CHECKING_LINE, f"escalated to billing: {reason}", reply=words)
 
 
 # ---------------------------------------------------------------- with the lab's equipment
@@ -251,6 +319,7 @@ async def _lab_start(ctx: _Ctx, t: Ticket) -> Ticket | None:
         if outages:
             o = outages[0]
             await network.link_tickets_to_outage(ctx.client, ctx.tenant, o.outage_id)
+            await _save(ctx, t, ctx.work.model_copy(update={"outages": [*ctx.work.outages, o.outage_id]}))
             words = replies.outage_notice(o.outage_id, o.node_name, o.opened_at, cause=o.cause, ticket_id=t.id)
             return await _move(ctx, t, TicketStage.CHECKING_LINE,
                                f"waiting on outage {o.outage_id} at {o.node_name}; measuring the line", reply=words)
@@ -259,33 +328,33 @@ async def _lab_start(ctx: _Ctx, t: Ticket) -> Ticket | None:
 
 
 async def _diagnose(ctx: _Ctx, t: Ticket) -> Ticket | None:
-    full = await tickets.get_ticket(ctx.client, ctx.tenant, t.id)
-    events = _round_events(full)
-    if any(e.event == WAITING for e in events):
+    if ctx.work.needs == WAITING:
         return None  # a repair did not hold: the network team's outage to close, not ours to redo
     if t.issue in OUTAGE_SYMPTOMS:
         for o in await _outages(ctx, t.customer):
-            if not any(o.outage_id in (e.detail or "") for e in events):
+            if o.outage_id not in ctx.work.outages:
                 await network.link_tickets_to_outage(ctx.client, ctx.tenant, o.outage_id)
+                await _save(ctx, t, ctx.work.model_copy(update={"outages": [*ctx.work.outages, o.outage_id]}))
                 await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event="outage_linked",
                                         detail=f"outage {o.outage_id} at {o.node_name}", at=ctx.deps.now())
                 await _tell(ctx, t, replies.outage_notice(o.outage_id, o.node_name, o.opened_at, cause=o.cause,
                                                           ticket_id=t.id), f"s-{t.id}-{o.outage_id}")
-    readings = await _measure(ctx, t, "measured")
-    kind = lab.diagnose_from_readings(readings)
+    readings, kind = await _measure(ctx, t, "measured")
     await _record_diagnosis(ctx, t, kind, readings)
     if kind is None:
         return await _healthy(ctx, t)
-    return await _plan_fix(ctx, t, kind, tried=set(), fixing=False)
+    return await _plan_fix(ctx, t, kind, fixing=False)
 
 
-async def _plan_fix(ctx: _Ctx, t: Ticket, kind: FaultKind, *, tried: set[tuple[str, ...]],
-                    fixing: bool) -> Ticket | None:
+async def _plan_fix(ctx: _Ctx, t: Ticket, kind: FaultKind, *, fixing: bool) -> Ticket | None:
     """The best fix not yet tried in this round for the diagnosed kind (procedural memory first),
-    as a `plan` event; into `fixing` unless already there. None left: see _give_up."""
+    kept as the work's current plan (and a `plan` event for people); into `fixing` unless already
+    there. None left: see _give_up."""
+    tried = {tuple(p) for p in ctx.work.plans}
     plan = await _choose_fix(ctx, t, kind, tried)
     if plan is None:
         return await _give_up(ctx, t, kind)
+    await _save(ctx, t, ticket_work.with_plan(ctx.work, plan.steps, kind.value))
     await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event="plan",
                             detail=f"{plan.procedure_id}: " + " > ".join(plan.steps), at=ctx.deps.now())
     if fixing:
@@ -318,50 +387,41 @@ async def _choose_fix(ctx: _Ctx, t: Ticket, kind: FaultKind, tried: set[tuple[st
 
 
 async def _lab_fix(ctx: _Ctx, t: Ticket) -> Ticket | None:
-    full = await tickets.get_ticket(ctx.client, ctx.tenant, t.id)
-    events = _round_events(full)
-    kind = _diagnosis_of(events)
-    plans = [(i, e) for i, e in enumerate(events) if e.event == "plan" and e.detail]
-    if plans and (kind is None or any(diagnosing.action(s) is None for s in _steps_of(plans[-1][1].detail))):
-        return await _fix(ctx, t)  # the playbook's steps (a billing question that measures healthy)
-    if kind is None or not plans:  # fixing without a diagnosis or a plan (set by hand): measure first
+    """The fixing loop: each decision is ticket_work.next_move over the work (pure); this carries
+    it out. A step is always followed by a new measurement, and only a passing one proves the fix."""
+    if ctx.work.plan is None or ctx.work.diagnosis is None:  # fixing set by hand: measure first
         return await _move(ctx, t, TicketStage.CHECKING_LINE, "no diagnosis on file; measuring the line")
-    at, last = plans[-1]
-    steps = _steps_of(last.detail)
-    tried = {_steps_of(e.detail) for _, e in plans}
-    segment = events[at + 1:]
-    done = [e for e in segment if e.event == "fix_step"]
-    applied = list(steps[:len(done)])
-    pending = list(steps[len(done):])
-    readings: list[Reading] = []
-    if done and (segment[-1].event == "fix_step" or not pending):
-        readings = await _measure(ctx, t, "re-measured")  # applied but not judged since (a crash)
-    while pending and (not readings or lab.diagnose_from_readings(readings) is kind):
-        step = pending.pop(0)
-        t = await _act(ctx, t, step)
-        if t is None:
-            return None
-        applied.append(step)
-        readings = await _measure(ctx, t, "re-measured")
-    if not readings:
-        readings = await _measure(ctx, t, "re-measured")
-    now_kind = lab.diagnose_from_readings(readings)
-    if now_kind is None:
-        return await _proven(ctx, t, kind, applied, readings)
-    if t.stage is not TicketStage.FIXING:
-        return None  # a technician was booked and did not clear it: theirs now
-    if now_kind is not kind:  # that fault is gone, another one shows now: diagnose it in turn
-        await _record_diagnosis(ctx, t, now_kind, readings)
-        if len(plans) >= MAX_PLANS:
-            return await _give_up(ctx, t, now_kind)
-        return await _plan_fix(ctx, t, now_kind, tried=set(), fixing=True)
-    # the readings still show the same fault: this procedure did not prove out
-    fix = await tickets.record_fix(ctx.client, ctx.tenant, t.id, issue_kind=t.issue, steps=list(steps),
-                                   verified=False, agent=AGENT, at=ctx.deps.now())
-    log.info("ticket %s: %s did not clear %s", t.id, fix.procedure_id, kind.value)
-    if len(plans) >= MAX_PLANS:
-        return await _give_up(ctx, t, kind)
-    return await _plan_fix(ctx, t, kind, tried=tried, fixing=True)
+    readings: list[Reading] | None = None
+    while True:
+        move = ticket_work.next_move(ctx.work, max_plans=MAX_PLANS)
+        if move.kind is ticket_work.MoveKind.MEASURE or (readings is None and move.kind is not ticket_work.MoveKind.ACT):
+            readings, _ = await _measure(ctx, t, "re-measured")  # also: applied but not judged since (a crash)
+            continue
+        kind = FaultKind(ctx.work.diagnosis)
+        if move.kind is ticket_work.MoveKind.ACT:
+            t = await _act(ctx, t, move.step)
+            if t is None:
+                return None
+            readings, _ = await _measure(ctx, t, "re-measured")
+            continue
+        if move.kind is ticket_work.MoveKind.PROVEN:
+            return await _proven(ctx, t, kind, list((ctx.work.plan or [])[:ctx.work.step]), readings)
+        if t.stage is not TicketStage.FIXING:
+            return None  # a technician was booked and did not clear it: theirs now
+        now_kind = FaultKind(move.diagnosis)
+        if now_kind is not kind:  # that fault is gone, another one shows now: diagnose it in turn
+            await _record_diagnosis(ctx, t, now_kind, readings)
+            if move.kind is ticket_work.MoveKind.GIVE_UP:
+                return await _give_up(ctx, t, now_kind)
+            return await _plan_fix(ctx, t, now_kind, fixing=True)
+        # the readings still show the same fault: this procedure did not prove out
+        steps = list(ctx.work.plan or [])
+        fix = await tickets.record_fix(ctx.client, ctx.tenant, t.id, issue_kind=t.issue, steps=steps,
+                                       verified=False, agent=AGENT, at=ctx.deps.now())
+        log.info("ticket %s: %s did not clear %s", t.id, fix.procedure_id, kind.value)
+        if move.kind is ticket_work.MoveKind.GIVE_UP:
+            return await _give_up(ctx, t, kind)
+        return await _plan_fix(ctx, t, kind, fixing=True)
 
 
 async def _act(ctx: _Ctx, t: Ticket, step: str) -> Ticket | None:
@@ -380,6 +440,8 @@ async def _act(ctx: _Ctx, t: Ticket, step: str) -> Ticket | None:
     else:
         at = ctx.clock.after(diagnosing.DURATION[action])
     result = await lab.act(ctx.client, ctx.tenant, t.customer, action, ticket=t.id, actor=AGENT, at=at)
+    await _save(ctx, t, ticket_work.with_act(ctx.work, ticket_work.Act(
+        round=t.round, action=action.value, action_id=result.action_id, at=result.at)))
     await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event="fix_step",
                             detail=f"{action.value}: {result.note} ({result.action_id}, lab time "
                                    f"{replies.when(result.at)}{visit_note})", at=ctx.deps.now())
@@ -388,12 +450,17 @@ async def _act(ctx: _Ctx, t: Ticket, step: str) -> Ticket | None:
             await ctx.deps.publisher.publish(NetworkChanged(
                 tenant=ctx.tenant, id=change.node_id, version=change.version, change="up" if change.up else "down",
                 actor=AGENT))
+    delay = ctx.deps.settings.step_delay_ms / 1000  # tests: a window between a step and its measurement
+    if delay:
+        await asyncio.sleep(delay)
     return t
 
 
 async def _proven(ctx: _Ctx, t: Ticket, kind: FaultKind, steps: list[str], readings: list[Reading]
                   ) -> Ticket | None:
-    """The re-measurement is healthy: the steps taken are a verified procedure; ask the customer."""
+    """The re-measurement is healthy after the last step: the steps taken are a verified procedure;
+    ask the customer. with_proof refuses (Unproven) unless the work shows that measurement."""
+    await _save(ctx, t, ticket_work.with_proof(ctx.work, AGENT))
     now = ctx.deps.now()
     fix = await tickets.record_fix(ctx.client, ctx.tenant, t.id, issue_kind=t.issue, steps=list(steps),
                                    verified=True, agent=AGENT, at=now)
@@ -409,11 +476,13 @@ async def _proven(ctx: _Ctx, t: Ticket, kind: FaultKind, steps: list[str], readi
 
 async def _healthy(ctx: _Ctx, t: Ticket) -> Ticket | None:
     """Everything measures healthy."""
-    if t.issue in NOT_ON_THE_LINE:
-        return await _plan_and_fix(ctx, t)  # a billing question: the playbook's steps
+    if t.issue in NOT_ON_THE_LINE:  # billing shows nothing wrong: people from billing look at it
+        await _escalate_to_billing(ctx, t)
+        return None
     outages = await desk.ticket_outages(ctx.client, ctx.tenant, t.id)
     if outages and not any(o.open for o in outages):
         ids = ", ".join(o.outage_id for o in outages)
+        await _save(ctx, t, ticket_work.with_proof(ctx.work, AGENT))
         words = replies.confirm_fixed_request(t.id, f"the outage affecting you ({ids}) is over and your line "
                                                     "measures healthy again", ctx.deps.now(), AGENT)
         return await _move(ctx, t, TicketStage.FIXED, f"outage {ids} is over; the line measures healthy", reply=words)
@@ -433,6 +502,8 @@ async def _book_technician(ctx: _Ctx, t: Ticket, reason: str, *, act: bool = Fal
     if act:
         result = await lab.act(ctx.client, ctx.tenant, t.customer, Action.DISPATCH_TECHNICIAN, ticket=t.id,
                                actor=AGENT, at=ctx.clock.until(visit.at + diagnosing.VISIT))
+        await _save(ctx, t, ctx.work.model_copy(update={"actions": [*ctx.work.actions, ticket_work.Act(
+            round=t.round, action=Action.DISPATCH_TECHNICIAN.value, action_id=result.action_id, at=result.at)]}))
         await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event="technician",
                                 detail=f"dispatch_technician: {result.note} ({result.action_id}, visit "
                                        f"{visit.visit_id})", at=ctx.deps.now())
@@ -445,7 +516,7 @@ async def _book_technician(ctx: _Ctx, t: Ticket, reason: str, *, act: bool = Fal
 
 async def _give_up(ctx: _Ctx, t: Ticket, kind: FaultKind) -> Ticket | None:
     """No remote fix left: a network fault waits for the network team (netops closes the outage and
-    the ticket with it); a fault in the home gets a technician."""
+    the ticket with it, after measuring the line again); a fault in the home gets a technician."""
     if kind not in lab.NETWORK_KINDS:
         await _book_technician(ctx, t, "no remote fix cleared the fault", act=True)
         return None
@@ -457,8 +528,12 @@ async def _give_up(ctx: _Ctx, t: Ticket, kind: FaultKind) -> Ticket | None:
     for o in outages:
         await network.link_tickets_to_outage(ctx.client, ctx.tenant, o.outage_id)
     where = ", ".join(f"outage {o.outage_id} at {o.node_name}" for o in outages) or "a fault above your home"
+    await _save(ctx, t, ctx.work.model_copy(update={
+        "needs": WAITING, "outages": sorted({*ctx.work.outages, *(o.outage_id for o in outages)})}))
     await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event=WAITING,
                             detail=f"{kind.value}: waiting on the network team ({where})", at=ctx.deps.now())
+    await tickets.escalate(ctx.client, ctx.tenant, t.id, to="netops", agent=AGENT, at=ctx.deps.now(),
+                           reason=f"{kind.value}: no remote fix cleared it; a network repair is needed ({where})")
     words = replies.Reply(
         f"Our measurements for ticket {t.id} show a fault in the network ({diagnosing.MEANING[kind]}), not in "
         "your home. Our network team is working on it; there is no need to restart anything, and we will tell "
@@ -481,13 +556,29 @@ async def _own_box_down(ctx: _Ctx, customer: str) -> str | None:
     return None
 
 
-async def _measure(ctx: _Ctx, t: Ticket, label: str) -> list[Reading]:
-    """Every test on the customer's line; each reading a timeline event named after its test."""
-    readings = await lab.measure_all(ctx.client, ctx.tenant, t.customer, at=ctx.clock.after(diagnosing.MEASURE))
+async def _measure(ctx: _Ctx, t: Ticket, label: str) -> tuple[list[Reading], FaultKind | None]:
+    """Every test on the customer's line; each reading a timeline event named after its test, and
+    the set kept on the work as one check with its verdict."""
+    readings, kind = await measure_check(ctx.client, ctx.tenant, t, at=ctx.clock.after(diagnosing.MEASURE),
+                                         now=ctx.deps.now(), label=label)
+    await _save(ctx, t, ticket_work.with_check(ctx.work, check_of(t.round, readings, kind, ctx.clock.now)))
+    return readings, kind
+
+
+async def measure_check(client, tenant: str, t: Ticket, *, at: datetime, now: datetime, label: str, agent: str = AGENT
+                        ) -> tuple[list[Reading], FaultKind | None]:
+    """Measure every test on the ticket's customer's line (timeline events for people) and diagnose."""
+    readings = await lab.measure_all(client, tenant, t.customer, at=at)
     for r in readings:
-        await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event=r.test.value,
-                                detail=f"{label}: {diagnosing.describe(r)}", at=ctx.deps.now())
-    return readings
+        await tickets.add_event(client, tenant, t.id, agent=agent, event=r.test.value,
+                                detail=f"{label}: {diagnosing.describe(r)}", at=now)
+    return readings, lab.diagnose_from_readings(readings)
+
+
+def check_of(round_: int, readings: list[Reading], kind: FaultKind | None, at: datetime) -> ticket_work.Check:
+    return ticket_work.Check(round=round_, at=max([at, *(r.at for r in readings)]),
+                             readings=[r.reading_id for r in readings],
+                             diagnosis=kind.value if kind is not None else None, passed=kind is None)
 
 
 async def _record_diagnosis(ctx: _Ctx, t: Ticket, kind: FaultKind | None, readings: list[Reading]) -> None:
@@ -499,163 +590,11 @@ async def _record_diagnosis(ctx: _Ctx, t: Ticket, kind: FaultKind | None, readin
     await lab.record_diagnosis(ctx.client, ctx.tenant, t.id, t.customer, kind, at=ctx.clock.now)
 
 
-def _diagnosis_of(events: list) -> FaultKind | None:
-    for e in reversed(events):
-        if e.event == "diagnosis" and e.detail:
-            return diagnosing.kind_of(e.detail.split(":", 1)[0].strip())
-    return None
-
-
-def _steps_of(detail: str) -> tuple[str, ...]:
-    body = detail.split(":", 1)[1] if ":" in detail else detail
-    return tuple(s.strip() for s in body.split(">") if s.strip())
-
-
-# ---------------------------------------------------------------- without it (no line on file, or billing)
-
-
-async def _start(ctx: _Ctx, t: Ticket) -> Ticket | None:
-    if t.issue in NOT_ON_THE_LINE:
-        return await _plan_and_fix(ctx, t)
-    outages = await _outages(ctx, t.customer) if t.issue in OUTAGE_SYMPTOMS else []
-    if outages:
-        return await _wait_on_outage(ctx, t, outages[0])
-    return await _move(ctx, t, TicketStage.CHECKING_LINE, "line test started",
-                       reply=ticket_status(t.id, TicketStage.CHECKING_LINE, ctx.deps.now(), owner=AGENT))
-
-
-async def _check_line(ctx: _Ctx, t: Ticket) -> Ticket | None:
-    if t.issue in OUTAGE_SYMPTOMS:
-        outages = await _outages(ctx, t.customer)
-        if outages:
-            return await _wait_on_outage(ctx, t, outages[0])
-    reading = await _line_test(ctx, t)
-    if reading.own_box_down:
-        return await _dispatch(ctx, t, f"the home box {reading.own_box_down} does not answer the line test")
-    if t.issue in playbooks.TECHNICIAN_FIRST:
-        return await _dispatch(ctx, t, "a red LOS light: no light reaches the home box, the fibre needs a technician")
-    if reading.upstream_down:
-        await _wait_upstream(ctx, t, reading.upstream_down)
-        return None
-    return await _plan_and_fix(ctx, t)
-
-
-async def _plan_and_fix(ctx: _Ctx, t: Ticket) -> Ticket | None:
-    plan = await _choose_plan(ctx, t)
-    if plan is None:
-        return await _dispatch(ctx, t, "no remote fix left to try")
-    await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event="plan",
-                            detail=f"{plan.procedure_id}: " + " > ".join(plan.steps), at=ctx.deps.now())
-    return await _move(ctx, t, TicketStage.FIXING, f"trying the {plan.source} procedure {plan.procedure_id}")
-
-
-async def _fix(ctx: _Ctx, t: Ticket) -> Ticket | None:
-    detail = await tickets.get_ticket(ctx.client, ctx.tenant, t.id)
-    plan = await _plan_of_round(ctx.deps, ctx.tenant, detail)
-    if plan is None:  # a fixing stage without a plan (set by hand): plan now
-        plan = await _choose_plan(ctx, t)
-        if plan is None:
-            return await _dispatch(ctx, t, "no remote fix left to try")
-        await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event="plan",
-                                detail=f"{plan.procedure_id}: " + " > ".join(plan.steps), at=ctx.deps.now())
-    done = len(_steps_done(detail))
-    delay = ctx.deps.settings.step_delay_ms / 1000
-    for step in plan.steps[done:]:
-        if delay:
-            await asyncio.sleep(delay)
-        await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event="fix_step", detail=step,
-                                at=ctx.deps.now())
-    if t.issue not in NOT_ON_THE_LINE:
-        reading = await _line_test(ctx, t)
-        if reading.own_box_down:
-            return await _dispatch(ctx, t, f"the home box {reading.own_box_down} still does not answer")
-        if reading.upstream_down:
-            await _wait_upstream(ctx, t, reading.upstream_down)
-            return None
-    now = ctx.deps.now()
-    fix = await tickets.record_fix(ctx.client, ctx.tenant, t.id, issue_kind=t.issue, steps=list(plan.steps),
-                                   verified=True, agent=AGENT, at=now)
-    words = replies.confirm_fixed_request(
-        t.id, "we went through these steps: " + "; ".join(playbooks.describe(s) for s in plan.steps), now, AGENT)
-    await _move(ctx, t, TicketStage.FIXED, f"{fix.procedure_id} applied; the line test passes", reply=words)
-    return None
-
-
-# ---------------------------------------------------------------- decisions
-
-
-async def _choose_plan(ctx: _Ctx, t: Ticket) -> Plan | None:
-    """The best learnt procedure not yet tried on this ticket; on a first round with none, the
-    default playbook. A ticket reopened twice goes to a technician."""
-    if t.round >= 2:
-        return None
-    tried = {f.procedure_id for f in await desk.tried_fixes(ctx.client, ctx.tenant, t.id)}
-    for p in await tickets.best_procedures(ctx.client, ctx.tenant, t.issue, limit=10):
-        if ctx.lab and all(diagnosing.action(s) is not None for s in p.steps):
-            continue  # a fix for a diagnosed fault, not a playbook for what measures healthy
-        if p.procedure_id not in tried:
-            return Plan(p.procedure_id, tuple(p.steps), "learnt")
-    if t.round == 0 and not tried:
-        steps = playbooks.playbook(t.issue)
-        return Plan(tickets.procedure_id(t.issue, list(steps)), steps, "playbook")
-    return None
-
-
-def _round_events(t: TicketDetail) -> list:
-    start = 0
-    for i, e in enumerate(t.timeline):
-        if e.event in ROUND_STARTS:
-            start = i + 1
-    return t.timeline[start:]
-
-
-def _steps_done(t: TicketDetail) -> list[str]:
-    return [e.detail or "" for e in _round_events(t) if e.event == "fix_step"]
-
-
-async def _plan_of_round(deps: Deps, tenant: str, t: TicketDetail) -> Plan | None:
-    plans = [e for e in _round_events(t) if e.event == "plan" and e.detail]
-    if not plans:
-        return None
-    pid = plans[-1].detail.split(":", 1)[0].strip()
-    try:
-        p = await tickets.get_procedure(deps.client, tenant, pid)
-        if p.steps:
-            return Plan(pid, tuple(p.steps), "learnt")
-    except NotFound:
-        pass
-    steps = playbooks.playbook_by_id(t.issue, pid)
-    return Plan(pid, steps, "playbook") if steps else None
-
-
 async def _outages(ctx: _Ctx, customer: str) -> list[Outage]:
     try:
         return await network.open_outages_for_customer(ctx.client, ctx.tenant, customer)
     except NotFound:
         return []
-
-
-async def _line_test(ctx: _Ctx, t: Ticket) -> LineReading:
-    """The customer's line as the graph has it (node and link statuses), written to the timeline."""
-    try:
-        hops = await network.customer_line(ctx.client, ctx.tenant, t.customer)
-    except NotFound:
-        hops = []
-    own = upstream = None
-    parts = []
-    for i, h in enumerate(hops):
-        parts.append(f"{h.node_id} {h.status}")
-        if h.status != "up":
-            if i == 0 and h.kind is NodeKind.ONT:
-                own = own or h.node_id
-            else:
-                upstream = upstream or h.node_id
-        if h.link_up is False and upstream is None:
-            upstream = f"the {h.link_type.value if h.link_type else 'link'} link above {h.node_id}"
-    summary = " > ".join(parts) if parts else "no line on file for this customer"
-    await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event="line_test", detail=summary,
-                            at=ctx.deps.now())
-    return LineReading(summary, own, upstream)
 
 
 # ---------------------------------------------------------------- actions
@@ -684,42 +623,6 @@ async def _tell(ctx: _Ctx, t: Ticket, reply: replies.Reply, reply_id: str) -> No
     )])
 
 
-async def _wait_on_outage(ctx: _Ctx, t: Ticket, outage: Outage) -> Ticket | None:
-    """A known outage reaches the customer: link the ticket, say so, wait for netops."""
-    await network.link_tickets_to_outage(ctx.client, ctx.tenant, outage.outage_id)
-    if outage.node_kind is NodeKind.ONT:
-        return await _dispatch(ctx, t, f"the home box {outage.node_name} is down (outage {outage.outage_id})")
-    words = replies.outage_notice(outage.outage_id, outage.node_name, outage.opened_at, cause=outage.cause,
-                                  ticket_id=t.id)
-    detail = f"waiting on outage {outage.outage_id} at {outage.node_name}"
-    if t.stage is not TicketStage.CHECKING_LINE:
-        await _move(ctx, t, TicketStage.CHECKING_LINE, detail, reply=words)
-        return None
-    full = await tickets.get_ticket(ctx.client, ctx.tenant, t.id)
-    if any(outage.outage_id in (e.detail or "") for e in _round_events(full)):
-        return None  # already waiting on it
-    await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event="outage_linked", detail=detail,
-                            at=ctx.deps.now())
-    await _tell(ctx, t, words, f"s-{t.id}-{outage.outage_id}")
-    return None
-
-
-async def _wait_upstream(ctx: _Ctx, t: Ticket, where: str) -> None:
-    """The line test shows a fault further up than the home: that is netops' outage to declare;
-    the ticket waits in checking_line and is linked when the outage opens."""
-    full = await tickets.get_ticket(ctx.client, ctx.tenant, t.id)
-    detail = f"{where} is down: a network fault, not the home"
-    if any(e.event == "fault_upstream" and e.detail == detail for e in _round_events(full)):
-        return
-    await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event="fault_upstream", detail=detail,
-                            at=ctx.deps.now())
-    words = replies.Reply(
-        f"Our line test for ticket {t.id} shows a fault in the network ({where}), not in your home. "
-        "There is no need to restart anything; we will tell you here as soon as it is repaired.",
-        [f"ticket {t.id}: line test at {replies.when(ctx.deps.now())} shows {where} down"],
-    )
-    await _tell(ctx, t, words, f"s-{t.id}-upstream-r{t.round}")
-
 
 def _technician(ticket_id: str) -> str:
     i = int(hashlib.blake2b(ticket_id.encode(), digest_size=4).hexdigest(), 16)
@@ -732,13 +635,3 @@ def _visit_slot(now: datetime) -> datetime:
     return datetime(day.year, day.month, day.day, 10, 0, tzinfo=timezone.utc)
 
 
-async def _dispatch(ctx: _Ctx, t: Ticket, reason: str) -> Ticket | None:
-    now = ctx.deps.now()
-    full = await tickets.get_ticket(ctx.client, ctx.tenant, t.id)
-    upcoming = [v for v in full.visits if v.at >= now]
-    visit = upcoming[0] if upcoming else await tickets.schedule_visit(
-        ctx.client, ctx.tenant, t.id, technician=_technician(t.id), at=_visit_slot(now), agent=AGENT)
-    words = replies.technician_dispatched(t.id, visit.visit_id, visit.technician, visit.at,
-                                          visit.at + timedelta(hours=VISIT_HOURS))
-    await _move(ctx, t, TicketStage.TECHNICIAN_DISPATCHED, f"{reason}; visit {visit.visit_id}", reply=words)
-    return None

@@ -138,6 +138,11 @@ class DeskClient(_Api):
         when the desk has never heard of them."""
         return (await self._get(f"/customers/{quote(customer, safe='')}/line"))["line"]
 
+    async def lab_fault(self, customer: str, kind: str | None = None) -> dict:
+        """The fault lab plants a fault on the customer's line (`kind` None: a blind one)."""
+        body = {"customer": customer, **({"kind": kind} if kind else {})}
+        return (await self._post("/lab/faults", body)).json()
+
     async def set_node_status(self, node_id: str, *, up: bool, by: str) -> dict:
         path = f"/network/nodes/{quote(node_id, safe='')}/status"
         return (await self._post(path, {"up": up, "by": by})).json()

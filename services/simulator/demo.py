@@ -10,8 +10,9 @@ every step checked through the public API.
 3. The resolver picks the ticket up, measures the line and, for a red light, books a technician.
 4. The technician fixes it; the line is measured again; she confirms (`POST /tickets/{id}/confirm`).
 5. She moves city (a new conversation): the new city is current, the old one superseded.
-6. A week on, a new conversation about her Wi-Fi: the desk remembers her router, number and city
-   and asks for none of them; a new ticket goes to the resolver.
+6. A week on, a new conversation about her Wi-Fi (the fault lab crowds her Wi-Fi channel first): the
+   desk remembers her router, number and city and asks for none of them; a new ticket goes to the
+   resolver.
 7. The resolver fixes it remotely and re-measures before calling it fixed.
 8. She confirms in the chat; the ticket closes.
 
@@ -43,6 +44,7 @@ from .player import asked_for
 
 CUSTOMER = "Asha Verma"
 FIRST_CITY, NEW_CITY = "Pune", "Mumbai"
+WIFI_FAULT = "wifi_interference"  # what the lab breaks before her Wi-Fi complaint (step 6)
 PHONE, ROUTER = "+91 98220 12345", "TP-Link Archer C6"
 WAIT_S = 30.0  # the chat endpoint's longest wait
 STAGE_TIMEOUT_S = 90.0  # how long a step may take the agents (a guard, not a speed claim)
@@ -242,11 +244,8 @@ class Story:
         self.console.print(f"[bold]{escape(visit['technician'])}[/] visits ({escape(visit['visit_id'])}, booked for "
                            f"{escape(str(visit['at']))}) and re-splices the fibre at the box.")
         line = await self.desk.line(self.id)
-        if line:
-            self.console.print("line test: " + " > ".join(f"{h['node_id']} {h['status']}" for h in line))
-        else:
-            self.console.print("line test: [dim]no line on file for her (this tenant's network is not seeded), "
-                               "so there is nothing down on it[/]")
+        c(bool(line), "she is on a line (placed from her first message)", "no line on file")
+        self.console.print("line test: " + " > ".join(f"{h['node_id']} {h['status']}" for h in line))
         down = [h["node_id"] for h in line if h["status"] != "up" or h.get("link_up") is False]
         c(not down, "the re-measured line shows nothing down", f"down: {down}")
         await self.desk.confirm(first, fixed=True)
@@ -273,6 +272,9 @@ class Story:
         self.facts_table(history, f"lives_in history of {CUSTOMER}")
 
         self.step(6, "A new session remembers without asking again")
+        # her line is real (placed from her first message): the lab crowds her Wi-Fi channel, so
+        # there is something for the resolver to measure, fix and measure again
+        await self.desk.lab_fault(self.id, WIFI_FAULT)
         r = await self.say("wifi")
         c(r.session not in (s1,), "a new session")
         self.no_question_about(r, ["phone", "has_router", "lives_in", "name"])

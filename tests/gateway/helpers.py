@@ -29,8 +29,10 @@ def client_for(app) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://relay")
 
 
-async def create_tenant(client: httpx.AsyncClient, tenant: str) -> dict[str, str]:
-    r = await client.post("/v1/tenants", json={"tenant": tenant}, headers=ADMIN)
+async def create_tenant(client: httpx.AsyncClient, tenant: str, *, world: bool = False) -> dict[str, str]:
+    """A tenant's key headers. Empty by default (`world: false`): most tests need no network, and
+    seeding one per test would slow the suite; the API's own default is the seeded world."""
+    r = await client.post("/v1/tenants", json={"tenant": tenant, "world": world}, headers=ADMIN)
     assert r.status_code == 201, r.text
     return bearer(r.json()["api_key"])
 

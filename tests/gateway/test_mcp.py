@@ -69,8 +69,9 @@ def gateway(falkordb_server, tmp_path_factory):
 
 
 def new_tenant(base: str, name: str) -> str:
-    r = httpx.post(f"{base}/v1/tenants", json={"tenant": name}, headers={"Authorization": f"Bearer {ADMIN_KEY}"},
-                   timeout=10)
+    # an empty tenant: these tests are about keys and tools, and a seeded world would name its cities
+    r = httpx.post(f"{base}/v1/tenants", json={"tenant": name, "world": False},
+                   headers={"Authorization": f"Bearer {ADMIN_KEY}"}, timeout=10)
     assert r.status_code == 201, r.text
     return r.json()["api_key"]
 

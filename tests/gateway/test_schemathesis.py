@@ -47,7 +47,7 @@ expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "41
 def tenant_key(running_gateway) -> tuple[str, str]:
     tenant = f"st-{uuid.uuid4().hex[:10]}"
     r = httpx.post(f"{running_gateway.url}/v1/tenants", json={"tenant": tenant},
-                   headers={"Authorization": f"Bearer {running_gateway.admin_key}"}, timeout=10)
+                   headers={"Authorization": f"Bearer {running_gateway.admin_key}"}, timeout=120)
     assert r.status_code == 201, r.text
     return tenant, r.json()["api_key"]
 

@@ -4,6 +4,7 @@ import hashlib
 
 import pytest
 
+from relay_graph import desks
 from services.gateway.auth import KEY_INDEX, TENANTS_KEY
 
 from .helpers import ADMIN, assert_error, bearer, client_for, create_tenant, make_app
@@ -22,8 +23,50 @@ async def test_create_tenant_returns_a_key_that_works(client, tenant):
     assert r.json() == {"facts": [], "matched": None, "ambiguous": None}
 
 
+async def test_a_new_tenant_has_its_regions_world_unless_it_asks_for_none(client, tenant):
+    body = (await client.post("/v1/tenants", json={"tenant": tenant}, headers=ADMIN)).json()
+    made = body["world"]
+    assert made["region"] == "india" and made["catalogue_seeded"] is True and made["nodes_created"] > 0
+    auth = bearer(body["api_key"])
+    # the same region again through POST /world writes nothing new; another seed is refused
+    again = (await client.post(f"/v1/tenants/{tenant}/world", json={"region": "india"}, headers=auth)).json()
+    assert again["nodes_created"] == 0 and again["catalogue_seeded"] is False and again["nodes"] == made["nodes"]
+    assert_error(await client.post(f"/v1/tenants/{tenant}/world", json={"region": "india", "seed": 5},
+                                   headers=auth), 409, "world_seeded")
+
+    eu = tenant + "-eu"
+    body = (await client.post("/v1/tenants", json={"tenant": eu, "region": "europe"}, headers=ADMIN)).json()
+    assert body["world"]["region"] == "europe" and body["world"]["nodes_created"] > 0
+
+    empty = tenant + "-e"
+    body = (await client.post("/v1/tenants", json={"tenant": empty, "world": False}, headers=ADMIN)).json()
+    assert body["world"] is None
+    first = (await client.post(f"/v1/tenants/{empty}/world", json={"region": "india"},
+                               headers=bearer(body["api_key"]))).json()
+    assert first["catalogue_seeded"] is True and first["nodes_created"] > 0  # nothing was there
+
+
+async def test_an_operators_desks_are_one_per_region(client, tenant, graph_client):
+    op = "op-" + tenant
+    r = await client.post("/v1/tenants", json={"tenant": tenant, "world": False, "operator": op}, headers=ADMIN)
+    assert r.status_code == 201, r.text
+    eu = tenant + "-eu"
+    r = await client.post("/v1/tenants", json={"tenant": eu, "world": False, "region": "europe", "operator": op},
+                          headers=ADMIN)
+    assert r.status_code == 201, r.text
+    assert await desks.desk_for(graph_client, tenant, "europe") == eu
+    assert await desks.desk_for(graph_client, eu, "india") == tenant
+    # a second India desk for the operator is refused before anything is made
+    other = tenant + "-in2"
+    assert_error(await client.post("/v1/tenants", json={"tenant": other, "world": False, "operator": op},
+                                   headers=ADMIN), 409, "desk_taken")
+    assert not await graph_client.redis.hexists(TENANTS_KEY, other)
+    assert_error(await client.post("/v1/tenants", json={"tenant": other, "operator": "Bad Op"}, headers=ADMIN),
+                 422, "validation_error")
+
+
 async def test_only_a_hash_of_the_key_is_stored(client, tenant, graph_client):
-    r = await client.post("/v1/tenants", json={"tenant": tenant}, headers=ADMIN)
+    r = await client.post("/v1/tenants", json={"tenant": tenant, "world": False}, headers=ADMIN)
     key = r.json()["api_key"]
     digest = hashlib.sha256(key.encode()).hexdigest()
     assert await graph_client.redis.hget(TENANTS_KEY, tenant) == digest
@@ -51,6 +94,9 @@ async def test_tenant_body_is_checked(client):
     assert_error(await client.post("/v1/tenants", json={}, headers=ADMIN), 422, "validation_error")
     assert_error(await client.post("/v1/tenants", json={"tenant": "ok-name", "plan": "gold"}, headers=ADMIN),
                  422, "validation_error")
+    for bad in ({"world": "no"}, {"world": 0}, {"region": "atlantis"}):
+        assert_error(await client.post("/v1/tenants", json={"tenant": "ok-name", **bad}, headers=ADMIN),
+                     422, "validation_error")
 
 
 @pytest.mark.parametrize("headers", [{}, bearer("not-the-admin-key"), {"Authorization": ADMIN["Authorization"][7:]},

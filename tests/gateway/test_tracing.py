@@ -22,7 +22,7 @@ import pytest
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 
-from relay_graph import desk, tickets
+from relay_graph import desk, lab, network, tickets
 from relay_graph.agents import bind
 from relay_graph.embedded import free_port
 from relay_graph.streams import StreamApp, StreamSettings, stream_for
@@ -104,6 +104,9 @@ async def test_one_trace_from_the_chat_request_through_intake_to_the_resolver(
     span_exporter.clear()
     try:
         await asyncio.wait_for(asyncio.gather(intake.ready.wait(), resolver.ready.wait()), GUARD_S)
+        # the customer on a line with a frozen box: the resolver measures, acts, measures again
+        await network.build_sample_network(graph_client, tenant, city="pune", customers=["Trace Customer"])
+        await lab.inject(graph_client, tenant, kind=lab.FaultKind.ROUTER_FROZEN, customer="Trace Customer")
         r = await client.post(f"/v1/tenants/{tenant}/chat", params={"wait": 30}, headers=auth,
                               json={"customer": "Trace Customer", "text": "my router is frozen"})
         assert r.status_code == 200, r.text  # intake answered through the streams

@@ -36,6 +36,15 @@ async def build(client, tenant):
     await lab_network.build(client, tenant, flat_length_m=1000)
 
 
+
+@pytest.fixture(autouse=True)
+async def no_unproven_fix(graph_client, tenant):
+    """The desk's invariant after every test here: no ticket reached `fixed` without a passing
+    reading taken after the last action."""
+    yield
+    assert await tickets.unproven_fixes(graph_client, tenant) == {}
+
+
 @pytest.fixture
 async def intake(agent_deps):
     return await agent_deps("intake")
@@ -103,6 +112,16 @@ async def test_each_fault_kind_is_diagnosed_and_its_fix_proven_through_the_handl
     assert "account=" in billing and "lab time" in billing  # the reading's values
     assert fix_steps(done) == [lab.FIX_FOR[kind].value]
     assert all(e.agent == "resolver" for e in done.timeline[first - len(tests):])
+    # the resolver's working state is typed data on the ticket: the plan, the step reached, every
+    # check and action on the lab's clock, and the proof the move to `fixed` rests on
+    state = await tickets.get_work(graph_client, tenant, t.id)
+    assert (state.diagnosis, state.plans, state.step) == (kind.value, [[lab.FIX_FOR[kind].value]], 1)
+    assert [c.passed for c in state.checks] == [False, True] and [a.action for a in state.actions][-1:] == [
+        lab.FIX_FOR[kind].value]
+    (proof,) = state.proofs
+    assert proof.check == state.checks[-1] and proof.check.at >= proof.last_action_at == state.actions[-1].at
+    last_line_test = [e.detail for e in done.timeline if e.event == "line_test"][-1]
+    assert len(proof.check.readings) == len(tests) and any(r in last_line_test for r in proof.check.readings)
 
     # the verified fix is a procedure for the customer's kind of problem
     (proc,) = await tickets.best_procedures(graph_client, tenant, t.issue)

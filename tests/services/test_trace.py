@@ -10,7 +10,7 @@ import uuid
 import pytest
 from opentelemetry import trace
 
-from relay_graph import desk, tickets
+from relay_graph import desk, lab, network, tickets
 from relay_graph.agents import make_app
 from relay_graph.streams import Publisher
 from relay_graph.ticket_models import TicketStage
@@ -49,6 +49,9 @@ async def test_one_trace_runs_from_the_request_through_intake_to_the_resolver(
     try:
         await eventually(lambda: all(c.ready.is_set() for c in consumers), what="consumers ready")
         gateway = Gateway(memory, Publisher(stream_redis), tenant)
+        # the customer on a line with a frozen box: the resolver measures, acts, measures again
+        await network.build_sample_network(graph_client, tenant, city="pune", customers=["Trace Customer"])
+        await lab.inject(graph_client, tenant, kind=lab.FaultKind.ROUTER_FROZEN, customer="Trace Customer")
         with trace.get_tracer("test").start_as_current_span("POST /v1/tenants/{t}/chat") as request:
             turn = await gateway.say("Trace Customer", "my router is frozen", session="trace-1")
         tid = desk.ticket_id_for(turn.episode_id)

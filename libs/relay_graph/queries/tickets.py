@@ -302,3 +302,47 @@ CUSTOMER_OF_SESSION = Query(
     "RETURN c.name AS customer ORDER BY c.uid LIMIT 1",
     read_only=True,
 )
+
+# The resolver's working state (relay_graph.ticket_work.Work as JSON): read and written whole by
+# the ticket's holder; `work_fixed` counts the proofs, so the invariant finds tickets cheaply.
+TICKET_WORK = Query(
+    "ticket_work",
+    "MATCH (t:Ticket {ticket_id: $id}) RETURN t.work AS work",
+    read_only=True,
+)
+
+SET_TICKET_WORK = Query(
+    "set_ticket_work",
+    "MATCH (t:Ticket {ticket_id: $id}) SET t.work = $work RETURN t.ticket_id AS id",
+)
+
+# An escalation is graph state: an Escalation node per ticket and round, the ticket's priority raised.
+ESCALATE = Query(
+    "escalate_ticket",
+    "MATCH (t:Ticket {ticket_id: $id}) "
+    "MERGE (e:Escalation {escalation_id: $eid}) "
+    "ON CREATE SET e.ticket_id = t.ticket_id, e.round = t.round, e.reason = $reason, e.to = $to, "
+    "e.agent = $agent, e.at_ms = $now "
+    "MERGE (t)-[:ESCALATED]->(e) "
+    "SET t.priority = $priority "
+    "RETURN e.escalation_id AS escalation_id, e.ticket_id AS ticket_id, e.round AS round, e.reason AS reason, "
+    "e.to AS to, e.agent AS agent, e.at_ms AS at_ms, t.priority AS priority",
+)
+
+ESCALATIONS = Query(
+    "ticket_escalations",
+    "MATCH (t:Ticket {ticket_id: $id})-[:ESCALATED]->(e:Escalation) "
+    "RETURN e.escalation_id AS escalation_id, e.ticket_id AS ticket_id, e.round AS round, e.reason AS reason, "
+    "e.to AS to, e.agent AS agent, e.at_ms AS at_ms, t.priority AS priority ORDER BY e.at_ms",
+    read_only=True,
+)
+
+# Every ticket with the rounds in which it moved to `fixed` and its working state (the invariant).
+FIXED_TICKETS = Query(
+    "fixed_tickets",
+    "MATCH (t:Ticket)-[:HAS_EVENT]->(ev:TicketEvent {event: 'fixed'}) "
+    "WITH t, collect(ev.seq) AS fixed_seqs "
+    "OPTIONAL MATCH (t)-[:HAS_EVENT]->(r:TicketEvent) WHERE r.event IN ['reopened', 'confirmed_not_fixed'] "
+    "RETURN t.ticket_id AS id, fixed_seqs, collect(r.seq) AS round_seqs, t.work AS work",
+    read_only=True,
+)

@@ -1,19 +1,24 @@
 """Judge mode: one click plays the demo story in the page, through the real agents, on a throwaway
 tenant of its own, deleted an hour later (RELAY_JUDGE_TENANT_TTL_S; judge_tenants.py). This route makes that tenant (open site, the India catalogue and network seeded,
 the story's customer with a session cookie in this browser) and hands the page the words she says;
-the page plays the steps through the customer's own `/me` routes. Her home is not connected, as in
-`relay demo`: the story is the one demo.py checks, whose Wi-Fi fault the resolver fixes remotely."""
+the page plays the steps through the customer's own `/me` routes. Her home is connected from her
+first message, as in `relay demo`: the story is the one demo.py checks, whose Wi-Fi fault the
+resolver measures, fixes remotely and measures again. The page holds no key to plant that fault, so
+this route does it, as the lab would, once her first ticket is closed (`_wifi_fault_after_first`)."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import secrets
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from relay_graph import customers, world
-from services.simulator.demo import SAYS
+from relay_graph import customers, lab, tickets, world
+from relay_graph.ticket_models import TicketStage
+from services.simulator.demo import SAYS, WIFI_FAULT
 
 from .. import judge_tenants
 from ..customer_sessions import CustomerSessions
@@ -24,6 +29,9 @@ from .me import with_cookie
 router = APIRouter(prefix="/v1/site", tags=["customer site"])
 
 REGION = "india"
+WIFI_WAIT_S = 900.0  # the story takes one to two minutes; a page closed half-way leaves this task
+_running: set[asyncio.Task] = set()  # the background tasks, held so they are not collected
+log = logging.getLogger("services.gateway")
 
 
 class JudgeStory(BaseModel):
@@ -51,5 +59,25 @@ async def start_judge(request: Request, services: ServicesDep) -> JSONResponse:
     await world.seed_world(memory.client, tenant, REGION)
     customer = await customers.create(memory.client, tenant, agent="gateway")
     token, session = await store.create(tenant, customer)
+    task = asyncio.create_task(_wifi_fault_after_first(memory.client, tenant, session.customer))
+    _running.add(task)
+    task.add_done_callback(_running.discard)
     story = JudgeStory(tenant=tenant, customer=session.customer, says=SAYS)
     return with_cookie(respond(story, 201), request, token, tenant)
+
+
+async def _wifi_fault_after_first(client, tenant: str, customer: str) -> None:
+    """Once the story's first ticket is closed (she confirmed the technician's fix), the lab crowds
+    her Wi-Fi channel: the fault her Wi-Fi complaint of step 6 is about."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WIFI_WAIT_S
+    try:
+        while loop.time() < deadline:
+            await asyncio.sleep(0.5)
+            if any(t.stage is TicketStage.CLOSED for t in await tickets.list_tickets(client, tenant, customer)):
+                await lab.inject(client, tenant, kind=WIFI_FAULT, customer=customer)
+                return
+    except asyncio.CancelledError:
+        raise
+    except Exception:  # a demo aid: its failure shows as the story's step 7, never as a gateway error
+        log.exception("judge mode: could not plant the Wi-Fi fault in %s", tenant)

@@ -7,22 +7,39 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse, Response
 
+from relay_graph import desks, world
+from relay_graph.errors import AlreadyExists
 from relay_graph.tenancy import validate_tenant
 
 from ..auth import AGENT_ID_PATTERN
-from ..deps import AdminDep, AdminOfTenantDep, IdentityDep, KeysDep, ServicesDep, respond
+from ..deps import AdminDep, AdminOfTenantDep, IdentityDep, KeysDep, MemoryDep, ServicesDep, respond
 from ..errors import Forbidden, responses
 from ..schemas import AgentBody, AgentCreated, AgentList, LimitsBody, LimitsView, TenantBody, TenantCreated, TenantLimits
 
 router = APIRouter(prefix="/v1/tenants", tags=["tenants"])
 
 
-@router.post("", status_code=201, response_model=TenantCreated, responses=responses(401, 403, 409, 413, 422, 429),
-             summary="Create a tenant and its API key (admin key)")
-async def create_tenant(body: TenantBody, _: AdminDep, keys: KeysDep) -> JSONResponse:
+@router.post("", status_code=201, response_model=TenantCreated, responses=responses(401, 403, 409, 413, 422, 429, 503),
+             summary="Create a tenant with its region's world, and its API key (admin key)",
+             description="Creates the tenant, its key (shown once) and, unless `world` is false, its region's "
+             "world: the catalogue (plans priced per country, FAQs, playbooks, served cities and areas) and the "
+             "access network over them, as `POST /v1/tenants/{t}/world` would seed it (the answer's `world`). "
+             "`world: false` makes an empty tenant. With `operator`, the tenant is that operator's desk for `region`: "
+             "a customer whose address another of its desks serves is moved there by the desk (409 `desk_taken` "
+             "when the operator has a desk for that region already).")
+async def create_tenant(body: TenantBody, _: AdminDep, keys: KeysDep, memory: MemoryDep) -> JSONResponse:
+    """The tenant with its region's world (catalogue, prices, network) from the first message, unless
+    the caller asks for an empty one; seeding is idempotent, so a later `POST /world` of the same
+    region writes nothing new."""
     tenant = validate_tenant(body.tenant)
+    if body.operator and (held := await desks.region_desk(memory.client, body.operator, body.region)):
+        raise AlreadyExists(f"operator {body.operator!r} has a {body.region} desk already ({held!r})",
+                            code="desk_taken")
     api_key = await keys.create(tenant)
-    return respond(TenantCreated(tenant=tenant, api_key=api_key), 201)
+    summary = await world.seed_world(memory.client, tenant, body.region) if body.world else None
+    if body.operator:
+        await desks.register_desk(memory.client, tenant, body.operator, body.region)
+    return respond(TenantCreated(tenant=tenant, api_key=api_key, world=summary), 201)
 
 
 @router.post("/{t}/agents", status_code=201, response_model=AgentCreated,

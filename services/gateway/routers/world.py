@@ -1,6 +1,7 @@
 """The provider's world in a tenant: seeding a region (catalogue and access network) and connecting
-customers' homes to it. Tenant creation stays fast; a tenant's world is seeded on its first
-`POST /world` (and again harmlessly; another seed is refused, never regenerated)."""
+customers' homes to it. A tenant is created with its region's world (POST /v1/tenants, unless it
+asks for an empty one); `POST /world` seeds it (again harmlessly; another seed is refused, never
+regenerated) and connects customers."""
 
 from __future__ import annotations
 

@@ -40,6 +40,8 @@ async def test_quick_run_answers_every_question_and_writes_the_report(tmp_path):
     assert sorted(ids) == sorted(story.customers) and len(set(ids.values())) == len(ids)
     assert all(re.fullmatch(r"c-[0-9a-f]{16}", cid) for cid in ids.values())
     assert load["ids"] == {"customers": len(ids), "found_by_name": len(ids), "wrong": []}
+    # the storyline's tickets: none reached `fixed` without a passing reading after its last action
+    assert load["tickets"]["total"] > 0 and load["tickets"]["unproven_fixes"] == {}, load["tickets"]
     for q in saved["questions"]:  # both systems were asked by id; a stranger has none
         assert q["customer_id"] == ids.get(q["customer"])
     assert any(q["customer_id"] is None for q in saved["questions"])

@@ -25,6 +25,7 @@ import pytest
 import redis
 
 from relay_graph import network
+from relay_graph import tickets as tickets_module
 from relay_graph.embedded import free_port
 from services.simulator import demo
 from services.simulator.client import DeskClient
@@ -156,7 +157,8 @@ def test_the_demo_story_fails_loudly_when_the_desk_cannot_be_reached(capsys):
     assert "failed" in capsys.readouterr().out
 
 
-def test_a_bounded_run_plays_its_storylines_and_the_desk_remembers_where_they_live(stack, tmp_path):
+async def test_a_bounded_run_plays_its_storylines_and_the_desk_remembers_where_they_live(stack, tmp_path,
+                                                                                          graph_client):
     tenant = "sim-" + uuid.uuid4().hex[:10]
     keys = tmp_path / "keys.json"
     seed, customers, days = 5, 4, 2
@@ -190,6 +192,8 @@ def test_a_bounded_run_plays_its_storylines_and_the_desk_remembers_where_they_li
         now = [e.profile.city for e in events if e.customer == p.id][-1]
         facts = stack.get(tenant, key, "/facts", subject=p.id, predicate="lives_in")["facts"]
         assert [f["object"] for f in facts] == [now], f"{p.name}: {facts}\n{log}"
+    # no ticket of the run reached `fixed` without a passing reading taken after the last action
+    assert await tickets_module.unproven_fixes(graph_client, tenant) == {}
 
 
 def test_the_running_simulator_beats_and_stops_cleanly_on_sigterm(stack):
@@ -248,3 +252,4 @@ async def test_a_fault_planted_on_a_line_is_what_the_resolver_measures(stack, gr
         await faults.repair(fault)
         assert (await desk.line("Asha Verma"))[0]["status"] == "up"
         assert all(h["status"] == "up" for h in await desk.line("Ravi Nair"))
+    assert await tickets_module.unproven_fixes(graph_client, tenant) == {}

@@ -1,0 +1,160 @@
+"""Placing a customer's home from what they say in chat: the first address a customer gives puts
+them on a line, so the resolver has something to measure.
+
+When a customer with no line on file yet says where they live (a `lives_in` fact of the turn, or
+a served city or area of the tenant's own list named anywhere in it: "I'm Meera from Chennai", then
+filed as `lives_in` with the turn as its source), the turn's own words are placed (catalogue.place: the tenant's own cities and areas,
+then the offline gazetteer, then the geocoder only when one is configured) and:
+
+- served by this desk: the home is connected to a street cabinet of the nearest served area's
+  exchange (world.connect_home; the `lives_in` fact that triggered it has the turn as its source),
+  and every ticket of the customer that waits for an address
+  (ticket_work NEEDS_ADDRESS, handed to intake by the resolver) goes back to the resolver;
+- no line there, or a place we do not know: the customer hears so honestly, nothing is connected;
+- served by another regional desk of the same operator (relay_graph.desks): the case moves there
+  by itself with its history (case_move.move_case), the home is connected on that desk's network and
+  its open tickets go to that desk's resolver; with no such desk the customer hears which desk
+  serves the city. Here the resolver leaves the moved customer's tickets alone.
+
+A separate module so that intake's reply composition stays its own: answer_turn calls `place_home`
+once and adds the words it returns."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from relay_graph import case_move, catalogue, desks, network, ticket_work, tickets, world
+from relay_graph.agents import Deps
+from relay_graph.catalogue.models import PlacementSource, PlacementStatus
+from relay_graph.catalogue.regions import region_spec
+from relay_graph.errors import NotFound, RelayError
+from relay_graph.extraction import replies
+from relay_graph.desk import EpisodeView
+from relay_graph.models import FactInput, FactView
+from relay_graph.streams import TicketChanged
+
+log = logging.getLogger("services.intake")
+
+AGENT = "intake"
+
+
+@dataclass
+class Placed:
+    status: str  # "connected", "moved", "no_line", "unknown", "elsewhere", "ambiguous"
+    city: str | None = None
+    area: str | None = None
+    node_id: str | None = None
+    tickets_back: list[str] = field(default_factory=list)
+    moved_to: str | None = None  # the tenant of the desk the case moved to
+    words: list[replies.Reply] = field(default_factory=list)
+
+
+async def has_line(deps: Deps, tenant: str, customer: str) -> bool:
+    try:
+        return bool(await network.customer_line(deps.client, tenant, customer))
+    except NotFound:
+        return False
+
+
+async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView | None, text: str,
+                     learnt: list[FactView]) -> Placed | None:
+    """See the module doc. None when the turn names no new home or the customer has a line."""
+    said_home = any(f.predicate == "lives_in" for f in learnt)
+    text = " ".join(text.split())[:500]  # one line: an address is not a paragraph
+    if not text:
+        return None
+    if await has_line(deps, tenant, customer):
+        return None  # the first address places; a move is another story (case_move)
+    region = await _desk_region(deps, tenant)
+    if region is None:
+        return None  # no world seeded here: nothing to connect to
+    placement = await catalogue.place(deps.client, tenant, text, region=region)
+    if not said_home:
+        # no `lives_in` in the words ("I'm Meera from Chennai"): only a city or area of our own list
+        # counts, never a gazetteer guess at an ordinary word; then it is filed, with the turn as source
+        if placement.status is not PlacementStatus.SERVED or placement.source is not PlacementSource.OWN_LIST:
+            return None
+        if placement.region not in (None, region) or turn is None:
+            return None
+        await deps.memory.write_facts(tenant, [FactInput(subject=customer, predicate="lives_in",
+                                                         object=placement.city, agent=AGENT, valid_from=turn.at,
+                                                         source=turn.episode_id)])
+    if placement.status is PlacementStatus.SERVED and placement.region not in (None, region):
+        return await _move(deps, tenant, customer, text, placement)
+    if placement.status is PlacementStatus.NO_LINE:
+        near = f" The nearest city we serve is {placement.nearest_city}." if placement.nearest_city else ""
+        where = placement.place or "that address"
+        return Placed("no_line", words=[replies.Reply(
+            f"I'm sorry: we have no line in {where}, so I cannot connect or test a line there.{near}",
+            [f"placement: {where} is outside the area we serve"])])
+    if placement.status is not PlacementStatus.SERVED or not placement.city:
+        return Placed(placement.status.value)
+    try:
+        home = await world.connect_home(deps.client, tenant, customer, text, region=region)
+    except RelayError as exc:  # no network in that city yet, or the text no longer places the same way
+        log.info("customer %s not connected: %s", customer, exc)
+        return Placed("unknown", city=placement.city)
+    back = await _tickets_back(deps, tenant, customer)
+    where = f"{home.area}, {home.city}" if home.area else home.city
+    return Placed("connected", city=home.city, area=home.area, node_id=home.node_id, tickets_back=back,
+                  words=[replies.Reply(f"Thanks: I found your line in {where}.",
+                                       [f"network: home box {home.node_id} on cabinet {home.cabinet} ({where})"])])
+
+
+async def _move(deps: Deps, tenant: str, customer: str, text: str, placement) -> Placed:
+    """A city another regional desk of this operator serves: the case moves there by itself, with its
+    history (case_move), the home is connected on that desk's network, and its open tickets go to
+    that desk's resolver; the customer repeats nothing. No such desk: said honestly."""
+    spec = region_spec(placement.region)
+    target = await desks.desk_for(deps.client, tenant, spec.code)
+    if target is None:
+        return Placed("elsewhere", city=placement.city, words=[replies.Reply(
+            f"{placement.city} is served by our {spec.desk}, not by this desk, so I cannot connect or test a line "
+            "there from here.", [f"placement: {placement.city} is in the {spec.code} region"])])
+    moved = await case_move.move_case(deps.client, tenant, target, customer, by=AGENT)
+    try:
+        home = await world.connect_home(deps.client, target, customer, text, region=spec.code)
+    except RelayError as exc:
+        log.info("customer %s moved to %s but not connected: %s", customer, target, exc)
+        home = None
+    back = []
+    for s in await tickets.open_tickets_for(deps.client, target, customer):
+        # the copy keeps its handoff to the resolver (a repeat writes nothing): announce it there anyway,
+        # since that desk's resolver has never heard of it
+        t = await tickets.hand_off(deps.client, target, s.id, from_agent=AGENT, to_role="resolver",
+                                   detail=f"moved from the {region_spec(moved.from_region).desk}")
+        await deps.publisher.publish(TicketChanged(tenant=target, id=t.id, version=t.version,
+                                                   change="handed_off", actor=AGENT))
+        back.append(t.id)
+    said = f" and ticket {', '.join(back)}" if back else ""
+    return Placed("moved", city=placement.city, node_id=home.node_id if home else None, tickets_back=back,
+                  moved_to=target, words=[replies.Reply(
+                      f"{placement.city} is served by our {spec.desk}: I have moved your case there, with "
+                      f"everything you have told us{said}, so you will not need to repeat anything.",
+                      [f"case move {moved.move_id}: to the {spec.code} desk"])])
+
+
+async def _desk_region(deps: Deps, tenant: str) -> str | None:
+    seeded = sorted(await catalogue.seeded_regions(deps.client, tenant))
+    return seeded[0] if len(seeded) == 1 else None
+
+
+async def _tickets_back(deps: Deps, tenant: str, customer: str) -> list[str]:
+    """Tickets the resolver handed to intake for want of an address: back to the resolver."""
+    back = []
+    for s in await tickets.open_tickets_for(deps.client, tenant, customer):
+        work = await tickets.get_work(deps.client, tenant, s.id)
+        if work.needs != ticket_work.NEEDS_ADDRESS or s.owner is not None:
+            continue
+        await tickets.set_work(deps.client, tenant, s.id, work.model_copy(update={"needs": None}))
+        t = await tickets.hand_off(deps.client, tenant, s.id, from_agent=AGENT, to_role="resolver",
+                                   detail="the address is placed: the line can be measured now")
+        if t.changed:
+            await deps.publisher.publish(TicketChanged(tenant=tenant, id=t.id, version=t.version,
+                                                       change="handed_off", actor=AGENT))
+            back.append(t.id)
+    return back
+
+
+__all__ = ["Placed", "has_line", "place_home"]

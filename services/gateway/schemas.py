@@ -262,6 +262,9 @@ class ChatAccepted(BaseModel):
 class ChatReplyView(BaseModel):
     text: str
     how_i_know: list[str] = Field(description="the graph rows (fact, ticket, outage ids ...) the reply rests on")
+    answers: list[str] = Field(default=[], description="what kinds of answer the reply is made of, in order "
+                               "(`ticket_opened`, `plans`, `recommendation`, `tip`, `off_topic`, ...; `ask:<detail>` "
+                               "for a question put to the customer)")
 
 
 class ChatTicketView(BaseModel):

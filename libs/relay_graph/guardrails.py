@@ -231,7 +231,7 @@ _DATA_ASK = re.compile(
 )
 
 _ABUSE = [
-    re.compile(r"\byou(?:'re|\s+are|r|\s+r|re)?\s+(?:such\s+an?\s+|an?\s+|a\s+complete\s+|a\s+total\s+|so\s+|really\s+"
+    re.compile(r"\byou(?:\s+guys|\s+people|\s+lot|\s+all)?(?:'re|\s+are|r|\s+r|re)?\s+(?:such\s+an?\s+|an?\s+|a\s+complete\s+|a\s+total\s+|so\s+|really\s+"
                r"|totally\s+|fucking\s+|bloody\s+|f\*+ing\s+|absolutely\s+|just\s+)*(?:idiot|idiots|stupid|moron|morons|dumb"
                r"|useless|worthless|pathetic|incompetent|brainless|clown|clowns|loser|losers|imbecile|retard\w*|garbage"
                r"|trash|crap|rubbish|liars?|scammers?|thie(?:f|ves)|fool|fools|bastard|bastards|bitch|asshole|assholes"

@@ -42,7 +42,7 @@ __all__ = [
     # the desk and the network
     "AffectedResult", "AffectedView", "ChatAccepted", "ChatAnswered", "ChatBody", "ChatReplyView", "ChatTicketView",
     "ConfirmBody", "ConfirmResult", "LineHop", "LineResult", "NodeStatusBody", "NodeStatusResult", "TicketListItem",
-    "TicketView", "TicketsResult",
+    "PromiseItem", "TicketView", "TicketsResult",
 ]
 
 _SPACE_OFFSET = re.compile(r"(T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}(?::?\d{2})?)$")
@@ -318,6 +318,16 @@ class VisitView(BaseModel):
     status: str
 
 
+class PromiseItem(BaseModel):
+    promise_id: str
+    text: str = Field(examples=["A technician will call you"])
+    due_at: datetime
+    made_at: datetime
+    made_by: str
+    status: str = Field(examples=["open"])
+    source: str | None = Field(default=None, description="the customer turn it answered")
+
+
 class TicketView(BaseModel):
     """A ticket as the API shows it: its state, timeline and handoffs (the engine's bookkeeping,
     such as which replica holds it, stays inside)."""
@@ -338,6 +348,8 @@ class TicketView(BaseModel):
     handoffs: list[HandoffView] = []
     visits: list[VisitView] = []
     fixed_by: list[str] = []
+    promises: list[PromiseItem] = Field(default=[], description="what the desk promised on this ticket, with "
+                                        "when it is due (kept as Promise memories)")
 
 
 class ConfirmBody(Strict):

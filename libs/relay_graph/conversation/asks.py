@@ -75,7 +75,7 @@ _PLANS = re.compile(
     r"\b(?:(?:which|what|your|the|any|all|available|internet|broadband|fib(?:re|er))\s+(?:\w+\s+)?(?:plans|packages|tariffs)"
     r"|plans?\s+(?:do|does|can)\s+you|(?:do|does)\s+you\s+(?:have|offer|sell)\s+(?:any\s+)?(?:plans|packages)"
     r"|price\s*list|pricing|prices?|how\s+much\s+(?:is|are|does|do|for)\b(?!\s+(?:my|the)\s+(?:bill|invoice))"
-    r"|what\s+do\s+(?:they|the\s+plans|your\s+plans|plans)\s+cost|cost\s+(?:of|per)\s+(?:the\s+)?plans?"
+    r"|what\s+(?:do|does)\s+(?:it|they|the\s+plans|your\s+plans|plans)\s+cost|cost\s+(?:of|per)\s+(?:the\s+)?plans?"
     r"|what\s+(?:does|do)\s+(?:\w+\s+)?\d{2,4}\s+cost|(?:tariff|plans?)\s+(?:and|&)\s+(?:prices?|costs?))\b", _I)
 _ADDONS = re.compile(r"\b(?:add-?ons?|extras|static\s+ip|mesh(?:\s+wi-?fi)?|tv\s+bundle|home\s+phone\s+(?:line|add-?on)"
                      r"|priority\s+support)\b", _I)

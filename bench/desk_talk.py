@@ -33,6 +33,7 @@ from rich.table import Table
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "desk_talk.json"
+LAST_ROUND = REPO / "bench" / "results" / "desk.json"  # bench.desk's last committed run: its chat p95
 WAIT_S = 10
 REGIONS = {"india": "₹", "europe": "£", "north-america": "US$"}
 MAX_CITIES = 4  # a small world per tenant: the table needs its catalogue and a few cities
@@ -333,7 +334,7 @@ async def run(*, out: Path | None = RESULTS, console: Console | None = None) -> 
                 moves = await play(http, tenants, MOVES)
         finally:
             stack.stop()
-    data = {"summary": summary(played), "moves": summary(moves),
+    data = {"summary": summary(played), "moves": summary(moves), "last_round": last_round(),
             "machine": {"cpus": os.cpu_count(), "load_avg_before": before, "load_avg_after": load_avg()},
             "llm": False, "turns": [asdict(p) for p in played]}
     if out is not None:
@@ -343,10 +344,22 @@ async def run(*, out: Path | None = RESULTS, console: Console | None = None) -> 
     return data
 
 
+def last_round(path: Path = LAST_ROUND) -> dict[str, Any] | None:
+    """bench.desk's committed chat latency (another turn mix: problems, facts, small talk), to set
+    this run's figure beside."""
+    try:
+        d = json.loads(path.read_text())
+        lat = d["chat_latency"]
+        return {"started_at": d.get("started_at"), "p50_ms": lat["p50_ms"], "p95_ms": lat["p95_ms"], "n": lat["n"]}
+    except (OSError, KeyError, ValueError):
+        return None
+
+
 def print_tables(console: Console, data: dict[str, Any]) -> None:
     s = data["summary"]
-    t = Table(title=f"Desk conversation table: {s['right_kind']}/{s['turns']} turns with the right kind "
-                    f"({s['quality'] * 100:.1f} %)")
+    console.print(f"Desk conversation table: {s['right_kind']}/{s['turns']} turns with the right kind "
+                  f"({s['quality'] * 100:.1f} %)")
+    t = Table()
     t.add_column("group")
     t.add_column("right", justify="right")
     for g, v in s["by_group"].items():
@@ -358,6 +371,10 @@ def print_tables(console: Console, data: dict[str, Any]) -> None:
     console.print(f"chat through the processes: p50 {c['p50']} ms, p95 {c['p95']} ms, max {c['max']} ms "
                   f"(load average before {data['machine']['load_avg_before']}, after "
                   f"{data['machine']['load_avg_after']}; noisy on a shared machine)")
+    last = data.get("last_round")
+    if last:
+        console.print(f"last round's chat figure (bench.desk, {last['n']} turns of another mix, {last['started_at']}): "
+                      f"p50 {last['p50_ms']} ms, p95 {last['p95_ms']} ms")
     for w in s["wrong"]:
         console.print(f"[red]wrong[/red] {w['region']}: {w['text']!r} expected {w['expected']} got {w['answers']}: "
                       f"{'; '.join(w['problems'])}")

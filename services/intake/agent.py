@@ -18,10 +18,17 @@ For each turn (re-read from the graph, never from the notification):
      ticket opens (id derived from the turn: a redelivery never opens a second one) and is handed
      to the resolver as graph state (HANDED_OFF), then TicketChanged(handed_off);
    - "what is happening with my ticket?": where each open ticket stands.
-4. Ask only for what is not on file ("Tell us once"): what a problem needs (NEEDED) minus what the
-   graph already holds, whatever session it was learnt in.
-5. The reply is an AgentReply episode (id "r-" + turn id, reply_to the turn, the ticket, how I
-   know), then ReplyWritten(version = the turn's sequence number).
+4. What else the turn asks, each answered from the graph (relay_graph.conversation): plans,
+   prices, add-ons and coverage from the catalogue of the customer's country, a recommendation, a
+   product we do not sell, an FAQ; for the open ticket a safe tip, a reading ("a bit better"), the
+   stage and last step ("any update?"), a callback promise kept on the ticket. A session's first
+   turn of a returning customer starts with a welcome back (the last ticket, an open promise).
+5. Ask only for what is not on file ("Tell us once"): what a problem needs (NEEDED) minus what the
+   graph already holds, whatever session it was learnt in, and only once per session (again only
+   when this turn's new ticket needs it).
+6. The reply is an AgentReply episode (id "r-" + turn id, reply_to the turn, the ticket, how I
+   know, and `answers`: the kinds of answer it is made of), then ReplyWritten(version = the turn's
+   sequence number).
 
 Nothing here addresses the resolver: the handoff is graph state plus a thin notification.
 

@@ -54,6 +54,23 @@ A = AskKind
     ("My router is a TP-Link Archer C6", []),
     ("ok thanks", []),
     ("I am on Fiber 100", []),
+    # paraphrases
+    ("what are your prices?", [(A.PLANS, None)]),
+    ("what packages do you offer?", [(A.PLANS, None)]),
+    ("What's the price of Fiber 1000?", [(A.PLANS, None)]),
+    ("Do you offer static IP?", [(A.ADDONS, None)]),
+    ("can you recommend a plan for 3 people streaming?", [(A.RECOMMEND, None)]),
+    ("which plan is best for gaming?", [(A.RECOMMEND, None)]),
+    ("do you sell mobile phones?", [(A.NOT_SOLD, "mobile phones")]),
+    ("where can I buy an iPhone?", [(A.NOT_SOLD, "iPhone")]),
+    ("do you provide internet in Pune?", [(A.COVERAGE, "Pune")]),
+    ("anything I can try in the meantime?", [(A.TIP, None)]),
+    ("any progress?", [(A.UPDATE, None)]),
+    ("is it fixed yet?", [(A.UPDATE, None)]),
+    ("when will my internet be back?", [(A.UPDATE, None)]),
+    ("things are slightly better now", [(A.READING, "better")]),
+    ("ring me before 6pm please", [(A.CALLBACK, "before 6pm")]),
+    ("Hi\nWhat plans do you have?\nAnd do you sell iPhones?", [(A.PLANS, None), (A.NOT_SOLD, "iPhones")]),
 ])
 def test_what_a_turn_asks(text, expected):
     assert [(a.kind, a.detail) for a in recognise(text)] == expected

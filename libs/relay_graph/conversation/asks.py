@@ -120,6 +120,8 @@ _NOT_BETTER = re.compile(r"\b(?:not|no|isn't|is\s+not|hasn't|never)\s+(?:\w+\s+)
 _UPDATE = re.compile(
     r"\bany\s+(?:update|updates|news|progress)\b|\b(?:what'?s|what\s+is)\s+the\s+(?:status|update|latest)\b"
     r"|\bwhere\s+(?:are\s+we|is\s+it|do\s+things\s+stand)\b|\bhow\s+(?:is|are)\s+(?:my|the)\s+(?:ticket|case|fix|repair)\b"
+    r"|\b(?:is|has)\s+it\s+(?:been\s+)?(?:fixed|sorted|resolved|repaired|done)\s+yet\b|\bwhen\s+will\s+(?:it|my\s+\w+)\s+be"
+    r"\s+(?:fixed|sorted|resolved|repaired|back)\b"
     r"|\bwhat'?s\s+(?:happening|going\s+on)\s+with\s+(?:my|the)\s+(?:ticket|case|connection|repair)\b"
     r"|\b(?:status|progress)\s+(?:of|on)\s+(?:my|the)\s+(?:ticket|case|complaint|request)\b|\bupdate\s+(?:me|please)\b", _I)
 _CALLBACK = re.compile(

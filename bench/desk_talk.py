@@ -6,7 +6,7 @@ with its world (`POST /world`), and plays TABLE: scripted conversations of a cus
 desk, every turn a `POST /chat?wait=10`. Each turn says which kinds of answer its reply must carry
 (the reply's `answers`, recorded by intake: data, not a guess from the wording), which it must not
 (the same question again, say), and what it must leave in the graph (a ticket, a fact, a promise on
-the ticket) or say (the local currency).
+the ticket, a reading on its timeline) or say (the local currency).
 
 Printed, and written to bench/results/desk_talk.json:
 - reply quality: the share of turns answered with the right kinds (and what each wrong one got);
@@ -240,11 +240,17 @@ async def _check(http: httpx.AsyncClient, tenant: str, headers: dict[str, str], 
                 problems.append(f"ticket {ticket} is not the customer's: {r.status_code}")
     if ticket:
         seen_tickets.add(ticket)
-    if turn.promise:
-        about = ticket or next(iter(seen_tickets), None)
-        r = await http.get(f"/v1/tenants/{tenant}/tickets/{about}", headers=headers) if about else None
-        if r is None or r.status_code != 200 or not r.json().get("promises"):
-            problems.append(f"no promise on ticket {about}")
+    if turn.promise or "reading" in turn.kinds:
+        # the promise, or "a bit better", is on one of the customer's tickets (the one the reply is about)
+        views = []
+        for tid in sorted({ticket, *seen_tickets} - {None}):
+            r = await http.get(f"/v1/tenants/{tenant}/tickets/{tid}", headers=headers)
+            if r.status_code == 200:
+                views.append(r.json())
+        if turn.promise and not any(v.get("promises") for v in views):
+            problems.append(f"no promise on the tickets {sorted(seen_tickets)}")
+        if "reading" in turn.kinds and not any(e["event"] == "customer_reading" for v in views for e in v["timeline"]):
+            problems.append(f"no reading on the tickets {sorted(seen_tickets)}")
     if turn.fact:
         r = await http.get(f"/v1/tenants/{tenant}/facts", params={"subject": customer}, headers=headers)
         have = {(f["predicate"], f["object"]) for f in r.json().get("facts", [])} if r.status_code == 200 else set()

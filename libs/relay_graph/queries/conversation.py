@@ -58,12 +58,13 @@ SESSION_ANSWERS = Query(
     read_only=True,
 )
 
-# For a welcome back: how many other sessions the customer has had, their newest ticket and the
-# newest promise still open.
+# For a welcome back: how many other sessions the customer has talked in, their newest ticket and
+# the newest promise still open.
 RETURNING = Query(
     "conversation_returning",
     "MATCH (c:Entity {uid: $uid}) "
-    "OPTIONAL MATCH (c)-[:HAS_SESSION]->(s:Session) WHERE s.session_id <> $session "
+    # sessions they talked in (an outage notice's session, where only the desk spoke, is none)
+    "OPTIONAL MATCH (c)-[:HAS_SESSION]->(s:Session) WHERE s.session_id <> $session AND (s)<-[:IN]-(:CustomerMessage) "
     "WITH c, count(s) AS before "
     "OPTIONAL MATCH (c)-[:HAS_TICKET]->(t:Ticket) "
     "WITH c, before, t ORDER BY t.updated_at_ms DESC "

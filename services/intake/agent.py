@@ -210,10 +210,12 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
     # What else the turn asks (plans, a tip, "it's a bit better"...), answered from the graph once
     # the facts are filed and the ticket work is done.
     about = result_ticket if result_ticket is not None and result_ticket.closed_at is None else None
-    if about is None and open_tickets:
+    if about is None and verdict is None and open_tickets:
         about = open_tickets[0]
+    # "yes, it's better now" answered the confirmation: no reading on the ticket it just closed
+    skip = {AskKind.UPDATE} | ({AskKind.READING} if verdict is not None else set())
     talk = await conversation.answer_asks(
-        deps.client, tenant, customer=customer, asks=[a for a in asks if a.kind is not AskKind.UPDATE],
+        deps.client, tenant, customer=customer, asks=[a for a in asks if a.kind not in skip],
         turn_id=turn.episode_id, at=deps.now(), agent=AGENT, said_before=said_before,
         open_ticket=conversation.TicketRef(about.id, about.issue, getattr(about, "summary", "") or "") if about else None,
         on_file_text=" ".join(f.object for f in current if f.predicate == "has_issue"))

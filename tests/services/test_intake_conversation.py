@@ -84,3 +84,14 @@ async def test_with_a_key_the_llm_words_the_catalogue_rows_and_the_check_holds(i
     else:
         assert got.reply.text.startswith("Our fibre plans in India: Fiber 100 (100 Mbps down, 50 up): ₹629 a month")
     assert any(h.startswith("plan fiber-300") for h in got.reply.how_i_know)
+
+
+async def test_a_yes_to_is_it_fixed_is_a_confirmation_not_a_reading(intake, memory, stream_redis, graph_client, seeded):
+    gw = Gateway(memory, Publisher(stream_redis), seeded)
+    opened = await intake_agent.answer_turn(intake, await gw.write_turn("Mira Das", "My router is frozen.", session="s-c"))
+    tid = opened.ticket.id
+    await tickets.set_stage(graph_client, seeded, tid, stage="fixed", agent="resolver")
+    got = await intake_agent.answer_turn(intake, await gw.write_turn("Mira Das", "yes, it's better now", session="s-c"))
+    assert got.answers == ["confirmation"] and got.change == "closed"
+    events = [e.event for e in (await tickets.get_ticket(graph_client, seeded, tid)).timeline]
+    assert "customer_reading" not in events

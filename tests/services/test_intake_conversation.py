@@ -95,3 +95,19 @@ async def test_a_yes_to_is_it_fixed_is_a_confirmation_not_a_reading(intake, memo
     assert got.answers == ["confirmation"] and got.change == "closed"
     events = [e.event for e in (await tickets.get_ticket(graph_client, seeded, tid)).timeline]
     assert "customer_reading" not in events
+
+
+async def test_prices_are_in_the_country_of_the_city_the_customer_lives_in(intake, memory, stream_redis, graph_client,
+                                                                           tenant):
+    from relay_graph.catalogue import ensure_catalogue
+
+    await ensure_catalogue(graph_client, tenant, "europe")
+    intake_agent._contexts.clear()  # the extractor learns the region's cities now, not within CONTEXT_TTL_S
+    gw = Gateway(memory, Publisher(stream_redis), tenant)
+    home = await intake_agent.answer_turn(intake, await gw.write_turn("Lena Vogel", "What do your plans cost?",
+                                                                       session="s-l"))
+    assert home.answers == ["plans"] and "£" in home.reply.text  # the desk's first country: the UK
+    moved = await intake_agent.answer_turn(intake, await gw.write_turn(
+        "Lena Vogel", "I live in Berlin now.\nWhat do your plans cost?", session="s-l"))
+    assert moved.answers[0] == "plans" and "noted" in moved.answers
+    assert "Our fibre plans in Germany" in moved.reply.text and "€" in moved.reply.text and "19% VAT" in moved.reply.text

@@ -70,6 +70,7 @@ class ReplyView(BaseModel):
     reply_to: str | None = None
     ticket_id: str | None = None
     how_i_know: list[str] = []
+    answers: list[str] = []  # what kinds of answer the reply is made of (relay_graph.conversation.kinds)
 
 
 def new_session_id() -> str:
@@ -228,4 +229,5 @@ def _reply_view(r: dict[str, Any]) -> ReplyView:
         episode_id=r["episode_id"], session=r.get("session"), kind=r.get("kind"), text=r.get("text") or "",
         speaker=r.get("speaker"), at=_dt(r.get("at_ms")), reply_to=r.get("reply_to"),
         ticket_id=r.get("ticket_id"), how_i_know=[str(h) for h in how] if isinstance(how, list) else [],
+        answers=[str(a) for a in r["answers"]] if isinstance(r.get("answers"), list) else [],
     )

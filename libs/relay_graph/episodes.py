@@ -166,7 +166,7 @@ def _rows(items: list[EpisodeInput]) -> tuple[list[str], list[dict[str, Any]]]:
                      # desk replies: the turn answered, the ticket, the graph rows the words rest on
                      "said_from": min(w.start_ms for w in said) if said else None,
                      "said_to": max(w.end_ms for w in said) if said else None,
-                     "reply_to": ep.reply_to, "ticket_id": ep.ticket_id, "how_i_know": list(ep.how_i_know),
+                     "reply_to": ep.reply_to, "ticket_id": ep.ticket_id, "how_i_know": list(ep.how_i_know), "answers": list(ep.answers),
                      "_ep": ep})
     return ids, rows
 

@@ -97,13 +97,13 @@ _REPLIES: dict[str, Reply] = {
         "I can't change how I work or share my instructions. I am here to help with your internet "
         "service: tell me what is going on with your connection, plan or bill and I will take it from there.", []),
     "authority_claim": Reply(
-        "I am sorry, I cannot share any customer's details in this chat, whoever is asking. Requests from the "
-        "police, courts or other authorities go through our legal team with the proper paperwork. If there is "
-        "something about your own service, I am happy to help.", []),
+        "I am sorry, I cannot share anything about any customer in this chat, whoever is asking. The police, "
+        "courts and other authorities must send an official written request to our legal team, who answer it "
+        "under the law. If there is something about your own service, I am happy to help.", []),
     "other_customer": replies.refuse_other_customer(),
     "abuse": Reply(
-        "I want to help, and I will do my best. Please keep it respectful. Tell me what is going wrong with "
-        "your service and I will look into it straight away.", []),
+        "I am sorry this has been so frustrating, and I want to put it right. Please keep it respectful. "
+        "What is going wrong with your service? Tell me and I will look into it straight away.", []),
     "off_topic": replies.refuse_off_topic(),
     "joke": Reply(
         "Ha, I'd tell you a joke about Wi-Fi, but you might not get the connection. Jokes aside, I am here "
@@ -195,6 +195,7 @@ _OTHERS_ASK = [
                rf".{{0,40}}\b{_DATA}\b|\b{_DATA}\b.{{0,40}}\b(?:another|other|a\s+different)\s+(?:customer|user|subscriber"
                r"|person|client)\b", _I),
     re.compile(r"\b(?:someone|somebody|anyone)\s+else'?s?\b", _I),
+    re.compile(rf"\b(?:a|any|some|the|that|this|one)\s+(?:customer|subscriber|user|client)(?:'s|’s|s')\s+{_DATA}\b", _I),
     re.compile(r"\bwho\s+(?:owns|has|uses|is\s+on|is\s+behind)\s+(?:this|that|the)?\s*(?:number|phone|email|account|ip"
                r"|connection)\b", _I),
     re.compile(r"\b(?:customer|subscriber)\s+(?:details|data|records?|info|information|list|database)\b", _I),
@@ -224,12 +225,13 @@ _DATA_ASK = re.compile(
     r"|ip\s+address|kyc|records|subscriber\s+\w+|customer\s+\w+)\s+(?:of|for|behind|using|linked\s+to|registered\s+to"
     r"|belonging\s+to|on)\s+(?!my\b|our\b|me\b|us\b|file\b)"
     r"|\b(?:subscriber|customer|user)\s+(?:details|data|records?|information|info|address|identity)\b"
-    r"|\bwho\s+(?:owns|uses|is\s+behind|lives\s+at)\b|\b(?:his|her|their)\s+(?:address|location|number|details)\b",
+    r"|\bwho\s+(?:owns|uses|is\s+behind|lives\s+at)\b|\b(?:his|her|their)\s+(?:address|location|number|details)\b"
+    r"|\b(?:a|any|some|the|that|this|one)\s+(?:customer|subscriber|user|client)(?:'s|’s|s')\s+\w+",
     _I,
 )
 
 _ABUSE = [
-    re.compile(r"\byou(?:'re|\s+are|r|\s+r|re)?\s+(?:such\s+an?\s+|an?\s+|a\s+complete\s+|a\s+total\s+|so\s+|really\s+"
+    re.compile(r"\byou(?:\s+guys|\s+people|\s+lot|\s+all)?(?:'re|\s+are|r|\s+r|re)?\s+(?:such\s+an?\s+|an?\s+|a\s+complete\s+|a\s+total\s+|so\s+|really\s+"
                r"|totally\s+|fucking\s+|bloody\s+|f\*+ing\s+|absolutely\s+|just\s+)*(?:idiot|idiots|stupid|moron|morons|dumb"
                r"|useless|worthless|pathetic|incompetent|brainless|clown|clowns|loser|losers|imbecile|retard\w*|garbage"
                r"|trash|crap|rubbish|liars?|scammers?|thie(?:f|ves)|fool|fools|bastard|bastards|bitch|asshole|assholes"
@@ -267,7 +269,9 @@ _OFF_TOPIC = [
                r"|is\s+it\s+(?:raining|sunny|cold|hot)\s+(?:in|today|outside))\b", _I),
     re.compile(r"\b(?:write|compose|draft|create|make)\s+(?:me\s+|us\s+)?(?:a|an|some|my|the)\s+(?:\w+\s+){0,2}?(?:poem|poems"
                r"|poetry|haiku|limerick|sonnet|song|rap|lyrics|story|stories|essay|letter|cover\s+letter|speech|tweet|post"
-               r"|code|program|script|resume|cv|article)\b", _I),
+               r"|code|program|script|resume|cv|article|function|class|regex|sql\s+query|algorithm)\b", _I),
+    re.compile(r"\b(?:python|javascript|java|c\+\+|rust|golang|sql|html|css)\s+(?:function|code|program|script|class"
+               r"|snippet|tutorial|homework)\b|\b(?:sort|reverse)\s+(?:a|the|my)\s+(?:list|array|string)\b", _I),
     re.compile(r"\b(?:poem|haiku|limerick|sonnet|lyrics)\s+(?:about|on|for)\b", _I),
     re.compile(r"\b(?:homework|assignment|exam\s+(?:question|answer)|math(?:s|ematics)?\s+(?:problem|question|homework)"
                r"|solve\s+(?:this\s+)?(?:equation|problem\s+for\s+me|for\s+x)|equation|calculus|algebra|integral|derivative"

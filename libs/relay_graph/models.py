@@ -175,6 +175,9 @@ class EpisodeInput(BaseModel):
     reply_to: Identifier | None = None
     ticket_id: Identifier | None = None
     how_i_know: list[Text] = []
+    # What kinds of answer a desk reply is made of ("plans", "ticket_opened", "ask:has_router"):
+    # relay_graph.conversation.kinds.
+    answers: list[Identifier] = []
 
     @field_validator("at")
     @classmethod

@@ -23,7 +23,8 @@ What counts as an identifier (the formats relay_graph writes, and the ones a mod
 
 Numbers that are not identifiers pass: speeds ("300 Mbps"), times ("10:02", "2 hours ago"),
 dates, prices, plan names ("Fiber 1000"), router models ("Archer C6"). With `allowed_values`
-given, money amounts are checked too: a price the rows do not hold is invented.
+given, money amounts and the provider's plan names are checked too: a price or a "Fiber 500" the
+rows do not hold is invented.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from .catalogue.brand import PRODUCT_LINE
 from .extraction.replies import Reply
 
 _TOKEN = r"[A-Za-z0-9](?:[._:/-]?[A-Za-z0-9])*"
@@ -72,6 +74,10 @@ _UNIT_AFTER = re.compile(
 _PREFIXED = re.compile(r"^[A-Z]{1,6}[-_][A-Za-z0-9]+")
 _DATE_OR_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}|^\d{1,2}:\d{2}|^\d{1,2}/\d{1,2}(?:/\d{2,4})?$|^\d{1,2}(?:st|nd|rd|th)$",
                            re.I)
+
+# The provider's plan names ("Fiber 300"): with allowed values given, a plan the rows do not hold is
+# invented (a model that offers "Fiber 500" sells what the catalogue does not have).
+_PLAN_NAME = re.compile(rf"\b{re.escape(PRODUCT_LINE)}\s+\d+\b", re.I)
 
 _AMOUNT = re.compile(
     r"(?:(?:₹|rs\.?|inr|\$|usd|€|eur|£|gbp)\s?(?P<a>\d[\d,]*(?:\.\d+)?))"
@@ -166,6 +172,8 @@ def check_reply(text: str, allowed_ids: Iterable[str], allowed_values: Iterable[
     value_tokens = {id_key(t) for v in values for t in re.findall(_TOKEN, v)} | {id_key(v) for v in values}
     invented = [i for i in find_ids(text) if id_key(i) not in allowed and id_key(i) not in value_tokens]
     if allowed_values is not None:
+        plans = {" ".join(m.group(0).lower().split()) for v in values for m in _PLAN_NAME.finditer(v)}
+        invented += [m.group(0) for m in _PLAN_NAME.finditer(text) if " ".join(m.group(0).lower().split()) not in plans]
         known = _numbers_in(values)
         for m in _AMOUNT.finditer(text):
             d = _decimal(m.group("a") or m.group("b"))

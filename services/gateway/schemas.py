@@ -42,7 +42,7 @@ __all__ = [
     # the desk and the network
     "AffectedResult", "AffectedView", "ChatAccepted", "ChatAnswered", "ChatBody", "ChatReplyView", "ChatTicketView",
     "ConfirmBody", "ConfirmResult", "LineHop", "LineResult", "NodeStatusBody", "NodeStatusResult", "TicketListItem",
-    "TicketView", "TicketsResult",
+    "PromiseItem", "TicketView", "TicketsResult",
 ]
 
 _SPACE_OFFSET = re.compile(r"(T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?) (\d{2}(?::?\d{2})?)$")
@@ -272,6 +272,9 @@ class ChatAccepted(BaseModel):
 class ChatReplyView(BaseModel):
     text: str
     how_i_know: list[str] = Field(description="the graph rows (fact, ticket, outage ids ...) the reply rests on")
+    answers: list[str] = Field(default=[], description="what kinds of answer the reply is made of, in order "
+                               "(`ticket_opened`, `plans`, `recommendation`, `tip`, `off_topic`, ...; `ask:<detail>` "
+                               "for a question put to the customer)")
 
 
 class ChatTicketView(BaseModel):
@@ -325,6 +328,16 @@ class VisitView(BaseModel):
     status: str
 
 
+class PromiseItem(BaseModel):
+    promise_id: str
+    text: str = Field(examples=["A technician will call you"])
+    due_at: datetime
+    made_at: datetime
+    made_by: str
+    status: str = Field(examples=["open"])
+    source: str | None = Field(default=None, description="the customer turn it answered")
+
+
 class TicketView(BaseModel):
     """A ticket as the API shows it: its state, timeline and handoffs (the engine's bookkeeping,
     such as which replica holds it, stays inside)."""
@@ -345,6 +358,8 @@ class TicketView(BaseModel):
     handoffs: list[HandoffView] = []
     visits: list[VisitView] = []
     fixed_by: list[str] = []
+    promises: list[PromiseItem] = Field(default=[], description="what the desk promised on this ticket, with "
+                                        "when it is due (kept as Promise memories)")
 
 
 class ConfirmBody(Strict):

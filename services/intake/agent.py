@@ -18,10 +18,17 @@ For each turn (re-read from the graph, never from the notification):
      ticket opens (id derived from the turn: a redelivery never opens a second one) and is handed
      to the resolver as graph state (HANDED_OFF), then TicketChanged(handed_off);
    - "what is happening with my ticket?": where each open ticket stands.
-4. Ask only for what is not on file ("Tell us once"): what a problem needs (NEEDED) minus what the
-   graph already holds, whatever session it was learnt in.
-5. The reply is an AgentReply episode (id "r-" + turn id, reply_to the turn, the ticket, how I
-   know), then ReplyWritten(version = the turn's sequence number).
+4. What else the turn asks, each answered from the graph (relay_graph.conversation): plans,
+   prices, add-ons and coverage from the catalogue of the customer's country, a recommendation, a
+   product we do not sell, an FAQ; for the open ticket a safe tip, a reading ("a bit better"), the
+   stage and last step ("any update?"), a callback promise kept on the ticket. A session's first
+   turn of a returning customer starts with a welcome back (the last ticket, an open promise).
+5. Ask only for what is not on file ("Tell us once"): what a problem needs (NEEDED) minus what the
+   graph already holds, whatever session it was learnt in, and only once per session (again only
+   when this turn's new ticket needs it).
+6. The reply is an AgentReply episode (id "r-" + turn id, reply_to the turn, the ticket, how I
+   know, and `answers`: the kinds of answer it is made of), then ReplyWritten(version = the turn's
+   sequence number).
 
 Nothing here addresses the resolver: the handoff is graph state plus a thin notification.
 
@@ -41,10 +48,12 @@ import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from relay_graph import catalogue, desk, facts, guardrails, network, tickets
+from relay_graph import catalogue, conversation, desk, facts, guardrails, network, tickets
 from relay_graph.agents import Deps, ReplyDraft, publish_reply, store_replies
 from relay_graph.agents.issues import OUTAGE_SYMPTOMS, ticket_status
 from relay_graph.agents.replies import after
+from relay_graph.conversation import ASKED_PREFIX, GUARD_KINDS, AskKind, Part, ReplyKind
+from relay_graph.conversation import compose, reads as talk_reads
 from relay_graph.desk import EpisodeView
 from relay_graph.errors import NotFound
 from relay_graph.issues import close_issues, issue_kind, issue_name
@@ -62,6 +71,9 @@ log = logging.getLogger("services.intake")
 AGENT = "intake"
 HANDOFF_TO = "resolver"
 CUSTOMER = "customer"  # who confirms a fix, on the ticket's timeline
+# what placing the home said, by placing.Placed.status (the statuses that say something)
+PLACED_KINDS: dict[str, ReplyKind] = {"connected": ReplyKind.LINE_FOUND, "no_line": ReplyKind.NO_LINE,
+                                      "moved": ReplyKind.CASE_MOVED, "elsewhere": ReplyKind.OTHER_DESK}
 
 # What the desk needs on file before it can work a kind of problem (registry predicates).
 NEEDED: dict[str, tuple[str, ...]] = {
@@ -89,26 +101,39 @@ class TurnResult:
     asked: list[str] = field(default_factory=list)
     outages: list[Outage] = field(default_factory=list)
     redelivered: bool = False
+    answers: list[str] = field(default_factory=list)  # the reply's answer kinds
 
 
 @dataclass
 class _Words:
-    parts: list[replies.Reply] = field(default_factory=list)
+    """The reply's parts in order, each with its answer kind (recorded on the reply)."""
 
-    def add(self, reply: replies.Reply | None) -> None:
+    parts: list[Part] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)  # extra answer labels: "ask:has_router", "tip:slow-wifi"
+
+    def add(self, kind: ReplyKind, reply: replies.Reply | None) -> None:
         if reply is not None and reply.text:
-            self.parts.append(reply)
+            self.parts.append(Part(kind, reply))
+
+    def extend(self, parts: list[Part]) -> None:
+        for p in parts:
+            self.add(p.kind, p.reply)
 
     @property
     def text(self) -> str:
-        return " ".join(p.text for p in self.parts)
+        return " ".join(p.reply.text for p in self.parts)
 
     @property
     def how(self) -> list[str]:
         out: list[str] = []
         for p in self.parts:
-            out += [h for h in p.how_i_know if h not in out]
+            out += [h for h in p.reply.how_i_know if h not in out]
         return out
+
+    @property
+    def answers(self) -> tuple[str, ...]:
+        kinds = list(dict.fromkeys(p.kind.value for p in self.parts))
+        return tuple(kinds + [x for x in self.labels if x not in kinds])
 
 
 # ---------------------------------------------------------------- the turn
@@ -131,20 +156,32 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
     guard = guardrails.assess(turn.text, customer=[customer, *turn.customer_names])
     fixed = guardrails.fixed_reply(guard)
     if fixed is not None:  # refused or steered back: no tool runs, nothing is read or written
-        return await _answer(deps, n, turn, customer, session, reply_id, _Words([fixed]), None, None, fixed=True)
+        words = _Words([Part(GUARD_KINDS.get(guard.kind, ReplyKind.OFF_TOPIC), fixed)])
+        return await _answer(deps, n, turn, customer, session, reply_id, words, None, None, fixed=True)
 
-    # What is on file, the customer's open tickets and what the message says, at once: none of
-    # the three depends on another (a turn's latency is mostly its round trips, one after another).
-    on_file, open_tickets, extraction = await _together(
+    # What is on file, the customer's open tickets, what the message says and what this session's
+    # replies already asked, at once: none depends on another (a turn's latency is mostly its round
+    # trips, one after another). A session's first turn also reads what happened last time.
+    first_turn = n.seq == 1
+    on_file, open_tickets, extraction, said_before, before = await _together(
         deps.memory.facts(tenant, customer),
         tickets.open_tickets_for(deps.client, tenant, customer),
         _extract(deps, tenant, guard.text),
+        talk_reads.session_answers(deps.client, tenant, session, reply_id),
+        talk_reads.returning(deps.client, tenant, customer, session) if first_turn else _nothing(),
     )
+    asks = conversation.recognise(guard.text)
     seen = [f.fact_id for f in on_file]  # read as reader "intake": recorded beside the next step
 
     words = _Words()
+    if before is not None and before.sessions_before > 0:
+        name = next((f.object for f in on_file if f.predicate == "name" and f.state is FactState.CURRENT), None)
+        words.extend([compose.welcome_back(name, before.ticket_id, before.summary, before.stage, before.updated_at,
+                                           before.promise, before.promise_due)])
+    if guard.kind is guardrails.GuardKind.ABUSE:  # an insult beside a real request: sorry, then help
+        words.add(ReplyKind.APOLOGY, replies.Reply("I am sorry for the trouble; let me sort it out.", []))
     if extraction.about_someone_else:
-        words.add(replies.refuse_other_customer())
+        words.add(ReplyKind.REFUSED_OTHER_CUSTOMER, replies.refuse_other_customer())
 
     mine_id = desk.ticket_id_for(turn.episode_id)
     mine = next((t for t in open_tickets if t.id == mine_id), None)
@@ -153,6 +190,9 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
     problem = extraction.problem
     on_problem = verdict is None and problem is not None and (mine is not None or extraction.intent in (
         Intent.REPORT_PROBLEM, Intent.CONFIRM_NOT_FIXED) or problem.kind is not IssueKind.OTHER)
+    if any(a.kind is AskKind.READING for a in asks) and problem is not None and problem.kind is IssueKind.OTHER:
+        on_problem = False  # "it's a bit better now" is a reading on the open ticket, not a new problem
+    wants_update = extraction.intent is Intent.ASK_STATUS or any(a.kind is AskKind.UPDATE for a in asks)
 
     if verdict is not None:
         # The confirmation may retire has_issue: after the turn's own facts, one writer per slot.
@@ -163,44 +203,67 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
         # The turn's facts and its ticket work touch different things: both chains run at once.
         filed, tw, _ = await _together(
             _file_facts(deps, tenant, customer, turn, extraction, on_file),
-            _ticket_work(deps, tenant, customer, session, turn, extraction, open_tickets, mine, on_problem),
+            _ticket_work(deps, tenant, customer, session, turn, extraction, open_tickets, mine, on_problem,
+                         wants_update),
             facts.record_consulted(deps.client, tenant, AGENT, seen),
         )
     learnt, ended, current = filed
     placed = await placing.place_home(deps, tenant, customer, turn, guard.text, learnt)
-    for part in placed.words if placed is not None else ():
-        words.add(part)
-    for part in tw.words:
-        words.add(part)
+    if placed is not None:
+        for part in placed.words:
+            words.add(PLACED_KINDS[placed.status], part)
+    words.extend(tw.words)
     result_ticket, change, outages, needed = tw.ticket, tw.change, tw.outages, tw.needed
     known = {f.predicate: f.object for f in current if f.state is FactState.CURRENT and f.valid_to is None}
+
+    # What else the turn asks (plans, a tip, "it's a bit better"...), answered from the graph once
+    # the facts are filed and the ticket work is done.
+    about = result_ticket if result_ticket is not None and result_ticket.closed_at is None else None
+    if about is None and verdict is None and open_tickets:
+        about = open_tickets[0]
+    # "yes, it's better now" answered the confirmation: no reading on the ticket it just closed
+    skip = {AskKind.UPDATE} | ({AskKind.READING} if verdict is not None else set())
+    talk = await conversation.answer_asks(
+        deps.client, tenant, customer=customer, asks=[a for a in asks if a.kind not in skip],
+        turn_id=turn.episode_id, at=deps.now(), agent=AGENT, said_before=said_before,
+        open_ticket=conversation.TicketRef(about.id, about.issue, getattr(about, "summary", "") or "") if about else None,
+        on_file_text=" ".join(f.object for f in current if f.predicate == "has_issue"))
+    words.extend(talk.parts)
+    words.labels += talk.answers
 
     if not needed:
         # what the customer's open tickets still need, so a later turn can fill the gaps
         for t in open_tickets:
             needed += tuple(p for p in NEEDED.get(t.issue, ()) if p not in needed)
-    asked = replies.missing_info(known, needed)
+    missing = replies.missing_info(known, needed)
+    # Ask once per session; again only when this turn's new ticket needs it for its next step.
+    asked = [m for m in missing if ASKED_PREFIX + m not in said_before or tw.change == "handed_off"]
     if learnt or ended:
-        words.add(replies.acknowledge(learnt, ended, on_file=current, needed=needed))
-    elif asked:
-        words.add(replies.Reply(replies.ask_for(asked), []))
-    elif not tw.words_done:
+        words.add(ReplyKind.NOTED, replies.acknowledge(learnt, ended, on_file=current))
+    if asked:
+        words.add(ReplyKind.ASK, replies.Reply(replies.ask_for(asked), []))
+        words.labels += [ASKED_PREFIX + m for m in asked]
+    if not words.parts:
         if extraction.intent is Intent.GREETING:
-            words.add(replies.greeting(current))
+            words.add(ReplyKind.GREETING, replies.greeting(current))
         elif extraction.intent is Intent.OFF_TOPIC:
-            words.add(replies.refuse_off_topic())
+            words.add(ReplyKind.OFF_TOPIC, replies.refuse_off_topic())
         elif extraction.intent in (Intent.CONFIRM_FIXED, Intent.CONFIRM_NOT_FIXED) and open_tickets:
             for t in open_tickets:
-                words.add(ticket_status(t.id, t.stage, t.updated_at, owner=t.owner))
-        elif not words.parts:
-            words.add(replies.Reply("Thanks for your message. Could you tell me a little more about what "
-                                    "you need help with?", []))
+                words.add(ReplyKind.TICKET_STATUS, ticket_status(t.id, t.stage, t.updated_at, owner=t.owner))
+        else:
+            words.add(ReplyKind.CLARIFY, replies.Reply(
+                "Thanks for your message. Could you tell me a little more about what you need help with?", []))
 
-    rows = (result_ticket, *open_tickets, *outages, *learnt, *ended, *current)
+    rows = (result_ticket, *open_tickets, *outages, *learnt, *ended, *current, *talk.rows, *tw.rows)
     result = await _answer(deps, n, turn, customer, session, reply_id, words, result_ticket, change,
                            rows=rows, customer_text=guard.text)
     result.learnt, result.ended, result.asked, result.outages = learnt, ended, asked, outages
     return result
+
+
+async def _nothing():
+    return None
 
 
 @dataclass
@@ -211,8 +274,8 @@ class _TicketWork:
     change: str | None = None
     outages: list[Outage] = field(default_factory=list)
     needed: tuple[str, ...] = ()
-    words: list[replies.Reply] = field(default_factory=list)
-    words_done: bool = False
+    words: list[Part] = field(default_factory=list)
+    rows: list = field(default_factory=list)
 
 
 async def _confirm(deps: Deps, tenant: str, customer: str, turn: EpisodeView, target: TicketSummary,
@@ -225,17 +288,18 @@ async def _confirm(deps: Deps, tenant: str, customer: str, turn: EpisodeView, ta
     )
     if verdict:
         await close_issues(deps.memory, tenant, customer, target.issue, agent=AGENT, at=turn.at, current=current)
-    words = [replies.confirmation_received(ticket.id, verdict, ticket.stage.value, ticket.updated_at)]
-    return _TicketWork(ticket=ticket, change="closed" if verdict else "reopened", words=words, words_done=True)
+    words = [Part(ReplyKind.CONFIRMATION,
+                  replies.confirmation_received(ticket.id, verdict, ticket.stage.value, ticket.updated_at))]
+    return _TicketWork(ticket=ticket, change="closed" if verdict else "reopened", words=words)
 
 
 async def _ticket_work(deps: Deps, tenant: str, customer: str, session: str, turn: EpisodeView,
                        extraction: Extraction, open_tickets: list[TicketSummary], mine: TicketSummary | None,
-                       on_problem: bool) -> _TicketWork:
+                       on_problem: bool, wants_update: bool = False) -> _TicketWork:
     """A problem: a known open outage reaching them is mentioned (and linked to the ticket); the
     open ticket for that kind of problem is where it stands, else a ticket opens and is handed
-    off. "What is happening with my ticket?": where each stands. Otherwise, with one open ticket,
-    that ticket (read for the reply's rows)."""
+    off. "Any update?": where each open ticket stands and its last step. Otherwise, with one open
+    ticket, that ticket (read for the reply's rows)."""
     mine_id = desk.ticket_id_for(turn.episode_id)
     out = _TicketWork()
     problem = extraction.problem
@@ -251,27 +315,33 @@ async def _ticket_work(deps: Deps, tenant: str, customer: str, session: str, tur
             out.outages, out.ticket = await _together(reached, tickets.peek_ticket(deps.client, tenant, same.id))
             for o in out.outages:
                 await network.link_tickets_to_outage(deps.client, tenant, o.outage_id)
-                out.words.append(replies.outage_notice(o.outage_id, o.node_name, o.opened_at, cause=o.cause,
-                                                       ticket_id=same.id))
-            out.words.append(ticket_status(same.id, same.stage, same.updated_at, owner=same.owner))
+                out.words.append(Part(ReplyKind.OUTAGE, replies.outage_notice(
+                    o.outage_id, o.node_name, o.opened_at, cause=o.cause, ticket_id=same.id)))
+            if wants_update:
+                parts, rows = await conversation.update_parts(deps.client, tenant, [same.id])
+                out.words += parts
+                out.rows += rows
+            else:
+                out.words.append(Part(ReplyKind.TICKET_STATUS,
+                                      ticket_status(same.id, same.stage, same.updated_at, owner=same.owner)))
         else:
             out.outages, out.ticket = await _together(
                 reached, _open_and_hand_off(deps, tenant, customer, session, turn, problem, mine_id))
             out.change = "handed_off"
             for o in out.outages:
                 await network.link_tickets_to_outage(deps.client, tenant, o.outage_id)
-                out.words.append(replies.outage_notice(o.outage_id, o.node_name, o.opened_at, cause=o.cause,
-                                                       ticket_id=out.ticket.id))
-            out.words.append(replies.ticket_opened(out.ticket.id, out.ticket.opened_at, AGENT, problem.summary,
-                                                   handed_to=HANDOFF_TO, handed_at=out.ticket.updated_at))
-        out.words_done = True
+                out.words.append(Part(ReplyKind.OUTAGE, replies.outage_notice(
+                    o.outage_id, o.node_name, o.opened_at, cause=o.cause, ticket_id=out.ticket.id)))
+            out.words.append(Part(ReplyKind.TICKET_OPENED, replies.ticket_opened(
+                out.ticket.id, out.ticket.opened_at, AGENT, problem.summary, handed_to=HANDOFF_TO,
+                handed_at=out.ticket.updated_at)))
         return out
-    if extraction.intent is Intent.ASK_STATUS:
-        for t in open_tickets:
-            out.words.append(ticket_status(t.id, t.stage, t.updated_at, owner=t.owner))
+    if wants_update:
+        parts, rows = await conversation.update_parts(deps.client, tenant, [t.id for t in open_tickets])
+        out.words += parts
+        out.rows += rows
         if not open_tickets:
-            out.words.append(replies.Reply("You have no open tickets with us at the moment. How can I help?", []))
-        out.words_done = True
+            out.words.append(compose.no_open_ticket(ReplyKind.UPDATE))
     if len(open_tickets) == 1:
         out.ticket = await tickets.peek_ticket(deps.client, tenant, open_tickets[0].id)
     return out
@@ -289,7 +359,7 @@ async def _answer(deps: Deps, n: TurnReceived, turn: EpisodeView, customer: str,
         id=reply_id, session=session, customer=customer, text=words.text, reply_to=turn.episode_id,
         version=n.seq, at=after(deps.now(), turn.at), ticket_id=ticket.id if ticket else None,
         how_i_know=words.how, rows=tuple(r for r in rows if r is not None), customer_text=customer_text,
-        reword=not fixed,
+        reword=not fixed, answers=words.answers,
     )
     # The reply is stored and announced before its vector and the turn's are made (the customer
     # waits for the reply, not for the model); the vectors follow before the turn is acknowledged,
@@ -299,7 +369,7 @@ async def _answer(deps: Deps, n: TurnReceived, turn: EpisodeView, customer: str,
         await _announce_ticket(deps, tenant, ticket.id, change, ticket.version)
     await publish_reply(deps, tenant, draft)
     await deps.memory.embed_missing(tenant, [turn.episode_id, draft.id])
-    return TurnResult(reply=draft, ticket=ticket, change=change)
+    return TurnResult(reply=draft, ticket=ticket, change=change, answers=list(words.answers))
 
 
 # ---------------------------------------------------------------- steps

@@ -162,7 +162,7 @@ async def test_wait_returns_the_reply_with_how_i_know_and_ticket(client, base, a
     ticket_id = "T-" + turn_id[-10:].upper()
     assert set(body) == {"session", "episode_id", "customer", "reply", "ticket"}
     assert body["reply"] == {"text": "Sorry about that: I opened a ticket and a technician is checking your line.",
-                             "how_i_know": [ticket_id, "fact:f-123"]}
+                             "how_i_know": [ticket_id, "fact:f-123"], "answers": []}
     assert body["ticket"] == {"id": ticket_id, "stage": "reported"}
     assert [n.id for n in seen] == [turn_id]
     # The reply episode keeps what it answers (written through the episodes module).

@@ -50,6 +50,7 @@ class ReplyDraft:
     rows: tuple[Any, ...] = ()
     customer_text: str | None = None  # the message answered, for the writer's tone; data only
     reword: bool = True  # False for fixed wording (guardrail refusals): sent exactly as drafted
+    answers: tuple[str, ...] = ()  # the reply's answer kinds (relay_graph.conversation.kinds)
 
 
 async def honest_words(deps: Deps, draft: Reply, *, rows: Sequence[Any] = (),
@@ -107,6 +108,7 @@ def reply_episode(deps: Deps, d: ReplyDraft) -> EpisodeInput:
         reply_to=d.reply_to,
         ticket_id=d.ticket_id,
         how_i_know=list(d.how_i_know),
+        answers=list(d.answers),
     )
 
 

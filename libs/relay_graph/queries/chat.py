@@ -75,7 +75,7 @@ REPLY = Query(
     "MATCH (ep:Episode {episode_id: $id}) "
     "RETURN ep.episode_id AS episode_id, ep.session_id AS session, ep.kind AS kind, ep.text AS text, "
     "ep.speaker AS speaker, ep.at_ms AS at_ms, ep.reply_to AS reply_to, ep.ticket_id AS ticket_id, "
-    "ep.how_i_know AS how_i_know",
+    "ep.how_i_know AS how_i_know, ep.answers AS answers",
     read_only=True,
 )
 
@@ -88,6 +88,6 @@ REPLY_AND_TICKET = Query(
     "OPTIONAL MATCH (t:Ticket {ticket_id: tid}) "
     "RETURN ep.episode_id AS episode_id, ep.session_id AS session, ep.kind AS kind, ep.text AS text, "
     "ep.speaker AS speaker, ep.at_ms AS at_ms, ep.reply_to AS reply_to, ep.ticket_id AS ticket_id, "
-    "ep.how_i_know AS how_i_know, t.ticket_id AS ticket, t.stage AS ticket_stage",
+    "ep.how_i_know AS how_i_know, ep.answers AS answers, t.ticket_id AS ticket, t.stage AS ticket_stage",
     read_only=True,
 )

@@ -123,6 +123,7 @@ WRITE = Query(
     f"  SET ep.session_id = e.session, ep.speaker = e.speaker, ep.text = e.text, ep.text_key = e.key, "
     f"      ep.kind = e.kind, ep.at_ms = e.at, ep.recorded_at_ms = $now, "
     f"      ep.reply_to = e.reply_to, ep.ticket_id = e.ticket_id, ep.how_i_know = e.how_i_know, "
+    f"      ep.answers = e.answers, "
     f"      ep.pos = e.pos, ep.said_from_ms = e.said_from, ep.said_to_ms = e.said_to, "
     f"      ep.embedding = CASE WHEN e.vec IS NULL THEN null ELSE vecf32(e.vec) END) "
     f"MERGE (ep)-[:IN]->(s) "

@@ -28,6 +28,7 @@ RANGE_INDEXES: tuple[tuple[str, str], ...] = (
     ("Procedure", "issue_kind"),
     ("ProcStep", "procedure_id"),
     ("TechVisit", "visit_id"),
+    ("Promise", "promise_id"),  # promises the desk made on a ticket (queries/conversation.py)
     ("Technician", "name"),
     # the access network (network module)
     ("NetNode", "node_id"),

@@ -101,5 +101,6 @@ async def take_turn(memory: Memory, bus: Bus, idem: Idempotency, tenant: str, *,
     reply, ticket = await chat_turns.get_reply_and_ticket(memory.client, tenant, written.id, written.ticket_id)
     if reply is None:  # announced but not readable (cannot happen unless the graph lost it)
         return respond({**accepted, "note": STILL_HANDLING}, 202)
-    return respond({**accepted, "reply": {"text": reply.text, "how_i_know": reply.how_i_know},
+    return respond({**accepted, "reply": {"text": reply.text, "how_i_know": reply.how_i_know,
+                                             "answers": reply.answers},
                     "ticket": {"id": ticket.id, "stage": ticket.stage} if ticket else None})

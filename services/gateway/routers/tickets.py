@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 from relay_graph.inputs import Identifier, Name
 
 from relay_graph import tickets
+from relay_graph.conversation.reads import ticket_promises
 from relay_graph.issues import close_issues
 from relay_graph.memory import Memory
 from relay_graph.streams import TicketChanged
@@ -56,9 +57,11 @@ async def list_tickets(
 
 
 @router.get("/tickets/{id}", response_model=TicketView, responses=responses(401, 403, 404, 422, 429, 503),
-            summary="One ticket with its timeline (in order) and handoffs")
+            summary="One ticket with its timeline (in order), handoffs and the promises made on it")
 async def get_ticket(tenant: TenantDep, memory: MemoryDep, ticket_id: TicketId) -> JSONResponse:
-    return respond(ticket_view(await tickets.get_ticket(memory.client, tenant, ticket_id)))
+    view = ticket_view(await tickets.get_ticket(memory.client, tenant, ticket_id))
+    view["promises"] = [p.model_dump() for p in await ticket_promises(memory.client, tenant, ticket_id)]
+    return respond(view)
 
 
 @router.post("/tickets/{id}/confirm", response_model=ConfirmResult,

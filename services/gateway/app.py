@@ -100,7 +100,7 @@ def create_app(
     default limits (the settings' otherwise)."""
     settings = settings or GatewaySettings()
     backend = Backend(settings, memory=memory, keys=keys)
-    bus = Bus(settings)
+    bus = Bus(settings, graph=backend.graph_client)
     if readiness is None:
         readiness = ([falkordb_check(backend)] if ready_agents is None
                      else full_readiness(backend, bus, ready_agents))
@@ -135,7 +135,7 @@ def create_app(
         except Exception as exc:  # noqa: BLE001 - started again on first need
             log.warning("starting without the stream tail: %s", exc)
         stop_relay = asyncio.Event()
-        relay = asyncio.create_task(outbox.relay_loop(backend, bus, stop_relay, every_s=settings.outbox_every_s))
+        relay = asyncio.create_task(outbox.relay_loop(bus, stop_relay, every_s=settings.outbox_every_s))
         try:
             async with mcp_endpoint.running():
                 yield

@@ -67,7 +67,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from relay_graph import desk, lab, network, tickets
-from relay_graph.agents import Deps, ReplyDraft, write_replies
+from relay_graph.agents import Deps, ReplyDraft, announce, write_replies
 from relay_graph.agents.issues import DONE_FOR_NOW, NOT_ON_THE_LINE, OUTAGE_SYMPTOMS, ticket_status
 from relay_graph.errors import NotFound
 from relay_graph.extraction import replies
@@ -205,7 +205,7 @@ async def _gone(deps: Deps, holder: str) -> bool:
 async def _announce_pickup(deps: Deps, tenant: str, tid: str, replica: str, before: desk.TicketRouting) -> None:
     if before.owner == AGENT and before.owner_replica == replica:
         return  # a redelivery to the replica that already holds it
-    await deps.publisher.publish(TicketChanged(tenant=tenant, id=tid, version=before.version, change="picked_up",
+    await announce(deps, TicketChanged(tenant=tenant, id=tid, version=before.version, change="picked_up",
                                                actor=AGENT))
 
 
@@ -385,7 +385,7 @@ async def _act(ctx: _Ctx, t: Ticket, step: str) -> Ticket | None:
                                    f"{replies.when(result.at)}{visit_note})", at=ctx.deps.now())
     for change in result.visible:
         if change.node_id is not None and change.version is not None:
-            await ctx.deps.publisher.publish(NetworkChanged(
+            await announce(ctx.deps, NetworkChanged(
                 tenant=ctx.tenant, id=change.node_id, version=change.version, change="up" if change.up else "down",
                 actor=AGENT))
     return t
@@ -668,7 +668,7 @@ async def _move(ctx: _Ctx, t: Ticket, stage: TicketStage, detail: str, *, reply:
     if not new.changed:
         log.info("ticket %s moved on meanwhile (now %s v%d); leaving it", t.id, new.stage.value, new.version)
         return None
-    await ctx.deps.publisher.publish(TicketChanged(tenant=ctx.tenant, id=t.id, version=new.version, change="stage",
+    await announce(ctx.deps, TicketChanged(tenant=ctx.tenant, id=t.id, version=new.version, change="stage",
                                                    actor=AGENT))
     if reply is not None:
         await _tell(ctx, new, reply, desk.status_reply_id(t.id, new.version))

@@ -159,6 +159,7 @@ def create_app(
     app.add_middleware(TracingMiddleware)  # added last: outermost, so a refused body is traced too
     for router in ROUTERS:
         app.include_router(router)
+    app.include_router(bus.router)  # FastStream's FastAPI integration: its broker lives with the app's lifespan
     mcp_http.mount(app, mcp_endpoint)
     generate = app.openapi
 

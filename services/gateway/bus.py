@@ -1,7 +1,10 @@
 """The gateway's handle on the notification streams (which live on the FalkorDB server): a bytes
-Redis client opened on first need, the Publisher, the outbox every announcement goes through
-(relay_graph.outbox: kept in the graph until it is on its stream), and the process's one stream
-tail feeding the chat waiters and the live sockets (see live_feed.py)."""
+Redis client opened on first need (the stream tail, the outbox's marker, readiness), FastStream's
+FastAPI integration (`router`, a RedisRouter the app includes: its broker is started and stopped
+with the app's lifespan) whose broker publishes every notification (BrokerPublisher), the outbox
+every announcement goes through (relay_graph.outbox: kept in the graph until it is on its stream),
+and the process's one stream tail feeding the chat waiters and the live sockets (see
+live_feed.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +12,11 @@ import logging
 from typing import Any, Awaitable, Callable
 
 import redis.asyncio as aioredis
+from faststream.redis.fastapi import RedisRouter
 
 from relay_graph.db import GraphClient
 from relay_graph.outbox import Outbox, publish_all
-from relay_graph.streams import NotificationBase, Publisher, connect
+from relay_graph.streams import BrokerPublisher, NotificationBase, connect
 
 from .live_feed import LiveHub, ReplyWaiters, StreamTail
 from .settings import GatewaySettings
@@ -28,7 +32,12 @@ class Bus:
         self.settings = settings
         self.owns_redis = redis is None
         self._redis = redis
-        self._publisher: Publisher | None = None
+        self._publisher: BrokerPublisher | None = None
+        kw = self.redis().connection_pool.connection_kwargs  # the same server and user as the client
+        self.router = RedisRouter(host=kw.get("host", "127.0.0.1"), port=int(kw.get("port", 6379)),
+                                  password=kw.get("password"), username=kw.get("username"),
+                                  socket_connect_timeout=kw.get("socket_connect_timeout") or 5,
+                                  schema_url=None, include_in_schema=False, logger=None)
         self._graph = graph  # the graph client the outbox keeps announcements in (the backend's)
         self._outbox: Outbox | None = None
         self.waiters = ReplyWaiters()
@@ -42,9 +51,9 @@ class Bus:
         return self._redis
 
     @property
-    def publisher(self) -> Publisher:
+    def publisher(self) -> BrokerPublisher:
         if self._publisher is None:
-            self._publisher = Publisher(self.redis())
+            self._publisher = BrokerPublisher(self.router.broker)
         return self._publisher
 
     async def publish(self, notification: NotificationBase) -> str:
@@ -96,6 +105,11 @@ class Bus:
 
     async def close(self) -> None:
         await self.tail.stop()
+        try:
+            await self.router.broker.stop()  # the lifespan stops it too; a bare app's Bus has only this
+        except Exception as exc:  # noqa: BLE001 - closing goes on
+            log.debug("stopping the stream broker: %s", exc)
+        self._publisher = None
         if self.owns_redis and self._redis is not None:
             redis, self._redis, self._publisher, self._outbox = self._redis, None, None, None
             await redis.aclose()

@@ -7,6 +7,11 @@ every gateway and agent replica runs, publishes what is still kept. A chat turn'
 kept by the very statement that numbers the turn (queries/chat.py); every other one by
 `Outbox.announce`, in one graph write right after the write it announces.
 
+Taking a published announcement out costs no graph write of its own: the process remembers it and
+the next `announce` to the same tenant takes it out in the statement that keeps the new ones; what
+is left is taken out by the process's relay within a second (`flush`). A process that dies before
+leaves them to another replica's relay, which publishes them again (consumers drop the copy).
+
 Two publishing the same kept announcement (the process that kept it and a relay, or two relays)
 send the same notification id, and consumers drop the copy. A relay leaves an announcement alone
 for `older_than_s` so the process that kept it publishes it first.
@@ -65,11 +70,17 @@ class Outbox:
     `redis` holds the pending-tenants marker (the streams' server). enabled=False publishes
     straight after the write (the path before the outbox)."""
 
+    # A tenant this process marked this recently is still marked (PENDING_TENANTS keeps a mark for
+    # the relay's keep_s, a minute by default): no need to mark it again.
+    MARK_EVERY_S = 10.0
+
     def __init__(self, client: GraphClient, redis: aioredis.Redis, publish: Publish, *, enabled: bool = True):
         self.client = client
         self.redis = redis
         self.publish = publish
         self.enabled = enabled
+        self._published: dict[str, list[str]] = {}  # tenant -> published, not yet taken out
+        self._marked: dict[str, float] = {}  # tenant -> when this process last marked it (monotonic)
 
     async def announce(self, tenant: str, notifications: Iterable[NotificationBase], *, strict: bool = False) -> bool:
         """Keep the notifications (one graph write), publish them, take them out. True: they are on
@@ -83,10 +94,14 @@ class Outbox:
         if not self.enabled:
             await self.publish(items)
             return True
-        now = _ms()
-        await self.redis.zadd(PENDING_TENANTS, {tenant: now})  # before the node: no node is ever unmarked
-        await self.client.run(tenant, q.KEEP, {"at_ms": now, "items": [
-            {"notification_id": str(n.notification_id), "payload": encode(n)} for n in items]})
+        await self._mark_once(tenant)  # before the node: no node is ever unmarked
+        done = self._published.pop(tenant, [])
+        try:
+            await self.client.run(tenant, q.KEEP, {"at_ms": _ms(), "done": done, "items": [
+                {"notification_id": str(n.notification_id), "payload": encode(n)} for n in items]})
+        except BaseException:
+            self._published.setdefault(tenant, []).extend(done)
+            raise
         try:
             await self.publish(items)
         except Exception as exc:  # noqa: BLE001 - kept: the relay publishes them
@@ -100,8 +115,19 @@ class Outbox:
         return True
 
     async def done(self, tenant: str, notification_ids: list[str]) -> None:
-        """Published: they leave the outbox. Failing to take them out only means a relay sends
-        them again (consumers drop the copy)."""
+        """Published: they leave the outbox, with this process's next write to the tenant or its
+        relay's next `flush`."""
+        self._published.setdefault(tenant, []).extend(notification_ids)
+
+    async def flush(self) -> None:
+        """Take out what this process published and no write took out yet (one statement per
+        tenant). Failing to only means a relay sends them again (consumers drop the copy)."""
+        for tenant in list(self._published):
+            ids = self._published.pop(tenant, [])
+            if ids:
+                await self._take_out(tenant, ids)
+
+    async def _take_out(self, tenant: str, notification_ids: list[str]) -> None:
         try:
             await self.client.run(tenant, q.DONE, {"ids": notification_ids})
         except Exception as exc:  # noqa: BLE001
@@ -110,7 +136,14 @@ class Outbox:
 
     async def mark(self, tenant: str) -> None:
         """Mark a tenant as having kept announcements (a write that keeps its own, as chat's does)."""
-        await self.redis.zadd(PENDING_TENANTS, {validate_tenant(tenant): _ms()})
+        await self._mark_once(validate_tenant(tenant))
+
+    async def _mark_once(self, tenant: str) -> None:
+        now = time.monotonic()
+        if now - self._marked.get(tenant, -1e9) < self.MARK_EVERY_S:
+            return
+        await self.redis.zadd(PENDING_TENANTS, {tenant: _ms()})
+        self._marked[tenant] = now
 
     async def publish_pending(self, tenant: str, *, older_than_s: float = 2.0, limit: int = 200) -> tuple[int, int]:
         """Publish the tenant's kept announcements older than `older_than_s` and take them out.
@@ -125,18 +158,19 @@ class Outbox:
                 notifications.append(_notification(tenant, row))
             except Exception as exc:  # noqa: BLE001 - never published as it is: drop it, loudly
                 log.error("dropping an outbox entry of %s that is not a notification (%s): %r", tenant, exc, row)
-                await self.done(tenant, [_text(row["notification_id"])])
+                await self._take_out(tenant, [_text(row["notification_id"])])
         try:
             await self.publish(notifications)
         except Exception as exc:  # noqa: BLE001
             log.warning("outbox relay: %d announcement(s) of %s still not published: %s", len(rows), tenant, exc)
             return 0, len(notifications)
-        await self.done(tenant, [str(n.notification_id) for n in notifications])
+        await self._take_out(tenant, [str(n.notification_id) for n in notifications])
         return len(notifications), 0
 
     async def relay_pass(self, *, older_than_s: float = 2.0, keep_s: float = 60.0, sweep: bool = False) -> int:
         """One pass of the relay: the tenants marked in the last `keep_s` (every graph with sweep).
         Returns how many announcements it published."""
+        await self.flush()  # first: what this process published is not published again
         now = _ms()
         since = now - int(keep_s * 1000)
         tenants = {_text(t) for t in await self.redis.zrangebyscore(PENDING_TENANTS, since, "+inf")}
@@ -179,6 +213,10 @@ class Outbox:
                 await asyncio.wait_for(stop.wait(), every_s)
             except asyncio.TimeoutError:
                 pass
+        try:
+            await self.flush()
+        except Exception as exc:  # noqa: BLE001 - another replica's relay publishes them again
+            log.debug("outbox flush on stop: %s", exc)
 
 
 def _notification(tenant: str, row: dict[str, Any]) -> NotificationBase:

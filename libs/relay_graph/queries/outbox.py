@@ -11,9 +11,14 @@ from __future__ import annotations
 
 from . import Query
 
-# The announcements of one write, kept before they are published.
+# The announcements of one write, kept before they are published; the same statement takes out
+# those this process published since its last write ($done), so a published announcement costs no
+# graph write of its own.
 KEEP = Query(
     "outbox_keep",
+    "OPTIONAL MATCH (d:Outbox) WHERE d.notification_id IN $done "
+    "FOREACH (x IN CASE WHEN d IS NULL THEN [] ELSE [d] END | DELETE x) "
+    "WITH count(*) AS _ "
     "UNWIND $items AS item "
     "CREATE (:Outbox {notification_id: item.notification_id, payload: item.payload, at_ms: $at_ms})",
 )

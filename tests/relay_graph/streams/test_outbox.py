@@ -59,8 +59,16 @@ async def test_an_announcement_is_published_and_leaves_the_outbox(graph_client, 
     assert await box.announce(tenant, [t, f]) is True
     assert [n.notification_id for n in await _entries(redis, STREAM_TICKETS, tenant)] == [t.notification_id]
     assert [n.notification_id for n in await _entries(redis, STREAM_FACTS, tenant)] == [f.notification_id]
-    assert await _kept(graph_client, tenant) == []
     assert await redis.zscore(ob.PENDING_TENANTS, tenant) is not None  # marked while it was kept
+    # published: taken out by the next write to the tenant (no graph write of its own) ...
+    assert len(await _kept(graph_client, tenant)) == 2
+    g = FactChanged(tenant=tenant, id="f-2", version=0, change="created", actor="intake")
+    assert await box.announce(tenant, [g])
+    assert [r["notification_id"] for r in await _kept(graph_client, tenant)] == [str(g.notification_id)]
+    # ... or by the relay's flush
+    await box.flush()
+    assert await _kept(graph_client, tenant) == []
+    assert len(await _entries(redis, STREAM_TICKETS, tenant)) == 1  # nothing published twice
 
 
 async def test_a_refused_publish_is_kept_and_relayed_once_the_stream_takes_entries(graph_client, redis, tenant,
@@ -96,6 +104,7 @@ async def test_a_relay_pass_reads_only_marked_tenants_and_forgets_old_marks(grap
     assert await box.relay_pass(older_than_s=0) == 0
     assert list(graph_client.recent) == []  # nothing marked: no graph read at all
     await box.mark(tenant)
+    graph_client.recent.clear()
     await box.relay_pass(older_than_s=0)
     assert [r["query"] for r in graph_client.recent if r["tenant"] == tenant] == []  # no graph: not read, not made
     assert not await graph_client.graph_exists(tenant)
@@ -107,7 +116,7 @@ async def test_a_relay_pass_reads_only_marked_tenants_and_forgets_old_marks(grap
 async def test_the_sweep_finds_what_a_lost_mark_left_behind(graph_client, redis, tenant):
     box = _box(graph_client, redis)
     t = TicketChanged(tenant=tenant, id="T-9", version=1, change="opened", actor="intake")
-    await graph_client.run(tenant, q.KEEP, {"at_ms": 1, "items": [
+    await graph_client.run(tenant, q.KEEP, {"at_ms": 1, "done": [], "items": [
         {"notification_id": str(t.notification_id), "payload": t.model_dump_json()}]})
     await redis.zrem(ob.PENDING_TENANTS, tenant)
     assert await box.relay_pass(older_than_s=0) == 0

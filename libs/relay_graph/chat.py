@@ -13,8 +13,8 @@ counter moved in one statement (see queries/chat.py for where it is kept and why
 The outbox: the statement that numbers the turn also writes its announcement (an `Outbox` node
 with the TurnReceived's fields and notification id), so a turn is never stored without it. The
 caller publishes it after `record_turn` returned (agents always find the turn in the graph) and
-then takes it out (`announced`); if the publish fails, a relay in every gateway replica
-(`announce_pending`) publishes it a moment later. A copy published twice has the same
+then takes it out (`Outbox.done`); if the publish fails, the outbox relay every gateway and agent
+replica runs (outbox.py) publishes it a moment later. A copy published twice has the same
 notification id, and consumers drop it.
 
 A session belongs to the customer who opened it: a turn naming another customer's session is
@@ -26,7 +26,7 @@ from __future__ import annotations
 import time
 import uuid
 from datetime import datetime, timezone
-from typing import Any, Awaitable, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -158,28 +158,6 @@ def announcement(tenant: str, turn: RecordedTurn) -> TurnReceived:
     consumers drop the copies)."""
     return TurnReceived(tenant=tenant, id=turn.episode_id, version=turn.seq, session=turn.session,
                         customer=turn.customer, actor="customer", notification_id=turn.notification_id)
-
-
-async def announced(client: GraphClient, tenant: str, episode_id: str) -> None:
-    """The turn's announcement was published: it leaves the outbox."""
-    await client.run(tenant, q.OUTBOX_DONE, {"id": episode_id})
-
-
-async def announce_pending(client: GraphClient, tenant: str, publish: Callable[[TurnReceived], Awaitable[Any]],
-                           *, older_than_s: float = 2.0, limit: int = 100) -> int:
-    """The outbox relay's pass over one tenant: publish every announcement older than
-    `older_than_s` that is still unpublished (its request failed to publish it, or died), then
-    take it out. Returns how many it published; a publish failure stops the pass (next time)."""
-    before = int((time.time() - older_than_s) * 1000)
-    rows = await client.run(tenant, q.OUTBOX_PENDING, {"before_ms": before, "limit": limit})
-    done = 0
-    for row in rows:
-        turn = RecordedTurn(session=row["session"], episode_id=row["episode_id"], seq=int(row["seq"]),
-                            customer=row["customer"], notification_id=row["notification_id"])
-        await publish(announcement(tenant, turn))
-        await announced(client, tenant, turn.episode_id)
-        done += 1
-    return done
 
 
 async def turn_seq(client: GraphClient, tenant: str, episode_id: str) -> int | None:

@@ -25,6 +25,9 @@ class GraphSettings(BaseSettings):
                                 "times (GraphClient.recent)")
     data_dir: Path = Path(".relay/data")
     model_dir: Path = Path(".relay/model")
+    outbox: bool = Field(default=True, description="keep every announcement in the graph until it is on its "
+                         "stream (outbox.py); false publishes straight after the write, as before the outbox "
+                         "(the benchmark's baseline), and a publish that fails after the write is lost")
     embed_batch_size: int = 64
     embed_cache_size: int = Field(default=20_000, description="texts whose vectors are kept in memory")
     embed_threads: int | None = Field(default=None, ge=1, description="the model's onnxruntime threads "

@@ -100,7 +100,7 @@ def create_app(
     default limits (the settings' otherwise)."""
     settings = settings or GatewaySettings()
     backend = Backend(settings, memory=memory, keys=keys)
-    bus = Bus(settings)
+    bus = Bus(settings, graph=backend.graph_client)
     if readiness is None:
         readiness = ([falkordb_check(backend)] if ready_agents is None
                      else full_readiness(backend, bus, ready_agents))
@@ -135,7 +135,7 @@ def create_app(
         except Exception as exc:  # noqa: BLE001 - started again on first need
             log.warning("starting without the stream tail: %s", exc)
         stop_relay = asyncio.Event()
-        relay = asyncio.create_task(outbox.relay_loop(backend, bus, stop_relay, every_s=settings.outbox_every_s))
+        relay = asyncio.create_task(outbox.relay_loop(bus, stop_relay, every_s=settings.outbox_every_s))
         sweep = asyncio.create_task(judge_tenants.sweep_loop(backend, stop_relay,
                                                              every_s=settings.judge_sweep_every_s))
         try:
@@ -161,6 +161,7 @@ def create_app(
     app.add_middleware(TracingMiddleware)  # added last: outermost, so a refused body is traced too
     for router in ROUTERS:
         app.include_router(router)
+    app.include_router(bus.router)  # FastStream's FastAPI integration: its broker lives with the app's lifespan
     mcp_http.mount(app, mcp_endpoint)
     generate = app.openapi
 

@@ -44,6 +44,9 @@ class Backend:
                     self._memory = Memory(client)
         return self._memory
 
+    async def graph_client(self) -> GraphClient:
+        return (await self.memory()).client
+
     async def keys(self) -> TenantKeys:
         if self._keys is None:
             self._keys = TenantKeys((await self.memory()).client.redis)

@@ -1,15 +1,22 @@
 """The gateway's handle on the notification streams (which live on the FalkorDB server): a bytes
-Redis client opened on first need, the Publisher, and the process's one stream tail feeding the
-chat waiters and the live sockets (see live_feed.py)."""
+Redis client opened on first need (the stream tail, the outbox's marker, readiness), FastStream's
+FastAPI integration (`router`, a RedisRouter the app includes: its broker is started and stopped
+with the app's lifespan) whose broker publishes every notification (BrokerPublisher), the outbox
+every announcement goes through (relay_graph.outbox: kept in the graph until it is on its stream),
+and the process's one stream tail feeding the chat waiters and the live sockets (see
+live_feed.py)."""
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 import redis.asyncio as aioredis
+from faststream.redis.fastapi import RedisRouter
 
-from relay_graph.streams import NotificationBase, Publisher, connect
+from relay_graph.db import GraphClient
+from relay_graph.outbox import Outbox, publish_all
+from relay_graph.streams import BrokerPublisher, NotificationBase, connect
 
 from .live_feed import LiveHub, ReplyWaiters, StreamTail
 from .settings import GatewaySettings
@@ -20,11 +27,19 @@ PUBLISH_CHUNK = 1_000
 
 
 class Bus:
-    def __init__(self, settings: GatewaySettings, *, redis: aioredis.Redis | None = None) -> None:
+    def __init__(self, settings: GatewaySettings, *, redis: aioredis.Redis | None = None,
+                 graph: Callable[[], Awaitable[GraphClient]] | None = None) -> None:
         self.settings = settings
         self.owns_redis = redis is None
         self._redis = redis
-        self._publisher: Publisher | None = None
+        self._publisher: BrokerPublisher | None = None
+        kw = self.redis().connection_pool.connection_kwargs  # the same server and user as the client
+        self.router = RedisRouter(host=kw.get("host", "127.0.0.1"), port=int(kw.get("port", 6379)),
+                                  password=kw.get("password"), username=kw.get("username"),
+                                  socket_connect_timeout=kw.get("socket_connect_timeout") or 5,
+                                  schema_url=None, include_in_schema=False, logger=None)
+        self._graph = graph  # the graph client the outbox keeps announcements in (the backend's)
+        self._outbox: Outbox | None = None
         self.waiters = ReplyWaiters()
         self.hub = LiveHub(queue_size=settings.live_queue_size)
         self.tail = StreamTail(self.redis, [self.waiters.notify, self.hub.notify])
@@ -36,38 +51,65 @@ class Bus:
         return self._redis
 
     @property
-    def publisher(self) -> Publisher:
+    def publisher(self) -> BrokerPublisher:
         if self._publisher is None:
-            self._publisher = Publisher(self.redis())
+            self._publisher = BrokerPublisher(self.router.broker)
         return self._publisher
 
     async def publish(self, notification: NotificationBase) -> str:
-        """XADD the notification; Unavailable if the streams cannot be reached."""
+        """XADD the notification, outside the outbox (a chat turn's announcement, kept by the
+        statement that stored the turn); Unavailable if the streams cannot be reached."""
         return await self.publisher.publish(notification)
 
-    async def publish_quietly(self, kind: type[NotificationBase], **fields: Any) -> str | None:
-        """For announcements nothing acts on (the live feed): building or sending the notification
-        may fail without failing the request, so a write that succeeded is not reported as failed."""
+    async def _send(self, notifications: list[NotificationBase]) -> None:
+        await publish_all(self.publisher, notifications)
+
+    async def outbox(self) -> Outbox:
+        if self._outbox is None:
+            if self._graph is None:
+                raise RuntimeError("this Bus was built without a graph client; it cannot keep announcements")
+            self._outbox = Outbox(await self._graph(), self.redis(), self._send, enabled=self.settings.outbox)
+        return self._outbox
+
+    async def announce(self, tenant: str, notifications: list[NotificationBase]) -> bool:
+        """Announce a write that succeeded, through the outbox: False when the streams refused
+        it now (it is kept, and the relay publishes it). Raises only when it could not be kept."""
+        return await (await self.outbox()).announce(tenant, notifications)
+
+    async def announce_one(self, notification: NotificationBase) -> bool:
+        """`announce` of one notification (the tools' ToolContext.announce)."""
+        return await self.announce(notification.tenant, [notification])
+
+    async def publish_quietly(self, kind: type[NotificationBase], **fields: Any) -> bool:
+        """`announce` for a write that already succeeded: building or keeping the notification may
+        fail without failing the request, so a write that succeeded is not reported as failed."""
         try:
-            return await self.publish(kind(**fields))
+            return await self.announce_one(kind(**fields))
         except Exception as exc:  # noqa: BLE001
             log.warning("could not announce %s %s: %s", kind.__name__, fields.get("id"), exc)
-            return None
+            return False
 
     async def publish_many_quietly(self, kind: type[NotificationBase], items: list[dict[str, Any]]) -> int:
-        """`publish_quietly` for many of one kind (a batch write's facts), in one pipelined round
-        trip per PUBLISH_CHUNK. Returns how many were announced."""
+        """`publish_quietly` for many of one kind (a batch write's facts): one outbox write and one
+        pipelined round trip per PUBLISH_CHUNK. Returns how many were published now."""
         announced = 0
         for start in range(0, len(items), PUBLISH_CHUNK):
             chunk = items[start : start + PUBLISH_CHUNK]
             try:
-                announced += len(await self.publisher.publish_many([kind(**fields) for fields in chunk]))
+                notifications = [kind(**fields) for fields in chunk]
+                if notifications and await self.announce(notifications[0].tenant, notifications):
+                    announced += len(notifications)
             except Exception as exc:  # noqa: BLE001
                 log.warning("could not announce %d %s: %s", len(chunk), kind.__name__, exc)
         return announced
 
     async def close(self) -> None:
         await self.tail.stop()
+        try:
+            await self.router.broker.stop()  # the lifespan stops it too; a bare app's Bus has only this
+        except Exception as exc:  # noqa: BLE001 - closing goes on
+            log.debug("stopping the stream broker: %s", exc)
+        self._publisher = None
         if self.owns_redis and self._redis is not None:
-            redis, self._redis, self._publisher = self._redis, None, None
+            redis, self._redis, self._publisher, self._outbox = self._redis, None, None, None
             await redis.aclose()

@@ -158,7 +158,7 @@ class McpEndpoint:
             raise Unauthorized("send your key as `Authorization: Bearer <key>`")
         memory = await self.services.backend.memory()
         bus = self.services.bus
-        return ToolContext(memory, caller.tenant, caller.agent, announce=bus.publish if bus is not None else None,
+        return ToolContext(memory, caller.tenant, caller.agent, announce=bus.announce_one if bus is not None else None,
                            label=mcp_agent_name(client_name(ctx), caller.agent_hint))
 
 

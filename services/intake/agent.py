@@ -49,7 +49,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from relay_graph import catalogue, conversation, desk, facts, guardrails, network, tickets
-from relay_graph.agents import Deps, ReplyDraft, publish_reply, store_replies
+from relay_graph.agents import Deps, ReplyDraft, announce, fact_changes, publish_reply, store_replies
 from relay_graph.agents.issues import OUTAGE_SYMPTOMS, ticket_status
 from relay_graph.agents.replies import after
 from relay_graph.conversation import ASKED_PREFIX, GUARD_KINDS, AskKind, Part, ReplyKind
@@ -422,12 +422,14 @@ async def _file_facts(deps: Deps, tenant: str, customer: str, turn: EpisodeView,
     at = turn.at
     by_id = {f.fact_id: f for f in on_file}
     ended: list[FactView] = []
+    retired: list[str] = []
     for f in extraction.facts:
         if not f.ended:
             continue
         valid_to = _when(f.valid_from_hint, at)
         for fid in await deps.memory.retire_fact(tenant, RetireInput(
                 subject=customer, predicate=f.predicate, object=f.object, agent=AGENT, valid_to=valid_to)):
+            retired.append(fid)
             if fid in by_id:
                 ended.append(by_id[fid])
     items = [FactInput(subject=customer, predicate=f.predicate, object=f.object, agent=AGENT,
@@ -437,7 +439,9 @@ async def _file_facts(deps: Deps, tenant: str, customer: str, turn: EpisodeView,
     if problem is not None and problem.kind is not IssueKind.OTHER and extraction.intent is not Intent.CONFIRM_FIXED:
         items.append(FactInput(subject=customer, predicate="has_issue", object=_issue(problem, at, on_file),
                                agent=AGENT, valid_from=_when(problem.time, at), source=turn.episode_id))
-    written = {r.fact_id for r in await deps.memory.write_facts(tenant, items)} if items else set()
+    results = await deps.memory.write_facts(tenant, items) if items else []
+    await announce(deps, *fact_changes(tenant, AGENT, results, retired))
+    written = {r.fact_id for r in results}
     if not written and not ended:
         return [], [], on_file
     current = await deps.memory.facts(tenant, customer)
@@ -512,7 +516,7 @@ async def _open_and_hand_off(deps: Deps, tenant: str, customer: str, session: st
 
 
 async def _announce_ticket(deps: Deps, tenant: str, ticket_id: str, change: str, version: int) -> None:
-    await deps.publisher.publish(TicketChanged(tenant=tenant, id=ticket_id, version=version, change=change,
+    await announce(deps, TicketChanged(tenant=tenant, id=ticket_id, version=version, change=change,
                                                actor=AGENT))
 
 

@@ -25,7 +25,7 @@ import logging
 from dataclasses import dataclass, field
 
 from relay_graph import case_move, catalogue, desks, network, ticket_work, tickets, world
-from relay_graph.agents import Deps
+from relay_graph.agents import Deps, announce
 from relay_graph.catalogue.models import PlacementSource, PlacementStatus
 from relay_graph.catalogue.regions import region_spec
 from relay_graph.errors import NotFound, RelayError
@@ -124,8 +124,8 @@ async def _move(deps: Deps, tenant: str, customer: str, text: str, placement) ->
         # since that desk's resolver has never heard of it
         t = await tickets.hand_off(deps.client, target, s.id, from_agent=AGENT, to_role="resolver",
                                    detail=f"moved from the {region_spec(moved.from_region).desk}")
-        await deps.publisher.publish(TicketChanged(tenant=target, id=t.id, version=t.version,
-                                                   change="handed_off", actor=AGENT))
+        await announce(deps, TicketChanged(tenant=target, id=t.id, version=t.version,
+                                           change="handed_off", actor=AGENT))
         back.append(t.id)
     said = f" and ticket {', '.join(back)}" if back else ""
     return Placed("moved", city=placement.city, node_id=home.node_id if home else None, tickets_back=back,
@@ -151,8 +151,8 @@ async def _tickets_back(deps: Deps, tenant: str, customer: str) -> list[str]:
         t = await tickets.hand_off(deps.client, tenant, s.id, from_agent=AGENT, to_role="resolver",
                                    detail="the address is placed: the line can be measured now")
         if t.changed:
-            await deps.publisher.publish(TicketChanged(tenant=tenant, id=t.id, version=t.version,
-                                                       change="handed_off", actor=AGENT))
+            await announce(deps, TicketChanged(tenant=tenant, id=t.id, version=t.version,
+                                               change="handed_off", actor=AGENT))
             back.append(t.id)
     return back
 

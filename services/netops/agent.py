@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from relay_graph import desk, lab, network, ticket_work, tickets
-from relay_graph.agents import Deps, ReplyDraft, honest_words, write_replies
+from relay_graph.agents import Deps, ReplyDraft, announce, honest_words, write_replies
 from relay_graph.agents.issues import OUTAGE_SYMPTOMS, WAITING_STAGES
 from relay_graph.errors import NotFound
 from relay_graph.extraction import replies
@@ -64,7 +64,7 @@ async def node_down(deps: Deps, n: NetworkChanged) -> OutageResult:
     told = await _notify(deps, tenant, outage, "declared", words, version=node.version)
     announced = outage.created or bool(told)
     if announced:
-        await deps.publisher.publish(OutageChanged(tenant=tenant, id=outage.outage_id, version=node.version,
+        await announce(deps, OutageChanged(tenant=tenant, id=outage.outage_id, version=node.version,
                                                    change="declared", actor=AGENT, node_id=node.node_id))
     log.info("outage %s on %s: %d customers, %d told now, %d tickets linked", outage.outage_id, node.node_id,
              outage.affected_count, len(told), len(linked))
@@ -90,7 +90,7 @@ async def node_up(deps: Deps, n: NetworkChanged) -> OutageResult:
     told = await _notify(deps, tenant, outage, "resolved", words, version=node.version)
     announced = closed is not None or bool(told)
     if announced:
-        await deps.publisher.publish(OutageChanged(tenant=tenant, id=outage.outage_id, version=node.version,
+        await announce(deps, OutageChanged(tenant=tenant, id=outage.outage_id, version=node.version,
                                                    change="resolved", actor=AGENT, node_id=node.node_id))
     return OutageResult("resolved", outage, told, moved, announced)
 
@@ -149,7 +149,7 @@ async def _tickets_back(deps: Deps, tenant: str, outage: Outage, node: NetNode) 
         if not new.changed:
             continue
         moved.append(t.id)
-        await deps.publisher.publish(TicketChanged(tenant=tenant, id=t.id, version=new.version, change="stage",
+        await announce(deps, TicketChanged(tenant=tenant, id=t.id, version=new.version, change="stage",
                                                    actor=AGENT))
         words = replies.confirm_fixed_request(t.id, f"the outage at {node.name} ({outage.outage_id}) was repaired",
                                               now, AGENT)

@@ -71,7 +71,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from relay_graph import case_move, desk, lab, network, ticket_work, tickets
-from relay_graph.agents import Deps, ReplyDraft, write_replies
+from relay_graph.agents import Deps, ReplyDraft, announce, write_replies
 from relay_graph.agents.issues import DONE_FOR_NOW, NOT_ON_THE_LINE, OUTAGE_SYMPTOMS, ticket_status
 from relay_graph.errors import NotFound
 from relay_graph.extraction import replies
@@ -198,8 +198,8 @@ async def _gone(deps: Deps, holder: str) -> bool:
 async def _announce_pickup(deps: Deps, tenant: str, tid: str, replica: str, before: desk.TicketRouting) -> None:
     if before.owner == AGENT and before.owner_replica == replica:
         return  # a redelivery to the replica that already holds it
-    await deps.publisher.publish(TicketChanged(tenant=tenant, id=tid, version=before.version, change="picked_up",
-                                               actor=AGENT))
+    await announce(deps, TicketChanged(tenant=tenant, id=tid, version=before.version, change="picked_up",
+                                       actor=AGENT))
 
 
 # ---------------------------------------------------------------- the workflow
@@ -274,12 +274,12 @@ async def _ask_for_address(ctx: _Ctx, t: Ticket) -> None:
         await _save(ctx, t, ctx.work.model_copy(update={"needs": None}))
         back = await tickets.hand_off(ctx.client, ctx.tenant, t.id, from_agent=AGENT, to_role=AGENT,
                                       at=ctx.deps.now(), detail="a line is on file now")
-        await ctx.deps.publisher.publish(TicketChanged(tenant=ctx.tenant, id=t.id, version=back.version,
-                                                       change="handed_off", actor=AGENT))
+        await announce(ctx.deps, TicketChanged(tenant=ctx.tenant, id=t.id, version=back.version,
+                                               change="handed_off", actor=AGENT))
         return
     if handed.changed:
-        await ctx.deps.publisher.publish(TicketChanged(tenant=ctx.tenant, id=t.id, version=handed.version,
-                                                       change="handed_off", actor=AGENT))
+        await announce(ctx.deps, TicketChanged(tenant=ctx.tenant, id=t.id, version=handed.version,
+                                               change="handed_off", actor=AGENT))
     words = replies.Reply(
         f"I cannot test your line for ticket {t.id} yet: we have no line on file for you. Could you tell me "
         "your address (the area and the city)? Then I can find your line and measure it.",
@@ -447,7 +447,7 @@ async def _act(ctx: _Ctx, t: Ticket, step: str) -> Ticket | None:
                                    f"{replies.when(result.at)}{visit_note})", at=ctx.deps.now())
     for change in result.visible:
         if change.node_id is not None and change.version is not None:
-            await ctx.deps.publisher.publish(NetworkChanged(
+            await announce(ctx.deps, NetworkChanged(
                 tenant=ctx.tenant, id=change.node_id, version=change.version, change="up" if change.up else "down",
                 actor=AGENT))
     delay = ctx.deps.settings.step_delay_ms / 1000  # tests: a window between a step and its measurement
@@ -607,8 +607,8 @@ async def _move(ctx: _Ctx, t: Ticket, stage: TicketStage, detail: str, *, reply:
     if not new.changed:
         log.info("ticket %s moved on meanwhile (now %s v%d); leaving it", t.id, new.stage.value, new.version)
         return None
-    await ctx.deps.publisher.publish(TicketChanged(tenant=ctx.tenant, id=t.id, version=new.version, change="stage",
-                                                   actor=AGENT))
+    await announce(ctx.deps, TicketChanged(tenant=ctx.tenant, id=t.id, version=new.version, change="stage",
+                                           actor=AGENT))
     if reply is not None:
         await _tell(ctx, new, reply, desk.status_reply_id(t.id, new.version))
     return new

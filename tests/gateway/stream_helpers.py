@@ -10,6 +10,7 @@ from typing import AsyncIterator
 import uvicorn
 
 from relay_graph.embedded import free_port
+from relay_graph.streams.wire import from_fields, text_fields
 from relay_graph.streams import NotificationBase, decode
 from relay_graph.streams.notifications import InvalidNotification
 
@@ -20,7 +21,7 @@ async def published(redis, stream: str, tenant: str) -> list[NotificationBase]:
     out = []
     for _id, fields in await redis.xrange(stream):
         try:
-            n = decode(fields.get(b"payload", b""))
+            n = from_fields(text_fields(fields))  # our fields, or a FastStream envelope (the gateway's)
         except InvalidNotification:
             continue
         if n.tenant == tenant:

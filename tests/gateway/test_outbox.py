@@ -13,7 +13,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from relay_graph import chat
-from relay_graph.queries import chat as q
+from relay_graph.queries import outbox as q
 from relay_graph.streams import STREAM_TURNS
 from services.gateway import outbox
 from services.gateway.bus import Bus
@@ -37,10 +37,10 @@ async def test_xadd_failing_for_a_second_loses_no_turn(app, client, auth, tenant
     services = app.state.services
     user_redis = aioredis.Redis(host=graph_settings.falkordb_host, port=graph_settings.falkordb_port,
                                 username=name, password=password, decode_responses=False)
-    bus = Bus(services.settings, redis=user_redis)
+    bus = Bus(services.settings, redis=user_redis, graph=services.backend.graph_client)
     services.bus = bus
     stop = asyncio.Event()
-    relay = asyncio.create_task(outbox.relay_loop(services.backend, bus, stop, every_s=0.2, older_than_s=0.5))
+    relay = asyncio.create_task(outbox.relay_loop(bus, stop, every_s=0.2, older_than_s=0.5))
     base = f"/v1/tenants/{tenant}"
     statuses: list[int] = []
     try:
@@ -96,5 +96,26 @@ async def test_xadd_failing_for_a_second_loses_no_turn(app, client, auth, tenant
         by_seq.setdefault(n.seq, set()).add(n.notification_id)
     assert sorted(by_seq) == list(range(1, 32))
     assert all(len(ids) == 1 for ids in by_seq.values())  # a copy, if any, is the same notification
-    assert await memory.client.run(tenant, q.OUTBOX_PENDING, {"before_ms": 2**62, "limit": 10}) == []
+    assert await memory.client.run(tenant, q.PENDING, {"before_ms": 2**62, "limit": 10}) == []
     assert [await chat.turn_seq(memory.client, tenant, n.id) for n in turns[:1]] == [turns[0].seq]
+
+
+async def test_the_gateway_publishes_through_its_faststream_broker(app, client, auth, tenant, stream_redis):
+    """FastStream's FastAPI integration: the app includes the Bus's RedisRouter, whose broker XADDs
+    the turn's announcement as FastStream's envelope (the agents read both shapes alike)."""
+    from faststream.redis.fastapi import RedisRouter
+
+    from relay_graph.streams.wire import from_fields, text_fields
+
+    assert isinstance(app.state.services.bus.router, RedisRouter)
+    r = await client.post(f"/v1/tenants/{tenant}/chat", json={"customer": "Eve Fox", "text": "hello"}, headers=auth)
+    assert r.status_code == 202
+    mine = []
+    for _, fields in await stream_redis.xrange(STREAM_TURNS):
+        try:
+            n = from_fields(text_fields(fields))
+        except Exception:  # noqa: BLE001 - another test's poison entry
+            continue
+        if n.tenant == tenant:
+            mine.append((set(fields), n))
+    assert [(keys, n.id) for keys, n in mine] == [({b"__data__"}, r.json()["episode_id"])]

@@ -10,10 +10,12 @@ import uuid
 import pytest
 from faststream.redis import TestRedisBroker
 
-from relay_graph import network
+from relay_graph import desk, network, tickets
 from relay_graph.agents import make_app
 from relay_graph.streams import (
     STREAM_OUTAGES,
+    STREAM_REPLIES,
+    STREAM_TICKETS,
     STREAM_TURNS,
     NetworkChanged,
     Publisher,
@@ -25,11 +27,12 @@ from relay_graph.streams import (
     read_dead_letters,
 )
 from relay_graph.tenancy import graph_name
+from relay_graph.ticket_models import TicketStage
 from services.intake.handlers import HANDLERS as INTAKE
 from services.netops.handlers import HANDLERS as NETOPS
 from services.resolver.handlers import HANDLERS as RESOLVER
 
-from .conftest import published
+from .conftest import Gateway, published
 
 FAST_SETTINGS = StreamSettings(block_ms=50, min_idle_ms=10_000, heartbeat_ms=200)
 
@@ -77,6 +80,32 @@ async def test_netops_app_declares_the_outage_of_a_node_down(agent_deps, graph_c
         await broker.publish(n.model_dump(mode="json"), stream=NetworkChanged.stream)
     declared = await published(stream_redis, STREAM_OUTAGES, tenant)
     assert [(d.change, d.node_id) for d in declared] == [("declared", node)]
+
+
+async def test_intake_app_answers_a_turn(agent_deps, memory, stream_redis, tenant):
+    intake = await agent_deps("intake")
+    n = await Gateway(memory, Publisher(stream_redis), tenant).write_turn(
+        "Cara Diaz", "Hi, I'm Cara Diaz. My wifi keeps dropping.")
+    app = make_app("intake", intake, INTAKE, delivery=False)
+    async with TestRedisBroker(app.broker) as broker:
+        await broker.publish(n.model_dump(mode="json"), stream=TurnReceived.stream)
+    [written] = await published(stream_redis, STREAM_REPLIES, tenant, reply_to=n.episode_id)
+    assert written.id == desk.reply_id_for(n.episode_id) and written.ticket_id == desk.ticket_id_for(n.episode_id)
+
+
+async def test_resolver_app_picks_up_a_ticket_handed_to_it(agent_deps, graph_client, stream_redis, tenant):
+    resolver = await agent_deps("resolver")
+    t = await tickets.open_ticket(graph_client, tenant, customer="Dev Rao", issue_kind="billing_double_charge",
+                                  summary="charged twice", agent="intake", ticket_id="T-APP-1")
+    t = await tickets.hand_off(graph_client, tenant, t.id, from_agent="intake", to_role="resolver")
+    n = TicketChanged(tenant=tenant, id=t.id, version=t.version, change="handed_off", actor="intake")
+    app = make_app("resolver", resolver, RESOLVER, delivery=False)
+    async with TestRedisBroker(app.broker) as broker:
+        await broker.publish(n.model_dump(mode="json"), stream=TicketChanged.stream)
+    done = await tickets.get_ticket(graph_client, tenant, t.id)
+    assert done.owner == "resolver" and done.stage is TicketStage.FIXED
+    changes = [c.change for c in await published(stream_redis, STREAM_TICKETS, tenant, id=t.id)]
+    assert changes[0] == "picked_up" and "stage" in changes
 
 
 async def test_an_entry_for_a_tenant_never_created_makes_no_graph(agent_deps, graph_client, stream_redis):

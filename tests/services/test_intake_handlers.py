@@ -9,7 +9,7 @@ from relay_graph import desk, network, tickets
 from relay_graph.errors import NotFound
 from relay_graph.queries import Query
 from relay_graph.extraction.replies import ASK_WORDING
-from relay_graph.streams import Publisher, ReplyWritten, STREAM_REPLIES, STREAM_TICKETS, TurnReceived
+from relay_graph.streams import Publisher, ReplyWritten, STREAM_FACTS, STREAM_REPLIES, STREAM_TICKETS, TurnReceived
 from relay_graph.ticket_models import TicketStage
 from services.intake.handlers import HANDLERS, handle_turn_received
 
@@ -66,6 +66,16 @@ async def test_a_problem_becomes_facts_a_ticket_handed_off_and_a_reply(intake, g
     written = await published(stream_redis, STREAM_REPLIES, tenant, reply_to=n.episode_id)
     assert [(w.id, w.ticket_id, w.version, w.session) for w in written] == [
         (reply.episode_id, tid, n.seq, n.session)]
+
+
+async def test_the_facts_learnt_in_chat_are_announced(intake, gateway, memory, stream_redis, tenant):
+    n = await gateway.write_turn("Maya Iyer", "Hi, I'm Maya Iyer. My router is a TP-Link Archer C6 and the "
+                                              "internet is down.")
+    await handle_turn_received(intake, n)
+    facts = {f.fact_id: f for f in await memory.facts(tenant, "Maya Iyer")}
+    announced = await published(stream_redis, STREAM_FACTS, tenant)
+    assert {a.id for a in announced} == set(facts)  # every fact the turn wrote, has_issue too
+    assert {(a.change, a.actor, a.version) for a in announced} == {("created", "intake", 0)}
 
 
 async def test_a_repeated_notification_writes_nothing_and_announces_the_reply_again(intake, gateway, graph_client,

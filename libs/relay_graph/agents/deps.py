@@ -21,7 +21,8 @@ from ..embeddings import Embedder
 from ..errors import Unavailable
 from ..llm.wording import build_writer
 from ..memory import Memory
-from ..streams import Publisher, connect
+from ..outbox import Outbox, publish_all
+from ..streams import NotificationBase, Publisher, connect
 from .settings import AgentSettings
 
 log = logging.getLogger("relay_graph.agents")
@@ -46,7 +47,13 @@ class Deps:
     consumer_name: str = ""  # this replica's consumer name (the replica id in claims)
     # relay_graph.llm.wording.ReplyWriter: words replies (agents/replies.honest_words); None = templates
     writer: Any = None
+    outbox: Outbox | None = None  # every announcement goes through it (announce below); built from the rest
     _owned: list[Callable[[], Awaitable[None]]] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.outbox is None:
+            self.outbox = Outbox(self.client, self.redis, functools.partial(publish_all, self.publisher),
+                                 enabled=getattr(self.settings, "outbox", True))
 
     def now(self) -> datetime:
         at = self.clock()
@@ -122,6 +129,25 @@ async def build_deps(
         writer=writer,
         _owned=owned,
     )
+
+
+async def announce(deps: Deps, *notifications: NotificationBase) -> bool:
+    """The one way a handler announces what it wrote (all of one tenant): kept in the graph, then
+    published (relay_graph.outbox). False: the streams refused them now; they are kept and the
+    outbox relay of some replica publishes them, so the handler carries on. Raises only when they
+    could not be kept (FalkorDB not answering): the delivery fails and is handled again."""
+    if not notifications:
+        return True
+    return await deps.outbox.announce(notifications[0].tenant, notifications)
+
+
+def fact_changes(tenant: str, actor: str, written: Any = (), retired: Any = ()) -> list[NotificationBase]:
+    """FactChanged for what a write did to facts: each result of `write_facts` (its outcome is the
+    change) and each fact id `retire_fact` ended. Facts are not versioned: version 0."""
+    from ..streams import FactChanged
+
+    return ([FactChanged(tenant=tenant, id=r.fact_id, version=0, change=r.outcome.value, actor=actor) for r in written]
+            + [FactChanged(tenant=tenant, id=fid, version=0, change="retired", actor=actor) for fid in retired])
 
 
 def bind(handlers: Mapping[str, Callable[..., Awaitable[Any]]], deps: Deps) -> dict[str, Callable[..., Awaitable[Any]]]:

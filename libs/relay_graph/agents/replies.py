@@ -27,7 +27,7 @@ from ..llm.wording import TemplateWriter
 from ..models import EpisodeInput
 from ..reply_check import allowed_from, honest_reply
 from ..streams import ReplyWritten
-from .deps import Deps
+from .deps import Deps, announce
 
 log = logging.getLogger("relay_graph.agents")
 
@@ -112,18 +112,14 @@ def reply_episode(deps: Deps, d: ReplyDraft) -> EpisodeInput:
     )
 
 
+def reply_written(deps: Deps, tenant: str, d: ReplyDraft) -> ReplyWritten:
+    return ReplyWritten(tenant=tenant, id=d.id, version=max(0, int(d.version)), actor=deps.service,
+                        session=d.session, reply_to=d.reply_to, ticket_id=d.ticket_id)
+
+
 async def publish_reply(deps: Deps, tenant: str, d: ReplyDraft) -> None:
-    await deps.publisher.publish(
-        ReplyWritten(
-            tenant=tenant,
-            id=d.id,
-            version=max(0, int(d.version)),
-            actor=deps.service,
-            session=d.session,
-            reply_to=d.reply_to,
-            ticket_id=d.ticket_id,
-        )
-    )
+    """Announce a stored reply (through the outbox)."""
+    await announce(deps, reply_written(deps, tenant, d))
 
 
 async def store_replies(deps: Deps, tenant: str, drafts: list[ReplyDraft], *,
@@ -148,8 +144,7 @@ async def write_replies(deps: Deps, tenant: str, drafts: list[ReplyDraft], *, sk
     """Store the replies not stored yet (in batches) and announce each. Returns the ones written
     now; replies already in the graph are neither written nor announced again."""
     fresh = await store_replies(deps, tenant, drafts, skip_existing=skip_existing)
-    for d in fresh:
-        await publish_reply(deps, tenant, d)
+    await announce(deps, *(reply_written(deps, tenant, d) for d in fresh))
     return fresh
 
 

@@ -1,5 +1,6 @@
 """The run loop every desk agent process shares: build Deps, run the service's FastStream app
-(its consumer group), beat a heartbeat, stop on SIGTERM/SIGINT within `stop_within_s`.
+(its consumer group), beat a heartbeat, run the outbox relay (relay_graph.outbox), stop on
+SIGTERM/SIGINT within `stop_within_s`.
 
     run_agent("intake", IntakeSettings(), HANDLERS, bootstrap)
 
@@ -102,6 +103,7 @@ async def serve(service: str, settings: AgentSettings, handlers: Handlers, boots
     stopping = asyncio.create_task(app.stopping_event.wait())
     beat: asyncio.Task | None = None
     chores = asyncio.create_task(periodic(deps, stop)) if periodic is not None else None
+    relay = asyncio.create_task(deps.outbox.relay_loop(stop, every_s=settings.outbox_every_s))
     try:
         # Beat only once the groups exist: "alive" then also means "will see what is published".
         ready = asyncio.create_task(app.ready.wait())
@@ -124,6 +126,7 @@ async def serve(service: str, settings: AgentSettings, handlers: Handlers, boots
             await _bounded("the heartbeat", beat, min(0.5, deadline - loop.time() - 0.5))
         if chores is not None:
             await _bounded(f"{service}'s periodic work", chores, min(1.0, deadline - loop.time() - 0.5))
+        await _bounded("the outbox relay", relay, min(0.5, deadline - loop.time() - 0.5))
         await _bounded("closing the connections", deps.aclose(), deadline - loop.time() - 0.2)
     log.info("%s consumer %s stopped (handled %d, failed %d)", service, app.name,
              app.stats.handled, app.stats.failed)

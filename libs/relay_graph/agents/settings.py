@@ -50,6 +50,9 @@ class AgentSettings(GraphSettings):
     # (compose gives 15 s before SIGKILL).
     stop_within_s: float = Field(default=5.0, gt=0)
     step_delay_ms: int = Field(default=0, ge=0, description="tests only: pause between fix steps")
+    # How often this replica's outbox relay publishes announcements kept but not published
+    # (relay_graph.outbox; every gateway and agent replica runs one).
+    outbox_every_s: float = Field(default=1.0, gt=0)
 
     @property
     def groq_key(self) -> str | None:

@@ -36,28 +36,11 @@ ASSIGN_SEQ = Query(
     "WITH r, s, fresh "
     # a second SET clause: inside one SET, r.seq would still see the old counter
     "FOREACH (_ IN CASE WHEN fresh THEN [1] ELSE [] END | SET r.seq = s.turn_seq) "
-    # the turn's announcement, in the same statement (the outbox; chat.py)
+    # the turn's announcement, in the same statement (the outbox: outbox.py reads and removes it)
     "FOREACH (_ IN CASE WHEN fresh THEN [1] ELSE [] END | "
     "  CREATE (:Outbox {episode_id: $id, session: $session, seq: r.seq, customer: $customer, "
     "                   notification_id: $notification_id, at_ms: $at_ms})) "
     "RETURN r.seq AS seq, fresh",
-)
-
-# Announcements not yet published, oldest first (only those older than $before_ms: a fresh one is
-# being published by the request that wrote it).
-OUTBOX_PENDING = Query(
-    "chat_outbox_pending",
-    "MATCH (o:Outbox) WHERE o.at_ms <= $before_ms "
-    "RETURN o.episode_id AS episode_id, o.session AS session, o.seq AS seq, o.customer AS customer, "
-    "o.notification_id AS notification_id, o.at_ms AS at_ms "
-    "ORDER BY o.at_ms, o.seq LIMIT $limit",
-    read_only=True,
-)
-
-# Published: the announcement leaves the outbox.
-OUTBOX_DONE = Query(
-    "chat_outbox_done",
-    "MATCH (o:Outbox {episode_id: $id}) DELETE o",
 )
 
 TURN_SEQ = Query(

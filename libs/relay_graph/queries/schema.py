@@ -24,6 +24,7 @@ RANGE_INDEXES: tuple[tuple[str, str], ...] = (
     ("FactText", "text"),  # a claim's text, shared by every fact making it (fact_embeddings)
     # the desk (tickets module)
     ("Ticket", "ticket_id"),
+    ("Outbox", "notification_id"),  # announcements kept until published (outbox.py)
     ("Procedure", "procedure_id"),
     ("Procedure", "issue_kind"),
     ("ProcStep", "procedure_id"),

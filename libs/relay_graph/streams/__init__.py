@@ -38,11 +38,12 @@ from .notifications import (
     encode,
     stream_for,
 )
-from .publisher import Publisher
+from .publisher import BrokerPublisher, Publisher
 from .service import Handler, StreamApp, StreamStats, consumer_name
 from .settings import StreamSettings, connect
 
 __all__ = [
+    "BrokerPublisher",
     "DEAD_LETTER_STREAMS", "DeadLetter", "Delivery", "FactChanged", "GroupInfo",
     "Handler", "InvalidNotification", "KINDS", "NOTIFICATION_TYPES", "NetworkChanged", "Notification",
     "NotificationBase", "OutageChanged", "Publisher", "ReplyWritten", "STREAMS", "STREAM_FACTS", "STREAM_NETWORK",

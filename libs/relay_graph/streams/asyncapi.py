@@ -2,8 +2,9 @@
 apps (their subscribers: which group reads which stream, with which payload model) and from the
 publishers declared here (every kind's stream, every dead-letter stream).
 
-FastStream's message objects have no headers; ours are the entry's fields next to `payload`, so
-each message gets them added (`EntryHeaders`). FastStream's default `correlationId` is dropped:
+FastStream's message objects have no headers; ours are the entry's fields next to `payload` (or,
+in an entry the gateway's FastStream broker published, the headers of FastStream's envelope: the
+same names), so each message gets them added (`EntryHeaders`). FastStream's default `correlationId` is dropped:
 our entries carry none (the notification's own `notification_id` is its identity).
 """
 
@@ -23,7 +24,9 @@ HEADERS_REF = "#/components/schemas/EntryHeaders"
 ENTRY_HEADERS = {
     "type": "object",
     "description": "The stream entry's fields next to `payload` (the message body, JSON): `kind`, and the "
-    "W3C trace context the publisher's OpenTelemetry propagator injected.",
+    "W3C trace context the publisher's OpenTelemetry propagator injected. The agents XADD them as fields "
+    "side by side; the gateway publishes through FastStream's broker, whose entry is one `__data__` field "
+    "(FastStream's binary message format) holding the same headers and the payload as its body.",
     "properties": {
         "kind": {"type": "string", "description": "the notification's kind, as in the payload"},
         "traceparent": {"type": "string", "description": "W3C traceparent of the publish span"},

@@ -1,6 +1,7 @@
 """Publishing a notification: one XADD, trimmed, inside a `publish <stream>` span whose context
 travels in the entry's trace headers. Many of one kind at once (a batch write's facts): one
-script that XADDs them all, one round trip, inside one span."""
+script that XADDs them all, one round trip, inside one span. `Publisher` XADDs our fields itself
+(the agents); `BrokerPublisher` has a FastStream broker publish them (the gateway)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from redis.exceptions import RedisError
 from ..errors import Unavailable
 from .notifications import InvalidNotification, NotificationBase, encode
 from .settings import StreamSettings
-from .wire import to_fields, trace_headers
+from .wire import envelope_headers, to_fields, trace_headers
 
 TRACER_NAME = "relay_graph.streams"
 
@@ -97,3 +98,63 @@ for i = 3 + h, #ARGV, 2 do
 end
 return ids
 """
+
+
+class BrokerPublisher:
+    """`Publisher`'s interface over a FastStream RedisBroker (the gateway's, from FastStream's
+    FastAPI integration): the broker XADDs each notification as its envelope (body: the payload;
+    headers: `kind` and the trace context, see wire.py), trimmed by `MAXLEN ~`, inside the same
+    `publish <stream>` span. Many at once: the broker's publishes queued on one pipeline of the
+    broker's own connection, one round trip."""
+
+    def __init__(self, broker: Any, *, settings: StreamSettings | None = None, maxlen: int | None = None):
+        self.broker = broker
+        self.maxlen = maxlen or (settings or StreamSettings()).maxlen
+
+    async def _send(self, notification: NotificationBase, pipeline: Any = None) -> Any:
+        await self.broker.connect()  # once (the app's lifespan starts the broker; a bare app has none)
+        return await self.broker.publish(encode(notification).encode(), stream=type(notification).stream,
+                                         headers=envelope_headers(notification), maxlen=self.maxlen,
+                                         pipeline=pipeline)
+
+    async def publish(self, notification: NotificationBase) -> str:
+        """Publish through the broker; returns the entry id. Unavailable if Redis cannot be reached
+        or refuses."""
+        if not isinstance(notification, NotificationBase):
+            raise InvalidNotification("only notification models can be published")
+        stream = type(notification).stream
+        with _send_span(stream, {
+            "relay.kind": notification.kind,  # type: ignore[attr-defined]
+            "relay.tenant": notification.tenant,
+            "relay.id": notification.id,
+            "relay.version": notification.version,
+            "relay.notification_id": str(notification.notification_id),
+        }) as span:
+            try:
+                entry_id = _text(await self._send(notification))
+            except (RedisError, OSError) as exc:
+                raise Unavailable("the notification streams are not taking entries; retry shortly") from exc
+            span.set_attribute("messaging.message.id", entry_id)
+            return entry_id
+
+    async def publish_many(self, notifications: list[NotificationBase]) -> list[str]:
+        """Notifications of one kind in one round trip (a pipeline), inside one span."""
+        if not notifications:
+            return []
+        if not all(isinstance(n, NotificationBase) for n in notifications):
+            raise InvalidNotification("only notification models can be published")
+        streams = {type(n).stream for n in notifications}
+        if len(streams) != 1:
+            raise InvalidNotification("publish_many takes notifications of one kind")
+        stream = streams.pop()
+        with _send_span(stream, {"messaging.batch.message_count": len(notifications),
+                                 "relay.tenant": notifications[0].tenant}):
+            try:
+                client = await self.broker.connect()
+                async with client.pipeline(transaction=False) as pipe:
+                    for n in notifications:
+                        await self._send(n, pipe)
+                    ids = await pipe.execute()
+            except (RedisError, OSError) as exc:
+                raise Unavailable("the notification streams are not taking entries; retry shortly") from exc
+            return [_text(i) for i in ids]

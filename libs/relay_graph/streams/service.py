@@ -132,6 +132,7 @@ def _connection_options(redis: aioredis.Redis) -> dict[str, Any]:
         "host": kw.get("host", "127.0.0.1"),
         "port": int(kw.get("port", 6379)),
         "password": kw.get("password"),
+        "username": kw.get("username"),
         "db": kw.get("db", 0),
         "socket_connect_timeout": kw.get("socket_connect_timeout") or 5,
     }

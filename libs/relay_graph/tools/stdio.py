@@ -3,11 +3,14 @@
 The process is trusted local (whoever can start it can reach FalkorDB anyway): the tenant is the
 one on the command line, checked with validate_tenant, and FalkorDB is where the RELAY_* settings
 say. The calling agent is `mcp:<client name>` from the client's initialize, or `mcp:<--agent>`.
-Writes are announced on the streams, so the desk's agents see them as they see their own."""
+Writes are announced on the streams through the outbox (relay_graph.outbox: a publish that fails is
+kept in the graph, and the relay of a gateway or agent replica publishes it), so the desk's agents
+see them as they see their own."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from typing import Any
 
@@ -17,7 +20,8 @@ from mcp.server.stdio import stdio_server
 from ..config import GraphSettings
 from ..db import GraphClient
 from ..memory import Memory
-from ..streams import Publisher, connect
+from ..outbox import Outbox, publish_all
+from ..streams import NotificationBase, Publisher, connect
 from ..tenancy import validate_tenant
 from .context import ToolContext, mcp_agent_name
 from .mcp_server import build_server, client_name
@@ -33,9 +37,13 @@ async def serve_stdio(tenant: str, *, agent: str | None = None, settings: GraphS
     memory = Memory(client)
     redis = connect(settings)
     publisher = Publisher(redis)
+    box = Outbox(client, redis, functools.partial(publish_all, publisher), enabled=settings.outbox)
+
+    async def announce(notification: NotificationBase) -> bool:
+        return await box.announce(notification.tenant, [notification])
 
     async def context_for(ctx: ServerRequestContext[Any, Any]) -> ToolContext:
-        return ToolContext(memory, tenant, mcp_agent_name(client_name(ctx), agent), announce=publisher.publish)
+        return ToolContext(memory, tenant, mcp_agent_name(client_name(ctx), agent), announce=announce)
 
     server = build_server(context_for)
     try:

@@ -44,7 +44,7 @@ and reaches the desk a moment later (nothing is lost; send `Idempotency-Key` to 
 async def _announce(memory, bus, tenant: str, announced: TurnReceived, idem: Idempotency, accepted: dict) -> None:
     """Publish the turn's announcement and take it out of the outbox. A publish that fails is
     503 with nothing lost: the turn and its announcement are in the graph, and the outbox relay
-    publishes it shortly (chat.announce_pending); a retry with the same Idempotency-Key gets the
+    publishes it shortly (relay_graph.outbox); a retry with the same Idempotency-Key gets the
     turn's 202 instead of storing it again."""
     try:
         await bus.publish(announced)
@@ -53,7 +53,7 @@ async def _announce(memory, bus, tenant: str, announced: TurnReceived, idem: Ide
         raise Unavailable(f"turn {announced.id} of session {announced.session} is stored and will reach the desk "
                           "shortly (its reply appears in the session); the notification streams are not "
                           "taking entries right now") from exc
-    await chat_turns.announced(memory.client, tenant, announced.id)
+    await (await bus.outbox()).done(tenant, [str(announced.notification_id)])
 
 
 @router.post("/chat", status_code=202, response_model=ChatAccepted,
@@ -83,6 +83,7 @@ async def take_turn(memory: Memory, bus: Bus, idem: Idempotency, tenant: str, *,
     if wait > 0:
         # Before anything is written: a gateway that cannot see replies refuses to wait for one.
         await bus.tail.start()
+    await (await bus.outbox()).mark(tenant)  # the turn's statement keeps its announcement: the relay looks here
     turn = await chat_turns.record_turn(memory, tenant, customer=customer, name=name, text=text, session=session)
     announced = chat_turns.announcement(tenant, turn)
     accepted = {"session": turn.session, "episode_id": turn.episode_id, "customer": turn.customer}

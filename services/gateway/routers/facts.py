@@ -99,9 +99,9 @@ async def write_facts_batch(body: FactsBatchBody, who: IdentityDep, memory: Memo
 async def retire_fact(body: RetireBody, who: IdentityDep, memory: MemoryDep, bus: BusDep) -> JSONResponse:
     registry.get(body.predicate)
     retired = await memory.retire_fact(who.tenant, body.to_input(who.agent))
-    for fact_id in retired:
-        await bus.publish_quietly(FactChanged, tenant=who.tenant, id=fact_id, version=0, change="retired",
-                                  actor=who.agent)
+    await bus.publish_many_quietly(FactChanged, [
+        {"tenant": who.tenant, "id": fact_id, "version": 0, "change": "retired", "actor": who.agent}
+        for fact_id in retired])
     return respond(RetiredResult(retired=retired))
 
 

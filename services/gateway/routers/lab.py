@@ -36,10 +36,10 @@ ACTOR = "lab"
 async def inject_fault(body: FaultBody, tenant: TenantDep, memory: MemoryDep, bus: BusDep) -> JSONResponse:
     injection = await lab.inject(memory.client, tenant, kind=body.kind, customer=body.customer, node=body.node,
                                  seed=body.seed)
-    for change in injection.visible:
-        if change.node_id is not None and change.version is not None:
-            await bus.publish(NetworkChanged(tenant=tenant, id=change.node_id, version=change.version,
-                                             change="up" if change.up else "down", actor=ACTOR))
+    await bus.announce(tenant, [NetworkChanged(tenant=tenant, id=change.node_id, version=change.version,
+                                               change="up" if change.up else "down", actor=ACTOR)
+                                for change in injection.visible
+                                if change.node_id is not None and change.version is not None])
     return respond(injection, 201)
 
 

@@ -75,8 +75,8 @@ async def set_node_status(
 ) -> JSONResponse:
     change = await network.set_node_status(memory.client, tenant, node_id, up=body.up)
     if change.changed:
-        await bus.publish(NetworkChanged(tenant=tenant, id=node_id, version=change.version,
-                                         change="up" if body.up else "down", actor=body.by))
+        await bus.announce(tenant, [NetworkChanged(tenant=tenant, id=node_id, version=change.version,
+                                                   change="up" if body.up else "down", actor=body.by)])
     return respond(change)
 
 

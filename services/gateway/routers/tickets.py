@@ -84,5 +84,6 @@ async def confirm_ticket(memory: Memory, bus: Bus, tenant: str, ticket_id: str, 
         await close_issues(memory, tenant, t.customer, t.issue, agent="gateway")
     if t.changed:
         change = "closed" if t.stage is TicketStage.CLOSED else "reopened"
-        await bus.publish(TicketChanged(tenant=tenant, id=t.id, version=t.version, change=change, actor=by))
+        await bus.announce(tenant, [TicketChanged(tenant=tenant, id=t.id, version=t.version, change=change,
+                                                  actor=by)])
     return ConfirmResult(id=t.id, stage=t.stage.value, version=t.version, changed=t.changed)

@@ -61,7 +61,7 @@ async def call(
                                        "(kept as the `label` of the facts it writes)")] = None,
 ) -> JSONResponse:
     get_tool(name)  # an unknown tool is 404 before anything else
-    ctx = ToolContext(memory, who.tenant, who.agent, announce=bus.publish, label=who.label(agent))
+    ctx = ToolContext(memory, who.tenant, who.agent, announce=bus.announce_one, label=who.label(agent))
     return respond((await call_tool(ctx, name, arguments or {})).to_json())
 
 

@@ -1,0 +1,62 @@
+"""BrokerPublisher (the gateway's publishes through a FastStream broker) on the real streams: the
+entry is FastStream's envelope, with the kind and the publish span's trace context as headers; a
+service's StreamApp (delivery middleware and all) handles it, in the order of a session, and drops
+a second copy; the live feed's reader opens it too."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from faststream.redis import RedisBroker
+from faststream.redis.parser.binary import BinaryMessageFormatV1
+from opentelemetry.sdk.trace import TracerProvider
+
+from relay_graph.streams import STREAM_TICKETS, STREAM_TURNS, BrokerPublisher, StreamApp, TicketChanged, TurnReceived
+from relay_graph.streams.wire import from_fields, text_fields
+
+from .conftest import STEADY, eventually, pending_count, running
+
+pytestmark = pytest.mark.falkordb
+
+
+@pytest.fixture
+async def broker(falkordb_server):
+    b = RedisBroker(host=falkordb_server.host, port=falkordb_server.port, logger=None)
+    yield b
+    await b.stop()
+
+
+async def test_an_envelope_carries_the_kind_and_the_trace_and_reads_as_the_notification(redis, broker, tenant):
+    n = TicketChanged(tenant=tenant, ticket_id="T-1", version=2, change="stage", actor="gateway")
+    provider = TracerProvider()
+    with provider.get_tracer("test").start_as_current_span("request"):
+        entry_id = await BrokerPublisher(broker).publish(n)
+    [(got_id, fields)] = await redis.xrange(STREAM_TICKETS, entry_id, entry_id)
+    assert set(fields) == {b"__data__"}
+    body, headers = BinaryMessageFormatV1.parse(fields[b"__data__"])
+    assert headers["kind"] == "ticket_changed" and headers["traceparent"].startswith("00-")
+    assert from_fields(text_fields(fields)) == n
+    ids = await BrokerPublisher(broker).publish_many([
+        TicketChanged(tenant=tenant, ticket_id=f"T-{i}", version=1, change="opened", actor="gateway")
+        for i in range(3)])
+    assert len(ids) == 3 and ids == sorted(ids)
+
+
+async def test_a_service_handles_envelopes_in_session_order_once(redis, broker, group, tenant):
+    seen: list[int] = []
+
+    async def handler(n):
+        await asyncio.sleep(0.01)
+        seen.append(n.seq)
+
+    app = StreamApp(redis, group=group, handlers={TurnReceived: handler}, settings=STEADY)
+    turns = [TurnReceived(tenant=tenant, episode_id=f"e{i}", seq=i, session="s-1", customer="c") for i in range(1, 6)]
+    async with running(app):
+        publisher = BrokerPublisher(broker)
+        for t in turns:
+            await publisher.publish(t)
+        await publisher.publish(turns[0])  # a copy (a relay's): dropped by notification id
+        await eventually(lambda: app.stats.handled == 5 and app.stats.duplicates == 1, what="handled")
+        assert await pending_count(redis, STREAM_TURNS, group) == 0
+    assert seen == [1, 2, 3, 4, 5]

@@ -147,6 +147,32 @@ EPISODES_JOINED = Query(
     read_only=True,
 )
 
+# Community: the entities that share a Community with the question's entities (written by
+# entity_graph.detect_communities from algo.labelPropagation; none before its first run) and the
+# episodes that MENTION those (at most $per_community members per named entity, each one's newest
+# $community_cap episodes), those reached from more named entities first, then nearest in meaning.
+# It reaches further than `joined` (a neighbour's neighbour: two customers on one street, one city
+# and one plan), so it weighs less in the fusion.
+EPISODES_OF_COMMUNITY = Query(
+    "recall_episodes_of_community",
+    "WITH vecf32($v) AS qv "
+    "CALL { "
+    "  UNWIND $uids AS u "
+    "  MATCH (e:Entity {uid: u})-[:IN_COMMUNITY]->(c:Community) "
+    "  CALL { WITH c MATCH (c)<-[:IN_COMMUNITY]-(o:Entity) WHERE NOT o.uid IN $uids "
+    "         WITH o LIMIT $per_community RETURN o } "
+    "  CALL { WITH o MATCH (o)<-[:MENTIONS]-(ep:Episode) "
+    "         WITH ep ORDER BY ep.at_ms DESC LIMIT $community_cap RETURN ep } "
+    "  WITH u, o, ep WHERE $session IS NULL OR ep.session_id = $session "
+    "  WITH ep, collect({uid: u, via: o.name}) AS hops "
+    "  RETURN ep, hops "
+    "} "
+    "WITH ep, hops, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
+    "ORDER BY size(hops) DESC, d LIMIT $n "
+    "RETURN 'community' AS signal, ep.episode_id AS id, d, hops",
+    read_only=True,
+)
+
 # Subject filter: every episode of the subject (its sessions, or mentioning it), scored exactly,
 # with the question's entities each one also mentions.
 EPISODES_OF_SUBJECT = Query(
@@ -282,6 +308,7 @@ SIGNALS = {
     "vector_in_session": EPISODES_IN_SESSION,
     "entities": EPISODES_OF_ENTITIES,
     "joined": EPISODES_JOINED,
+    "community": EPISODES_OF_COMMUNITY,
     "words": EPISODES_BY_WORDS,
     "speakers": EPISODES_OF_SPEAKERS,
     "time": EPISODES_IN_WINDOWS,
@@ -318,7 +345,7 @@ _DERIVED_BY = (
     "MATCH (f)-[:ABOUT {role: 'subject'}]->(s:Entity) "
 )
 
-# Signals 1-7 of one question, their fusion and the neighbours step in one statement (see
+# Signals 1-8 of one question, their fusion and the neighbours step in one statement (see
 # recall.py's docstring for the rules; this is the same arithmetic): each signal's rows ranked
 # 1, 2, ...; every episode scored sum(weight / (RRF_K + rank)) over the signals that found it; the
 # $k best (ties: nearer, then id) are the candidates, the first $seeds of them the seeds; the turn

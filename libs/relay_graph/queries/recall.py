@@ -123,6 +123,21 @@ EPISODES_OF_ENTITIES = Query(
     read_only=True,
 )
 
+# The end of a signal that reaches other entities `o` from the named ones `u`: each `o`'s newest
+# episodes that MENTION it ($<cap> of them), those reached from more named entities first, then
+# nearest to the question.
+_MENTIONS_OF_REACHED = (
+    "  CALL {{ WITH o MATCH (o)<-[:MENTIONS]-(ep:Episode) "
+    "         WITH ep ORDER BY ep.at_ms DESC LIMIT ${cap} RETURN ep }} "
+    "  WITH u, o, ep WHERE $session IS NULL OR ep.session_id = $session "
+    "  WITH ep, collect({{uid: u, via: o.name}}) AS hops "
+    "  RETURN ep, hops "
+    "}} "
+    "WITH ep, hops, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
+    "ORDER BY size(hops) DESC, d LIMIT $n "
+    "RETURN '{signal}' AS signal, ep.episode_id AS id, d, hops"
+)
+
 # Two hops: the entities one current fact away from the question's entities ("Which studio is on
 # Harbor Street?" -> Nova Pottery located_in Harbor Street), and the episodes that MENTION those
 # (at most $per_entity joined entities per named one, each one's newest $cap episodes), those
@@ -135,15 +150,7 @@ EPISODES_JOINED = Query(
     "  MATCH (e:Entity {uid: u}) "
     "  CALL { WITH e MATCH (e)<-[:ABOUT]-(:Fact:Current)-[:ABOUT]->(o:Entity) WHERE NOT o.uid IN $uids "
     "         WITH DISTINCT o LIMIT $per_entity RETURN o } "
-    "  CALL { WITH o MATCH (o)<-[:MENTIONS]-(ep:Episode) "
-    "         WITH ep ORDER BY ep.at_ms DESC LIMIT $cap RETURN ep } "
-    "  WITH u, o, ep WHERE $session IS NULL OR ep.session_id = $session "
-    "  WITH ep, collect({uid: u, via: o.name}) AS hops "
-    "  RETURN ep, hops "
-    "} "
-    "WITH ep, hops, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
-    "ORDER BY size(hops) DESC, d LIMIT $n "
-    "RETURN 'joined' AS signal, ep.episode_id AS id, d, hops",
+    + _MENTIONS_OF_REACHED.format(cap="cap", signal="joined"),
     read_only=True,
 )
 
@@ -161,15 +168,7 @@ EPISODES_OF_COMMUNITY = Query(
     "  MATCH (e:Entity {uid: u})-[:IN_COMMUNITY]->(c:Community) "
     "  CALL { WITH c MATCH (c)<-[:IN_COMMUNITY]-(o:Entity) WHERE NOT o.uid IN $uids "
     "         WITH o LIMIT $per_community RETURN o } "
-    "  CALL { WITH o MATCH (o)<-[:MENTIONS]-(ep:Episode) "
-    "         WITH ep ORDER BY ep.at_ms DESC LIMIT $community_cap RETURN ep } "
-    "  WITH u, o, ep WHERE $session IS NULL OR ep.session_id = $session "
-    "  WITH ep, collect({uid: u, via: o.name}) AS hops "
-    "  RETURN ep, hops "
-    "} "
-    "WITH ep, hops, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
-    "ORDER BY size(hops) DESC, d LIMIT $n "
-    "RETURN 'community' AS signal, ep.episode_id AS id, d, hops",
+    + _MENTIONS_OF_REACHED.format(cap="community_cap", signal="community"),
     read_only=True,
 )
 

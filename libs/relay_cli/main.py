@@ -317,6 +317,15 @@ def admin_compact(tenant: str) -> None:
     _admin(lambda c, _: retention.compact(c, tenant))
 
 
+@admin_app.command("communities")
+def admin_communities(tenant: str) -> None:
+    """Compute the tenant's entity communities again now (algo.labelPropagation; recall ranks by
+    them, and netops refreshes them every RELAY_COMMUNITIES_EVERY_S); prints the receipt."""
+    from relay_graph import entity_graph
+
+    _admin(lambda c, _: entity_graph.detect_communities(c, tenant))
+
+
 def _alive(pid: int | None) -> bool:
     if not pid:
         return False

@@ -9,12 +9,18 @@
   nodes with `(:Entity)-[:IN_COMMUNITY]->(:Community)` edges; each run replaces the last. It finds
   networkx's label propagation communities on dense groups whose links all point one way round; with
   links pointing either way at random it split groups networkx keeps whole, so link direction
-  matters to it.
+  matters to it. Recall uses them as a signal (recall.py, "community"). They are a picture of the
+  entity graph when they were computed: the netops agent refreshes every tenant's on its
+  maintenance loop (`communities_loop`: at start, then every RELAY_COMMUNITIES_EVERY_S seconds,
+  default 900), and `relay admin communities TENANT` at once; an entity made since the last run
+  is in none until the next.
 
 Both need FalkorDB 4.22 (`algo.labelPropagation` with a configuration map)."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 
 from pydantic import BaseModel
@@ -22,7 +28,10 @@ from pydantic import BaseModel
 from .db import GraphClient
 from .errors import InvalidInput
 from .queries import entity_graph as q
+from .retention import periodic, tenants
 from .tenancy import validate_tenant
+
+log = logging.getLogger(__name__)
 
 MAX_TOP = 1_000
 
@@ -54,8 +63,27 @@ async def detect_communities(client: GraphClient, tenant: str, *, min_size: int 
     validate_tenant(tenant)
     if min_size < 1 or iterations < 1:
         raise InvalidInput("min_size and iterations must be at least 1")
-    removed = (await client.run(tenant, q.CLEAR_COMMUNITIES))[0]["removed"]
+    removed = await clear_communities(client, tenant)
     rows = await client.run(tenant, q.WRITE_COMMUNITIES, {
         "min_size": min_size, "iterations": iterations, "at_ms": at_ms if at_ms is not None else int(time.time() * 1000)})
     row = rows[0] if rows else {"communities": 0, "members": 0}
     return CommunityReceipt(communities=row["communities"], members=row["members"], removed=removed)
+
+
+async def clear_communities(client: GraphClient, tenant: str) -> int:
+    """Removes the tenant's communities (recall's community signal then finds nothing); how many."""
+    return (await client.run(validate_tenant(tenant), q.CLEAR_COMMUNITIES))[0]["removed"]
+
+
+async def refresh_all(client: GraphClient) -> dict[str, CommunityReceipt]:
+    """Every tenant's communities computed again."""
+    return {t: await detect_communities(client, t) for t in await tenants(client)}
+
+
+async def communities_loop(client: GraphClient, stop: asyncio.Event, *, every_s: float) -> None:
+    """Refresh every tenant's communities now and then every `every_s` seconds until `stop` is set."""
+    async def round_() -> None:
+        for tenant, r in (await refresh_all(client)).items():
+            log.debug("communities: %s has %d (%d members)", tenant, r.communities, r.members)
+
+    await periodic("communities", round_, stop, every_s=every_s)

@@ -680,15 +680,24 @@ async def record_consulted(client: GraphClient, tenant: str, reader: str, fact_i
     await _consulted(client, validate_tenant(tenant), _agent(reader, "reader"), list(fact_ids))
 
 
-async def sentences(client: GraphClient, tenant: str, views: list[FactView]) -> dict[str, str]:
-    """fact_id -> the fact as one sentence ("Asha Verma lives in Pune since ... (on file from intake)"),
-    worded in the read by relay.sentence; facts removed since are absent."""
+@dataclass(frozen=True)
+class Worded:
+    sentence: str  # "Asha Verma lives in Pune since ... (on file from intake)" (relay.sentence)
+    learnt: str  # how long before the read Relay learnt it: "3 days ago" (relay.ago)
+
+
+async def sentences(client: GraphClient, tenant: str, views: list[FactView], *,
+                    now_ms: int | None = None) -> dict[str, Worded]:
+    """fact_id -> the fact as one sentence and how long ago it was learnt (before `now_ms`, default
+    now), both worded in the read by the database's functions (udf.py); facts removed since are
+    absent."""
     tenant = validate_tenant(tenant)
     if not views:
         return {}
     rows = await client.run(tenant, q.FACT_SENTENCES,
-                            {"facts": [{"fact_id": v.fact_id, "subject": v.subject} for v in views]})
-    return {r["fact_id"]: r["sentence"] for r in rows}
+                            {"facts": [{"fact_id": v.fact_id, "subject": v.subject} for v in views],
+                             "now_ms": _wall_ms() if now_ms is None else now_ms})
+    return {r["fact_id"]: Worded(r["sentence"], r["learnt"]) for r in rows}
 
 
 async def read_facts(

@@ -35,8 +35,16 @@ Signals (each a ranked list of episodes; without a `subject` all of them, with o
    the signal stays off ("when does my line drop?" asks about a habit).
 7. joined - two hops: the entities one current fact away from a named entity (Pune <-ABOUT- fact
    -ABOUT-> Alice Rao), and the episodes that MENTION those, nearest in meaning first.
-8. neighbours - the NEIGHBOUR_REACH turns before and after each of the NEIGHBOUR_SEEDS best items
-   of the fusion of 1-7 (same session; order by time, then by arrival `pos`, so a session whose
+8. community - the entities that share a Community with a named entity (entity_graph: communities
+   of the entity graph found by `algo.labelPropagation` and written back as Community nodes with
+   IN_COMMUNITY edges; the netops agent refreshes them on its maintenance loop, `relay admin
+   communities` at once), at most COMMUNITY_MEMBERS per named entity, and the episodes that
+   MENTION those (each one's newest COMMUNITY_CAP), nearest in meaning first: two customers on one
+   street and plan, one of them named, and what the other reported. A tenant whose communities
+   were never computed has none, and the signal finds nothing. It reaches further than `joined`,
+   so it weighs half as much.
+9. neighbours - the NEIGHBOUR_REACH turns before and after each of the NEIGHBOUR_SEEDS best items
+   of the fusion of 1-8 (same session; order by time, then by arrival `pos`, so a session whose
    turns share one time still has an order): an answer ("Yes! A sunset over the lake.") often
    carries none of the question's words and sits right after the turn that does ("Did you finish
    that painting?"), or two turns on when the other speaker asks back in between. Ranked by the
@@ -54,7 +62,7 @@ after the other speaker asks back). bench.locomo's ablation says what each signa
 (README). Words and neighbours stay at 0.5: they are the broad ones (a topic word is in every turn
 of small talk about that topic; a neighbour is only beside a hit). These moves cost the synthetic
 set a little (bench.recall_hybrid, README). Ties go to the nearer in meaning. Neighbours join in a
-second step: the k best of signals 1-7 are taken with the turns around the strongest, then all are
+second step: the k best of signals 1-8 are taken with the turns around the strongest, then all are
 fused; an item outside those k can only enter the answer as a neighbour. Without a subject the fusion runs in the
 database, in the statement that runs the signals (queries.recall.fused: the hundred-odd candidates
 are ranked where they are, and the answer comes back in full in the same round trip); the paths
@@ -132,8 +140,10 @@ NEIGHBOUR_REACH = 2  # turns on each side of a seed that join as its neighbours
 MAX_WORDS = 16  # full-text terms per question
 # Weighted RRF: what each signal's rank is worth (tuned on the dev split of bench/recall_hybrid.py).
 WEIGHTS = {"vector": 1.0, "entities": 1.0, "joined": 1.0, "words": 0.5, "speakers": 1.0, "time": 1.0,
-           "dated": 1.0, "neighbours": 0.5}
+           "dated": 1.0, "community": 0.5, "neighbours": 0.5}
 JOIN_PER_ENTITY = 20  # entities one fact away that a named entity joins to
+COMMUNITY_MEMBERS = 20  # entities of a named entity's community whose episodes join the signal
+COMMUNITY_CAP = 100  # newest episodes one of those members contributes
 # How much nearer in meaning another speaker's turn must be than the named speaker's best before
 # recall says the question is not in memory (chosen on the dev half of bench.locomo: see README).
 VOICE_MARGIN = 0.15
@@ -354,13 +364,13 @@ async def _episodes_with_subject(client, tenant, v, subject: Anchor, anchors: li
     return meaning, [(r["id"], r["d"], hops(r, True), True) for r in named]
 
 
-_SIGNAL_ORDER = ("entities", "joined", "speakers", "vector", "words", "time", "dated")  # the order the fusion adds them in
-_VIA_ENTITY = frozenset({"entities", "joined", "speakers"})
+_SIGNAL_ORDER = ("entities", "joined", "speakers", "community", "vector", "words", "time", "dated")  # the order the fusion adds them in
+_VIA_ENTITY = frozenset({"entities", "joined", "speakers", "community"})
 
 
 def _signal_parts(session, n, anchors: list[Anchor], speaker_keys: list[str], windows: list[Window],
                   ft: str | None, when: bool = False) -> tuple[tuple[str, ...], dict[str, Any]]:
-    """Which of signals 1-7 a question runs (meaning always; each other one when the question gave
+    """Which of signals 1-8 a question runs (meaning always; each other one when the question gave
     it something to search with), and their parameters."""
     parts = ["vector_in_session" if session is not None else "vector"]
     params: dict[str, Any] = {"n": n, "session": session}
@@ -370,6 +380,9 @@ def _signal_parts(session, n, anchors: list[Anchor], speaker_keys: list[str], wi
         if WEIGHTS["joined"]:
             parts.append("joined")
             params.update(per_entity=JOIN_PER_ENTITY)
+        if WEIGHTS["community"]:
+            parts.append("community")
+            params.update(per_community=COMMUNITY_MEMBERS, community_cap=COMMUNITY_CAP)
     if speaker_keys and WEIGHTS["speakers"]:
         parts.append("speakers")
         params.update(keys=speaker_keys, speaker_cap=SPEAKER_CAP, cap_named=SPEAKER_NAMED_CAP)
@@ -387,7 +400,7 @@ def _signal_parts(session, n, anchors: list[Anchor], speaker_keys: list[str], wi
 
 async def _fused_episodes(client, tenant, v, session, n, k, anchors: list[Anchor], speaker_keys: list[str],
                           windows: list[Window], ft: str | None, when: bool = False):
-    """Signals 1-7, their fusion, the neighbours, the answer's episodes and the facts they derived
+    """Signals 1-8, their fusion, the neighbours, the answer's episodes and the facts they derived
     in one statement (queries.recall.fused). Returns the answer as candidates in order (their hops
     built here, the same way `_add` builds them), the episodes by id, the derived fact rows, and
     whether the speaker signal found anything."""
@@ -417,6 +430,8 @@ async def _fused_episodes(client, tenant, v, session, n, k, anchors: list[Anchor
                 hops = _joined_path(hit[3], names)
             elif signal == "speakers":
                 hops = _speaker_path(hit[3])
+            elif signal == "community":
+                hops = _community_path(hit[3], names)
             else:
                 hops = fixed[signal]
             _hit(c, signal, hit[1], hops, signal in _VIA_ENTITY)
@@ -442,6 +457,14 @@ def _joined_path(hops: list[dict[str, Any]], names: dict[str, str]) -> list[str]
     for h in sorted(hops, key=lambda h: (h["uid"], h["via"])):
         out += [f"q -> entity '{names[h['uid']]}'", f"entity <-ABOUT- fact -ABOUT-> entity '{h['via']}'",
                 _VIA["mentions"]]
+    return out
+
+
+def _community_path(hops: list[dict[str, Any]], names: dict[str, str]) -> list[str]:
+    out: list[str] = []
+    for h in sorted(hops, key=lambda h: (h["uid"], h["via"] or "")):
+        out += [f"q -> entity '{names[h['uid']]}'",
+                f"entity -IN_COMMUNITY-> community <-IN_COMMUNITY- entity '{h['via']}'", _VIA["mentions"]]
     return out
 
 

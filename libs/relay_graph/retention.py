@@ -67,18 +67,36 @@ async def compact(client: GraphClient, tenant: str, *, now_ms: int | None = None
 
 
 async def tenants(client: GraphClient) -> list[str]:
+    """Every tenant that has a graph (graphs under the prefix that are not a tenant's left out)."""
     names = await client.redis.execute_command("GRAPH.LIST")
-    return sorted(n[len(GRAPH_PREFIX):] for n in names if n.startswith(GRAPH_PREFIX))
+    out = []
+    for name in sorted(n[len(GRAPH_PREFIX):] for n in names if n.startswith(GRAPH_PREFIX)):
+        try:
+            validate_tenant(name)
+        except Exception:
+            continue
+        out.append(name)
+    return out
+
+
+async def periodic(name: str, work, stop: asyncio.Event, *, every_s: float) -> None:
+    """`await work()` now and then every `every_s` seconds until `stop` is set; a failed round is
+    logged and retried on the next (the agent keeps handling events)."""
+    while not stop.is_set():
+        try:
+            await work()
+        except Exception:
+            log.exception("%s round failed", name)
+        try:
+            await asyncio.wait_for(stop.wait(), timeout=every_s)
+        except asyncio.TimeoutError:
+            pass
 
 
 async def compact_all(client: GraphClient, *, now_ms: int | None = None) -> list[CompactReceipt]:
     """Every tenant with a retention setting, compacted."""
     out = []
     for tenant in await tenants(client):
-        try:
-            validate_tenant(tenant)
-        except Exception:  # a graph under the prefix that is not a tenant's
-            continue
         receipt = await compact(client, tenant, now_ms=now_ms)
         if receipt.retention_days is not None:
             out.append(receipt)
@@ -87,15 +105,10 @@ async def compact_all(client: GraphClient, *, now_ms: int | None = None) -> list
 
 async def retention_loop(client: GraphClient, stop: asyncio.Event, *, every_s: float) -> None:
     """Apply every tenant's retention now and then every `every_s` seconds until `stop` is set."""
-    while not stop.is_set():
-        try:
-            for r in await compact_all(client):
-                if r.episodes:
-                    log.info("retention: %s compacted %d episodes older than %d days (%d facts keep a summary)",
-                             r.tenant, r.episodes, r.retention_days, r.facts_summarised)
-        except Exception:  # a failed round is retried on the next; the agent keeps handling events
-            log.exception("retention round failed")
-        try:
-            await asyncio.wait_for(stop.wait(), timeout=every_s)
-        except asyncio.TimeoutError:
-            pass
+    async def round_() -> None:
+        for r in await compact_all(client):
+            if r.episodes:
+                log.info("retention: %s compacted %d episodes older than %d days (%d facts keep a summary)",
+                         r.tenant, r.episodes, r.retention_days, r.facts_summarised)
+
+    await periodic("retention", round_, stop, every_s=every_s)

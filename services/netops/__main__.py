@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 
 from relay_graph.agents import run_agent
+from relay_graph.entity_graph import communities_loop
 from relay_graph.retention import retention_loop
 
 from .bootstrap import bootstrap
@@ -13,5 +15,9 @@ from .settings import SERVICE, NetopsSettings
 
 if __name__ == "__main__":
     settings = NetopsSettings()
-    sys.exit(run_agent(SERVICE, settings, HANDLERS, bootstrap,
-                       lambda deps, stop: retention_loop(deps.client, stop, every_s=settings.retention_every_s)))
+
+    async def maintenance(deps, stop: asyncio.Event) -> None:
+        await asyncio.gather(retention_loop(deps.client, stop, every_s=settings.retention_every_s),
+                             communities_loop(deps.client, stop, every_s=settings.communities_every_s))
+
+    sys.exit(run_agent(SERVICE, settings, HANDLERS, bootstrap, maintenance))

@@ -21,7 +21,7 @@ TINY = recall_hybrid.Sizes(conversations=2, sessions=4, turns_per_session=10, la
 async def test_quick_run_reports_every_figure(tmp_path, embedder):
     out = tmp_path / "recall_hybrid.json"
     console = Console(record=True, width=160)
-    data = await recall_hybrid.run(TINY, quick=True, out=out, embedder=embedder, console=console)
+    data = await recall_hybrid.run(TINY, quick=True, out=out, embedder=embedder, console=console, communities=True)
 
     assert json.loads(out.read_text()) == json.loads(json.dumps(data))
     for split in ("dev", "test"):
@@ -35,6 +35,15 @@ async def test_quick_run_reports_every_figure(tmp_path, embedder):
     assert data["targets"]["recall_p95"]["pass"] is None  # 120 episodes is not the 10,000 the target is about
     text = console.export_text()
     assert "Recall on the TEST split" in text and "Recall latency" in text
+    c = data["community_signal"]
+    assert set(c["communities"]) == {"conv-0", "conv-1", "crowd"}
+    assert (c["off"]["weight"], c["on"]["weight"]) == (0.0, recall_hybrid.recall_mod.WEIGHTS["community"]) != (0.0, 0.0)
+    for side in ("off", "on"):
+        assert c[side]["accuracy"]["test"]["n"] == data["set"]["questions"]["test"]
+        assert 0 < c[side]["latency"]["p50_ms"] <= c[side]["latency"]["p95_ms"]
+    if not any(c["communities"].values()):  # no community: the signal finds nothing and changes no answer
+        assert c["off"]["accuracy"] == c["on"]["accuracy"]
+    assert "Community signal off / on" in text
 
 
 def test_the_set_is_seeded_and_its_evidence_is_in_the_conversation():

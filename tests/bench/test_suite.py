@@ -141,7 +141,7 @@ async def test_a_tiny_run_of_every_part_fills_every_row(tmp_path):
     assert json.loads((tmp_path / "suite-quick.json").read_text()) == json.loads(json.dumps(data))
     assert (tmp_path / "suite-quick.md").read_text() == suite.markdown(data)
     parts = [r["part"] for r in data["rows"]]
-    assert parts.count("fact_writes") == 6 and parts.count("http_writes") == 2 and parts.count("desk") == 2 and parts.count("memory_core") == 2
+    assert parts.count("fact_writes") == 6 and parts.count("http_writes") == 2 and parts.count("desk") == 2 and parts.count("memory_core") == 4  # each size without and with its communities
     assert parts.count("safety") == 6
     safety_rows = [r for r in data["rows"] if r["part"] == "safety"]
     assert all(r["pass"] is True for r in safety_rows), safety_rows

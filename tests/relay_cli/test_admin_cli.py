@@ -53,3 +53,12 @@ async def test_admin_retention_sets_shows_and_compacts(falkordb_server, graph_cl
     bad = relay(falkordb_server, "retention", tenant, "--days", "0")
     assert bad.returncode == 1 and "invalid_retention" in bad.stderr
     assert json.loads(relay(falkordb_server, "retention", tenant, "--off").stdout)["retention_days"] is None
+
+
+async def test_admin_communities_computes_them_now(falkordb_server, graph_client, tenant):
+    for who in ("Asha Verma", "Ravi Iyer"):
+        await facts.write_fact(graph_client, tenant, FactInput(subject=who, predicate="lives_in", object="Pune",
+                                                               agent="intake"))
+    receipt = json.loads(relay(falkordb_server, "communities", tenant).stdout)
+    assert receipt["communities"] == 1 and receipt["members"] >= 2 and receipt["removed"] == 0
+    assert json.loads(relay(falkordb_server, "communities", tenant).stdout)["removed"] == 1  # replaced

@@ -198,11 +198,13 @@ async def test_hybrid_reads_start_from_indexes(graph_client, tenant):
                                             "said_span": 10}),
         "dated": (q.EPISODES_DATED, {"keys": ["a"], "session": None, "v": v, "n": 5}),
         "joined": (q.EPISODES_JOINED, {"uids": ["a"], "session": None, "v": v, "n": 5, "per_entity": 5, "cap": 5}),
+        "community": (q.EPISODES_OF_COMMUNITY, {"uids": ["a"], "session": None, "v": v, "n": 5, "per_community": 5,
+                                                "community_cap": 5}),
         "latest": (q.LATEST, {"session": None}),
-        "fused": (q.fused(("vector", "entities", "joined", "speakers", "time", "dated", "words")), {
+        "fused": (q.fused(("vector", "entities", "joined", "community", "speakers", "time", "dated", "words")), {
             "v": v, "n": 5, "session": None, "uids": ["a"], "cap": 5, "keys": ["a"], "speaker_cap": 5,
             "cap_named": 5, "windows": [[0, 10]], "time_scan": 5, "said_span": 10, "ft": "a", "words_scan": 5,
-            "k": 5, "limit": 5, "seeds": 2, "reach": 2, "per_entity": 5,
+            "k": 5, "limit": 5, "seeds": 2, "reach": 2, "per_entity": 5, "per_community": 5, "community_cap": 5,
             "weights": recall_mod.WEIGHTS, "rrf_k": 60.0, "subject": None}),
     }
     for name, (query, params) in plans.items():

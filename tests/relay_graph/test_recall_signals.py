@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 
 import pytest
 
+from relay_graph import entity_graph
 from relay_graph import recall as recall_mod
 from relay_graph.memory import Memory
 from relay_graph.models import EpisodeInput, FactInput, RecallShape
@@ -113,3 +114,34 @@ async def test_two_hops_through_a_fact_find_the_turn_that_names_the_other_entity
     assert r.shape is RecallShape.PATH
     monkeypatch.setitem(recall_mod.WEIGHTS, "joined", 0.0)
     assert (await ranked(memory, tenant, question, 3))[:1] != ["S:1"]
+
+
+async def test_an_entity_of_the_named_ones_community_lifts_the_turn_that_names_it(memory, graph_client, tenant,
+                                                                                 monkeypatch):
+    # Alice and Bob live in Pune, Dan and Eve in Mumbai: two communities of the entity graph. The
+    # question names Alice; what Bob (two hops away: Alice -> Pune <- Bob) reported is the answer,
+    # and Eve's turn says nearly the same words
+    for who, city in (("Alice Rao", "Pune"), ("Bob Shah", "Pune"), ("Dan Roy", "Mumbai"), ("Eve Das", "Mumbai")):
+        await memory.write_fact(tenant, FactInput(subject=who, predicate="lives_in", object=city, agent="intake"))
+    at = datetime(2023, 7, 1, 12, 0, tzinfo=timezone.utc)
+    await memory.write_episodes(tenant, [
+        EpisodeInput(id=f"S:{i}", session="S", speaker="agent", text=text, at=at) for i, text in enumerate([
+            "Bob Shah reported that his router light went red overnight.",
+            "Eve Das saw the fibre box near her home blinking red all night.",
+            "A customer asked about upgrading the plan.",
+            "The weather was fine for the technicians today.",
+        ], start=1)])
+    question = "Was a light blinking red near Alice Rao's home?"
+    before = await ranked(memory, tenant, question, 3)
+    assert before[0] != "S:1"  # no communities yet: Eve's turn is nearer in meaning
+
+    receipt = await entity_graph.detect_communities(graph_client, tenant)
+    assert receipt.communities == 2
+    r = await memory.recall(tenant, question, k=3)
+    assert r.items[0].episode_id == "S:1", [i.episode_id for i in r.items]
+    assert r.items[0].path[:3] == [
+        "q -> entity 'Alice Rao'", "entity -IN_COMMUNITY-> community <-IN_COMMUNITY- entity 'Bob Shah'",
+        "entity <-MENTIONS- episode"]
+    assert "S:2" in [i.episode_id for i in r.items]  # Eve's turn is still found by meaning, below it
+    monkeypatch.setitem(recall_mod.WEIGHTS, "community", 0.0)
+    assert await ranked(memory, tenant, question, 3) == before

@@ -52,10 +52,21 @@ async def test_fact_sentences_read_from_the_database_match_the_python_wording(gr
                                                            valid_from=times[1]))
     views = await facts.read_facts(graph_client, tenant, "Asha Verma")
     assert len(views) == 2
-    worded = await facts.sentences(graph_client, tenant, views)
+    worded = {k: w.sentence for k, w in (await facts.sentences(graph_client, tenant, views)).items()}
     assert worded == {v.fact_id: _fact_sentence(v) for v in views}
     assert "Asha Verma lives in Pune since 2026-03-01T09:30:00+00:00 (on file from intake)" in worded.values()
     assert any(".123000+00:00" in s for s in worded.values())
+
+
+async def test_how_long_ago_a_fact_was_learnt_is_worded_by_the_read(graph_client, tenant):
+    learnt = datetime(2026, 3, 1, 9, 30, tzinfo=timezone.utc)
+    await facts.write_fact(graph_client, tenant, FactInput(subject="Asha Verma", predicate="lives_in", object="Pune",
+                                                           agent="intake", recorded_at=learnt))
+    views = await facts.read_facts(graph_client, tenant, "Asha Verma")
+    at_ms = int(learnt.timestamp() * 1000)
+    for later_ms, said in ((30_000, "just now"), (3 * 3_600_000 + 5, "3 hours ago"), (12 * 86_400_000, "12 days ago")):
+        worded = await facts.sentences(graph_client, tenant, views, now_ms=at_ms + later_ms)
+        assert worded[views[0].fact_id].learnt == said == udf.ago(at_ms, at_ms + later_ms)
 
 
 async def test_the_catalogue_prices_are_worded_by_the_read(graph_client, tenant):

@@ -1,6 +1,6 @@
 """Retention run by its agent: a real netops process (`python -m services.netops`) compacts the old
 episodes of a tenant with `retention_days` set, on its own, and leaves a tenant without it alone;
-it still stops cleanly."""
+on the same maintenance loop it computes every tenant's entity communities; it still stops cleanly."""
 
 from __future__ import annotations
 
@@ -39,13 +39,19 @@ async def test_netops_compacts_the_old_episodes_of_tenants_that_ask_for_it(
     await seed(graph_client, embedder, kept)
     await seed(graph_client, embedder, compacted)
     await retention.set_retention(graph_client, compacted, 30)
+    for t in (kept, compacted):  # a neighbour in Pune: an entity graph with a community to find
+        await facts.write_fact(graph_client, t, FactInput(subject="Ravi Iyer", predicate="lives_in", object="Pune",
+                                                          agent="intake"))
 
     await wipe_stream_keys(stream_redis)
     procs = Desk(falkordb_server.host, falkordb_server.port, graph_settings.model_dir, tmp_path)
-    procs.start("netops", 1, {"RELAY_RETENTION_EVERY_S": "0.2"})
+    procs.start("netops", 1, {"RELAY_RETENTION_EVERY_S": "0.2", "RELAY_COMMUNITIES_EVERY_S": "0.2"})
     try:
         await procs.ready(stream_redis)
         await eventually(lambda: _is(graph_client, compacted, 1), timeout=30, what="the old episodes compacted")
+        # Asha Verma and Ravi Iyer -LIVES_IN-> Pune: one community, in both tenants
+        for t in (kept, compacted):
+            await eventually(lambda t=t: _communities(graph_client, t), timeout=30, what=f"{t}'s communities")
     finally:
         codes = procs.stop()
     assert set(codes.values()) == {0}, procs.logs()
@@ -54,6 +60,12 @@ async def test_netops_compacts_the_old_episodes_of_tenants_that_ask_for_it(
     row = (await graph_client.run(compacted, Query("t", "MATCH (f:Fact {fact_id: $id}) RETURN f.source_summary AS s",
                                                    True), {"id": fact.fact_id}))[0]
     assert row["s"] == "Asha Verma: I moved to Pune, note 0"
+
+
+async def _communities(client, tenant) -> bool:
+    rows = await client.run(tenant, Query("t_communities", "MATCH (e:Entity)-[:IN_COMMUNITY]->(c:Community) "
+                                          "RETURN c.size AS size, count(e) AS members", True))
+    return len(rows) == 1 and rows[0]["size"] == rows[0]["members"] >= 2
 
 
 async def _is(client, tenant, n) -> bool:

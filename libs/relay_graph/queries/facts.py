@@ -662,12 +662,13 @@ BATCH_CORROBORATE = _batch(
 BATCH_WRITES = (BATCH_CREATE_PLAIN, BATCH_CREATE_CURRENT, BATCH_CREATE_HISTORY, BATCH_CREATE_CLAIM, BATCH_CORROBORATE)
 
 # Facts worded as sentences by the database (relay.sentence, udf.py), each under the subject name
-# the caller read it with; a fact gone since is left out.
+# the caller read it with, and how long ago Relay learnt it (relay.ago of its recorded time); a
+# fact gone since is left out.
 FACT_SENTENCES = Query(
     "fact_sentences",
     """UNWIND $facts AS x
 MATCH (f:Fact {fact_id: x.fact_id})
 RETURN f.fact_id AS fact_id, relay.sentence(x.subject, f.predicate, f.object_name, f.valid_from_ms, f.asserted_by)
-       AS sentence""",
+       AS sentence, relay.ago(f.recorded_at_ms, $now_ms) AS learnt""",
     read_only=True,
 )

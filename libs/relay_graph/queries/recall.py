@@ -123,6 +123,21 @@ EPISODES_OF_ENTITIES = Query(
     read_only=True,
 )
 
+# The end of a signal that reaches other entities `o` from the named ones `u`: each `o`'s newest
+# episodes that MENTION it ($<cap> of them), those reached from more named entities first, then
+# nearest to the question.
+_MENTIONS_OF_REACHED = (
+    "  CALL {{ WITH o MATCH (o)<-[:MENTIONS]-(ep:Episode) "
+    "         WITH ep ORDER BY ep.at_ms DESC LIMIT ${cap} RETURN ep }} "
+    "  WITH u, o, ep WHERE $session IS NULL OR ep.session_id = $session "
+    "  WITH ep, collect({{uid: u, via: o.name}}) AS hops "
+    "  RETURN ep, hops "
+    "}} "
+    "WITH ep, hops, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
+    "ORDER BY size(hops) DESC, d LIMIT $n "
+    "RETURN '{signal}' AS signal, ep.episode_id AS id, d, hops"
+)
+
 # Two hops: the entities one current fact away from the question's entities ("Which studio is on
 # Harbor Street?" -> Nova Pottery located_in Harbor Street), and the episodes that MENTION those
 # (at most $per_entity joined entities per named one, each one's newest $cap episodes), those
@@ -135,15 +150,25 @@ EPISODES_JOINED = Query(
     "  MATCH (e:Entity {uid: u}) "
     "  CALL { WITH e MATCH (e)<-[:ABOUT]-(:Fact:Current)-[:ABOUT]->(o:Entity) WHERE NOT o.uid IN $uids "
     "         WITH DISTINCT o LIMIT $per_entity RETURN o } "
-    "  CALL { WITH o MATCH (o)<-[:MENTIONS]-(ep:Episode) "
-    "         WITH ep ORDER BY ep.at_ms DESC LIMIT $cap RETURN ep } "
-    "  WITH u, o, ep WHERE $session IS NULL OR ep.session_id = $session "
-    "  WITH ep, collect({uid: u, via: o.name}) AS hops "
-    "  RETURN ep, hops "
-    "} "
-    "WITH ep, hops, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
-    "ORDER BY size(hops) DESC, d LIMIT $n "
-    "RETURN 'joined' AS signal, ep.episode_id AS id, d, hops",
+    + _MENTIONS_OF_REACHED.format(cap="cap", signal="joined"),
+    read_only=True,
+)
+
+# Community: the entities that share a Community with the question's entities (written by
+# entity_graph.detect_communities from algo.labelPropagation; none before its first run) and the
+# episodes that MENTION those (at most $per_community members per named entity, each one's newest
+# $community_cap episodes), those reached from more named entities first, then nearest in meaning.
+# It reaches further than `joined` (a neighbour's neighbour: two customers on one street, one city
+# and one plan), so it weighs less in the fusion.
+EPISODES_OF_COMMUNITY = Query(
+    "recall_episodes_of_community",
+    "WITH vecf32($v) AS qv "
+    "CALL { "
+    "  UNWIND $uids AS u "
+    "  MATCH (e:Entity {uid: u})-[:IN_COMMUNITY]->(c:Community) "
+    "  CALL { WITH c MATCH (c)<-[:IN_COMMUNITY]-(o:Entity) WHERE NOT o.uid IN $uids "
+    "         WITH o LIMIT $per_community RETURN o } "
+    + _MENTIONS_OF_REACHED.format(cap="community_cap", signal="community"),
     read_only=True,
 )
 
@@ -282,6 +307,7 @@ SIGNALS = {
     "vector_in_session": EPISODES_IN_SESSION,
     "entities": EPISODES_OF_ENTITIES,
     "joined": EPISODES_JOINED,
+    "community": EPISODES_OF_COMMUNITY,
     "words": EPISODES_BY_WORDS,
     "speakers": EPISODES_OF_SPEAKERS,
     "time": EPISODES_IN_WINDOWS,
@@ -318,7 +344,7 @@ _DERIVED_BY = (
     "MATCH (f)-[:ABOUT {role: 'subject'}]->(s:Entity) "
 )
 
-# Signals 1-7 of one question, their fusion and the neighbours step in one statement (see
+# Signals 1-8 of one question, their fusion and the neighbours step in one statement (see
 # recall.py's docstring for the rules; this is the same arithmetic): each signal's rows ranked
 # 1, 2, ...; every episode scored sum(weight / (RRF_K + rank)) over the signals that found it; the
 # $k best (ties: nearer, then id) are the candidates, the first $seeds of them the seeds; the turn

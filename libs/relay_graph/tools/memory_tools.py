@@ -3,12 +3,13 @@ the graph knows about one customer."""
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .. import customers, facts, network, tickets
+from .. import customers, facts, network, tickets, udf
 from ..facts import resolve_entity
 from ..entities import name_key
 from ..errors import NotFound
@@ -358,6 +359,7 @@ class AskOutput(BaseModel):
     customer: str | None
     answer: str | None = Field(description="the best-supported answer, from a fact if one fits, else an episode")
     answered_from: Literal["fact", "episode"] | None
+    learnt: str | None = Field(default=None, description="how long ago the answering fact was learnt (\"3 days ago\")")
     facts: list[FactView]
     episodes: list[RecallItem]
 
@@ -366,6 +368,11 @@ def _fact_sentence(f: FactView) -> str:
     # relay.sentence (udf.py) words it the same in the database; this one serves a fact gone since.
     since = f" since {when(f.valid_from)}" if f.valid_from else ""
     return f"{f.subject} {f.predicate.replace('_', ' ')} {f.object}{since} (on file from {f.asserted_by})"
+
+
+def _learnt(f: FactView, now_ms: int) -> str:
+    # relay.ago words it the same in the database; this one serves a fact gone since.
+    return udf.ago(int(f.recorded_at.timestamp() * 1000), now_ms)
 
 
 @tool("ask", """Answer a question from memory: recall (with the customer as subject, if given) and the
@@ -382,10 +389,13 @@ async def ask(ctx: ToolContext, args: AskInput) -> ToolResult:
     result = await ctx.memory.recall(ctx.tenant, args.question, k=args.k, subject=customer, reader=ctx.agent)
     shape = _RECALL_SHAPES[result.shape]
     answer, source = None, None
+    learnt = None
     if result.facts:
         top = result.facts[0]
-        worded = await facts.sentences(ctx.client, ctx.tenant, [top])
-        answer, source = worded.get(top.fact_id) or _fact_sentence(top), "fact"
+        now_ms = time.time_ns() // 1_000_000
+        worded = (await facts.sentences(ctx.client, ctx.tenant, [top], now_ms=now_ms)).get(top.fact_id)
+        sentence, learnt = (worded.sentence, worded.learnt) if worded else (_fact_sentence(top), _learnt(top, now_ms))
+        answer, source = f"{sentence}, learnt {learnt}", "fact"
     elif result.items:
         top = result.items[0]
         answer, source = f"{top.speaker} said: {top.text}", "episode"
@@ -393,7 +403,7 @@ async def ask(ctx: ToolContext, args: AskInput) -> ToolResult:
     message = None if answer else "nothing in memory answers this"
     return ToolResult(tool="ask", shape=shape if answer else Shape.NOT_IN_GRAPH,
                       data=AskOutput(question=args.question, customer=customer, answer=answer, answered_from=source,
-                                     facts=result.facts, episodes=result.items),
+                                     learnt=learnt, facts=result.facts, episodes=result.items),
                       how_i_know=how, message=message)
 
 

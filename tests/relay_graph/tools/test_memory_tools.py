@@ -7,7 +7,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from relay_graph import network, tickets
+from relay_graph import facts, network, tickets
+from relay_graph.models import FactInput
 from relay_graph.streams import FactChanged
 from relay_graph.queries import Query
 from relay_graph.tools import Shape, call_tool
@@ -175,6 +176,18 @@ async def test_recall_and_ask_answer_from_the_graph_with_the_path(ctx):
     a = await call_tool(ctx, "ask", {"question": "what router does she use?", "customer": "Emma Stnoe"})
     assert a.shape is Shape.ANSWERED and a.data.customer == "emma stone"
     assert a.data.answered_from == "fact" and "tp-link archer c6" in a.data.answer
+    assert a.data.learnt == "just now" and a.data.answer.endswith(", learnt just now")
+
+
+async def test_ask_says_how_long_ago_the_answering_fact_was_learnt(ctx, graph_client, tenant):
+    learnt = (datetime.now(timezone.utc) - timedelta(days=3, hours=2)).replace(microsecond=0)
+    await facts.write_fact(graph_client, tenant, FactInput(subject="emma stone", predicate="has_router",
+                                                           object="tp-link archer c6", agent="intake",
+                                                           recorded_at=learnt))
+    a = await call_tool(ctx, "ask", {"question": "what router does she use?", "customer": "emma stone"})
+    assert a.data.answered_from == "fact" and a.data.learnt == "3 days ago"
+    assert a.data.answer == "emma stone has router tp-link archer c6 since " + learnt.isoformat() + \
+        " (on file from intake), learnt 3 days ago"
 
 
 async def test_recall_customer_gathers_facts_open_tickets_and_open_outages(ctx, graph_client, tenant):

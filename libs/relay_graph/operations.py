@@ -1,8 +1,8 @@
 """What an operator does to one tenant's graph: snapshots (GRAPH.COPY), reset, delete, forgetting
 one customer, and the server's own figures (GRAPH.SLOWLOG, GRAPH.MEMORY USAGE, counts).
 
-A snapshot is a copy of the tenant's graph under `relay-snapshot:<tenant>:<name>`, indexes and all
-(GRAPH.COPY copies the schema); it is not a tenant graph (the `relay:` prefix is never its start),
+A snapshot is a copy of the tenant's graph under `relay-snapshot:{relay:<tenant>}:<name>`, indexes and
+all (GRAPH.COPY copies the schema; the graph's name as hash tag keeps the copy in its slot on a cluster); it is not a tenant graph (the `relay:` prefix is never its start),
 so no request reaches it. Restoring replaces the graph by a copy of the snapshot, which stays. A
 reset takes a snapshot first (`pre-reset-<ms>`), then removes the graph and makes it again, empty,
 with its indexes (so every process's index cache stays true). Deleting removes the graph and every
@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from .cluster import is_cluster
 from .db import GraphClient
 from .errors import AlreadyExists, InvalidInput, NotFound
 from .network import _customer
@@ -61,7 +62,11 @@ def snapshot_key(tenant: str, name: str) -> str:
     validate_tenant(tenant)
     if not isinstance(name, str) or not SNAPSHOT_NAME_RE.fullmatch(name):
         raise InvalidInput("snapshot name must match ^[a-z0-9][a-z0-9-]{0,62}$")
-    return f"{SNAPSHOT_PREFIX}{tenant}:{name}"
+    return f"{_snapshot_prefix(tenant)}{name}"
+
+
+def _snapshot_prefix(tenant: str) -> str:
+    return SNAPSHOT_PREFIX + "{" + graph_name(tenant) + "}:"
 
 
 def _confirm(tenant: str, confirm: object) -> None:
@@ -70,6 +75,11 @@ def _confirm(tenant: str, confirm: object) -> None:
 
 
 async def _graphs(client: GraphClient) -> list[str]:
+    if is_cluster(client.redis):  # each primary lists the graphs of its slots
+        await client.redis.initialize()
+        per_node = await client.redis.execute_command("GRAPH.LIST", target_nodes=client.redis.get_primaries())
+        lists = per_node.values() if isinstance(per_node, dict) else [per_node]
+        return sorted({g for names in lists for g in names})
     return sorted(await client.redis.execute_command("GRAPH.LIST"))
 
 
@@ -84,7 +94,7 @@ async def create_snapshot(client: GraphClient, tenant: str, name: str) -> Snapsh
 
 
 async def list_snapshots(client: GraphClient, tenant: str) -> list[Snapshot]:
-    prefix = f"{SNAPSHOT_PREFIX}{validate_tenant(tenant)}:"
+    prefix = _snapshot_prefix(tenant)
     return [Snapshot(name=g[len(prefix):], key=g) for g in await _graphs(client) if g.startswith(prefix)]
 
 

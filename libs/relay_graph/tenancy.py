@@ -12,8 +12,12 @@ GRAPH_PREFIX = "relay:"
 # The fault lab's hidden truth lives under a prefix that agents' code never builds (see lab module).
 TRUTH_PREFIX = "relay-truth:"
 REGISTRY_GRAPH = "relay-admin"
+# Every admin key (the tenant registry, key indexes, limits, customer sessions) starts with the
+# hash tag of the registry graph, so on a cluster they share its slot: a script or MULTI over two
+# of them (a tenant and its key's index entry) is never cross-slot.
+ADMIN_PREFIX = "{" + REGISTRY_GRAPH + "}:"
 # The tenant registry (a Redis hash: tenant -> sha256 of its key) the gateway writes on creation.
-TENANTS_KEY = "relay-admin:tenants"
+TENANTS_KEY = ADMIN_PREFIX + "tenants"
 
 
 def validate_tenant(tenant: object) -> str:

@@ -43,8 +43,9 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Coroutine, Mapping
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from faststream import AckPolicy, FastStream
-from faststream.redis import RedisBroker, StreamSub
+from faststream.redis import RedisBroker, RedisClusterBroker, StreamSub
 from faststream.redis.message import RedisStreamMessage
 from redis.exceptions import ResponseError
 
@@ -126,6 +127,17 @@ def _subscriber(kind: str, handler: Handler) -> Callable[..., Coroutine[Any, Any
     return subscriber
 
 
+def _broker(redis: aioredis.Redis, **kwargs: Any) -> RedisBroker:
+    """A broker on what `redis` is connected to: the one server, or the cluster (each stream read
+    on its slot's shard, redirected after a failover)."""
+    if isinstance(redis, RedisCluster):
+        seeds = [(n.host, n.port) for n in redis.nodes_manager.startup_nodes.values()]
+        kw = redis.nodes_manager.connection_kwargs
+        return RedisClusterBroker(startup_nodes=seeds, password=kw.get("password"),
+                                  socket_connect_timeout=kw.get("socket_connect_timeout") or 5, **kwargs)
+    return RedisBroker(**_connection_options(redis), **kwargs)
+
+
 def _connection_options(redis: aioredis.Redis) -> dict[str, Any]:
     kw = redis.connection_pool.connection_kwargs
     return {
@@ -188,8 +200,8 @@ class StreamApp:
         self._running = False
 
         middlewares = (functools.partial(DeliveryMiddleware, app=self),) if delivery else ()
-        self.broker = RedisBroker(
-            **_connection_options(redis),
+        self.broker = _broker(
+            redis,
             middlewares=middlewares,
             graceful_timeout=self.settings.graceful_timeout_s,
             log_level=logging.DEBUG,

@@ -20,7 +20,14 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.backoff import ExponentialBackoff
 from redis.cluster import LoadBalancingStrategy
-from redis.exceptions import ClusterDownError, ConnectionError, ResponseError, SlotNotCoveredError, TimeoutError
+from redis.exceptions import (
+    ClusterDownError,
+    ConnectionError,
+    RedisClusterException,
+    ResponseError,
+    SlotNotCoveredError,
+    TimeoutError,
+)
 from redis.retry import Retry
 
 from .embedded import EmbeddedFalkorDB
@@ -28,10 +35,11 @@ from .embedded import EmbeddedFalkorDB
 log = logging.getLogger("relay_graph.cluster")
 
 SLOTS = 16384
-# What a client rides out while a dead primary's replica is promoted: the node timeout (3 s in
-# CLUSTER_ARGS) plus the election. Commands routed by key are retried this way by redis-py's
-# cluster client, after refreshing its slot map (MOVED, ASK and a lost node included).
-FAILOVER_RETRIES = 40
+# redis-py's cluster client retries a command a few times at once (MOVED, ASK, a lost node),
+# reading the slot map again before each; it does not wait between tries, so it cannot ride out
+# a promotion (the node timeout, 3 s in CLUSTER_ARGS, plus the election): `through_failover`
+# does, with pauses, and one refresh of the map at a time.
+FAILOVER_RETRIES = 3
 FAILOVER_BACKOFF = ExponentialBackoff(cap=0.5, base=0.05)
 REPLICA_MAP_REFRESH_S = 5.0
 
@@ -112,6 +120,19 @@ async def replica_for(client: RedisCluster, key: str) -> Any | None:
     return None
 
 
+def replicas_known(client: RedisCluster, key: str) -> int:
+    """The replicas of key's shard in the client's slot map (read again every few seconds while
+    there are none: `replica_for`)."""
+    nodes = client.nodes_manager.slots_cache.get(client.keyslot(key)) or []
+    count = sum(1 for n in nodes if n.server_type == "replica")
+    if not count:
+        now = time.monotonic()
+        if now - getattr(client, "_relay_refreshed", 0.0) > REPLICA_MAP_REFRESH_S:
+            client._relay_refreshed = now
+            client._initialize = True
+    return count
+
+
 async def primary_for(client: RedisCluster, key: str) -> Any:
     await client.initialize()
     return client.nodes_manager.get_node_from_slot(client.keyslot(key))
@@ -125,40 +146,99 @@ PUBLISH_WAIT_TIMEOUT_MS = 2000
 _REDIRECTS = ("MOVED", "ASK", "CLUSTERDOWN", "READONLY", "TRYAGAIN", "MASTERDOWN", "LOADING")
 
 
-async def on_primary(client: RedisCluster, key: str, command: tuple, *, wait_replicas: int, wait_timeout_ms: int,
-                     failover_wait_s: float = 30.0) -> tuple[Any, int | None]:
-    """`command` (about `key`) on the primary owning key's slot, then WAIT on the same connection
-    (a cluster pipeline sends one node's commands on one connection, in order), so the reply
-    comes with how many replicas have the write. Through a failover (the primary not answering,
-    or no longer owning the slot): the slot map is read again and the command goes once more, to
-    the promoted replica, until `failover_wait_s`. Returns (reply, replicas that acknowledged, or
-    None without a WAIT); a reply that is an error is returned as the exception, not raised."""
+# What a failover looks like to a client until the promoted replica owns the slots: the dead
+# node refusing connections (redis-py's own retries of it do not wait, so they end before the
+# promotion does), the slot not covered, the cluster saying it is down, a node still loading.
+FAILOVER_ERRORS = (ConnectionError, TimeoutError, ClusterDownError, SlotNotCoveredError, RedisClusterException, OSError)
+
+
+def _passing(exc: BaseException) -> bool:
+    if isinstance(exc, ResponseError) and not isinstance(exc, ClusterDownError):
+        return str(exc).startswith(_REDIRECTS)
+    return isinstance(exc, FAILOVER_ERRORS)
+
+
+async def through_failover(client: RedisCluster, call, *, what: str, failover_wait_s: float = 30.0):
+    """`await call()`, again after a pause while the failure is one a failover causes, until
+    `failover_wait_s`; the slot map is read again before each new try."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + failover_wait_s
     delay = 0.05
     while True:
         try:
-            node = await primary_for(client, key)
-            pipe = client.pipeline()
-            pipe.execute_command(*command, target_nodes=node)
-            if wait_replicas:
-                pipe.execute_command("WAIT", wait_replicas, wait_timeout_ms, target_nodes=node)
-            replies = await pipe.execute(raise_on_error=False)
-            first = replies[0]
-            if isinstance(first, ResponseError) and str(first).startswith(_REDIRECTS):
-                raise first
-            if isinstance(first, (ConnectionError, TimeoutError, ClusterDownError, OSError)):
-                raise first
-            return first, (replies[1] if wait_replicas and isinstance(replies[1], int) else None)
-        except (ConnectionError, TimeoutError, ClusterDownError, SlotNotCoveredError, OSError, ResponseError) as exc:
-            if isinstance(exc, ResponseError) and not str(exc).startswith(_REDIRECTS):
+            return await call()
+        except Exception as exc:
+            if not _passing(exc) or loop.time() > deadline:
                 raise
-            if loop.time() > deadline:
-                raise
-            log.info("%s on %s: %s; asking the cluster again in %.2fs", command[0], key, exc, delay)
+            log.info("%s: %s; asking the cluster again in %.2fs", what, exc, delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, 0.5)
-            client._initialize = True  # the next use reads the slot map again (the promoted replica)
+            await refresh(client)
+
+
+async def refresh(client: RedisCluster, every_s: float = 0.25) -> None:
+    """Reads the slot map again (the promoted replica), once for all the callers that failed at
+    the same time: many at once would close the nodes' connections under each other."""
+    lock = getattr(client, "_relay_refresh_lock", None)
+    if lock is None:
+        lock = client._relay_refresh_lock = asyncio.Lock()
+    async with lock:
+        now = time.monotonic()
+        if now - getattr(client, "_relay_refreshed_at", 0.0) < every_s:
+            return
+        client._relay_refreshed_at = now
+        client._initialize = True
+        try:
+            await client.initialize()
+        except FAILOVER_ERRORS as exc:
+            log.info("the slot map could not be read yet: %s", exc)
+            return
+        await heal_default_node(client)
+
+
+async def heal_default_node(client: RedisCluster) -> bool:
+    """redis-py asks its default node which keys a command with moving keys names (XREADGROUP,
+    the consumers' read), before any retry: with that node dead every such command fails until
+    another is the default. Pings it and, if it is gone, makes a live primary the default (True)."""
+    try:
+        node = client.get_default_node()
+        if node is None:
+            return False
+        await client.execute_command("PING", target_nodes=node)
+        return False
+    except FAILOVER_ERRORS:
+        client.replace_default_node()
+        log.info("the default cluster node was gone; now %s", client.get_default_node().name)
+        return True
+
+
+async def on_primary(client: RedisCluster, key: str, command: tuple, *, wait_replicas: int, wait_timeout_ms: int,
+                     failover_wait_s: float = 30.0) -> tuple[Any, int | None]:
+    """`command` (about `key`) on the primary owning key's slot, then WAIT on the same connection
+    (a cluster pipeline sends one node's commands on one connection, in order), so the reply
+    comes with how many replicas have the write. Through a failover (the primary not answering,
+    or no longer owning the slot): the command goes once more, to the promoted replica
+    (`through_failover`). Returns (reply, replicas that acknowledged, or None without a WAIT); a
+    reply that is an error is returned as the exception, not raised."""
+
+    async def once() -> tuple[Any, int | None]:
+        node = await primary_for(client, key)
+        # A shard whose replica is gone (promoted after a failover, not yet replaced) has none to
+        # wait for: waiting would only slow every write down by the timeout. Such a write
+        # reports 0 replicas (the caller counts it).
+        wanted = min(wait_replicas, replicas_known(client, key))
+        pipe = client.pipeline()
+        pipe.execute_command(*command, target_nodes=node)
+        if wanted:
+            pipe.execute_command("WAIT", wanted, wait_timeout_ms, target_nodes=node)
+        replies = await pipe.execute(raise_on_error=False)
+        if isinstance(replies[0], Exception) and _passing(replies[0]):
+            raise replies[0]
+        if not wait_replicas:
+            return replies[0], None
+        return replies[0], (replies[1] if wanted and isinstance(replies[1], int) else 0)
+
+    return await through_failover(client, once, what=f"{command[0]} on {key}", failover_wait_s=failover_wait_s)
 
 
 # ------------------------------------------------------------------ forming a cluster

@@ -209,7 +209,9 @@ class GraphClient:
                 if not str(exc).startswith(("MOVED", "ASK", "LOADING", "MASTERDOWN")):
                     raise
                 log.debug("replica read of %s refused (%s); asking the primary", key, exc)
-        return await self.redis.execute_command("GRAPH.RO_QUERY", key, text, "--compact")
+        return await cluster.through_failover(
+            self.redis, lambda: self.redis.execute_command("GRAPH.RO_QUERY", key, text, "--compact"),
+            what=f"a read of {key}", failover_wait_s=self.settings.failover_wait_s)
 
     async def _cluster_write(self, key: str, text: str) -> Any:
         """On the shard's primary, acknowledged once `wait_replicas` replicas have it (WAIT), and

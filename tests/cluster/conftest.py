@@ -22,10 +22,14 @@ def cluster3(tmp_path_factory):
     cluster.stop()
 
 
+def settings_for(cluster) -> GraphSettings:
+    return GraphSettings(falkordb_cluster=cluster.seeds,
+                         model_dir=Path(os.environ.get("RELAY_MODEL_DIR", REPO / ".relay" / "model")))
+
+
 @pytest.fixture(scope="session")
 def cluster_settings(cluster3) -> GraphSettings:
-    return GraphSettings(falkordb_cluster=cluster3.seeds,
-                         model_dir=Path(os.environ.get("RELAY_MODEL_DIR", REPO / ".relay" / "model")))
+    return settings_for(cluster3)
 
 
 @pytest.fixture(scope="session")

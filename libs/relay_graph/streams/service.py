@@ -49,6 +49,7 @@ from faststream.redis import RedisBroker, RedisClusterBroker, StreamSub
 from faststream.redis.message import RedisStreamMessage
 from redis.exceptions import ResponseError
 
+from .. import cluster
 from ..errors import InvalidInput
 from .dead_letters import dead_letter
 from .dedupe import Deduper
@@ -353,6 +354,8 @@ class StreamApp:
         while not self.stopping:
             await self.sleep(every)
             try:
+                if isinstance(self.redis, RedisCluster):
+                    await self._heal_cluster_clients()
                 await self.redis.ping()
                 if down:
                     down = False
@@ -371,6 +374,13 @@ class StreamApp:
                     down = True
                     self.stats.reconnects += 1
                     log.warning("%s: Redis is not answering (%s)", self.name, describe(exc))
+
+    async def _heal_cluster_clients(self) -> None:
+        """After a failover: no client of ours (nor FastStream's) keeps a dead default node."""
+        await cluster.heal_default_node(self.redis)
+        state = self.broker.config.broker_config.connection
+        if state:  # connected
+            await cluster.heal_default_node(state.client)
 
     async def _forget_dead_consumers(self, stream: str) -> None:
         for info in await self.redis.xinfo_consumers(stream, self.group):

@@ -33,7 +33,7 @@ def _data_dir(option: Optional[Path], settings: CliSettings) -> Path:
 
 def _graph_settings():
     """The RELAY_* settings, with the password a `relay up` on RELAY_DATA_DIR keeps when
-    RELAY_FALKORDB_PASSWORD is not set."""
+    RELAY_FALKORDB_PASSWORD is not set, and its cluster's seeds when it runs one."""
     from relay_graph.config import GraphSettings
 
     from relay_cli.admin_key import PASSWORD_FILE, kept
@@ -41,6 +41,9 @@ def _graph_settings():
     settings = GraphSettings()
     if not settings.falkordb_password:
         settings.falkordb_password = kept(Path(settings.data_dir).expanduser(), PASSWORD_FILE)
+    if not settings.falkordb_cluster:  # a `relay up --shards` on this data folder: its cluster
+        state = locks.read_info(Path(settings.data_dir).expanduser() / STATE_NAME)
+        settings.falkordb_cluster = state.get("falkordb_cluster") or ""
     return settings
 
 
@@ -55,6 +58,9 @@ def up(
     ),
     no_demo: bool = typer.Option(False, "--no-demo", help="do not play the demo story once Relay is up"),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds to wait for /readyz (default 180)"),
+    shards: int = typer.Option(0, "--shards", min=0, help="run FalkorDB as a cluster of N primaries "
+                               "(0: one server); ports from RELAY_FALKORDB_PORT up"),
+    falkordb_replicas: int = typer.Option(1, "--replicas", min=0, help="with --shards: replicas per primary"),
 ) -> None:
     """Start FalkorDB and every service as its own process, as docker compose would; Ctrl-C stops all."""
     settings = CliSettings()
@@ -73,6 +79,8 @@ def up(
         replicas=replicas,
         admin_key_env=key or None,
         demo=not no_demo,
+        shards=shards,
+        falkordb_replicas=falkordb_replicas,
         ready_timeout_s=timeout or settings.ready_timeout_s,
     )
     raise typer.Exit(run_up(opts, console))

@@ -36,3 +36,24 @@ async def tenant_registered(redis, tenant: str) -> bool:
     """Whether the tenant was created (POST /v1/tenants). Consumers ask before they touch a
     graph: naming a tenant that does not exist must not make its graph appear."""
     return bool(await redis.hexists(TENANTS_KEY, validate_tenant(tenant)))
+
+
+# Before the cluster topology the admin keys were `relay-admin:<name>`, without the hash tag.
+LEGACY_ADMIN_PREFIX = REGISTRY_GRAPH + ":"
+ADMIN_NAMES = ("tenants", "tenant-keys", "agents", "agent-keys", "tenant-limits", "site-tenants")
+
+
+async def migrate_admin_keys(redis) -> list[str]:
+    """Renames a data folder's admin keys of before (`relay-admin:<name>`) to their names now, once
+    (RENAMENX: a name already in use is left alone); returns the names moved. One server only: a
+    cluster is new, and has only the new names."""
+    from .cluster import is_cluster
+
+    if is_cluster(redis):
+        return []
+    moved = []
+    for name in ADMIN_NAMES:
+        old = LEGACY_ADMIN_PREFIX + name
+        if await redis.exists(old) and await redis.renamenx(old, ADMIN_PREFIX + name):
+            moved.append(name)
+    return moved

@@ -74,7 +74,8 @@ def _confirm(tenant: str, confirm: object) -> None:
         raise InvalidInput(f"confirm must be the tenant id ({tenant!r}) to go ahead", code="confirmation_required")
 
 
-async def _graphs(client: GraphClient) -> list[str]:
+async def all_graphs(client: GraphClient) -> list[str]:
+    """Every graph on the server, or on every primary of the cluster."""
     if is_cluster(client.redis):  # each primary lists the graphs of its slots
         await client.redis.initialize()
         per_node = await client.redis.execute_command("GRAPH.LIST", target_nodes=client.redis.get_primaries())
@@ -95,7 +96,7 @@ async def create_snapshot(client: GraphClient, tenant: str, name: str) -> Snapsh
 
 async def list_snapshots(client: GraphClient, tenant: str) -> list[Snapshot]:
     prefix = _snapshot_prefix(tenant)
-    return [Snapshot(name=g[len(prefix):], key=g) for g in await _graphs(client) if g.startswith(prefix)]
+    return [Snapshot(name=g[len(prefix):], key=g) for g in await all_graphs(client) if g.startswith(prefix)]
 
 
 async def delete_snapshot(client: GraphClient, tenant: str, name: str) -> None:

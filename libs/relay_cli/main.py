@@ -1,7 +1,8 @@
 """The `relay` command: `relay up` runs Relay on this machine, `relay status` says if one runs,
 `relay demo` plays the demo story against it, `relay mcp --tenant <t>` serves the tool catalogue
 over stdio to a local MCP client, `relay admin ...` snapshots, resets, deletes and forgets,
-`relay backup DEST` / `relay restore SRC` copy the whole data folder."""
+`relay backup DEST` / `relay restore SRC` copy the whole data folder, `relay move-tenant T --to ...`
+moves one tenant to another deployment (one server or a cluster)."""
 
 from __future__ import annotations
 
@@ -266,6 +267,45 @@ def admin_reset(tenant: str, confirm: Optional[str] = typer.Option(None, "--conf
     from relay_graph import operations as ops
 
     _admin(lambda c, ok: ops.reset_tenant(c, tenant, ok), confirm_for=tenant, confirm=confirm)
+
+
+@app.command("move-tenant")
+def move_tenant(
+    tenant: str,
+    to: str = typer.Option(..., "--to", help="the target: host:port of one server, or a cluster's seeds "
+                           "host:port,host:port,... with --cluster"),
+    to_cluster: bool = typer.Option(False, "--cluster", help="the target is a FalkorDB cluster"),
+    keep_source: bool = typer.Option(False, "--keep-source", help="copy only; leave the tenant at the source"),
+    confirm: Optional[str] = typer.Option(None, "--confirm", help="the tenant id again"),
+) -> None:
+    """Move a tenant (graph, snapshots, API and agent keys, limits) from this deployment (the
+    RELAY_FALKORDB_* settings) to another; the target's password is RELAY_TO_FALKORDB_PASSWORD (or
+    the source's). Stop what writes to the tenant first."""
+    from relay_graph import operations as ops
+    from relay_graph.cluster import parse_seeds
+    from relay_graph.db import GraphClient
+
+    try:
+        seeds = parse_seeds(to)
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/]", highlight=False)
+        raise typer.Exit(2)
+    if not seeds or (len(seeds) > 1 and not to_cluster):
+        console.print("[red]--to takes one host:port (or, with --cluster, a cluster's seeds)[/]", highlight=False)
+        raise typer.Exit(2)
+    source = _graph_settings()
+    where = {"falkordb_cluster": to} if to_cluster else {"falkordb_cluster": "", "falkordb_host": seeds[0][0],
+                                                       "falkordb_port": seeds[0][1]}
+    where["falkordb_password"] = os.environ.get("RELAY_TO_FALKORDB_PASSWORD") or source.falkordb_password
+
+    async def work(client, ok):
+        target = GraphClient(source.model_copy(update=where))
+        try:
+            return await ops.move_tenant(client, target, tenant, ok, keep_source=keep_source)
+        finally:
+            await target.close()
+
+    _admin(work, confirm_for=tenant, confirm=confirm)
 
 
 @admin_app.command("delete")

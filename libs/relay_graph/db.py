@@ -236,6 +236,14 @@ class GraphClient:
     async def graph_exists(self, tenant: str) -> bool:
         return bool(await self.redis.exists(graph_name(tenant)))
 
+    def raw(self):
+        """A new client on the same server or cluster that answers bytes (DUMP, RESTORE); the
+        caller closes it."""
+        return cluster.connect(self.settings if self.cluster else self.settings.model_copy(update={
+            "falkordb_host": self.pool.connection_kwargs.get("host", self.settings.falkordb_host),
+            "falkordb_port": self.pool.connection_kwargs.get("port", self.settings.falkordb_port),
+            "falkordb_cluster": ""}), decode_responses=False)
+
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
 

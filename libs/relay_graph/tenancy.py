@@ -57,3 +57,43 @@ async def migrate_admin_keys(redis) -> list[str]:
         if await redis.exists(old) and await redis.renamenx(old, ADMIN_PREFIX + name):
             moved.append(name)
     return moved
+
+
+# One tenant's admin entries: (type, key, field or member, value), for moving a tenant
+# (operations.move_tenant). The names are the gateway's (services/gateway/auth.py, limits.py,
+# customer_sessions.py).
+AdminEntry = tuple[str, str, str, bytes | None]
+
+
+async def admin_entries(redis, tenant: str) -> list[AdminEntry]:
+    """`redis` answers bytes (a client without decode_responses)."""
+    validate_tenant(tenant)
+    out: list[AdminEntry] = []
+    digest = await redis.hget(TENANTS_KEY, tenant)
+    if digest is not None:
+        out += [("hash", TENANTS_KEY, tenant, digest), ("hash", ADMIN_PREFIX + "tenant-keys", digest.decode(), tenant.encode())]
+    limits = await redis.hget(ADMIN_PREFIX + "tenant-limits", tenant)
+    if limits is not None:
+        out.append(("hash", ADMIN_PREFIX + "tenant-limits", tenant, limits))
+    async for field, value in redis.hscan_iter(ADMIN_PREFIX + "agents", match=f"{tenant}/*"):
+        owner = field.decode()
+        out += [("hash", ADMIN_PREFIX + "agents", owner, value), ("hash", ADMIN_PREFIX + "agent-keys", value.decode(), field)]
+    if await redis.sismember(ADMIN_PREFIX + "site-tenants", tenant):
+        out.append(("set", ADMIN_PREFIX + "site-tenants", tenant, None))
+    return out
+
+
+async def restore_admin_entries(redis, entries: list[AdminEntry]) -> None:
+    for kind, key, field, value in entries:
+        if kind == "hash":
+            await redis.hset(key, field, value)
+        else:
+            await redis.sadd(key, field)
+
+
+async def remove_admin_entries(redis, entries: list[AdminEntry]) -> None:
+    for kind, key, field, _ in entries:
+        if kind == "hash":
+            await redis.hdel(key, field)
+        else:
+            await redis.srem(key, field)

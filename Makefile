@@ -9,7 +9,7 @@ FALKORDB_MODULE := $(VENV)/share/relay/falkordb/falkordb-4.22.1.so
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: up test test-netops-repeat bench bench-memory install model browser site images docker-tools lock clean
+.PHONY: up test test-cluster test-netops-repeat bench bench-memory install model browser site images docker-tools lock clean
 
 $(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,10 @@ test: install model browser
 # The module that crashed FalkorDB 4.16.3 (a schema race), 20 times over in one pytest session on
 # one server (--keep-duplicates: pytest would otherwise collect it once). About half a minute.
 NETOPS_REPEAT ?= 20
+# The desk's process tests with the whole session on an embedded cluster of 3 primaries + 3 replicas.
+test-cluster: install model
+	RELAY_TEST_CLUSTER=3x1 $(PY) -m pytest -q tests/services/test_desk_processes.py
+
 test-netops-repeat: install model
 	$(PY) -m pytest -q -p no:cacheprovider --keep-duplicates $(foreach i,$(shell seq $(NETOPS_REPEAT)),tests/services/test_netops_handlers.py)
 

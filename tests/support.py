@@ -28,3 +28,11 @@ async def wipe_keys(redis, patterns: Iterable[str]) -> None:
         keys = [k async for k in redis.scan_iter(match=pattern, count=500)]
         if keys:
             await redis.delete(*keys)
+
+
+def start_cluster(data, shards: int, replicas: int):
+    """An embedded FalkorDB cluster (relay_graph.cluster) on free ports, formed and healthy."""
+    from relay_graph.cluster import EmbeddedCluster, free_ports
+
+    return EmbeddedCluster(data, 0, shards=shards, replicas=replicas, log_dir=data / "logs",
+                           ports=free_ports(shards * (1 + replicas))).start()

@@ -1,7 +1,8 @@
 """The `relay` command: `relay up` runs Relay on this machine, `relay status` says if one runs,
 `relay demo` plays the demo story against it, `relay mcp --tenant <t>` serves the tool catalogue
 over stdio to a local MCP client, `relay admin ...` snapshots, resets, deletes and forgets,
-`relay backup DEST` / `relay restore SRC` copy the whole data folder."""
+`relay backup DEST` / `relay restore SRC` copy the whole data folder, `relay move-tenant T --to ...`
+moves one tenant to another deployment (one server or a cluster)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def _data_dir(option: Optional[Path], settings: CliSettings) -> Path:
 
 def _graph_settings():
     """The RELAY_* settings, with the password a `relay up` on RELAY_DATA_DIR keeps when
-    RELAY_FALKORDB_PASSWORD is not set."""
+    RELAY_FALKORDB_PASSWORD is not set, and its cluster's seeds when it runs one."""
     from relay_graph.config import GraphSettings
 
     from relay_cli.admin_key import PASSWORD_FILE, kept
@@ -41,6 +42,9 @@ def _graph_settings():
     settings = GraphSettings()
     if not settings.falkordb_password:
         settings.falkordb_password = kept(Path(settings.data_dir).expanduser(), PASSWORD_FILE)
+    if not settings.falkordb_cluster:  # a `relay up --shards` on this data folder: its cluster
+        state = locks.read_info(Path(settings.data_dir).expanduser() / STATE_NAME)
+        settings.falkordb_cluster = state.get("falkordb_cluster") or ""
     return settings
 
 
@@ -55,6 +59,9 @@ def up(
     ),
     no_demo: bool = typer.Option(False, "--no-demo", help="do not play the demo story once Relay is up"),
     timeout: Optional[float] = typer.Option(None, "--timeout", help="seconds to wait for /readyz (default 180)"),
+    shards: int = typer.Option(0, "--shards", min=0, help="run FalkorDB as a cluster of N primaries "
+                               "(0: one server); ports from RELAY_FALKORDB_PORT up"),
+    falkordb_replicas: int = typer.Option(1, "--replicas", min=0, help="with --shards: replicas per primary"),
 ) -> None:
     """Start FalkorDB and every service as its own process, as docker compose would; Ctrl-C stops all."""
     settings = CliSettings()
@@ -73,6 +80,8 @@ def up(
         replicas=replicas,
         admin_key_env=key or None,
         demo=not no_demo,
+        shards=shards,
+        falkordb_replicas=falkordb_replicas,
         ready_timeout_s=timeout or settings.ready_timeout_s,
     )
     raise typer.Exit(run_up(opts, console))
@@ -258,6 +267,45 @@ def admin_reset(tenant: str, confirm: Optional[str] = typer.Option(None, "--conf
     from relay_graph import operations as ops
 
     _admin(lambda c, ok: ops.reset_tenant(c, tenant, ok), confirm_for=tenant, confirm=confirm)
+
+
+@app.command("move-tenant")
+def move_tenant(
+    tenant: str,
+    to: str = typer.Option(..., "--to", help="the target: host:port of one server, or a cluster's seeds "
+                           "host:port,host:port,... with --cluster"),
+    to_cluster: bool = typer.Option(False, "--cluster", help="the target is a FalkorDB cluster"),
+    keep_source: bool = typer.Option(False, "--keep-source", help="copy only; leave the tenant at the source"),
+    confirm: Optional[str] = typer.Option(None, "--confirm", help="the tenant id again"),
+) -> None:
+    """Move a tenant (graph, snapshots, API and agent keys, limits) from this deployment (the
+    RELAY_FALKORDB_* settings) to another; the target's password is RELAY_TO_FALKORDB_PASSWORD (or
+    the source's). Stop what writes to the tenant first."""
+    from relay_graph import operations as ops
+    from relay_graph.cluster import parse_seeds
+    from relay_graph.db import GraphClient
+
+    try:
+        seeds = parse_seeds(to)
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/]", highlight=False)
+        raise typer.Exit(2)
+    if not seeds or (len(seeds) > 1 and not to_cluster):
+        console.print("[red]--to takes one host:port (or, with --cluster, a cluster's seeds)[/]", highlight=False)
+        raise typer.Exit(2)
+    source = _graph_settings()
+    where = {"falkordb_cluster": to} if to_cluster else {"falkordb_cluster": "", "falkordb_host": seeds[0][0],
+                                                       "falkordb_port": seeds[0][1]}
+    where["falkordb_password"] = os.environ.get("RELAY_TO_FALKORDB_PASSWORD") or source.falkordb_password
+
+    async def work(client, ok):
+        target = GraphClient(source.model_copy(update=where))
+        try:
+            return await ops.move_tenant(client, target, tenant, ok, keep_source=keep_source)
+        finally:
+            await target.close()
+
+    _admin(work, confirm_for=tenant, confirm=confirm)
 
 
 @admin_app.command("delete")

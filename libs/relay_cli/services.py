@@ -64,6 +64,7 @@ MANAGED_ENV = (
     "RELAY_FALKORDB_HOST",
     "RELAY_FALKORDB_PORT",
     "RELAY_FALKORDB_PASSWORD",
+    "RELAY_FALKORDB_CLUSTER",
     "RELAY_ADMIN_KEY",
     "RELAY_PORT",
     "RELAY_REPLICA",
@@ -112,6 +113,7 @@ def service_env(
     gateway_port: int,
     model_dir: Path,
     falkordb_password: str = "",
+    falkordb_cluster: str = "",
 ) -> dict[str, str]:
     """The environment of one embedded replica: the caller's environment (PATH, GROQ_API_KEY,
     OTEL_*, other RELAY_* tuning) with the managed names set exactly as the table says. An empty
@@ -132,6 +134,8 @@ def service_env(
     }
     for name in relay_env_names(spec, embedded=True):
         env[name] = values[name]
+    if falkordb_cluster and "RELAY_FALKORDB_HOST" in env:  # whoever opens FalkorDB opens the cluster
+        env["RELAY_FALKORDB_CLUSTER"] = falkordb_cluster
     return env
 
 

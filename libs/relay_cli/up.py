@@ -2,7 +2,8 @@
 
 The flow, step by step (each a plain function or method below):
   lock the data folder -> admin key and FalkorDB password -> embedding model -> FalkorDB (AOF on,
-  the password) -> every service of the table as its own process -> wait for the gateway's /readyz
+  the password; with --shards N --replicas R a cluster of N primaries with R replicas each, formed
+  here, every node its own folder and log) -> every service of the table as its own process -> wait for the gateway's /readyz
   -> show who is who -> run_demo (hook) -> supervise until Ctrl-C/SIGTERM -> stop services in
   reverse order -> stop FalkorDB.
 """
@@ -27,6 +28,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from relay_graph.cluster import EmbeddedCluster
 from relay_graph.embedded import port_in_use
 from relay_graph.model_files import ensure_model
 
@@ -54,6 +56,10 @@ class UpOptions:
     admin_key_env: str | None
     falkordb_password_env: str | None = None
     demo: bool = True
+    # FalkorDB as a cluster of `shards` primaries with `falkordb_replicas` replicas each, on ports
+    # from falkordb_port up; 0 shards: the one server.
+    shards: int = 0
+    falkordb_replicas: int = 1
     ready_timeout_s: float = 180.0
     python: str = sys.executable
     services: tuple[ServiceSpec, ...] = SERVICES
@@ -125,6 +131,9 @@ class EmbeddedRelay:
         self.key: admin_keys.AdminKey | None = None
         self.password: admin_keys.AdminKey | None = None
         self.falkordb: SupervisedFalkorDB | None = None
+        self.cluster: EmbeddedCluster | None = None
+        self.nodes: list[SupervisedFalkorDB] = []  # every FalkorDB process: the server, or the cluster's nodes
+        self.gone: set[int] = set()  # cluster nodes that exited (their shard fails over)
         self.supervisor: Supervisor | None = None
 
     @property
@@ -160,6 +169,8 @@ class EmbeddedRelay:
             raise StartupFailed(f"the embedding model is not ready: {exc}") from None
 
     def start_falkordb(self) -> None:
+        if self.opts.shards:
+            return self.start_cluster()
         self.falkordb = SupervisedFalkorDB(
             self.opts.data_dir / "falkordb",
             self.opts.falkordb_port,
@@ -171,6 +182,23 @@ class EmbeddedRelay:
                 self.falkordb.start()
             except RuntimeError as exc:
                 raise StartupFailed(str(exc)) from None
+        self.nodes = [self.falkordb]
+
+    def start_cluster(self) -> None:
+        """Each node its own data folder (data/falkordb-cluster/node-k) and log (logs/falkordb-k.log);
+        formed on the first start, rejoined from its nodes.conf on the next."""
+        self.cluster = EmbeddedCluster(self.opts.data_dir / "falkordb-cluster", self.opts.falkordb_port,
+                                       shards=self.opts.shards, replicas=self.opts.falkordb_replicas,
+                                       log_dir=self.logs, password=self.password.value, node_class=SupervisedFalkorDB)
+        last = self.cluster.nodes[-1].port
+        with self.console.status(f"starting a FalkorDB cluster of {self.opts.shards} shards x "
+                                 f"{1 + self.opts.falkordb_replicas} on 127.0.0.1:{self.opts.falkordb_port}-{last} ..."):
+            try:
+                self.cluster.start()
+            except RuntimeError as exc:
+                raise StartupFailed(str(exc)) from None
+        self.nodes = list(self.cluster.nodes)
+        self.falkordb = self.nodes[0]
 
     def children(self) -> list[Child]:
         out = []
@@ -185,6 +213,7 @@ class EmbeddedRelay:
                     base=self.opts.base_env,
                     falkordb_port=self.opts.falkordb_port,
                     falkordb_password=self.password.value,
+                    falkordb_cluster=self.cluster.seeds if self.cluster else "",
                     admin_key=self.key.value,
                     gateway_port=self.opts.port,
                     model_dir=self.opts.model_dir,
@@ -241,7 +270,9 @@ class EmbeddedRelay:
         table = Table(title="Relay is up", title_justify="left")
         for col in ("service", "replica", "pid", "log"):
             table.add_column(col)
-        table.add_row("falkordb", "-", str(self.falkordb.process.pid), escape(str(self.logs / "falkordb.log")))
+        for k, node in enumerate(self.nodes):
+            table.add_row("falkordb", str(k) if self.cluster else "-", str(node.process.pid),
+                          escape(str(node.log_file or self.logs / "falkordb.log")))
         for c in self.supervisor.children:
             table.add_row(c.spec.name, str(c.replica), str(c.pid), escape(str(c.log_path)))
         self.console.print(table)
@@ -270,7 +301,9 @@ class EmbeddedRelay:
 
     def supervise(self) -> None:
         while not self.stop:
-            if self.falkordb.process.poll() is not None:
+            if self.cluster:
+                self.watch_cluster()
+            elif self.falkordb.process.poll() is not None:
                 log = self.logs / "falkordb.log"
                 raise StartupFailed(
                     f"FalkorDB exited with code {self.falkordb.process.returncode}; stopping everything.\n"
@@ -279,10 +312,24 @@ class EmbeddedRelay:
             self.supervisor.check()
             time.sleep(0.25)
 
+    def watch_cluster(self) -> None:
+        """A cluster node that exits is said once, not fatal: its shard fails over to a replica."""
+        for k, node in enumerate(self.nodes):
+            if k not in self.gone and node.process is not None and node.process.poll() is not None:
+                self.gone.add(k)
+                self.say(f"falkordb node {k} (port {node.port}) exited with code {node.process.returncode}; "
+                         f"its shard fails over to a replica. Log: {node.log_file}")
+        if len(self.gone) == len(self.nodes):
+            raise StartupFailed("every FalkorDB cluster node exited; stopping everything")
+
     def shutdown(self) -> None:
         if self.supervisor is not None:
             self.supervisor.stop_all()
-        if self.falkordb is not None and self.falkordb.process is not None:
+        if self.cluster is not None:
+            self.say("falkordb cluster: writing each node's log as a snapshot ...")
+            self.cluster.stop()
+            self.say("stopped the falkordb cluster")
+        elif self.falkordb is not None and self.falkordb.process is not None:
             self.say("falkordb: writing the log as a snapshot, so the next start loads fast ...")
             self.falkordb.stop()  # then SIGTERM: the AOF is flushed before it exits
             self.say("stopped falkordb")
@@ -295,9 +342,11 @@ class EmbeddedRelay:
             "port": self.opts.port,
             "falkordb_port": self.opts.falkordb_port,
             "admin_key_file": str(self.key.path) if self.key and self.key.path else None,
+            "falkordb_cluster": self.cluster.seeds if self.cluster else None,
             "processes": [
-                {"service": "falkordb", "replica": None, "pid": self.falkordb.process.pid,
-                 "log": str(self.logs / "falkordb.log")}
+                {"service": "falkordb", "replica": k if self.cluster else None, "pid": node.process.pid,
+                 "log": str(node.log_file or self.logs / "falkordb.log")}
+                for k, node in enumerate(self.nodes) if node.process is not None
             ]
             + [
                 {"service": c.spec.name, "replica": c.replica, "pid": c.pid, "log": str(c.log_path)}

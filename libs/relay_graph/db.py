@@ -1,23 +1,37 @@
 """One async connection pool to FalkorDB per process, graphs selected by validated tenant id,
 indexes ensured once per tenant per process. Read-only queries travel on connections of their own
 (`graph_wire`: recall's reads, the bulk of the traffic, with less overhead), writes through the
-falkordb client."""
+falkordb client.
+
+On a cluster (RELAY_FALKORDB_CLUSTER, cluster.py) every graph command goes through redis-py's
+cluster client, routed by the graph's key (MOVED, ASK and a lost node handled there, retried
+through a failover). A write is acknowledged only once a replica of its shard has it too (WAIT
+on the write's own connection, `wait_replicas`): the replica is what a failover promotes, so a
+write it had not received would be lost with the primary. Reads go to the primary, or with
+RELAY_READ_FROM=replica to one of the shard's replicas (READONLY), falling back to the primary
+when the replica cannot answer."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import deque
 from typing import Any
 
 import redis.asyncio as aioredis
 from falkordb.asyncio import FalkorDB
+from falkordb.asyncio.graph import AsyncGraph
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ClusterDownError, ConnectionError, RedisError, ResponseError, TimeoutError
 
-from . import graph_wire
+from . import cluster, graph_wire
 from .config import GraphSettings
 from .queries import Query
 from .queries import schema
 from .tenancy import graph_name, validate_tenant
+
+log = logging.getLogger("relay_graph.db")
 
 
 def _plain(value: Any) -> Any:
@@ -30,11 +44,47 @@ def _plain(value: Any) -> Any:
     return value
 
 
+class _ClusterDb:
+    """What GraphClient uses of falkordb's FalkorDB, on a cluster client (each graph command
+    routed by its key)."""
+
+    def __init__(self, redis: RedisCluster):
+        self.connection = redis
+        self.execute_command = redis.execute_command
+
+    def select_graph(self, name: str) -> AsyncGraph:
+        return AsyncGraph(self, name)
+
+
+class NotReplicated(RedisError):
+    """A write reached its shard's primary but no replica acknowledged it in time."""
+
+
 class GraphClient:
     """Runs named queries against a tenant's graph and returns rows as dicts."""
 
     def __init__(self, settings: GraphSettings | None = None, *, pool: aioredis.BlockingConnectionPool | None = None):
         self.settings = settings or GraphSettings()
+        self._ready: set[str] = set()
+        self._schema_lock = asyncio.Lock()
+        self.udfs = False  # relay.* functions loaded (udf.py)
+        # The last queries this process ran, newest last: what an operator reads to see what a
+        # process is doing (GET /v1/admin/queries), bounded so it costs nothing to keep.
+        self.recent: deque[dict[str, Any]] = deque(maxlen=self.settings.query_log_size)
+        self.replica_reads = 0  # reads a replica answered (cluster, read_from=replica)
+        self.unreplicated = 0  # writes no replica acknowledged within wait_timeout_ms
+        self.cluster = pool is None and bool(cluster.parse_seeds(self.settings.falkordb_cluster))
+        if self.cluster:
+            self.pool = None
+            self.redis = cluster.connect(self.settings, decode_responses=True,
+                                         max_connections=self.settings.max_connections)
+            self.replicas = (cluster.connect(self.settings, decode_responses=True, replica_reads=True,
+                                             max_connections=self.settings.max_connections)
+                             if self.settings.read_from == "replica" else None)
+            self.db = _ClusterDb(self.redis)
+            self.reads = None
+            return
+        self.replicas = None
         self.pool = pool or aioredis.BlockingConnectionPool(
             host=self.settings.falkordb_host,
             port=self.settings.falkordb_port,
@@ -48,12 +98,6 @@ class GraphClient:
         where = self.pool.connection_kwargs  # the reads go where the pool goes
         self.reads = graph_wire.Connections(where.get("host", "localhost"), where.get("port", 6379),
                                             where.get("password"), self.pool.max_connections)
-        self._ready: set[str] = set()
-        self._schema_lock = asyncio.Lock()
-        self.udfs = False  # relay.* functions loaded (udf.py)
-        # The last queries this process ran, newest last: what an operator reads to see what a
-        # process is doing (GET /v1/admin/queries), bounded so it costs nothing to keep.
-        self.recent: deque[dict[str, Any]] = deque(maxlen=self.settings.query_log_size)
 
     def _graph(self, tenant: str):
         return self.db.select_graph(graph_name(tenant))
@@ -65,7 +109,11 @@ class GraphClient:
                 if not self.udfs:
                     from . import udf  # udf reads the catalogue's constants, whose package imports this one
 
-                    await self.redis.execute_command(*udf.load_command())
+                    if self.cluster:  # functions are per node: every primary, and its replicas by replication
+                        await self.redis.initialize()
+                        await self.redis.execute_command(*udf.load_command(), target_nodes=self.redis.get_primaries())
+                    else:
+                        await self.redis.execute_command(*udf.load_command())
                     self.udfs = True
 
     async def ensure_schema(self, tenant: str) -> None:
@@ -133,6 +181,11 @@ class GraphClient:
     async def _run(self, tenant: str, query: Query, params: dict[str, Any] | None) -> list[dict[str, Any]]:
         await self.ensure_schema(tenant)
         g = self._graph(tenant)
+        if self.cluster:
+            text = graph_wire.params_header(params) + query.cypher
+            if query.read_only:
+                return await graph_wire.rows(await self._cluster_read(g.name, text), g, _plain)
+            return await graph_wire.rows(await self._cluster_write(g.name, text), g, _plain)
         if query.read_only:  # the lean way (graph_wire): recall's reads are most of the traffic
             reply = await self.reads.call("GRAPH.RO_QUERY", g.name, graph_wire.params_header(params) + query.cypher,
                                           "--compact")
@@ -140,6 +193,40 @@ class GraphClient:
         res = await g.query(query.cypher, params)
         cols = [h[1] if isinstance(h, (list, tuple)) else h for h in res.header]
         return [{c: _plain(v) for c, v in zip(cols, row)} for row in res.result_set]
+
+    async def _cluster_read(self, key: str, text: str) -> Any:
+        if self.replicas is not None:
+            try:
+                node = await cluster.replica_for(self.replicas, key)
+                if node is not None:
+                    reply = await self.replicas.execute_command("GRAPH.RO_QUERY", key, text, "--compact",
+                                                                target_nodes=node)
+                    self.replica_reads += 1
+                    return reply
+            except (ConnectionError, TimeoutError, ClusterDownError) as exc:
+                log.debug("replica read of %s failed (%s); asking the primary", key, exc)
+            except ResponseError as exc:
+                if not str(exc).startswith(("MOVED", "ASK", "LOADING", "MASTERDOWN")):
+                    raise
+                log.debug("replica read of %s refused (%s); asking the primary", key, exc)
+        return await cluster.through_failover(
+            self.redis, lambda: self.redis.execute_command("GRAPH.RO_QUERY", key, text, "--compact"),
+            what=f"a read of {key}", failover_wait_s=self.settings.failover_wait_s)
+
+    async def _cluster_write(self, key: str, text: str) -> Any:
+        """On the shard's primary, acknowledged once `wait_replicas` replicas have it (WAIT), and
+        carried through a failover (cluster.on_primary). Going again after a lost connection is
+        safe: writes are idempotent (MERGE, versions)."""
+        s = self.settings
+        reply, acked = await cluster.on_primary(self.redis, key, ("GRAPH.QUERY", key, text, "--compact"),
+                                                wait_replicas=s.wait_replicas, wait_timeout_ms=s.wait_timeout_ms,
+                                                failover_wait_s=s.failover_wait_s)
+        graph_wire.raise_for_errors(reply)
+        if s.wait_replicas and acked is not None and acked < s.wait_replicas:
+            self.unreplicated += 1  # on the primary, not yet on a replica: a failover now would lose it
+            if s.require_replica_ack:
+                raise NotReplicated(f"no replica of {key}'s shard acknowledged the write within {s.wait_timeout_ms} ms")
+        return reply
 
     async def explain(self, tenant: str, query: Query, params: dict[str, Any] | None = None) -> str:
         await self.ensure_schema(tenant)
@@ -149,9 +236,33 @@ class GraphClient:
     async def graph_exists(self, tenant: str) -> bool:
         return bool(await self.redis.exists(graph_name(tenant)))
 
+    async def all_graphs(self) -> list[str]:
+        """Every graph on the server, or on every primary of the cluster (each lists its slots')."""
+        if cluster.is_cluster(self.redis):
+            await self.redis.initialize()
+            per_node = await self.redis.execute_command("GRAPH.LIST", target_nodes=self.redis.get_primaries())
+            lists = per_node.values() if isinstance(per_node, dict) else [per_node]
+            names = {g for found in lists for g in found}
+        else:
+            names = set(await self.redis.execute_command("GRAPH.LIST"))
+        return sorted(n.decode() if isinstance(n, bytes) else n for n in names)
+
+    def raw(self):
+        """A new client on the same server or cluster that answers bytes (DUMP, RESTORE); the
+        caller closes it."""
+        return cluster.connect(self.settings if self.cluster else self.settings.model_copy(update={
+            "falkordb_host": self.pool.connection_kwargs.get("host", self.settings.falkordb_host),
+            "falkordb_port": self.pool.connection_kwargs.get("port", self.settings.falkordb_port),
+            "falkordb_cluster": ""}), decode_responses=False)
+
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
 
     async def close(self) -> None:
+        if self.cluster:
+            await self.redis.aclose()
+            if self.replicas is not None:
+                await self.replicas.aclose()
+            return
         self.reads.close()
         await self.pool.disconnect()

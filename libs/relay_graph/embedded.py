@@ -22,8 +22,9 @@ class EmbeddedFalkorDB:
     """A local FalkorDB process with its data (AOF on) in `data_dir`."""
 
     def __init__(self, data_dir: Path, port: int, *, host: str = "127.0.0.1", log_file: Path | None = None,
-                 module: str | None = None, password: str | None = None):
+                 module: str | None = None, password: str | None = None, cluster: bool = False):
         self.password = password or None
+        self.cluster = cluster  # a node of a Redis Cluster (cluster.py forms it)
         self.data_dir = Path(data_dir).resolve()
         self.port = port
         self.host = host
@@ -49,6 +50,7 @@ class EmbeddedFalkorDB:
             "--save", "",
             "--protected-mode", "yes",
             "--loadmodule", str(self.module),
+            *(CLUSTER_ARGS if self.cluster else ()),
         ]
 
     def config(self) -> str:
@@ -56,7 +58,8 @@ class EmbeddedFalkorDB:
         if not self.password:
             return ""
         quoted = self.password.replace("\\", "\\\\").replace('"', '\\"')
-        return f'requirepass "{quoted}"\n'
+        # a replica authenticates to its primary with the same password
+        return f'requirepass "{quoted}"\n' + (f'masterauth "{quoted}"\n' if self.cluster else "")
 
     def start(self, timeout: float = 20.0) -> "EmbeddedFalkorDB":
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -110,6 +113,13 @@ def module_path(choice: str | None = None) -> Path:
                            f"{BUNDLED_VERSION} nor a module file")
     return path.resolve()
 
+
+# A node's cluster state lives in nodes.conf in its own data folder, so a restarted node rejoins.
+# A primary unreachable for the node timeout is failed over to its replica; the other shards
+# keep answering meanwhile (full coverage not required), so one shard's failure stays its tenants'.
+CLUSTER_ARGS = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                "--cluster-node-timeout", "3000", "--cluster-require-full-coverage", "no",
+                "--cluster-allow-reads-when-down", "no")
 
 AOF_REWRITE_ARGS = ("--auto-aof-rewrite-percentage", "10", "--auto-aof-rewrite-min-size", "1mb")
 

@@ -103,18 +103,10 @@ async def alive(redis, service: str, consumer_prefix: str | None = None) -> int:
 
 
 async def _check(service: str, consumer_prefix: str | None) -> int:
-    import redis.asyncio as aioredis
-
+    from relay_graph import cluster
     from relay_graph.config import GraphSettings
 
-    settings = GraphSettings()
-    client = aioredis.Redis(
-        host=settings.falkordb_host,
-        port=settings.falkordb_port,
-        password=settings.falkordb_password,
-        socket_timeout=3,
-        socket_connect_timeout=3,
-    )
+    client = cluster.connect(GraphSettings(), decode_responses=False, socket_timeout=3, socket_connect_timeout=3)
     try:
         return await alive(client, service, consumer_prefix)
     finally:

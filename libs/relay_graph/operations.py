@@ -1,13 +1,15 @@
 """What an operator does to one tenant's graph: snapshots (GRAPH.COPY), reset, delete, forgetting
 one customer, and the server's own figures (GRAPH.SLOWLOG, GRAPH.MEMORY USAGE, counts).
 
-A snapshot is a copy of the tenant's graph under `relay-snapshot:<tenant>:<name>`, indexes and all
-(GRAPH.COPY copies the schema); it is not a tenant graph (the `relay:` prefix is never its start),
+A snapshot is a copy of the tenant's graph under `relay-snapshot:{relay:<tenant>}:<name>`, indexes and
+all (GRAPH.COPY copies the schema; the graph's name as hash tag keeps the copy in its slot on a cluster); it is not a tenant graph (the `relay:` prefix is never its start),
 so no request reaches it. Restoring replaces the graph by a copy of the snapshot, which stays. A
 reset takes a snapshot first (`pre-reset-<ms>`), then removes the graph and makes it again, empty,
 with its indexes (so every process's index cache stays true). Deleting removes the graph and every
 snapshot of it; the tenant's API key is the gateway's (services/gateway/auth.py) and goes with it
-there. Reset and delete need `confirm` equal to the tenant id."""
+there. Reset and delete need `confirm` equal to the tenant id. Moving a tenant to another
+deployment (`move_tenant`, `relay move-tenant`) copies its graph and snapshots with DUMP/RESTORE and
+its admin entries, checks the copy and removes the source."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from .db import GraphClient
 from .errors import AlreadyExists, InvalidInput, NotFound
 from .network import _customer
 from .queries import operations as q
-from .tenancy import graph_name, validate_tenant
+from .tenancy import admin_entries, graph_name, remove_admin_entries, restore_admin_entries, tenant_registered, validate_tenant
 
 SNAPSHOT_PREFIX = "relay-snapshot:"
 SNAPSHOT_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
@@ -61,7 +63,11 @@ def snapshot_key(tenant: str, name: str) -> str:
     validate_tenant(tenant)
     if not isinstance(name, str) or not SNAPSHOT_NAME_RE.fullmatch(name):
         raise InvalidInput("snapshot name must match ^[a-z0-9][a-z0-9-]{0,62}$")
-    return f"{SNAPSHOT_PREFIX}{tenant}:{name}"
+    return f"{_snapshot_prefix(tenant)}{name}"
+
+
+def _snapshot_prefix(tenant: str) -> str:
+    return SNAPSHOT_PREFIX + "{" + graph_name(tenant) + "}:"
 
 
 def _confirm(tenant: str, confirm: object) -> None:
@@ -69,8 +75,9 @@ def _confirm(tenant: str, confirm: object) -> None:
         raise InvalidInput(f"confirm must be the tenant id ({tenant!r}) to go ahead", code="confirmation_required")
 
 
-async def _graphs(client: GraphClient) -> list[str]:
-    return sorted(await client.redis.execute_command("GRAPH.LIST"))
+async def all_graphs(client: GraphClient) -> list[str]:
+    """Every graph on the server, or on every primary of the cluster."""
+    return await client.all_graphs()
 
 
 async def create_snapshot(client: GraphClient, tenant: str, name: str) -> Snapshot:
@@ -84,8 +91,8 @@ async def create_snapshot(client: GraphClient, tenant: str, name: str) -> Snapsh
 
 
 async def list_snapshots(client: GraphClient, tenant: str) -> list[Snapshot]:
-    prefix = f"{SNAPSHOT_PREFIX}{validate_tenant(tenant)}:"
-    return [Snapshot(name=g[len(prefix):], key=g) for g in await _graphs(client) if g.startswith(prefix)]
+    prefix = _snapshot_prefix(tenant)
+    return [Snapshot(name=g[len(prefix):], key=g) for g in await all_graphs(client) if g.startswith(prefix)]
 
 
 async def delete_snapshot(client: GraphClient, tenant: str, name: str) -> None:
@@ -170,3 +177,45 @@ async def graph_stats(client: GraphClient, tenant: str, slowlog: int = 10) -> Gr
     entries = entries[:slowlog]
     return GraphStats(tenant=tenant, exists=True, nodes=nodes, edges=edges,
                       memory_mb=None if memory is None else float(memory), slowlog=entries)
+
+
+class MoveReceipt(BaseModel):
+    tenant: str
+    graphs: list[str]  # the tenant's graph and its snapshots, as they were copied
+    nodes: int  # in the tenant's graph, counted on both sides
+    admin_entries: int  # registry, key index, agents, limits, site entries copied
+    removed_from_source: bool
+
+
+async def move_tenant(source: GraphClient, target: GraphClient, tenant: str, confirm: object, *,
+                      keep_source: bool = False) -> MoveReceipt:
+    """Moves a tenant to another deployment (one server to a cluster, a cluster to another, ...):
+    its graph and snapshots (DUMP/RESTORE: the graph with its indexes, one key each, so each
+    lands on the target shard of its slot) and its admin entries (tenancy.admin_entries), checks
+    the graph's node count on both sides, then removes it from the source (unless
+    `keep_source`). The target must not have the tenant. Stop what writes to the tenant first:
+    a write during the move stays at the source."""
+    validate_tenant(tenant)
+    _confirm(tenant, confirm)
+    if not await source.graph_exists(tenant):
+        raise NotFound(f"tenant {tenant!r} has no graph at the source", code="graph_not_found")
+    if await target.graph_exists(tenant) or await tenant_registered(target.redis, tenant):
+        raise AlreadyExists(f"tenant {tenant!r} is already at the target", code="tenant_exists")
+    keys = [graph_name(tenant)] + [s.key for s in await list_snapshots(source, tenant)]
+    src, dst = source.raw(), target.raw()
+    try:
+        for key in keys:
+            await dst.restore(key, 0, await src.dump(key))
+        entries = await admin_entries(src, tenant)
+        await restore_admin_entries(dst, entries)
+    finally:
+        await src.aclose()
+        await dst.aclose()
+    counted = [(await c.run(tenant, q.COUNT_NODES))[0]["n"] for c in (source, target)]
+    if counted[0] != counted[1]:
+        raise RuntimeError(f"the copy of {tenant!r} has {counted[1]} nodes, the source {counted[0]}; source kept")
+    if not keep_source:
+        await delete_tenant(source, tenant, tenant)
+        await remove_admin_entries(source.redis, entries)
+    return MoveReceipt(tenant=tenant, graphs=keys, nodes=counted[0], admin_entries=len(entries),
+                       removed_from_source=not keep_source)

@@ -175,8 +175,8 @@ class Outbox:
         since = now - int(keep_s * 1000)
         tenants = {_text(t) for t in await self.redis.zrangebyscore(PENDING_TENANTS, since, "+inf")}
         if sweep:
-            names = await self.client.redis.execute_command("GRAPH.LIST")
-            tenants |= {_text(n)[len(GRAPH_PREFIX):] for n in names if _text(n).startswith(GRAPH_PREFIX)}
+            names = await self.client.all_graphs()
+            tenants |= {n[len(GRAPH_PREFIX):] for n in names if n.startswith(GRAPH_PREFIX)}
         published = 0
         for tenant in sorted(tenants):
             try:

@@ -68,7 +68,7 @@ async def compact(client: GraphClient, tenant: str, *, now_ms: int | None = None
 
 async def tenants(client: GraphClient) -> list[str]:
     """Every tenant that has a graph (graphs under the prefix that are not a tenant's left out)."""
-    names = await client.redis.execute_command("GRAPH.LIST")
+    names = await client.all_graphs()
     out = []
     for name in sorted(n[len(GRAPH_PREFIX):] for n in names if n.startswith(GRAPH_PREFIX)):
         try:

@@ -14,6 +14,7 @@ from typing import AsyncIterator, Sequence
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
+from relay_graph import tenancy
 from relay_graph.memory import Memory
 
 from . import errors, judge_tenants, outbox
@@ -127,7 +128,9 @@ def create_app(
         if admin_key is None:
             log.warning("RELAY_ADMIN_KEY is not set: POST /v1/tenants is disabled")
         try:
-            await backend.memory()  # connect early when we can; until then requests get 503
+            memory = await backend.memory()  # connect early when we can; until then requests get 503
+            if moved := await tenancy.migrate_admin_keys(memory.client.redis):
+                log.info("renamed the admin keys of before to their hash-tagged names: %s", ", ".join(moved))
         except Exception as exc:  # noqa: BLE001
             log.warning("starting without FalkorDB: %s", exc)
         try:

@@ -28,9 +28,9 @@ from relay_graph.tenancy import validate_tenant
 from .errors import Forbidden, Unauthorized
 
 TENANTS_KEY = tenancy.TENANTS_KEY  # tenant -> sha256(key)
-KEY_INDEX = "relay-admin:tenant-keys"  # sha256(key) -> tenant
-AGENTS_KEY = "relay-admin:agents"  # tenant/agent -> sha256(key)
-AGENT_KEY_INDEX = "relay-admin:agent-keys"  # sha256(key) -> tenant/agent
+KEY_INDEX = tenancy.ADMIN_PREFIX + "tenant-keys"  # sha256(key) -> tenant
+AGENTS_KEY = tenancy.ADMIN_PREFIX + "agents"  # tenant/agent -> sha256(key)
+AGENT_KEY_INDEX = tenancy.ADMIN_PREFIX + "agent-keys"  # sha256(key) -> tenant/agent
 MAX_KEY_CHARS = 256
 
 # Who a tenant key writes as; and the names no key is issued for (the desk's agents write from

@@ -12,11 +12,13 @@ import logging
 from typing import Any, Awaitable, Callable
 
 import redis.asyncio as aioredis
+from faststream.redis import RedisClusterBroker
 from faststream.redis.fastapi import RedisRouter
 
 from relay_graph.db import GraphClient
 from relay_graph.outbox import Outbox, publish_all
-from relay_graph.streams import BrokerPublisher, NotificationBase, connect
+from relay_graph.cluster import is_cluster
+from relay_graph.streams import BrokerPublisher, NotificationBase, Publisher, connect
 
 from .live_feed import LiveHub, ReplyWaiters, StreamTail
 from .settings import GatewaySettings
@@ -26,6 +28,27 @@ log = logging.getLogger("relay.gateway")
 PUBLISH_CHUNK = 1_000
 
 
+class RedisClusterRouter(RedisRouter):
+    """FastStream's FastAPI integration over a Redis Cluster (as its RedisSentinelRouter is over
+    Sentinel): the same router, a cluster broker."""
+
+    broker_class = RedisClusterBroker  # type: ignore[assignment]
+
+
+def _router(redis: aioredis.Redis) -> RedisRouter:
+    """The router on the server (or cluster) `redis` is connected to, as the same user."""
+    common = {"schema_url": None, "include_in_schema": False, "logger": None}
+    if is_cluster(redis):
+        seeds = [(n.host, n.port) for n in redis.nodes_manager.startup_nodes.values()]
+        kw = redis.nodes_manager.connection_kwargs
+        return RedisClusterRouter(startup_nodes=seeds, password=kw.get("password"),
+                                  socket_connect_timeout=kw.get("socket_connect_timeout") or 5, **common)
+    kw = redis.connection_pool.connection_kwargs
+    return RedisRouter(host=kw.get("host", "127.0.0.1"), port=int(kw.get("port", 6379)),
+                       password=kw.get("password"), username=kw.get("username"),
+                       socket_connect_timeout=kw.get("socket_connect_timeout") or 5, **common)
+
+
 class Bus:
     def __init__(self, settings: GatewaySettings, *, redis: aioredis.Redis | None = None,
                  graph: Callable[[], Awaitable[GraphClient]] | None = None) -> None:
@@ -33,11 +56,7 @@ class Bus:
         self.owns_redis = redis is None
         self._redis = redis
         self._publisher: BrokerPublisher | None = None
-        kw = self.redis().connection_pool.connection_kwargs  # the same server and user as the client
-        self.router = RedisRouter(host=kw.get("host", "127.0.0.1"), port=int(kw.get("port", 6379)),
-                                  password=kw.get("password"), username=kw.get("username"),
-                                  socket_connect_timeout=kw.get("socket_connect_timeout") or 5,
-                                  schema_url=None, include_in_schema=False, logger=None)
+        self.router = _router(self.redis())
         self._graph = graph  # the graph client the outbox keeps announcements in (the backend's)
         self._outbox: Outbox | None = None
         self.waiters = ReplyWaiters()
@@ -51,9 +70,13 @@ class Bus:
         return self._redis
 
     @property
-    def publisher(self) -> BrokerPublisher:
+    def publisher(self) -> BrokerPublisher | Publisher:
         if self._publisher is None:
-            self._publisher = BrokerPublisher(self.router.broker)
+            # On a cluster an acknowledged announcement must be on a replica of its shard too
+            # (WAIT), which FastStream's cluster producer does not do: the streams' own Publisher
+            # publishes there, through the same cluster client.
+            self._publisher = (Publisher(self.redis()) if is_cluster(self.redis())
+                               else BrokerPublisher(self.router.broker))
         return self._publisher
 
     async def publish(self, notification: NotificationBase) -> str:

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 
 from relay_graph.errors import NotFound
+from relay_graph import tenancy
 from relay_graph.tenancy import validate_tenant
 
 from .errors import Forbidden, Unauthorized
 
-SITE_TENANTS_KEY = "relay-admin:site-tenants"  # the set of tenants whose customer site is open
+SITE_TENANTS_KEY = tenancy.ADMIN_PREFIX + "site-tenants"  # the set of tenants whose customer site is open
 SESSION_PREFIX = "relay-admin:customer-session:"  # + sha256(token) -> {"tenant", "customer"}
 COOKIE = "relay_customer"
 SESSION_TTL_S = 30 * 24 * 3600

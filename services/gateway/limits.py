@@ -11,8 +11,9 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Callable
 
 import redis.asyncio as aioredis
-
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from relay_graph import tenancy
 
 from .errors import RateLimited
 
@@ -138,7 +139,7 @@ class Limits:
         return asdict(self)
 
 
-LIMITS_KEY = "relay-admin:tenant-limits"  # tenant -> JSON of the limits set for it (the rest: defaults)
+LIMITS_KEY = tenancy.ADMIN_PREFIX + "tenant-limits"  # tenant -> JSON of the limits set for it (the rest: defaults)
 
 
 class LimitStore:

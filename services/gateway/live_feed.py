@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import redis.asyncio as aioredis
 
+from relay_graph.cluster import is_cluster
 from relay_graph.errors import Unavailable
 from relay_graph.streams import (
     STREAM_FACTS,
@@ -74,13 +75,13 @@ class StreamTail:
         self.block_ms = block_ms
         self.count = count
         self._positions: dict[str, str] = {}
-        self._task: asyncio.Task | None = None
+        self._tasks: list[asyncio.Task] = []
         self._lock = asyncio.Lock()
         self.delivered = 0
 
     @property
     def running(self) -> bool:
-        return self._task is not None and not self._task.done()
+        return bool(self._tasks) and not any(t.done() for t in self._tasks)
 
     async def start(self) -> None:
         if self.running:
@@ -96,12 +97,16 @@ class StreamTail:
             except Exception as exc:
                 raise Unavailable("the notification streams are not answering; retry shortly") from exc
             self._positions = positions
-            self._task = asyncio.create_task(self._run(redis), name="relay-gateway-stream-tail")
+            # On a cluster each stream lives on its own slot (one XREAD of two would be cross-slot):
+            # one read loop per stream there, one for all of them on a single server.
+            groups = [(s,) for s in self.streams] if is_cluster(redis) else [self.streams]
+            self._tasks = [asyncio.create_task(self._run(redis, g), name="relay-gateway-stream-tail") for g in groups]
 
     async def stop(self) -> None:
-        task, self._task = self._task, None
-        if task is not None:
+        tasks, self._tasks = self._tasks, []
+        for task in tasks:
             task.cancel()
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
 
@@ -110,14 +115,14 @@ class StreamTail:
         last = await redis.xrevrange(stream, count=1)
         return _s(last[0][0]) if last else "0-0"
 
-    async def _run(self, redis: aioredis.Redis) -> None:
+    async def _run(self, redis: aioredis.Redis, streams: tuple[str, ...]) -> None:
         delay = 0.0
         # A dead connection without a reset must not block the tail forever.
         read_timeout = self.block_ms / 1000 + 30
         while True:
             try:
                 response = await asyncio.wait_for(
-                    redis.xread(dict(self._positions), count=self.count, block=self.block_ms), read_timeout
+                    redis.xread({s: self._positions[s] for s in streams}, count=self.count, block=self.block_ms), read_timeout
                 )
             except asyncio.CancelledError:
                 raise

@@ -16,6 +16,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import AuthenticationError
 
+from relay_graph.cluster import parse_seeds
 from relay_graph.config import GraphSettings
 from relay_graph.heartbeat import alive
 from relay_graph.streams import STREAM_NETWORK, STREAM_TICKETS, STREAM_TURNS, missing_groups
@@ -93,7 +94,9 @@ async def missing(checks: Sequence[ReadinessCheck], timeout: float) -> list[str]
 async def refuses_password(settings: GraphSettings, timeout: float) -> bool:
     """True if FalkorDB turns a client with the settings' password (or none) away. One try: the
     usual clients retry a refused sign-in with backoff, past any readiness time limit."""
-    client = aioredis.Redis(host=settings.falkordb_host, port=settings.falkordb_port,
+    seeds = parse_seeds(settings.falkordb_cluster)  # on a cluster: the first seed says for all
+    host, port = seeds[0] if seeds else (settings.falkordb_host, settings.falkordb_port)
+    client = aioredis.Redis(host=host, port=port,
                             password=settings.falkordb_password, socket_connect_timeout=timeout,
                             socket_timeout=timeout, retry=Retry(NoBackoff(), 0))
     try:

@@ -80,6 +80,7 @@ def running_gateway(falkordb_server, graph_settings, tmp_path_factory):
     log_path = tmp_path_factory.mktemp("gateway") / "gateway.log"
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("RELAY_")},
            "RELAY_FALKORDB_HOST": falkordb_server.host, "RELAY_FALKORDB_PORT": str(falkordb_server.port),
+           "RELAY_FALKORDB_CLUSTER": graph_settings.falkordb_cluster,
            "RELAY_PORT": str(port), "RELAY_HOST": "127.0.0.1", "RELAY_ADMIN_KEY": admin,
            "RELAY_LOG_LEVEL": "warning", "RELAY_READY_AGENTS": "[]", "RELAY_MODEL_DIR": str(graph_settings.model_dir),
            "RELAY_RATE_LIMIT_PER_SECOND": "100000", "RELAY_RATE_LIMIT_BURST": "100000"}

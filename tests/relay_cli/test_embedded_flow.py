@@ -190,3 +190,38 @@ def test_run_demo_plays_the_demo_module_in_a_thread():
     thread.join(30)
     assert demo_stand_in.CALLS == [("http://127.0.0.1:1", "k")]
     assert "demo finished" in console.export_text()
+
+
+@pytest.mark.cluster
+def test_up_with_shards_runs_a_cluster_each_node_its_folder_and_log_and_a_dead_node_is_not_fatal(tmp_path):
+    from relay_graph.cluster import free_ports, nodes
+
+    console = Console(record=True, width=200)
+    stop = StopFlag(console)
+    opts = _opts(tmp_path)
+    opts.falkordb_port = free_ports(6)[0]  # six nodes on consecutive ports, bus ports 10000 higher
+    opts.shards, opts.falkordb_replicas = 3, 1
+    relay = EmbeddedRelay(opts, console, stop)
+    thread, result = _start(relay)
+    _wait_for(lambda: "Ctrl-C stops everything" in console.export_text(clear=False), timeout=120)
+
+    state = _state(tmp_path)
+    ports = [opts.falkordb_port + k for k in range(6)]
+    assert state["falkordb_cluster"] == ",".join(f"127.0.0.1:{p}" for p in ports)
+    assert len(_pids(state, "falkordb")) == 6
+    layout = nodes(("127.0.0.1", ports[0]), password=(tmp_path / "falkordb.password").read_text().strip())
+    assert sorted(n["primary"] for n in layout) == [False] * 3 + [True] * 3
+    for k in range(6):
+        assert (tmp_path / "falkordb-cluster" / f"node-{k}" / "nodes.conf").is_file()
+        assert (tmp_path / "logs" / f"falkordb-{k}.log").is_file()
+    # every service is handed the cluster
+    assert {c.env.get("RELAY_FALKORDB_CLUSTER") for c in relay.supervisor.children} == {state["falkordb_cluster"]}
+
+    os.kill(_pids(state, "falkordb")[1], signal.SIGKILL)  # a primary
+    _wait_for(lambda: "falkordb node 1" in console.export_text(clear=False))
+    assert thread.is_alive(), "one node's death does not stop Relay"
+
+    stop.event.set()
+    thread.join(60)
+    assert result["rc"] == 0
+    assert not any(port_in_use("127.0.0.1", p) for p in ports), "every node is stopped"

@@ -42,7 +42,7 @@ async def fingerprint(client, tenant) -> tuple[int, int, str]:
 
 async def graph_keys(client, tenant) -> list[str]:
     keys = [k async for k in client.redis.scan_iter(match=f"*{tenant}*")]
-    return sorted(keys + [g for g in await client.redis.execute_command("GRAPH.LIST") if tenant in g])
+    return sorted(keys + [g for g in await ops.all_graphs(client) if tenant in g])
 
 
 async def test_snapshot_change_restore_gives_the_graph_back(graph_client, embedder, tenant):

@@ -85,8 +85,7 @@ async def registered_tenant(request):
 
         # Its own short connection: asking for the async `stream_redis` here would make pytest-asyncio
         # set that session fixture up from inside this running fixture when no test made it before.
-        server = request.getfixturevalue("falkordb_server")
-        redis = connect(host=server.host, port=server.port)
+        redis = connect(request.getfixturevalue("graph_settings"))
         try:
             await redis.hset(TENANTS_KEY, request.getfixturevalue("tenant"), "test")
         finally:
@@ -94,8 +93,8 @@ async def registered_tenant(request):
 
 
 @pytest.fixture(scope="session")
-async def stream_redis(falkordb_server):
-    client = connect(host=falkordb_server.host, port=falkordb_server.port)
+async def stream_redis(graph_settings):
+    client = connect(graph_settings)
     yield client
     await client.aclose()
 
@@ -110,6 +109,7 @@ def _settings(cls, graph_settings, **extra):
     return cls(
         falkordb_host=graph_settings.falkordb_host,
         falkordb_port=graph_settings.falkordb_port,
+        falkordb_cluster=graph_settings.falkordb_cluster,
         model_dir=graph_settings.model_dir,
         preload_model=False,
         **extra,

@@ -60,6 +60,7 @@ class Desk:
     model_dir: Path
     log_dir: Path
     procs: list[Proc] = field(default_factory=list)
+    cluster: str = ""  # RELAY_FALKORDB_CLUSTER: the seeds of a cluster, or one server
 
     def env(self, service: str, replica: int, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("RELAY_")}
@@ -67,6 +68,7 @@ class Desk:
         env.update({
             "RELAY_FALKORDB_HOST": self.falkordb_host,
             "RELAY_FALKORDB_PORT": str(self.falkordb_port),
+            "RELAY_FALKORDB_CLUSTER": self.cluster,
             "RELAY_MODEL_DIR": str(self.model_dir),
             "RELAY_REPLICA": str(replica),
             "OTEL_SERVICE_NAME": f"relay-{service}",

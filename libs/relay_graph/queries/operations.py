@@ -102,3 +102,6 @@ EDGE_COUNTS = Query(
     "MATCH ()-[r]->() RETURN type(r) AS type, count(r) AS n ORDER BY type",
     read_only=True,
 )
+
+# Moving a tenant: the graph's nodes, counted at the source and at the target.
+COUNT_NODES = Query("ops_count_nodes", "MATCH (n) RETURN count(n) AS n", read_only=True)

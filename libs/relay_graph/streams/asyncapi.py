@@ -65,7 +65,9 @@ def _documentation_broker(server: str) -> RedisBroker:
             "handler's graph write committed.",
         )
     for stream, dlq in DEAD_LETTER_STREAMS.items():
-        broker.publisher(stream=dlq, schema=DeadLetterEntry, title=f"{dlq}:publish",
+        # the channel's id without the key's hash tag (braces would be escaped in every $ref)
+        title = stream.replace(":stream:", ":dlq:") + ":publish"
+        broker.publisher(stream=dlq, schema=DeadLetterEntry, title=title,
                          description=f"dead letters of {stream}, written by the group that gave up")
     return broker
 

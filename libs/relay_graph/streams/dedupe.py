@@ -11,7 +11,7 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 
 from .keys import seen_key
-from .notifications import NotificationBase
+from .notifications import NotificationBase, stream_for
 
 
 class Deduper:
@@ -27,8 +27,8 @@ class Deduper:
     async def seen(self, notification: NotificationBase) -> bool:
         if not self.enabled:
             return False
-        return bool(await self.redis.exists(seen_key(self.group, notification.notification_id)))
+        return bool(await self.redis.exists(seen_key(self.group, notification.notification_id, stream_for(notification))))
 
     def mark(self, pipe, notification: NotificationBase) -> None:
         if self.enabled:
-            pipe.set(seen_key(self.group, notification.notification_id), b"1", ex=self.ttl_s)
+            pipe.set(seen_key(self.group, notification.notification_id, stream_for(notification)), b"1", ex=self.ttl_s)

@@ -4,6 +4,11 @@ Stream keys are fixed per notification kind; the tenant travels inside the paylo
 key. Keys that need a per-item part (the dedupe marks, the remembered errors) take it from values
 the runtime produced itself (a UUID, a Redis entry id, a validated group name), never from user
 text. Order keys are hashes, so a session id never appears in Redis as a key.
+
+On a cluster (cluster.py) every key that changes together with a stream shares the stream's hash
+slot: the dead letters (XADD there, XACK here and DEL of the error, one MULTI), the dedupe marks
+(SET in the MULTI of the XACK) and the remembered errors carry the stream's name as their hash tag
+(`{relay:stream:turns}`), so the streams themselves keep their names and spread over the shards.
 """
 
 from __future__ import annotations
@@ -33,7 +38,14 @@ STREAMS: tuple[str, ...] = (
 STREAM_PREFIX = "relay:stream:"
 DEAD_LETTER_PREFIX = "relay:dlq:"
 # Tenant ids cannot contain ":", so none of these can collide with a graph name `relay:<tenant>`.
-DEAD_LETTER_STREAMS: dict[str, str] = {s: DEAD_LETTER_PREFIX + s.removeprefix(STREAM_PREFIX) for s in STREAMS}
+
+
+def slot_tag(stream: str) -> str:
+    """The hash tag that puts a key in `stream`'s slot (a key without braces hashes whole)."""
+    return "{" + stream + "}"
+
+
+DEAD_LETTER_STREAMS: dict[str, str] = {s: DEAD_LETTER_PREFIX + slot_tag(s) for s in STREAMS}
 
 SEEN_PREFIX = "relay:seen:"
 ERROR_PREFIX = "relay:lasterr:"
@@ -68,12 +80,11 @@ def order_key(*parts: str) -> str:
     return h.hexdigest()
 
 
-def seen_key(group: str, notification_id: uuid.UUID) -> str:
-    return f"{SEEN_PREFIX}{validate_group(group)}:{uuid.UUID(str(notification_id))}"
+def seen_key(group: str, notification_id: uuid.UUID, stream: str) -> str:
+    return f"{SEEN_PREFIX}{slot_tag(validate_stream(stream))}:{validate_group(group)}:{uuid.UUID(str(notification_id))}"
 
 
 def error_key(group: str, stream: str, entry_id: str) -> str:
     if not ENTRY_ID_RE.fullmatch(entry_id):
         raise InvalidInput("not a stream entry id")
-    short = validate_stream(stream).removeprefix(STREAM_PREFIX)
-    return f"{ERROR_PREFIX}{validate_group(group)}:{short}:{entry_id}"
+    return f"{ERROR_PREFIX}{slot_tag(validate_stream(stream))}:{validate_group(group)}:{entry_id}"

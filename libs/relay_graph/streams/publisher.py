@@ -1,10 +1,12 @@
 """Publishing a notification: one XADD, trimmed, inside a `publish <stream>` span whose context
 travels in the entry's trace headers. Many of one kind at once (a batch write's facts): one
 script that XADDs them all, one round trip, inside one span. `Publisher` XADDs our fields itself
-(the agents); `BrokerPublisher` has a FastStream broker publish them (the gateway)."""
+(the agents); `BrokerPublisher` has a FastStream broker publish them (the gateway). On a cluster an
+entry is acknowledged once a replica of its stream's shard has it (WAIT)."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -12,12 +14,14 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 from redis.exceptions import RedisError
 
+from ..cluster import PUBLISH_WAIT_REPLICAS, PUBLISH_WAIT_TIMEOUT_MS, is_cluster, on_primary
 from ..errors import Unavailable
 from .notifications import InvalidNotification, NotificationBase, encode
 from .settings import StreamSettings
 from .wire import envelope_headers, to_fields, trace_headers
 
 TRACER_NAME = "relay_graph.streams"
+log = logging.getLogger("relay_graph.streams")
 
 
 def _send_span(stream: str, attributes: dict[str, Any]) -> Any:
@@ -53,7 +57,12 @@ class Publisher:
         }) as span:
             fields = to_fields(notification)  # injects this span's context
             try:
-                entry_id = await self.redis.xadd(stream, fields, maxlen=self.maxlen, approximate=True)
+                if is_cluster(self.redis):
+                    flat = [x for kv in fields.items() for x in kv]
+                    entry_id = await _on_primary(self.redis, stream, ("XADD", stream, "MAXLEN", "~", self.maxlen,
+                                                                      "*", *flat))
+                else:
+                    entry_id = await self.redis.xadd(stream, fields, maxlen=self.maxlen, approximate=True)
             except (RedisError, OSError) as exc:  # not reachable, or refusing writes (OOM, READONLY, ACL)
                 raise Unavailable("the notification streams are not taking entries; retry shortly") from exc
             entry_id = _text(entry_id)
@@ -80,10 +89,25 @@ class Publisher:
             for n in notifications:
                 args += (n.kind, encode(n))  # type: ignore[attr-defined]
             try:
-                ids = await self.redis.eval(_XADD_MANY, 1, stream, *args)
+                if is_cluster(self.redis):
+                    ids = await _on_primary(self.redis, stream, ("EVAL", _XADD_MANY, 1, stream, *args))
+                else:
+                    ids = await self.redis.eval(_XADD_MANY, 1, stream, *args)
             except (RedisError, OSError) as exc:  # as publish: not reachable, or refusing writes
                 raise Unavailable("the notification streams are not taking entries; retry shortly") from exc
             return [_text(i) for i in ids]
+
+
+async def _on_primary(redis, stream: str, command: tuple):
+    """On a cluster: the XADD acknowledged once a replica has it too (cluster.on_primary): an entry
+    only its primary had would be lost with it in a failover, and its change never handled."""
+    reply, acked = await on_primary(redis, stream, command, wait_replicas=PUBLISH_WAIT_REPLICAS,
+                                    wait_timeout_ms=PUBLISH_WAIT_TIMEOUT_MS)
+    if isinstance(reply, Exception):
+        raise reply
+    if acked is not None and acked < PUBLISH_WAIT_REPLICAS:
+        log.warning("no replica acknowledged an entry of %s in time; it stands on the primary alone", stream)
+    return reply
 
 
 # ARGV: maxlen, the number of header strings h, h header strings (name, value, ...), then kind and

@@ -43,11 +43,13 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Coroutine, Mapping
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from faststream import AckPolicy, FastStream
-from faststream.redis import RedisBroker, StreamSub
+from faststream.redis import RedisBroker, RedisClusterBroker, StreamSub
 from faststream.redis.message import RedisStreamMessage
 from redis.exceptions import ResponseError
 
+from .. import cluster
 from ..errors import InvalidInput
 from .dead_letters import dead_letter
 from .dedupe import Deduper
@@ -126,6 +128,17 @@ def _subscriber(kind: str, handler: Handler) -> Callable[..., Coroutine[Any, Any
     return subscriber
 
 
+def _broker(redis: aioredis.Redis, **kwargs: Any) -> RedisBroker:
+    """A broker on what `redis` is connected to: the one server, or the cluster (each stream read
+    on its slot's shard, redirected after a failover)."""
+    if isinstance(redis, RedisCluster):
+        seeds = [(n.host, n.port) for n in redis.nodes_manager.startup_nodes.values()]
+        kw = redis.nodes_manager.connection_kwargs
+        return RedisClusterBroker(startup_nodes=seeds, password=kw.get("password"),
+                                  socket_connect_timeout=kw.get("socket_connect_timeout") or 5, **kwargs)
+    return RedisBroker(**_connection_options(redis), **kwargs)
+
+
 def _connection_options(redis: aioredis.Redis) -> dict[str, Any]:
     kw = redis.connection_pool.connection_kwargs
     return {
@@ -189,8 +202,8 @@ class StreamApp:
         self._running = False
 
         middlewares = (functools.partial(DeliveryMiddleware, app=self),) if delivery else ()
-        self.broker = RedisBroker(
-            **_connection_options(redis),
+        self.broker = _broker(
+            redis,
             middlewares=middlewares,
             graceful_timeout=self.settings.graceful_timeout_s,
             log_level=logging.DEBUG,
@@ -342,6 +355,8 @@ class StreamApp:
         while not self.stopping:
             await self.sleep(every)
             try:
+                if isinstance(self.redis, RedisCluster):
+                    await self._heal_cluster_clients()
                 await self.redis.ping()
                 if down:
                     down = False
@@ -360,6 +375,13 @@ class StreamApp:
                     down = True
                     self.stats.reconnects += 1
                     log.warning("%s: Redis is not answering (%s)", self.name, describe(exc))
+
+    async def _heal_cluster_clients(self) -> None:
+        """After a failover: no client of ours (nor FastStream's) keeps a dead default node."""
+        await cluster.heal_default_node(self.redis)
+        state = self.broker.config.broker_config.connection
+        if state:  # connected
+            await cluster.heal_default_node(state.client)
 
     async def _forget_dead_consumers(self, stream: str) -> None:
         for info in await self.redis.xinfo_consumers(stream, self.group):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import redis.asyncio as aioredis
 from pydantic import BaseModel, ConfigDict, Field
 
+from .. import cluster
 from ..config import GraphSettings
 
 
@@ -62,16 +63,14 @@ class StreamSettings(BaseModel):
 def connect(
     settings: GraphSettings | None = None, *, host: str | None = None, port: int | None = None
 ) -> aioredis.Redis:
-    """A Redis client for the streams on the FalkorDB server. Bytes in, bytes out: the runtime
-    decodes fields itself so that a message that is not UTF-8 becomes a dead letter instead of
-    breaking the read loop. Reconnects by itself after the server comes back."""
+    """A Redis client for the streams on the FalkorDB server (or the cluster, cluster.py: each
+    stream on its slot's shard). Bytes in, bytes out: the runtime decodes fields itself so that a
+    message that is not UTF-8 becomes a dead letter instead of breaking the read loop.
+    Reconnects by itself after the server comes back."""
     settings = settings or GraphSettings()
-    return aioredis.Redis(
-        host=host or settings.falkordb_host,
-        port=port or settings.falkordb_port,
-        password=settings.falkordb_password,
-        decode_responses=False,
-        socket_connect_timeout=5,
-        socket_keepalive=True,
-        health_check_interval=15,
-    )
+    if host or port:
+        settings = settings.model_copy(update={"falkordb_host": host or settings.falkordb_host,
+                                               "falkordb_port": port or settings.falkordb_port,
+                                               "falkordb_cluster": ""})
+    return cluster.connect(settings, decode_responses=False, socket_connect_timeout=5, socket_keepalive=True,
+                           health_check_interval=15)

@@ -164,7 +164,7 @@ async def test_undecodable_entries_go_straight_to_the_dead_letters(redis, group,
         await all_acknowledged(redis, STREAM_TICKETS, group)
     assert sorted(d.original_id for d in dead) == sorted(bad_ids)
     assert all(d.error.startswith("undecodable entry:") and d.deliveries == 1 for d in dead)
-    raw = await redis.xrange("relay:dlq:tickets")
+    raw = await redis.xrange("relay:dlq:{relay:stream:tickets}")
     assert any(fields.get(b"payload") == b"\xff\xfe\x00" for _, fields in raw)  # kept byte for byte
     assert consumer.stats.failed == 0
 

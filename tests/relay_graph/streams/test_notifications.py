@@ -127,8 +127,8 @@ def test_each_kind_has_one_fixed_stream_and_dead_letter_stream():
     assert len(KINDS) == len(NOTIFICATION_TYPES) == len(STREAMS) == len(set(STREAMS))
     assert {stream_for(k) for k in KINDS} == set(STREAMS)
     assert stream_for(TurnReceived) == stream_for("turn_received") == stream_for(samples()[0]) == "relay:stream:turns"
-    assert dead_letter_stream("relay:stream:turns") == "relay:dlq:turns"
-    assert set(DEAD_LETTER_STREAMS.values()) == {s.replace(":stream:", ":dlq:") for s in STREAMS}
+    assert dead_letter_stream("relay:stream:turns") == "relay:dlq:{relay:stream:turns}"
+    assert set(DEAD_LETTER_STREAMS.values()) == {"relay:dlq:{" + s + "}" for s in STREAMS}
     with pytest.raises(InvalidInput):
         dead_letter_stream("relay:stream:acme")
     with pytest.raises(InvalidInput):
@@ -137,15 +137,16 @@ def test_each_kind_has_one_fixed_stream_and_dead_letter_stream():
 
 def test_keys_with_parts_take_only_validated_values():
     nid = uuid.uuid4()
-    assert seen_key("intake", nid) == f"relay:seen:intake:{nid}"
-    assert error_key("intake", "relay:stream:turns", "1-0") == "relay:lasterr:intake:turns:1-0"
+    # each in its stream's hash slot (the stream's name is the hash tag): one MULTI with the XACK
+    assert seen_key("intake", nid, "relay:stream:turns") == f"relay:seen:{{relay:stream:turns}}:intake:{nid}"
+    assert error_key("intake", "relay:stream:turns", "1-0") == "relay:lasterr:{relay:stream:turns}:intake:1-0"
     for bad in ("Intake", "in take", "a:b", "", "x" * 70):
         with pytest.raises(InvalidInput):
-            seen_key(bad, nid)
+            seen_key(bad, nid, "relay:stream:turns")
     with pytest.raises(InvalidInput):
         error_key("intake", "relay:stream:turns", "1-0; DEL x")
     with pytest.raises(ValueError):
-        seen_key("intake", "not-a-uuid")
+        seen_key("intake", "not-a-uuid", "relay:stream:turns")
 
 
 def test_wire_fields_carry_payload_kind_and_trace_context():

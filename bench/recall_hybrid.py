@@ -253,7 +253,8 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, embedder
             load_s = time.perf_counter() - start
             qs = random.Random(5).sample(qs, min(sizes.latency_calls, len(qs)))
             say(console, f"recall x {len(qs)} at {len(turns):,} episodes ...")
-            plain = Embedder(model_dir, batch_size=settings.embed_batch_size, cache_size=1)  # questions are distinct: no hit
+            # an embedder of the baseline's own: the questions are distinct, so it never hits a cache
+            plain = Embedder(model_dir, batch_size=settings.embed_batch_size, cache_size=1)
             lat, found = await timed_recall(memory, "crowd", qs, plain)
             lat.update(episodes=len(turns), load_turns_per_s=round(len(turns) / load_s, 1))
             store = PlainVectorStore(embedder, turns)

@@ -56,9 +56,10 @@ evidence turn of small talk is often past the 30th of every signal) and the neig
 to 10 (every k gained there; README has the figures). RRF k, the weights of words, vector,
 speakers, time and dated, the neighbours' weight and reach, and a speaker-and-words signal (the
 full-text hits among the named speaker's turns) were measured there too and moved nothing beyond
-a question or two, so they stayed as they were. Words and neighbours stay at 0.5: they are the broad ones (a topic word is in every turn
-of small talk about that topic; a neighbour is only beside a hit). These moves cost the synthetic
-set a little (bench.recall_hybrid, README). Ties go to the nearer in meaning. Neighbours join in a
+a question or two, so they stayed as they were. Words and neighbours stay at 0.5: they are the
+broad ones (a topic word is in every turn of small talk about that topic; a neighbour is only
+beside a hit). The weight moves cost the synthetic set a little, the pool and the seeds gained it
+a little (bench.recall_hybrid, README). Ties go to the nearer in meaning. Neighbours join in a
 second step: the k best of signals 1-7 are taken with the turns around the strongest, then all are
 fused; an item outside those k can only enter the answer as a neighbour. Without a subject the fusion runs in the
 database, in the statement that runs the signals (queries.recall.fused: the hundred-odd candidates

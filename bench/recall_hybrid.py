@@ -17,7 +17,9 @@ model, and:
    are all in the top 10), per question type and overall, per split.
 4. Loads 10,000 turns of other conversations (another seed) into ONE tenant and times
    `recall(q, k=10)` (the library call, embedding the question included; questions distinct, so
-   no embedding cache hit) over their questions: p50 / p95 against the target p95 < 50 ms. The
+   no embedding cache hit) over their questions: p50 / p95 against the target p95 < 25 ms; beside
+   each call, the plain vector query of the same database (embedding included), the baseline of
+   the same run: their ratio moves less with the machine's load than either figure. The
    same questions' recall@10 in that crowded tenant is reported for both systems too.
 
 With `--communities`, before and after recall's community signal in the same run: the tenants'
@@ -57,14 +59,16 @@ from relay_graph.db import GraphClient
 from relay_graph.embedded import EmbeddedFalkorDB, free_port
 from relay_graph.embeddings import Embedder
 from relay_graph.memory import Memory
+from relay_graph.episodes import wire_vector
 from relay_graph.models import EpisodeInput
+from relay_graph.queries import recall as rq
 
 from .conversations import TYPES, Conversation, Question, Turn, conversations
 from .memory_core import percentile, say
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "recall_hybrid.json"
-TARGET_P95_MS = 50.0
+TARGET_P95_MS = 25.0
 K = 10
 CUTS = (1, 5, 10)
 WRITE_BATCH = 250
@@ -148,16 +152,34 @@ async def ask_all(questions: Sequence[Question], relay, vector) -> dict[str, lis
 # ------------------------------------------------------------------ latency
 
 
-async def timed_recall(memory: Memory, tenant: str, questions: Sequence[Question]) -> tuple[dict[str, Any], dict]:
+async def timed_recall(memory: Memory, tenant: str, questions: Sequence[Question],
+                       plain: Embedder) -> tuple[dict[str, Any], dict]:
+    """recall(q, k=10) per question, and right after it the baseline: the plain vector query of the
+    same database (the question embedded by `plain`, an embedder of its own, so never a cache
+    hit; then the Episode vector index, k=10). Interleaved, so the machine's load falls on both alike: on a busy
+    shared machine the absolute figures are noise and the ratio is the figure of recall's own cost."""
     await memory.recall(tenant, "warm up the model and the pool")
-    times, found = [], {}
+    await plain_vector(memory.client, plain, tenant, "warm up the plain query")
+    times, base, found = [], [], {}
     for q in questions:
         start = time.perf_counter()
         r = await memory.recall(tenant, q.q, k=K)
         times.append((time.perf_counter() - start) * 1000)
         found[q.id] = [i.episode_id for i in r.items]
-    return {"calls": len(times), "p50_ms": round(percentile(times, 50), 2), "p95_ms": round(percentile(times, 95), 2),
-            "max_ms": round(max(times), 2), "mean_ms": round(statistics.fmean(times), 2)}, found
+        start = time.perf_counter()
+        await plain_vector(memory.client, plain, tenant, q.q)
+        base.append((time.perf_counter() - start) * 1000)
+    p95, base_p95 = percentile(times, 95), percentile(base, 95)
+    return {"calls": len(times), "p50_ms": round(percentile(times, 50), 2), "p95_ms": round(p95, 2),
+            "max_ms": round(max(times), 2), "mean_ms": round(statistics.fmean(times), 2),
+            "plain_vector_p50_ms": round(percentile(base, 50), 2), "plain_vector_p95_ms": round(base_p95, 2),
+            "p95_over_plain_vector": round(p95 / base_p95, 2)}, found
+
+
+async def plain_vector(client: GraphClient, embedder: Embedder, tenant: str, text: str) -> list[dict[str, Any]]:
+    """The baseline query: the text embedded, the vector index's K nearest."""
+    v = wire_vector((await embedder.aembed([text]))[0])
+    return await client.run(tenant, rq.EPISODES_NEAR, {"v": v, "n": K})
 
 
 # ------------------------------------------------------------------ the run
@@ -279,7 +301,9 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, embedder
             load_s = time.perf_counter() - start
             qs = random.Random(5).sample(qs, min(sizes.latency_calls, len(qs)))
             say(console, f"recall x {len(qs)} at {len(turns):,} episodes ...")
-            lat, found = await timed_recall(memory, "crowd", qs)
+            # an embedder of the baseline's own: the questions are distinct, so it never hits a cache
+            plain = Embedder(model_dir, batch_size=settings.embed_batch_size, cache_size=1)
+            lat, found = await timed_recall(memory, "crowd", qs, plain)
             lat.update(episodes=len(turns), load_turns_per_s=round(len(turns) / load_s, 1))
             store = PlainVectorStore(embedder, turns)
             vec_rows = [{"type": q.type, "evidence": q.evidence, "found": await store.search(q.q)} for q in qs]
@@ -395,6 +419,11 @@ def print_tables(console: Console, data: dict[str, Any]) -> None:
                else "[green]PASS[/green]" if tg["pass"] else "[red]MISS[/red]")
     table.add_row(f"recall k=10 at {lat['episodes']:,} episodes, one tenant (p50 / p95 / max)",
                   f"{lat['p50_ms']:.1f} / {lat['p95_ms']:.1f} / {lat['max_ms']:.1f} ms", tg["target"], verdict)
+    if "plain_vector_p95_ms" in lat:
+        table.add_row("the plain vector query, same run, interleaved (embedding + index k=10; p50 / p95)",
+                      f"{lat['plain_vector_p50_ms']:.1f} / {lat['plain_vector_p95_ms']:.1f} ms", "", "")
+        table.add_row("recall p95 / the plain vector query's p95 (the figure load does not move as much)",
+                      f"{lat['p95_over_plain_vector']:.2f}x", "", "")
     table.add_row("loading those episodes (write path, embedding included)", f"{lat['load_turns_per_s']:,.0f} turns/s",
                   "", "")
     console.print(table)

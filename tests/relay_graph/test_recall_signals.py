@@ -145,3 +145,20 @@ async def test_an_entity_of_the_named_ones_community_lifts_the_turn_that_names_i
     assert "S:2" in [i.episode_id for i in r.items]  # Eve's turn is still found by meaning, below it
     monkeypatch.setitem(recall_mod.WEIGHTS, "community", 0.0)
     assert await ranked(memory, tenant, question, 3) == before
+
+
+def test_another_voice_needs_the_named_speaker_to_have_said_nothing_near():
+    # pure logic: Melanie's turn is nearer to a question about Caroline by more than the margin
+    def cand(eid, sim):
+        return recall_mod._Candidate(eid, 1.0 - sim)
+
+    by_id = {"m": {"speaker": "Melanie"}, "c": {"speaker": "Caroline"}}
+    far = recall_mod.VOICE_CEILING - 0.2
+    near = recall_mod.VOICE_CEILING + 0.05
+    margin = recall_mod.VOICE_MARGIN + 0.05
+    assert recall_mod._another_voice([cand("m", far + margin), cand("c", far)], by_id, ["caroline"])
+    # Caroline said something near it too: the question is hers, however much nearer Melanie's is
+    assert not recall_mod._another_voice([cand("m", near + margin), cand("c", near)], by_id, ["caroline"])
+    # within the margin, or two speakers named: no other voice
+    assert not recall_mod._another_voice([cand("m", far + 0.01), cand("c", far)], by_id, ["caroline"])
+    assert not recall_mod._another_voice([cand("m", far + margin), cand("c", far)], by_id, ["caroline", "melanie"])

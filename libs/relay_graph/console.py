@@ -144,7 +144,7 @@ async def graph(client: GraphClient, tenant: str, limit: int = 5_000) -> Console
         taken.add(key)
         keys[r["id"]] = key
         nodes.append(GraphNode(id=key, kind=kind_of(labels), labels=labels, band=band_of(labels),
-                               name=str(r["name"] or "")[:120], predicate=r["predicate"], subject=r["subject_uid"],
+                               name=str(r["text"] or r["name"] or "")[:120], predicate=r["predicate"], subject=r["subject_uid"],
                                **{f: r[f] for f in ("valid_from_ms", "valid_to_ms", "recorded_at_ms",
                                                     "expired_at_ms", "believed_from_ms", "at_ms")}))
     band = {n.id: n.band for n in nodes}

@@ -8,7 +8,9 @@ real FalkorDB, with every request that leaves this machine aborted:
   Inspect explains a fact (what, who wrote it, the source message, what it replaced); Ask draws
   recall's path on the graph; settling a conflict in the page moves the agents' trust;
 - Database: counts, indexes, memory, and the query drawer's queries with their EXPLAIN plans;
-- Tickets: a ticket's timeline as lanes per agent, and the handoff replayed.
+- Tickets: a ticket's timeline as lanes per agent, and the handoff replayed;
+- Network: a customer's line, a fault injected from the page, and the scoreboard that lists it;
+- Tenants: the isolation demo writes a secret word into one tenant and no other tenant finds it.
 Screenshots of every page go to docs/screens/console-*.png (README shows them)."""
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import pytest
 from relay_graph import tickets
 from relay_graph.db import GraphClient
 from relay_graph.ticket_models import TicketStage
+from tests import lab_network
 from tests.gateway.conftest import running_gateway  # noqa: F401 - the real gateway process, as a fixture
 from tests.site.browser import chromium, offline
 
@@ -50,7 +53,7 @@ def browser():
 @pytest.fixture(scope="module")
 def desk(running_gateway, graph_settings):
     """A tenant with a customer who moved (Mumbai, then Pune, from what she said), a conflict
-    between two agents, and a ticket handed from intake to the resolver."""
+    between two agents, a ticket handed from intake to the resolver, and a small network."""
     gw = running_gateway
     tenant = f"console-{uuid.uuid4().hex[:8]}"
     r = httpx.post(f"{gw.url}/v1/tenants", json={"tenant": tenant}, headers={"Authorization": f"Bearer {gw.admin_key}"})
@@ -102,6 +105,7 @@ def desk(running_gateway, graph_settings):
             await tickets.record_fix(client, tenant, tid, issue_kind="no internet", steps=["reseat the fibre"],
                                      verified=True, agent="resolver")
             await tickets.set_stage(client, tenant, tid, stage=TicketStage.FIXED, agent="resolver")
+            await lab_network.build(client, tenant)  # a small network with known homes (Asha, Arun, Bilal)
         finally:
             await client.close()
 
@@ -306,3 +310,46 @@ def test_a_tickets_handoff_replays_lane_by_lane(page, desk):
     page.wait_for_function("n => Number(document.querySelector('[data-testid=lanes]').dataset.shown) === n", arg=steps)
     assert page.get_by_test_id("step").count() == steps
     shoot(page, "tickets")
+
+
+def test_a_fault_injected_from_the_page_is_on_the_scoreboard(page, desk):
+    sign_in(page, desk)
+    graph_ready(page)
+    tab(page, "Network")
+    page.get_by_label("Customer").fill("Bilal")
+    page.get_by_role("button", name="Show the line").click()
+    page.get_by_test_id("hop").nth(2).wait_for()
+    assert page.get_by_test_id("hop").first.get_attribute("data-status") == "up"
+    page.get_by_role("button", name="router frozen").click()
+    page.get_by_test_id("injected").wait_for()
+    row = page.locator("[data-testid=score-row][data-kind=router_frozen]")
+    row.wait_for()
+    assert "Bilal" in row.inner_text() or "bilal" in row.inner_text().lower()
+    board = httpx.get(f"{desk['base']}/lab/scoreboard", headers=desk["auth"]).json()
+    assert [r["kind"] for r in board["rows"]] == ["router_frozen"]
+    shoot(page, "network")
+
+
+def test_the_isolation_demo_finds_nothing_in_the_other_tenants(page, desk):
+    other = f"console-other-{uuid.uuid4().hex[:6]}"
+    r = httpx.post(f"{desk['url']}/v1/tenants", json={"tenant": other}, headers={"Authorization": f"Bearer {desk['admin']}"})
+    assert r.status_code == 201, r.text
+    r = httpx.post(f"{desk['url']}/v1/tenants/{other}/facts", headers={"Authorization": f"Bearer {r.json()['api_key']}"},
+                   json={"subject": "Asha Verma", "predicate": "lives_in", "object": "Pune"})
+    assert r.status_code == 201, r.text
+    sign_in(page, desk, desk["admin"])
+    page.get_by_label("Tenant", exact=True).select_option(desk["tenant"])
+    page.get_by_role("button", name="Open").click()
+    graph_ready(page)
+    tab(page, "Tenants")
+    page.get_by_label("Secret word").fill("Pomegranate")
+    page.get_by_role("button", name=f"Write it into {desk['tenant']} and look everywhere").click()
+    result = page.get_by_test_id("isolation")
+    result.wait_for()
+    assert result.get_attribute("data-isolated") == "yes"
+    assert page.locator(f"[data-testid=finding][data-tenant={desk['tenant']}]").get_attribute("data-found") == "yes"
+    others = page.locator("[data-testid=finding][data-found=no]")
+    assert others.count() >= 1
+    assert page.locator(f"[data-testid=finding][data-tenant={other}]").get_attribute("data-found") == "no"
+    assert page.locator("[data-testid=finding][data-found=yes]").count() == 1
+    shoot(page, "tenants")

@@ -64,6 +64,15 @@ async def test_the_graph_has_every_band_and_both_clocks(client, tenant):
     assert "Superseded" in was["labels"] and "Current" in now["labels"]
     assert was["valid_to_ms"] == now["valid_from_ms"]  # the world clock: Mumbai until Pune
     assert was["expired_at_ms"] is not None and now["expired_at_ms"] is None  # the belief clock
+    # An episode is named by its text, cut in Python (never mid-character).
+    text = "नमस्ते 🙂 " * 30
+    r = await client.post(f"{base}/episodes", headers=auth, json={"episodes": [
+        {"session": "s-1", "speaker": "Asha Verma", "id": "e-hindi", "text": text, "at": "2026-06-02T00:00:00+00:00"}]})
+    assert r.status_code == 201, r.text
+    g = (await client.get(f"/v1/console/tenants/{tenant}/graph", headers=auth)).json()
+    nodes = {n["id"]: n for n in g["nodes"]}
+    assert (nodes["e-hindi"]["band"], nodes["e-hindi"]["name"]) == ("episodic", text[:120])
+    assert nodes["e-hindi"]["at_ms"] is not None
     customer = nodes[now["subject"]]
     assert customer["kind"] == "Customer" and customer["name"].lower() == "asha verma"
     edges = {(e["source"], e["type"], e["target"]) for e in g["edges"]}
@@ -142,3 +151,29 @@ async def test_the_console_socket_takes_its_key_in_the_first_message(app, client
                 with pytest.raises(ConnectionClosed) as closed:
                     await asyncio.wait_for(ws.recv(), RECV_GUARD_S)
                 assert closed.value.rcvd.code == code, first
+
+
+async def test_the_isolation_demo_finds_the_word_only_where_it_was_written(client, tenant, stream_redis):
+    auth = await create_tenant(client, tenant)
+    for other in ("-b", "-c"):
+        other_auth = await create_tenant(client, tenant + other)
+        # Something of their own in the others, so there is a graph to search.
+        await client.post(f"/v1/tenants/{tenant}{other}/facts", headers=other_auth, json={
+            "subject": "Asha Verma", "predicate": "lives_in", "object": "Pune"})
+    assert_error(await client.post("/v1/console/isolation", headers=auth, json={"tenant": tenant, "word": "zanzibar"}),
+                 403, "forbidden")
+    r = await client.post("/v1/console/isolation", headers=ADMIN, json={"tenant": tenant, "word": "Zanzibar"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    findings = {f["tenant"]: f for f in body["findings"]}
+    control = findings[tenant]
+    assert control["wrote"] and control["recall_hits"] >= 1 and control["cypher_hits"] >= 1
+    assert control["live_events"] == 1
+    for other in (tenant + "-b", tenant + "-c"):
+        assert findings[other] == {"tenant": other, "wrote": False, "recall_hits": 0, "cypher_hits": 0,
+                                   "live_events": 0, "found": False}
+    assert body["isolated"] is True and body["findings"][0]["tenant"] == tenant
+    assert_error(await client.post("/v1/console/isolation", headers=ADMIN, json={"tenant": tenant + "-none",
+                                                                                 "word": "zanzibar"}), 404, "not_found")
+    assert_error(await client.post("/v1/console/isolation", headers=ADMIN, json={"tenant": tenant, "word": "a b"}),
+                 422, "validation_error")

@@ -2,15 +2,17 @@
 conflicts, and the indexes.
 
     GRAPH_NODES     every node but the engine's bookkeeping (Outbox, Setting), up to $limit: its
-                    labels, a stable key and a display name, and its times on both clocks when it
-                    has them (a fact's valid/recorded window, an episode's time).
+                    labels, a stable key and a display name (an episode's whole text: the caller
+                    shortens it, as Cypher's substring may cut a character in two), and its times
+                    on both clocks when it has them (a fact's valid/recorded window, an episode's time).
     GRAPH_EDGES     every edge between two such nodes, up to $limit, with a WAS edge's window.
     OPEN_CONFLICTS  the open Conflict nodes, newest first, with their subject and predicate (the
                     page reads the claims themselves through /claims).
     INDEXES         db.indexes(): label, properties, kinds and status.
+    FIND_WORD       the isolation demo's raw search: how many nodes carry a word in their text.
 
-The node scans are whole-graph reads by design (the page's picture of everything); $limit bounds
-them."""
+The node scans are whole-graph reads by design (the page's picture of everything; the
+isolation demo's search of everything); $limit bounds the graph's."""
 
 from __future__ import annotations
 
@@ -25,8 +27,8 @@ MATCH (n) WHERE {_SKIP}
 WITH n LIMIT $limit
 RETURN id(n) AS id, labels(n) AS labels,
        coalesce(n.fact_id, n.episode_id, n.ticket_id, n.conflict_id, n.session_id, n.node_id, n.uid) AS key,
-       coalesce(n.name, n.object_name, substring(n.text, 0, 60), n.ticket_id, n.session_id, n.node_id, n.conflict_id,
-                n.kind, '') AS name,
+       coalesce(n.name, n.object_name, n.ticket_id, n.session_id, n.node_id, n.conflict_id, n.kind, '') AS name,
+       CASE WHEN n:Episode THEN n.text END AS text,
        n.predicate AS predicate, n.subject_uid AS subject_uid,
        n.valid_from_ms AS valid_from_ms, n.valid_to_ms AS valid_to_ms,
        n.recorded_at_ms AS recorded_at_ms, n.expired_at_ms AS expired_at_ms,
@@ -62,5 +64,16 @@ ORDER BY opened_at_ms DESC
 INDEXES = Query(
     "console_indexes",
     "CALL db.indexes() YIELD label, properties, types, status RETURN label, properties, types, status",
+    read_only=True,
+)
+
+# The isolation demo's raw read-only search: any node whose text carries the word (case-folded).
+FIND_WORD = Query(
+    "console_find_word",
+    """
+MATCH (n)
+WHERE toLower(n.name) CONTAINS $word OR toLower(n.object_name) CONTAINS $word OR toLower(n.text) CONTAINS $word
+RETURN count(n) AS hits
+""",
     read_only=True,
 )

@@ -24,8 +24,8 @@ export function Bench({ nodes }: { nodes: number }) {
       const tick = () => {
         frames++;
         const e = performance.now() - t0;
+        // A camera move redraws the frame (as a user's pan or zoom does), without re-reducing the graph.
         cam.setState({ x: 0.5 + 0.2 * Math.sin(e / 300), y: 0.5, ratio: 1 + 0.5 * Math.cos(e / 400), angle: 0 });
-        s.refresh();
         if (e < 3000) requestAnimationFrame(tick);
         else setResult(JSON.stringify({ nodes: g.order, edges: g.size, first_paint_ms: Math.round(firstPaint), fps: +(frames / (e / 1000)).toFixed(1) }));
       };

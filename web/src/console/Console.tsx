@@ -3,9 +3,11 @@ import { ApiError, call, signIn, signOut, useTenant, type Whoami } from "./api";
 import { Bench } from "./Bench";
 import { Database } from "./Database";
 import { Memory } from "./Memory";
+import { Network } from "./Network";
+import { Tenants } from "./Tenants";
 import { Tickets } from "./Tickets";
 
-const PAGES = ["Memory", "Database", "Tickets"] as const;
+const PAGES = ["Memory", "Database", "Tickets", "Network", "Tenants"] as const;
 type Page = (typeof PAGES)[number];
 
 export function Console() {
@@ -13,7 +15,7 @@ export function Console() {
   const [who, setWho] = useState<Whoami | null>(null);
   const [tenant, setTenant] = useState<string | null>(null);
   const [page, setPage] = useState<Page>("Memory");
-  if (bench) return <Bench nodes={Number(bench)} />;
+  if (bench) return <Bench nodes={bench === "empty" ? 0 : Number(bench)} />;
   if (!who || !tenant) return <SignIn who={who} onWho={setWho} onTenant={(t) => { useTenant(t); setTenant(t); }} />;
   return (
     <div className="console">
@@ -30,6 +32,8 @@ export function Console() {
         {page === "Memory" && <Memory admin={who.admin} />}
         {page === "Database" && <Database />}
         {page === "Tickets" && <Tickets admin={who.admin} />}
+        {page === "Network" && <Network admin={who.admin} />}
+        {page === "Tenants" && <Tenants admin={who.admin} />}
       </main>
     </div>
   );

@@ -1,5 +1,6 @@
 """What the staff console reads that no other route gives: the tenant's graph as nodes and edges
-coloured by band, the open conflicts, the indexes, and the plan of any named statement.
+coloured by band, the open conflicts, the indexes, the knowledge flowing between agents (from
+CONSULTED edges), and the plan of any named statement.
 
 The graph is the whole tenant's picture (bounded by `limit`), with each node's times on both
 clocks, so the page's replay bar scrubs without asking again; what a subject's facts were at an
@@ -121,6 +122,18 @@ class Indexes(BaseModel):
     indexes: list[IndexInfo]
 
 
+class KnowledgeFlow(BaseModel):
+    writer: str = Field(description="the agent that wrote the facts")
+    reader: str = Field(description="the agent that CONSULTED them")
+    facts: int = Field(description="how many of the writer's facts the reader consulted")
+    reads: int = Field(description="how often, all told")
+    last_ms: int | None
+
+
+class KnowledgeFlows(BaseModel):
+    flows: list[KnowledgeFlow] = Field(description="most-read pairs first; an agent reading its own facts is not a flow")
+
+
 class QueryPlan(BaseModel):
     query: str = Field(description="the named statement (queries/)")
     tenant: str
@@ -174,6 +187,13 @@ async def indexes(client: GraphClient, tenant: str) -> Indexes:
     return Indexes(tenant=tenant, indexes=[
         IndexInfo(label=r["label"], properties=list(r["properties"]), status=str(r["status"]),
                   types={k: list(v) for k, v in (r["types"] or {}).items()}) for r in rows])
+
+
+async def knowledge_flows(client: GraphClient, tenant: str, limit: int = 200) -> KnowledgeFlows:
+    if not await client.graph_exists(tenant):
+        return KnowledgeFlows(flows=[])
+    rows = await client.run(tenant, q.KNOWLEDGE_FLOWS, {"limit": limit})
+    return KnowledgeFlows(flows=[KnowledgeFlow(**r) for r in rows])
 
 
 @cache

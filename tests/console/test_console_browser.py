@@ -9,6 +9,7 @@ real FalkorDB, with every request that leaves this machine aborted:
   recall's path on the graph; settling a conflict in the page moves the agents' trust;
 - Database: counts, indexes, memory, and the query drawer's queries with their EXPLAIN plans;
 - Tickets: a ticket's timeline as lanes per agent, and the handoff replayed;
+- Agent team: the knowledge flowing from one agent to another (CONSULTED edges);
 - Network: a customer's line, a fault injected from the page, and the scoreboard that lists it;
 - Tenants: the isolation demo writes a secret word into one tenant and no other tenant finds it.
 Screenshots of every page go to docs/screens/console-*.png (README shows them)."""
@@ -353,3 +354,19 @@ def test_the_isolation_demo_finds_nothing_in_the_other_tenants(page, desk):
     assert page.locator(f"[data-testid=finding][data-tenant={other}]").get_attribute("data-found") == "no"
     assert page.locator("[data-testid=finding][data-found=yes]").count() == 1
     shoot(page, "tenants")
+
+
+def test_the_agent_team_shows_knowledge_flowing_between_agents(page, desk):
+    # A new agent reads, twice, what the tenant key (`api`) wrote about Asha.
+    tech = httpx.post(f"{desk['base']}/agents", headers=desk["auth"], json={"agent": "night-desk"})
+    assert tech.status_code == 201, tech.text
+    reader = {"Authorization": f"Bearer {tech.json()['api_key']}"}
+    for _ in range(2):
+        assert httpx.get(f"{desk['base']}/facts", params={"subject": "Asha Verma"}, headers=reader).status_code == 200
+    sign_in(page, desk)
+    graph_ready(page)
+    tab(page, "Agent team")
+    flow = page.locator("[data-testid=flow][data-writer=api][data-reader=night-desk]")
+    flow.wait_for()
+    assert flow.locator("td.num").nth(1).inner_text() == "2"
+    shoot(page, "team")

@@ -177,3 +177,20 @@ async def test_the_isolation_demo_finds_the_word_only_where_it_was_written(clien
                                                                                  "word": "zanzibar"}), 404, "not_found")
     assert_error(await client.post("/v1/console/isolation", headers=ADMIN, json={"tenant": tenant, "word": "a b"}),
                  422, "validation_error")
+
+
+async def test_knowledge_flows_count_what_one_agent_read_of_anothers(client, tenant):
+    auth = await create_tenant(client, tenant)
+    base = f"/v1/tenants/{tenant}"
+    intake = await create_agent(client, tenant, auth, "billing-desk")
+    resolver = await create_agent(client, tenant, auth, "field-tech")
+    for subject in ("Asha Verma", "Ravi Kumar"):
+        r = await client.post(f"{base}/facts", headers=intake, json={
+            "subject": subject, "predicate": "lives_in", "object": "Pune"})
+        assert r.status_code == 201, r.text
+    for _ in range(2):
+        await client.get(f"{base}/facts", params={"subject": "Asha Verma"}, headers=resolver)
+    await client.get(f"{base}/facts", params={"subject": "Ravi Kumar"}, headers=resolver)
+    await client.get(f"{base}/facts", params={"subject": "Ravi Kumar"}, headers=intake)  # its own: not a flow
+    flows = (await client.get(f"/v1/console/tenants/{tenant}/knowledge", headers=auth)).json()["flows"]
+    assert [(f["writer"], f["reader"], f["facts"], f["reads"]) for f in flows] == [("billing-desk", "field-tech", 2, 3)]

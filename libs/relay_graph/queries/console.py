@@ -10,6 +10,7 @@ conflicts, and the indexes.
                     page reads the claims themselves through /claims).
     INDEXES         db.indexes(): label, properties, kinds and status.
     FIND_WORD       the isolation demo's raw search: how many nodes carry a word in their text.
+    KNOWLEDGE_FLOWS writer -> reader pairs of agents: facts one wrote that the other CONSULTED.
 
 The node scans are whole-graph reads by design (the page's picture of everything; the
 isolation demo's search of everything); $limit bounds the graph's."""
@@ -74,6 +75,20 @@ FIND_WORD = Query(
 MATCH (n)
 WHERE toLower(n.name) CONTAINS $word OR toLower(n.object_name) CONTAINS $word OR toLower(n.text) CONTAINS $word
 RETURN count(n) AS hits
+""",
+    read_only=True,
+)
+
+# Knowledge flows: who read (CONSULTED) facts someone else wrote, how many facts and how often.
+KNOWLEDGE_FLOWS = Query(
+    "console_knowledge_flows",
+    """
+MATCH (reader:Agent)-[k:CONSULTED]->(f:Fact)-[:WRITTEN_BY]->(writer:Agent)
+WHERE reader <> writer
+RETURN writer.name AS writer, reader.name AS reader, count(DISTINCT f) AS facts, sum(k.count) AS reads,
+       max(k.last_ms) AS last_ms
+ORDER BY reads DESC, writer, reader
+LIMIT $limit
 """,
     read_only=True,
 )

@@ -1,6 +1,6 @@
 """The staff console's own reads (/v1/console/...), with a tenant's key (its own tenant) or the
-admin key (any tenant that exists): who the key is, the tenant's graph, its open conflicts, its
-database figures and query log with plans, and a live socket that takes its key in the first
+admin key (any tenant that exists): who the key is, the tenant's graph, its open conflicts, the
+knowledge flowing between its agents, its database figures and query log with plans, and a live socket that takes its key in the first
 message (a browser cannot set a socket's headers, and the key must never be in a URL)."""
 
 from __future__ import annotations
@@ -92,6 +92,12 @@ async def graph(tenant: ConsoleTenant, memory: MemoryDep,
 async def conflicts(tenant: ConsoleTenant, memory: MemoryDep,
                     limit: Annotated[int, Query(ge=1, le=500)] = 50) -> JSONResponse:
     return respond(await console.open_conflicts(memory.client, tenant, limit))
+
+
+@router.get("/tenants/{t}/knowledge", response_model=console.KnowledgeFlows, responses=ERRORS,
+            summary="Knowledge flows between agents: whose facts which agent consulted, how often")
+async def knowledge(tenant: ConsoleTenant, memory: MemoryDep) -> JSONResponse:
+    return respond(await console.knowledge_flows(memory.client, tenant))
 
 
 @router.get("/tenants/{t}/database", response_model=Database, responses=ERRORS,

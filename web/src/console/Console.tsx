@@ -4,10 +4,11 @@ import { Bench } from "./Bench";
 import { Database } from "./Database";
 import { Memory } from "./Memory";
 import { Network } from "./Network";
+import { Team } from "./Team";
 import { Tenants } from "./Tenants";
 import { Tickets } from "./Tickets";
 
-const PAGES = ["Memory", "Database", "Tickets", "Network", "Tenants"] as const;
+const PAGES = ["Memory", "Database", "Tickets", "Agent team", "Network", "Tenants"] as const;
 type Page = (typeof PAGES)[number];
 
 export function Console() {
@@ -32,6 +33,7 @@ export function Console() {
         {page === "Memory" && <Memory admin={who.admin} />}
         {page === "Database" && <Database />}
         {page === "Tickets" && <Tickets admin={who.admin} />}
+        {page === "Agent team" && <Team />}
         {page === "Network" && <Network admin={who.admin} />}
         {page === "Tenants" && <Tenants admin={who.admin} />}
       </main>

@@ -57,7 +57,8 @@ function Lanes({ ticket }: { ticket: Ticket }) {
             <div className="lane-name">{a}</div>
             <div className="lane-track">
               {steps.map((s, i) => s.agent === a && i < shown && (
-                <div key={i} className="step" style={{ left: `${((Date.parse(s.at) - t0) / span) * 92}%` }} title={`${s.at} ${s.detail ?? ""}`} data-testid="step">
+                // Steps close in time alternate between two rows, so neither hides the other.
+                <div key={i} className="step" style={{ left: `${((Date.parse(s.at) - t0) / span) * 88}%`, top: i % 2 ? 24 : 3 }} title={`${s.at} ${s.detail ?? ""}`} data-testid="step">
                   {s.event}
                 </div>))}
             </div>

@@ -55,12 +55,22 @@ export function Memory({ admin }: { admin: boolean }) {
   }, [graph]);
 
   useEffect(() => {
-    load();
-    // Every change on the live feed asks for the graph again, at most once per 150 ms.
+    // Every change on the live feed asks for the graph again: at most once per 150 ms, never two
+    // answers in flight (a change during a load asks once more after it).
     let pending: number | null = null;
+    let loading = false;
+    let again = false;
+    const refresh = async () => {
+      if (loading) { again = true; return; }
+      loading = true;
+      await load();
+      loading = false;
+      if (again) { again = false; refresh(); }
+    };
+    refresh();
     const stop = live((e) => {
       if (e.kind === "ready" || pending !== null) return;
-      pending = window.setTimeout(() => { pending = null; load(); }, 150);
+      pending = window.setTimeout(() => { pending = null; refresh(); }, 150);
     }, setUp);
     return () => { stop(); if (pending !== null) clearTimeout(pending); };
   }, [load]);

@@ -25,7 +25,7 @@ $(FALKORDB_MODULE): $(STAMP) libs/relay_graph/falkordb_module.py
 
 # The customer site (web/): TypeScript + React, built by Vite into web/dist, which the gateway serves.
 SITE := web/dist/index.html
-SITE_SOURCES := $(shell find web/src web/public -type f 2>/dev/null) web/index.html web/vite.config.ts \
+SITE_SOURCES := $(shell find web/src web/public -type f 2>/dev/null) web/index.html web/console.html web/vite.config.ts \
 	web/tsconfig.json web/package.json web/package-lock.json
 
 $(SITE): $(SITE_SOURCES)

@@ -104,12 +104,16 @@ async def live(websocket: WebSocket, t: str) -> None:
     await pump(websocket, bus, tenant)
 
 
-async def pump(websocket: WebSocket, bus, tenant: str, keep=None) -> None:
-    """Accepts the socket and sends it the tenant's events (those `keep(event)` passes, when given)
+async def pump(websocket: WebSocket, bus, tenant: str, keep=None, *, on_subscribed=None) -> None:
+    """Accepts the socket (unless `on_subscribed` is given: it is awaited instead, on a socket the
+    caller accepted) and sends it the tenant's events (those `keep(event)` passes, when given)
     until the client leaves."""
     # Subscribed before the handshake completes: whatever happens once the client is connected reaches it.
     with bus.hub.subscribe(tenant) as sub:
-        await websocket.accept()
+        if on_subscribed is None:
+            await websocket.accept()
+        else:
+            await on_subscribed()
 
         async def send() -> None:
             while True:

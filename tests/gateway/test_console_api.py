@@ -1,0 +1,196 @@
+"""The console's routes (/v1/console/...) on a real FalkorDB: who a key is, the tenant's graph by
+band with both clocks, open conflicts, the database figures with indexes, the query log with
+EXPLAIN plans, and the live socket that takes its key in the first message. A tenant's key sees
+only its own tenant; the admin key sees any tenant that exists."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from relay_graph.console import band_of, kind_of, named_queries
+
+from .helpers import ADMIN, assert_error, create_agent, create_tenant
+from .stream_helpers import served
+
+pytestmark = pytest.mark.falkordb
+
+RECV_GUARD_S = 15  # a guard against hanging, not a speed assertion
+
+
+def test_bands_and_kinds_of_labels():
+    assert band_of(["Entity", "Customer"]) == "semantic"
+    assert band_of(["Fact", "Superseded"]) == "semantic"
+    assert band_of(["Episode", "CustomerMessage"]) == "episodic"
+    assert band_of(["Conflict"]) == "disagreement"
+    assert band_of(["Entity", "Ticket"]) == "procedural"
+    assert band_of(["NetNode", "Olt", "Up"]) == "network"
+    assert kind_of(["Entity", "Customer"]) == "Customer"
+    assert kind_of(["Fact", "Current"]) == "Fact"
+    # Every statement of queries/ is there by its name, so the query log's names all have a plan.
+    assert "facts_current" in named_queries() and "console_graph_nodes" in named_queries()
+
+
+async def test_whoami_for_a_tenant_key_and_for_the_admin_key(client, tenant):
+    auth = await create_tenant(client, tenant)
+    r = await client.get("/v1/console/whoami", headers=auth)
+    assert r.json() == {"admin": False, "tenant": tenant, "agent": "api", "tenants": [tenant]}
+    r = await client.get("/v1/console/whoami", headers=ADMIN)
+    assert r.json()["admin"] is True and tenant in r.json()["tenants"]
+    assert_error(await client.get("/v1/console/whoami", headers={"Authorization": "Bearer nope-nope-nope"}), 401,
+                 "unauthorized")
+
+
+async def test_the_graph_has_every_band_and_both_clocks(client, tenant):
+    auth = await create_tenant(client, tenant)
+    base = f"/v1/tenants/{tenant}"
+    old = (await client.post(f"{base}/facts", headers=auth, json={
+        "subject": "Asha Verma", "predicate": "lives_in", "object": "Mumbai",
+        "valid_from": "2026-01-01T00:00:00+00:00"})).json()
+    new = (await client.post(f"{base}/facts", headers=auth, json={
+        "subject": "Asha Verma", "predicate": "lives_in", "object": "Pune",
+        "valid_from": "2026-06-01T00:00:00+00:00"})).json()
+    r = await client.get(f"/v1/console/tenants/{tenant}/graph", headers=auth)
+    assert r.status_code == 200, r.text
+    g = r.json()
+    nodes = {n["id"]: n for n in g["nodes"]}
+    assert {old["fact_id"], new["fact_id"]} <= set(nodes)
+    was, now = nodes[old["fact_id"]], nodes[new["fact_id"]]
+    assert (was["kind"], was["band"], was["name"]) == ("Fact", "semantic", "Mumbai")
+    assert "Superseded" in was["labels"] and "Current" in now["labels"]
+    assert was["valid_to_ms"] == now["valid_from_ms"]  # the world clock: Mumbai until Pune
+    assert was["expired_at_ms"] is not None and now["expired_at_ms"] is None  # the belief clock
+    # An episode is named by its text, cut in Python (never mid-character).
+    text = "नमस्ते 🙂 " * 30
+    r = await client.post(f"{base}/episodes", headers=auth, json={"episodes": [
+        {"session": "s-1", "speaker": "Asha Verma", "id": "e-hindi", "text": text, "at": "2026-06-02T00:00:00+00:00"}]})
+    assert r.status_code == 201, r.text
+    g = (await client.get(f"/v1/console/tenants/{tenant}/graph", headers=auth)).json()
+    nodes = {n["id"]: n for n in g["nodes"]}
+    assert (nodes["e-hindi"]["band"], nodes["e-hindi"]["name"]) == ("episodic", text[:120])
+    assert nodes["e-hindi"]["at_ms"] is not None
+    customer = nodes[now["subject"]]
+    assert customer["kind"] == "Customer" and customer["name"].lower() == "asha verma"
+    edges = {(e["source"], e["type"], e["target"]) for e in g["edges"]}
+    assert (new["fact_id"], "SUPERSEDES", old["fact_id"]) in edges
+    assert all(e["source"] in nodes and e["target"] in nodes for e in g["edges"])
+    # The bound: one node asked, one node given, and it says the rest was left off.
+    small = (await client.get(f"/v1/console/tenants/{tenant}/graph", params={"limit": 1}, headers=auth)).json()
+    assert len(small["nodes"]) == 1 and small["truncated"] is True
+    # The admin sees it too; another tenant's key does not; a tenant that does not exist is 404.
+    assert (await client.get(f"/v1/console/tenants/{tenant}/graph", headers=ADMIN)).json()["nodes"]
+    other = await create_tenant(client, tenant + "-x")
+    assert_error(await client.get(f"/v1/console/tenants/{tenant}/graph", headers=other), 403, "forbidden")
+    assert_error(await client.get(f"/v1/console/tenants/{tenant}-none/graph", headers=ADMIN), 404, "not_found")
+    assert_error(await client.get(f"/v1/console/tenants/{tenant}/graph", params={"limit": 0}, headers=auth), 422,
+                 "validation_error")
+
+
+async def test_open_conflicts_list_until_settled(client, tenant):
+    auth = await create_tenant(client, tenant)
+    base = f"/v1/tenants/{tenant}"
+    a = await create_agent(client, tenant, auth, "retail-desk")
+    b = await create_agent(client, tenant, auth, "field-tech")
+    await client.post(f"{base}/facts", headers=a, json={"subject": "alice rao", "predicate": "lives_in", "object": "pune"})
+    second = (await client.post(f"{base}/facts", headers=b, json={
+        "subject": "alice rao", "predicate": "lives_in", "object": "mumbai"})).json()
+    assert second["outcome"] == "conflict"
+    got = (await client.get(f"/v1/console/tenants/{tenant}/conflicts", headers=auth)).json()["conflicts"]
+    assert [(c["conflict_id"], c["predicate"], c["subject_name"]) for c in got] == [
+        (second["conflict_id"], "lives_in", "alice rao")]
+    r = await client.post(f"{base}/conflicts/{second['conflict_id']}/settle", headers=auth,
+                          json={"fact_id": second["fact_id"], "by": "maya"})
+    assert r.status_code == 200, r.text
+    assert (await client.get(f"/v1/console/tenants/{tenant}/conflicts", headers=auth)).json()["conflicts"] == []
+
+
+async def test_database_figures_queries_and_plans(client, tenant):
+    auth = await create_tenant(client, tenant)
+    await client.post(f"/v1/tenants/{tenant}/facts", headers=auth, json={
+        "subject": "Asha Verma", "predicate": "lives_in", "object": "Pune"})
+    await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "Asha Verma"}, headers=auth)
+    db = (await client.get(f"/v1/console/tenants/{tenant}/database", headers=auth)).json()
+    assert db["stats"]["nodes"]["Fact"] == 1 and db["stats"]["memory_mb"] is not None
+    assert any(i["label"] == "Fact" and "fact_id" in i["properties"] for i in db["indexes"])
+    assert all(i["status"] for i in db["indexes"])
+    queries = (await client.get(f"/v1/console/tenants/{tenant}/queries", headers=auth)).json()["queries"]
+    assert queries and {q["tenant"] for q in queries} == {tenant}  # this tenant's only
+    assert all(q["ms"] >= 0 and q["at_ms"] > 0 and q["rows"] >= 0 for q in queries)
+    name = next(q["query"] for q in queries if q["query"].startswith("facts_"))
+    plan = (await client.get(f"/v1/console/tenants/{tenant}/queries/{name}/plan", headers=auth)).json()
+    assert plan["query"] == name and plan["cypher"] and plan["plan"]
+    assert any("Index Scan" in line or "Node By" in line for line in plan["plan"]), plan["plan"]
+    assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries/no_such_query/plan", headers=auth), 404,
+                 "query_not_found")
+
+
+async def test_the_console_socket_takes_its_key_in_the_first_message(app, client, tenant, stream_redis):
+    auth = await create_tenant(client, tenant)
+    other = await create_tenant(client, tenant + "-o")
+    key = auth["Authorization"][7:]
+    async with served(app) as host:
+        url = f"ws://{host}/v1/console/tenants/{tenant}/live"
+        async with connect(url) as ws:
+            await ws.send(json.dumps({"token": key}))
+            assert json.loads(await asyncio.wait_for(ws.recv(), RECV_GUARD_S)) == {"kind": "ready", "tenant": tenant}
+            r = await client.post(f"/v1/tenants/{tenant}/facts", headers=auth, json={
+                "subject": "Asha Verma", "predicate": "lives_in", "object": "Pune"})
+            event = json.loads(await asyncio.wait_for(ws.recv(), RECV_GUARD_S))
+            assert (event["kind"], event["id"]) == ("fact", r.json()["fact_id"])
+        async with connect(url) as ws:  # the admin key may watch any tenant
+            await ws.send(json.dumps({"token": ADMIN["Authorization"][7:]}))
+            assert json.loads(await asyncio.wait_for(ws.recv(), RECV_GUARD_S))["kind"] == "ready"
+        for first, code in ((json.dumps({"token": other["Authorization"][7:]}), 4403),
+                            (json.dumps({"token": "not-a-key-at-all"}), 4401), ("hello", 4401)):
+            async with connect(url) as ws:
+                await ws.send(first)
+                with pytest.raises(ConnectionClosed) as closed:
+                    await asyncio.wait_for(ws.recv(), RECV_GUARD_S)
+                assert closed.value.rcvd.code == code, first
+
+
+async def test_the_isolation_demo_finds_the_word_only_where_it_was_written(client, tenant, stream_redis):
+    auth = await create_tenant(client, tenant)
+    for other in ("-b", "-c"):
+        other_auth = await create_tenant(client, tenant + other)
+        # Something of their own in the others, so there is a graph to search.
+        await client.post(f"/v1/tenants/{tenant}{other}/facts", headers=other_auth, json={
+            "subject": "Asha Verma", "predicate": "lives_in", "object": "Pune"})
+    assert_error(await client.post("/v1/console/isolation", headers=auth, json={"tenant": tenant, "word": "zanzibar"}),
+                 403, "forbidden")
+    r = await client.post("/v1/console/isolation", headers=ADMIN, json={"tenant": tenant, "word": "Zanzibar"})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    findings = {f["tenant"]: f for f in body["findings"]}
+    control = findings[tenant]
+    assert control["wrote"] and control["recall_hits"] >= 1 and control["cypher_hits"] >= 1
+    assert control["live_events"] == 1
+    for other in (tenant + "-b", tenant + "-c"):
+        assert findings[other] == {"tenant": other, "wrote": False, "recall_hits": 0, "cypher_hits": 0,
+                                   "live_events": 0, "found": False}
+    assert body["isolated"] is True and body["findings"][0]["tenant"] == tenant
+    assert_error(await client.post("/v1/console/isolation", headers=ADMIN, json={"tenant": tenant + "-none",
+                                                                                 "word": "zanzibar"}), 404, "not_found")
+    assert_error(await client.post("/v1/console/isolation", headers=ADMIN, json={"tenant": tenant, "word": "a b"}),
+                 422, "validation_error")
+
+
+async def test_knowledge_flows_count_what_one_agent_read_of_anothers(client, tenant):
+    auth = await create_tenant(client, tenant)
+    base = f"/v1/tenants/{tenant}"
+    intake = await create_agent(client, tenant, auth, "billing-desk")
+    resolver = await create_agent(client, tenant, auth, "field-tech")
+    for subject in ("Asha Verma", "Ravi Kumar"):
+        r = await client.post(f"{base}/facts", headers=intake, json={
+            "subject": subject, "predicate": "lives_in", "object": "Pune"})
+        assert r.status_code == 201, r.text
+    for _ in range(2):
+        await client.get(f"{base}/facts", params={"subject": "Asha Verma"}, headers=resolver)
+    await client.get(f"{base}/facts", params={"subject": "Ravi Kumar"}, headers=resolver)
+    await client.get(f"{base}/facts", params={"subject": "Ravi Kumar"}, headers=intake)  # its own: not a flow
+    flows = (await client.get(f"/v1/console/tenants/{tenant}/knowledge", headers=auth)).json()["flows"]
+    assert [(f["writer"], f["reader"], f["facts"], f["reads"]) for f in flows] == [("billing-desk", "field-tech", 2, 3)]

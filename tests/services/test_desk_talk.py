@@ -1,6 +1,6 @@
 """The conversation table (bench.desk_talk.TABLE) through the real processes with no LLM key: a
 FalkorDB, intake, resolver, netops and the gateway started as `relay up` starts them, one tenant
-per region with its world (`POST /world`), every turn a `POST /chat?wait=10`. Each turn's reply
+per region with its world (`POST /world`), every turn a `POST /chat?wait=20`. Each turn's reply
 must carry the answer kinds intake recorded for it (`reply.answers`), none of the ones it must
 not (the same question again), and leave what it promises in the graph: a ticket of the
 customer's, a fact on file, a promise on the ticket (through the HTTP API)."""

@@ -5,7 +5,7 @@ answering.py) and the kinds a reply is made of (kinds.py), recorded on the reply
 from .answering import Answered, TicketRef, answer_asks, update_parts
 from .asks import Ask, AskKind, Household, household_of, recognise
 from .compose import Part
-from .kinds import ASKED_PREFIX, GUARD_KINDS, ReplyKind
+from .kinds import ASKED_PREFIX, GUARD_KINDS, PLACEMENT_KINDS, ReplyKind
 
-__all__ = ["ASKED_PREFIX", "Answered", "Ask", "AskKind", "GUARD_KINDS", "Household", "Part", "ReplyKind", "TicketRef",
+__all__ = ["ASKED_PREFIX", "Answered", "Ask", "AskKind", "GUARD_KINDS", "Household", "PLACEMENT_KINDS", "Part", "ReplyKind", "TicketRef",
            "answer_asks", "household_of", "recognise", "update_parts"]

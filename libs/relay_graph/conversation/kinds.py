@@ -30,6 +30,10 @@ class ReplyKind(str, Enum):
     ASK = "ask"
     GREETING = "greeting"
     WELCOME_BACK = "welcome_back"
+    # the customer's address (intake's placing: desk-truth)
+    PLACED = "placed"
+    CASE_MOVED = "case_moved"
+    NO_LINE = "no_line"
     # the catalogue
     PLANS = "plans"
     ADDONS = "addons"
@@ -55,6 +59,13 @@ GUARD_KINDS: dict[GuardKind, ReplyKind] = {
     GuardKind.OTHER_CUSTOMER_DATA: ReplyKind.REFUSED_OTHER_CUSTOMER,
     GuardKind.AUTHORITY_CLAIM: ReplyKind.AUTHORITY,
     GuardKind.ABUSE: ReplyKind.APOLOGY,
+}
+
+# intake's placing of an address (Placed.status) -> the answer's kind
+PLACEMENT_KINDS: dict[str, ReplyKind] = {
+    "connected": ReplyKind.PLACED,
+    "moved": ReplyKind.CASE_MOVED,
+    "no_line": ReplyKind.NO_LINE,
 }
 
 # What an answer kind asked for, recorded beside it ("ask:has_router") so a later turn of the same

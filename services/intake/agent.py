@@ -52,7 +52,7 @@ from relay_graph import catalogue, conversation, desk, facts, guardrails, networ
 from relay_graph.agents import Deps, ReplyDraft, announce, fact_changes, publish_reply, store_replies
 from relay_graph.agents.issues import OUTAGE_SYMPTOMS, ticket_status
 from relay_graph.agents.replies import after
-from relay_graph.conversation import ASKED_PREFIX, GUARD_KINDS, AskKind, Part, ReplyKind
+from relay_graph.conversation import ASKED_PREFIX, GUARD_KINDS, PLACEMENT_KINDS, AskKind, Part, ReplyKind
 from relay_graph.conversation import compose, reads as talk_reads
 from relay_graph.desk import EpisodeView
 from relay_graph.errors import NotFound
@@ -71,9 +71,6 @@ log = logging.getLogger("services.intake")
 AGENT = "intake"
 HANDOFF_TO = "resolver"
 CUSTOMER = "customer"  # who confirms a fix, on the ticket's timeline
-# what placing the home said, by placing.Placed.status (the statuses that say something)
-PLACED_KINDS: dict[str, ReplyKind] = {"connected": ReplyKind.LINE_FOUND, "no_line": ReplyKind.NO_LINE,
-                                      "moved": ReplyKind.CASE_MOVED, "elsewhere": ReplyKind.OTHER_DESK}
 
 # What the desk needs on file before it can work a kind of problem (registry predicates).
 NEEDED: dict[str, tuple[str, ...]] = {
@@ -211,7 +208,7 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
     placed = await placing.place_home(deps, tenant, customer, turn, guard.text, learnt)
     if placed is not None:
         for part in placed.words:
-            words.add(PLACED_KINDS[placed.status], part)
+            words.add(PLACEMENT_KINDS.get(placed.status, ReplyKind.PLACED), part)
     words.extend(tw.words)
     result_ticket, change, outages, needed = tw.ticket, tw.change, tw.outages, tw.needed
     known = {f.predicate: f.object for f in current if f.state is FactState.CURRENT and f.valid_to is None}

@@ -20,20 +20,16 @@ class ReplyKind(str, Enum):
     TIP = "tip"
     READING = "reading"  # "it's a bit better now", noted on the ticket
     PROMISE = "promise"
-    # placing the home from the address a turn gives
-    LINE_FOUND = "line_found"
-    NO_LINE = "no_line"  # an unserved place: no line there
-    CASE_MOVED = "case_moved"  # a city another regional desk serves: the case went there
-    OTHER_DESK = "other_desk"  # served by a regional desk this operator does not run here
     # what is on file
     NOTED = "noted"
     ASK = "ask"
     GREETING = "greeting"
     WELCOME_BACK = "welcome_back"
-    # the customer's address (intake's placing: desk-truth)
-    PLACED = "placed"
-    CASE_MOVED = "case_moved"
-    NO_LINE = "no_line"
+    # the customer's address (intake's placing)
+    PLACED = "placed"  # the home is on a line now
+    CASE_MOVED = "case_moved"  # a city another regional desk serves: the case went there
+    NO_LINE = "no_line"  # an unserved place: no line there
+    OTHER_DESK = "other_desk"  # served by a regional desk this operator does not run
     # the catalogue
     PLANS = "plans"
     ADDONS = "addons"
@@ -66,6 +62,7 @@ PLACEMENT_KINDS: dict[str, ReplyKind] = {
     "connected": ReplyKind.PLACED,
     "moved": ReplyKind.CASE_MOVED,
     "no_line": ReplyKind.NO_LINE,
+    "elsewhere": ReplyKind.OTHER_DESK,
 }
 
 # What an answer kind asked for, recorded beside it ("ask:has_router") so a later turn of the same

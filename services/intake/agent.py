@@ -220,8 +220,10 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
         about = open_tickets[0]
     # "yes, it's better now" answered the confirmation: no reading on the ticket it just closed
     skip = {AskKind.UPDATE} | ({AskKind.READING} if verdict is not None else set())
+    # a case that moved desk in this turn is answered from the desk it moved to (its catalogue, its prices)
+    talk_tenant = placed.moved_to if placed is not None and placed.moved_to else tenant
     talk = await conversation.answer_asks(
-        deps.client, tenant, customer=customer, asks=[a for a in asks if a.kind not in skip],
+        deps.client, talk_tenant, customer=customer, asks=[a for a in asks if a.kind not in skip],
         turn_id=turn.episode_id, at=deps.now(), agent=AGENT, said_before=said_before,
         open_ticket=conversation.TicketRef(about.id, about.issue, getattr(about, "summary", "") or "") if about else None,
         on_file_text=" ".join(f.object for f in current if f.predicate == "has_issue"))

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from relay_graph import case_move, catalogue, desks, network, ticket_work, tickets, world
 from relay_graph.agents import Deps, announce
-from relay_graph.catalogue.models import PlacementSource, PlacementStatus
+from relay_graph.catalogue.models import PlaceCandidate, PlacementSource, PlacementStatus
 from relay_graph.catalogue.regions import region_spec
 from relay_graph.errors import NotFound, RelayError
 from relay_graph.extraction import replies
@@ -50,6 +50,29 @@ class Placed:
     words: list[replies.Reply] = field(default_factory=list)
 
 
+# A place name several places share ("London": England's, and Ontario's) means the one that is this
+# many times as populous as every other, as people and geocoders read it; otherwise the desk asks.
+DOMINANT_POPULATION = 10
+
+
+def dominant_candidate(candidates: list[PlaceCandidate]) -> PlaceCandidate | None:
+    ranked = sorted(candidates, key=lambda c: -(c.population or 0))
+    if not ranked or not ranked[0].population:
+        return None
+    if all((c.population or 0) * DOMINANT_POPULATION <= ranked[0].population for c in ranked[1:]):
+        return ranked[0]
+    return None
+
+
+def which_place(candidates: list[PlaceCandidate]) -> replies.Reply:
+    shown = candidates[:4]
+    countries = [c.country for c in shown]
+    named = [f"{c.name}, {(c.admin1 + ', ') if c.admin1 and countries.count(c.country) > 1 else ''}"
+             f"{c.country_name or c.country}" for c in shown]
+    return replies.Reply(f"Which one do you mean: {' or '.join(named)}? Then I can find your line.",
+                         [f"placement: {len(candidates)} places of that name"])
+
+
 async def has_line(deps: Deps, tenant: str, customer: str) -> bool:
     try:
         return bool(await network.customer_line(deps.client, tenant, customer))
@@ -70,6 +93,11 @@ async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView |
     if region is None:
         return None  # no world seeded here: nothing to connect to
     placement = await catalogue.place(deps.client, tenant, text, region=region)
+    if placement.status is PlacementStatus.AMBIGUOUS and said_home:
+        dominant = dominant_candidate(placement.candidates)
+        if dominant is None:
+            return Placed("ambiguous", words=[which_place(placement.candidates)])
+        placement = await catalogue.place(deps.client, tenant, text, region=region, country=dominant.country)
     if not said_home:
         # no `lives_in` in the words ("I'm Meera from Chennai"): only a city or area of our own list
         # counts, never a gazetteer guess at an ordinary word; then it is filed, with the turn as source

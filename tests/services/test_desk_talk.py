@@ -50,8 +50,6 @@ def test_each_turn_gets_the_right_kind_of_answer(played, row):
     assert p.ok, f"{p.text!r} -> {p.answers}: {p.problems}\n{p.reply}"
 
 
-@pytest.mark.xfail(strict=False, reason="the move to another region's city is desk-truth's part of issue 15 "
-                                        "(branch desk-truth: the case moves by itself)")
 def test_a_move_to_another_regions_city_moves_the_case(played):
     moves = played[1]
     assert all(p.ok for p in moves), [(p.text, p.answers, p.problems) for p in moves if not p.ok]

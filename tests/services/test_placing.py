@@ -152,3 +152,26 @@ async def test_registering_a_second_desk_for_one_region_is_refused(graph_client,
         await desks.register_desk(graph_client, tenant + "-2", "acme-x", "india")
     assert await desks.desk_for(graph_client, tenant, "india") is None  # never itself
     assert await desks.region_desk(graph_client, "acme-x", "india") == tenant
+
+
+def _candidate(name: str, country: str, population: int | None, admin1: str | None = None):
+    from relay_graph.catalogue.models import PlaceCandidate, PlacementSource, PlacementStatus
+
+    return PlaceCandidate(name=name, country=country, country_name={"GB": "United Kingdom", "CA": "Canada",
+                                                                     "US": "United States"}[country],
+                          admin1=admin1, lat=0.0, lon=0.0, population=population, status=PlacementStatus.SERVED,
+                          source=PlacementSource.GAZETTEER)
+
+
+def test_a_name_several_places_share_means_the_far_bigger_one_or_the_desk_asks():
+    from services.intake.placing import dominant_candidate, which_place
+
+    london = [_candidate("London", "GB", 8_961_989), _candidate("London", "CA", 383_822)]
+    assert dominant_candidate(london).country == "GB"
+    # two of a size: no guess, the customer is asked, and the two are told apart
+    springfield = [_candidate("Springfield", "US", 169_176, "IL"), _candidate("Springfield", "US", 155_929, "MO")]
+    assert dominant_candidate(springfield) is None
+    asked = which_place(springfield).text
+    assert "Springfield, IL, United States" in asked and "Springfield, MO, United States" in asked
+    assert dominant_candidate([_candidate("London", "GB", None), _candidate("London", "CA", None)]) is None
+    assert "London, United Kingdom or London, Canada" in which_place(london).text

@@ -30,6 +30,7 @@ class ReplyKind(str, Enum):
     CASE_MOVED = "case_moved"  # a city another regional desk serves: the case went there
     NO_LINE = "no_line"  # an unserved place: no line there
     OTHER_DESK = "other_desk"  # served by a regional desk this operator does not run
+    WHICH_PLACE = "which_place"  # a place name several places share: which one?
     # the catalogue
     PLANS = "plans"
     ADDONS = "addons"
@@ -63,6 +64,7 @@ PLACEMENT_KINDS: dict[str, ReplyKind] = {
     "moved": ReplyKind.CASE_MOVED,
     "no_line": ReplyKind.NO_LINE,
     "elsewhere": ReplyKind.OTHER_DESK,
+    "ambiguous": ReplyKind.WHICH_PLACE,
 }
 
 # What an answer kind asked for, recorded beside it ("ask:has_router") so a later turn of the same

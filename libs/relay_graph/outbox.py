@@ -36,7 +36,7 @@ from .db import GraphClient
 from .errors import Unavailable
 from .queries import outbox as q
 from .streams import NotificationBase, Publisher, TurnReceived, decode, encode
-from .tenancy import GRAPH_PREFIX, validate_tenant
+from .tenancy import GRAPH_PREFIX, TENANT_RE, validate_tenant
 
 log = logging.getLogger("relay_graph.outbox")
 
@@ -176,7 +176,8 @@ class Outbox:
         tenants = {_text(t) for t in await self.redis.zrangebyscore(PENDING_TENANTS, since, "+inf")}
         if sweep:
             names = await self.client.all_graphs()
-            tenants |= {n[len(GRAPH_PREFIX):] for n in names if n.startswith(GRAPH_PREFIX)}
+            tenants |= {t for t in (n[len(GRAPH_PREFIX):] for n in names if n.startswith(GRAPH_PREFIX))
+                        if TENANT_RE.fullmatch(t)}
         published = 0
         for tenant in sorted(tenants):
             try:

@@ -22,7 +22,7 @@ from ..errors import Unavailable
 from ..llm.wording import build_writer
 from ..memory import Memory
 from ..outbox import Outbox, publish_all
-from ..streams import NotificationBase, Publisher, connect
+from ..streams import FactChanged, NotificationBase, Publisher, connect
 from .settings import AgentSettings
 
 log = logging.getLogger("relay_graph.agents")

@@ -82,10 +82,10 @@ def main() -> None:
     sizes = args.sizes if 0 in args.sizes else (0, *args.sizes)
     with static_server(DIST) as url:
         rows = measure(url, sizes)
-    print(f"{'nodes':>7} {'edges':>7} {'first paint ms':>15} {'fps':>6}")
+    print(f"{'nodes':>12} {'edges':>7} {'first paint ms':>15} {'fps':>6}")
     for r in rows:
         label = "0 (baseline)" if r["nodes_asked"] == 0 else str(r["nodes"])
-        print(f"{label:>7} {r['edges']:>7} {r['first_paint_ms']:>15} {r['fps']:>6}")
+        print(f"{label:>12} {r['edges']:>7} {r['first_paint_ms']:>15} {r['fps']:>6}")
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps({"machine": platform.platform(), "renderer": "sigma 3 (WebGL, SwiftShader)",
                                    "rows": rows}, indent=2) + "\n")

@@ -33,6 +33,7 @@ from .routers import (
     chat,
     claims,
     console,
+    console_bench,
     console_isolation,
     console_page,
     customers,
@@ -79,7 +80,7 @@ and grades what they diagnose and fix."""
 ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.router, recall.router,
            chat.router, customers.router, tickets.router, network.router, world.router, lab.router, live.router,
            asyncapi.router, tools.router, cases.router, me.router, judge.router, admin.router, admin.process_router,
-           console.router, console_isolation.router, console_page.router)
+           console.router, console_bench.router, console_isolation.router, console_page.router)
 
 
 async def _registry_redis(backend: Backend):

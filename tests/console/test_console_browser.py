@@ -11,6 +11,7 @@ real FalkorDB, with every request that leaves this machine aborted:
 - Tickets: a ticket's timeline as lanes per agent, and the handoff replayed;
 - Agent team: the knowledge flowing from one agent to another (CONSULTED edges);
 - Network: a customer's line, a fault injected from the page, and the scoreboard that lists it;
+- Benchmarks: the latest results as charts;
 - Tenants: the isolation demo writes a secret word into one tenant and no other tenant finds it.
 Screenshots of every page go to docs/screens/console-*.png (README shows them)."""
 
@@ -370,3 +371,18 @@ def test_the_agent_team_shows_knowledge_flowing_between_agents(page, desk):
     flow.wait_for()
     assert flow.locator("td.num").nth(1).inner_text() == "2"
     shoot(page, "team")
+
+
+def test_the_benchmarks_page_charts_the_latest_results(page, desk):
+    sign_in(page, desk)
+    graph_ready(page)
+    tab(page, "Benchmarks")
+    on_file = httpx.get(f"{desk['url']}/v1/console/benchmarks", headers=desk["auth"]).json()
+    page.get_by_test_id("accuracy-type").first.wait_for()
+    assert page.get_by_test_id("accuracy-type").count() == len(on_file["memory"]["by_type"])
+    first = on_file["memory"]["by_type"][0]
+    bar = page.locator(f"[data-testid=accuracy-type][data-type={first['type']}] .bar.relay")
+    shown = float(bar.inner_text().removeprefix("Relay ").removesuffix("%"))
+    assert abs(shown - first["relay"] * 100) <= 0.5
+    assert page.get_by_test_id("suite").locator("tr").count() == len(on_file["suite"]["rows"])
+    shoot(page, "benchmarks")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 from websockets.asyncio.client import connect
@@ -20,6 +21,7 @@ from .stream_helpers import served
 pytestmark = pytest.mark.falkordb
 
 RECV_GUARD_S = 15  # a guard against hanging, not a speed assertion
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_bands_and_kinds_of_labels():
@@ -194,3 +196,16 @@ async def test_knowledge_flows_count_what_one_agent_read_of_anothers(client, ten
     await client.get(f"{base}/facts", params={"subject": "Ravi Kumar"}, headers=intake)  # its own: not a flow
     flows = (await client.get(f"/v1/console/tenants/{tenant}/knowledge", headers=auth)).json()["flows"]
     assert [(f["writer"], f["reader"], f["facts"], f["reads"]) for f in flows] == [("billing-desk", "field-tech", 2, 3)]
+
+
+async def test_benchmarks_are_the_latest_results_on_file(client, tenant, tmp_path):
+    from services.gateway.routers.console_bench import latest
+
+    auth = await create_tenant(client, tenant)
+    body = (await client.get("/v1/console/benchmarks", headers=auth)).json()
+    on_file = json.loads((REPO / "bench" / "results" / "memory.json").read_text())
+    assert {a["type"] for a in body["memory"]["by_type"]} == set(on_file["summary"]["by_type"])
+    assert all(0 <= a["relay"] <= 1 and 0 <= a["vector"] <= 1 for a in body["memory"]["by_type"])
+    assert body["suite"]["rows"] and body["render"] is not None
+    assert latest(tmp_path).model_dump() == {"suite": None, "memory": None, "render": None}  # never run: null
+    assert_error(await client.get("/v1/console/benchmarks"), 401, "unauthorized")

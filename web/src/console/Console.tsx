@@ -1,6 +1,7 @@
 import { useState } from "react";
 import { ApiError, call, signIn, signOut, useTenant, type Whoami } from "./api";
 import { Bench } from "./Bench";
+import { Benchmarks } from "./Benchmarks";
 import { Database } from "./Database";
 import { Memory } from "./Memory";
 import { Network } from "./Network";
@@ -8,7 +9,7 @@ import { Team } from "./Team";
 import { Tenants } from "./Tenants";
 import { Tickets } from "./Tickets";
 
-const PAGES = ["Memory", "Database", "Tickets", "Agent team", "Network", "Tenants"] as const;
+const PAGES = ["Memory", "Database", "Tickets", "Agent team", "Network", "Tenants", "Benchmarks"] as const;
 type Page = (typeof PAGES)[number];
 
 export function Console() {
@@ -36,6 +37,7 @@ export function Console() {
         {page === "Agent team" && <Team />}
         {page === "Network" && <Network admin={who.admin} />}
         {page === "Tenants" && <Tenants admin={who.admin} />}
+        {page === "Benchmarks" && <Benchmarks />}
       </main>
     </div>
   );

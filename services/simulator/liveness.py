@@ -27,14 +27,19 @@ def beat_name() -> str:
 async def beat_until(settings: SimulatorSettings, stop: asyncio.Event) -> None:
     """Beat until `stop` is set, then remove the key. A broker that is away is logged, not fatal:
     the key then expires, which is the truth."""
-    from types import SimpleNamespace
-
-    from relay_graph import cluster
+    import redis.asyncio as aioredis
+    from redis.asyncio.cluster import ClusterNode, RedisCluster
 
     password = settings.falkordb_password.get_secret_value() if settings.falkordb_password else None
-    where = SimpleNamespace(falkordb_cluster=settings.falkordb_cluster, falkordb_host=settings.falkordb_host,
-                            falkordb_port=settings.falkordb_port, falkordb_password=password)
-    client = cluster.connect(where, decode_responses=False, socket_timeout=3, socket_connect_timeout=3)
+    # The simulator reaches no part of relay_graph (a customer's outside view): the seeds are
+    # read here, as relay_graph.cluster reads them for everyone else.
+    seeds = [part.strip().rpartition(":") for part in settings.falkordb_cluster.split(",") if part.strip()]
+    if seeds:
+        client = RedisCluster(startup_nodes=[ClusterNode(h, int(p)) for h, _, p in seeds], password=password,
+                              require_full_coverage=False, socket_timeout=3, socket_connect_timeout=3)
+    else:
+        client = aioredis.Redis(host=settings.falkordb_host, port=settings.falkordb_port, password=password,
+                                socket_timeout=3, socket_connect_timeout=3)
     try:
         await heartbeat_loop(client, SERVICE, beat_name(), stop, every_s=settings.heartbeat_every_s,
                              ttl_s=settings.heartbeat_ttl_s)

@@ -87,7 +87,7 @@ async def measure(client: GraphClient, memory: Memory) -> dict:
             "recall_p50_ms": round(percentile(times, 50), 2), "recall_p95_ms": round(percentile(times, 95), 2)}
 
 
-async def run(n: int, days: int, console: Console, pool: int = 0) -> dict:
+async def run(n: int, days: int, console: Console, pool: int = 0, batch: int = 500) -> dict:
     model_dir = Path(os.environ.get("RELAY_MODEL_DIR", REPO / ".relay" / "model"))
     data: dict = {"episodes_written": n, "retention_days": days, "vector_pool": pool or None,
                   "falkordb_module": os.environ.get("RELAY_FALKORDB_MODULE", "4.22.1"),
@@ -104,8 +104,10 @@ async def run(n: int, days: int, console: Console, pool: int = 0) -> dict:
             writer = PooledVectors(embedder, [e.text for e in items[:pool]]) if pool else embedder
             say(console, f"writing {n:,} episodes over 365 days{f' ({pool:,} model vectors reused)' if pool else ''} ...")
             start = time.perf_counter()
-            for b in range(0, n, episodes_mod.MAX_BATCH):
-                await episodes_mod.write_episodes(client, writer, TENANT, items[b:b + episodes_mod.MAX_BATCH])
+            for b in range(0, n, batch):
+                await episodes_mod.write_episodes(client, writer, TENANT, items[b:b + batch])
+                if (b + batch) % 10_000 < batch:
+                    say(console, f"  {min(n, b + batch):,} written, {time.perf_counter() - start:.0f} s")
             data["write_s"] = round(time.perf_counter() - start, 1)
             say(console, f"written in {data['write_s']} s; measuring before ...")
             data["before"] = await measure(client, memory)
@@ -128,10 +130,11 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=2000)
     parser.add_argument("--days", type=int, default=30)
     parser.add_argument("--pool", type=int, default=0, help="model-made vectors reused by the episodes (0: every text)")
+    parser.add_argument("--batch", type=int, default=500, help="episodes per write (at most 500)")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "retention.json")
     args = parser.parse_args()
     console = Console()
-    data = asyncio.run(run(args.episodes, args.days, console, args.pool))
+    data = asyncio.run(run(args.episodes, args.days, console, args.pool, args.batch))
     console.print(f"retention {args.days} days on {args.episodes:,} episodes: {data['compacted']:,} compacted "
                   f"in {data['compact_s']} s", soft_wrap=True)
     table = Table()

@@ -208,7 +208,7 @@ def crowd(sizes: Sizes, n: int) -> tuple[list[Turn], list[Question]]:
 
 
 async def community_before_after(memory: Memory, convs: list[Conversation], split: dict[int, str],
-                                 crowd_qs: list[Question], console: Console) -> dict[str, Any]:
+                                 crowd_qs: list[Question], plain: Embedder, console: Console) -> dict[str, Any]:
     """Every tenant's communities computed, then recall@k per split and the crowd's latency with
     the community signal off (weight 0) and on, one setting right after the other."""
     tenants = [f"conv-{c.index}" for c in convs] + ["crowd"]
@@ -226,7 +226,7 @@ async def community_before_after(memory: Memory, convs: list[Conversation], spli
                 rows = [{"type": q.type, "evidence": q.evidence,
                          "found": await relay_search(memory, f"conv-{q.conversation}", q.q)} for q in qs]
                 acc[s] = score(rows)["overall"]
-            lat, _ = await timed_recall(memory, "crowd", crowd_qs)
+            lat, _ = await timed_recall(memory, "crowd", crowd_qs, plain)
             out[name] = {"weight": weight, "accuracy": acc, "latency": lat}
     finally:
         recall_mod.WEIGHTS["community"] = saved
@@ -311,7 +311,7 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, embedder
             data["latency"] = lat
             data["crowd_accuracy"] = {"relay": score(rel_rows), "vector": score(vec_rows)}
             if communities:
-                data["community_signal"] = await community_before_after(memory, convs, split, qs, console)
+                data["community_signal"] = await community_before_after(memory, convs, split, qs, plain, console)
         finally:
             await client.close()
             server.stop()

@@ -13,9 +13,10 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import Implementation
 
 from relay_graph import facts
-from relay_graph.streams import FactChanged, decode
+from relay_graph.streams import FactChanged, connect
 from relay_graph.streams.keys import STREAM_FACTS
 from relay_graph.tools import TOOLS
+from tests.gateway.stream_helpers import published
 
 pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
 
@@ -36,9 +37,13 @@ def server(falkordb_server, *args: str) -> StdioServerParameters:
     )
 
 
-async def announced_facts(graph_client) -> list:
-    entries = await graph_client.redis.xrevrange(STREAM_FACTS, count=200)
-    return [decode(fields["payload"]) for _, fields in entries]
+async def announced_facts(falkordb_server, tenant: str) -> list:
+    # a bytes client: the gateway's entries are FastStream envelopes, not text fields
+    redis = connect(host=falkordb_server.host, port=falkordb_server.port)
+    try:
+        return await published(redis, STREAM_FACTS, tenant)
+    finally:
+        await redis.aclose()
 
 
 async def test_stdio_lists_tools_and_writes_as_the_clients_own_agent(falkordb_server, graph_client, tenant):
@@ -85,7 +90,7 @@ async def test_stdio_lists_tools_and_writes_as_the_clients_own_agent(falkordb_se
     [seen] = await facts.read_facts(graph_client, tenant, "mira nair")
     assert (seen.fact_id, seen.asserted_by) == (fact_id, "mcp:acme-support-bot")
     assert any(isinstance(n, FactChanged) and n.id == fact_id and n.tenant == tenant
-               and n.actor == "mcp:acme-support-bot" for n in await announced_facts(graph_client))
+               and n.actor == "mcp:acme-support-bot" for n in await announced_facts(falkordb_server, tenant))
 
 
 async def test_stdio_with_a_configured_agent_name(falkordb_server, graph_client, tenant):

@@ -486,6 +486,14 @@ async def _healthy(ctx: _Ctx, t: Ticket) -> Ticket | None:
         words = replies.confirm_fixed_request(t.id, f"the outage affecting you ({ids}) is over and your line "
                                                     "measures healthy again", ctx.deps.now(), AGENT)
         return await _move(ctx, t, TicketStage.FIXED, f"outage {ids} is over; the line measures healthy", reply=words)
+    if outages:
+        # The network came back before netops closed the outage: its close measures this line again
+        # and moves the ticket on; a technician would be sent for nothing.
+        ids = ", ".join(o.outage_id for o in outages if o.open)
+        await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event="waiting_on_outage",
+                                detail=f"the line measures healthy; outage {ids} is still open, so the network "
+                                       "team closes it and measures again", at=ctx.deps.now())
+        return None
     t, _ = await _book_technician(ctx, t, "every test on your line looks healthy, so a technician will check "
                                           "your home in person", act=True)
     return None

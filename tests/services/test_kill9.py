@@ -161,8 +161,10 @@ async def test_kill_9_of_each_agent_mid_ticket_loses_and_duplicates_nothing(desk
         rows = await eventually(all_fixed, timeout=150, interval=0.5, what="every ticket fixed")
     except AssertionError:
         rows = await graph_client.run(tenant, TICKETS)
+        stuck = [await tickets.get_ticket(graph_client, tenant, r["id"]) for r in rows if r["stage"] != "fixed"]
         raise AssertionError(f"not every ticket fixed: {len(rows)} tickets, "
-                             f"{Counter((r['stage'], r['customer'] in behind) for r in rows)}") from None
+                             f"{Counter((r['stage'], r['customer'] in behind) for r in rows)}; the first not fixed: "
+                             + "; ".join(f"{e.agent} {e.event} {e.detail}" for e in stuck[0].timeline)) from None
     assert sorted(r["customer"] for r in rows) == sorted(names)  # one ticket per customer
     for r in rows:
         t = await tickets.get_ticket(graph_client, tenant, r["id"])

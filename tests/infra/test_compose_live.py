@@ -66,8 +66,9 @@ class Stack:
         cmd = ["docker-compose", "-f", "docker-compose.yml", "-f", str(OVERRIDE)]
         for p in self.profiles:
             cmd += ["--profile", p]
+        # errors: the gateway's stream entries are FastStream envelopes (binary), which redis-cli prints raw
         done = subprocess.run(cmd + list(args), cwd=REPO, env=dict(self.env, **env), capture_output=True,
-                              text=True, timeout=timeout)
+                              text=True, errors="backslashreplace", timeout=timeout)
         if check and done.returncode != 0:
             raise AssertionError(f"docker-compose {' '.join(args)} exited {done.returncode}:\n{done.stderr[-3000:]}")
         return done

@@ -7,11 +7,12 @@ entry is acknowledged once a replica of its stream's shard has it (WAIT)."""
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 import redis.asyncio as aioredis
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from ..cluster import PUBLISH_WAIT_REPLICAS, PUBLISH_WAIT_TIMEOUT_MS, is_cluster, on_primary
@@ -124,6 +125,21 @@ return ids
 """
 
 
+async def _once_more_on_a_new_connection(broker: Any, send: Callable[[], Awaitable[Any]]) -> Any:
+    """The broker's pooled connections die with the server (a FalkorDB restart) and FastStream's
+    client does not retry: the first publish after one fails on a dead connection. Then every
+    pooled connection is dropped (the others died too) and the publish goes out once more on a new
+    one. A retried XADD that had reached the server is a second copy of the same notification id,
+    which consumers drop."""
+    try:
+        return await send()
+    except (RedisConnectionError, OSError):
+        pool = getattr(await broker.connect(), "connection_pool", None)
+        if pool is not None:
+            await pool.disconnect()
+        return await send()
+
+
 class BrokerPublisher:
     """`Publisher`'s interface over a FastStream RedisBroker (the gateway's, from FastStream's
     FastAPI integration): the broker XADDs each notification as its envelope (body: the payload;
@@ -155,7 +171,7 @@ class BrokerPublisher:
             "relay.notification_id": str(notification.notification_id),
         }) as span:
             try:
-                entry_id = _text(await self._send(notification))
+                entry_id = _text(await _once_more_on_a_new_connection(self.broker, lambda: self._send(notification)))
             except (RedisError, OSError) as exc:
                 raise Unavailable("the notification streams are not taking entries; retry shortly") from exc
             span.set_attribute("messaging.message.id", entry_id)
@@ -173,12 +189,15 @@ class BrokerPublisher:
         stream = streams.pop()
         with _send_span(stream, {"messaging.batch.message_count": len(notifications),
                                  "relay.tenant": notifications[0].tenant}):
-            try:
+            async def send_all() -> list:
                 client = await self.broker.connect()
                 async with client.pipeline(transaction=False) as pipe:
                     for n in notifications:
                         await self._send(n, pipe)
-                    ids = await pipe.execute()
+                    return await pipe.execute()
+
+            try:
+                ids = await _once_more_on_a_new_connection(self.broker, send_all)
             except (RedisError, OSError) as exc:
                 raise Unavailable("the notification streams are not taking entries; retry shortly") from exc
             return [_text(i) for i in ids]

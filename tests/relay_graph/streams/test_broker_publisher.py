@@ -60,3 +60,19 @@ async def test_a_service_handles_envelopes_in_session_order_once(redis, broker, 
         await eventually(lambda: app.stats.handled == 5 and app.stats.duplicates == 1, what="handled")
         assert await pending_count(redis, STREAM_TURNS, group) == 0
     assert seen == [1, 2, 3, 4, 5]
+
+
+async def test_a_publish_after_the_server_dropped_the_brokers_connections_goes_through(redis, broker, tenant):
+    # As after a FalkorDB restart: the broker's pooled connections are dead, the server is back.
+    publisher = BrokerPublisher(broker)
+    # more than one connection in the broker's pool, as a busy gateway has
+    await asyncio.gather(*(publisher.publish(TicketChanged(tenant=tenant, ticket_id=f"T-P{i}", version=1,
+                                                           change="opened", actor="gw")) for i in range(4)))
+    await redis.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+    one = await publisher.publish(TicketChanged(tenant=tenant, ticket_id="T-R1", version=1, change="opened",
+                                                actor="gw"))
+    await redis.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+    many = await publisher.publish_many([TicketChanged(tenant=tenant, ticket_id=f"T-R{i}", version=1,
+                                                       change="opened", actor="gw") for i in (2, 3)])
+    got = {from_fields(text_fields(f)).id for _, f in await redis.xrange(STREAM_TICKETS, one, "+")}
+    assert {"T-R1", "T-R2", "T-R3"} <= got and len(many) == 2

@@ -25,6 +25,17 @@ TRACER_NAME = "relay_graph.streams"
 log = logging.getLogger("relay_graph.streams")
 
 
+def _attributes(notification: NotificationBase) -> dict[str, Any]:
+    """The publish span's attributes for one notification."""
+    return {
+        "relay.kind": notification.kind,  # type: ignore[attr-defined]
+        "relay.tenant": notification.tenant,
+        "relay.id": notification.id,
+        "relay.version": notification.version,
+        "relay.notification_id": str(notification.notification_id),
+    }
+
+
 def _send_span(stream: str, attributes: dict[str, Any]) -> Any:
     return trace.get_tracer(TRACER_NAME).start_as_current_span(
         f"publish {stream}", kind=SpanKind.PRODUCER,
@@ -49,13 +60,7 @@ class Publisher:
         if not isinstance(notification, NotificationBase):
             raise InvalidNotification("only notification models can be published")
         stream = type(notification).stream
-        with _send_span(stream, {
-            "relay.kind": notification.kind,  # type: ignore[attr-defined]
-            "relay.tenant": notification.tenant,
-            "relay.id": notification.id,
-            "relay.version": notification.version,
-            "relay.notification_id": str(notification.notification_id),
-        }) as span:
+        with _send_span(stream, _attributes(notification)) as span:
             fields = to_fields(notification)  # injects this span's context
             try:
                 if is_cluster(self.redis):
@@ -163,13 +168,7 @@ class BrokerPublisher:
         if not isinstance(notification, NotificationBase):
             raise InvalidNotification("only notification models can be published")
         stream = type(notification).stream
-        with _send_span(stream, {
-            "relay.kind": notification.kind,  # type: ignore[attr-defined]
-            "relay.tenant": notification.tenant,
-            "relay.id": notification.id,
-            "relay.version": notification.version,
-            "relay.notification_id": str(notification.notification_id),
-        }) as span:
+        with _send_span(stream, _attributes(notification)) as span:
             try:
                 entry_id = _text(await _once_more_on_a_new_connection(self.broker, lambda: self._send(notification)))
             except (RedisError, OSError) as exc:

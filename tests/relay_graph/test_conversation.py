@@ -61,6 +61,7 @@ A = AskKind
     ("Do you offer static IP?", [(A.ADDONS, None)]),
     ("can you recommend a plan for 3 people streaming?", [(A.RECOMMEND, None)]),
     ("which plan is best for gaming?", [(A.RECOMMEND, None)]),
+    ("what would suit two people who work from home?", [(A.RECOMMEND, None)]),
     ("do you sell mobile phones?", [(A.NOT_SOLD, "mobile phones")]),
     ("where can I buy an iPhone?", [(A.NOT_SOLD, "iPhone")]),
     ("do you provide internet in Pune?", [(A.COVERAGE, "Pune")]),

@@ -96,7 +96,8 @@ _RECOMMEND = re.compile(
     r"\b(?:(?:what|which)\s+(?:plan|package)\s+(?:for|should|would|do\s+you\s+(?:recommend|suggest)|suits|is\s+(?:best|right|good)"
     r"|fits)|recommend\s+(?:me\s+)?(?:a\s+)?(?:plan|package)|suggest\s+(?:me\s+)?(?:a\s+)?(?:plan|package)"
     r"|best\s+plan|right\s+plan|plan\s+(?:is\s+)?(?:best|right)\s+for|plan\s+for\s+(?:a|my|our|us)\b|(?:what|which)\s+plan\s+"
-    r"(?:do|would|should)\s+(?:i|we)\s+(?:need|get|take|choose|pick))", _I)
+    r"(?:do|would|should)\s+(?:i|we)\s+(?:need|get|take|choose|pick)"
+    r"|(?:what|which)\s+(?:one\s+|plan\s+)?(?:would|will|does|might)\s+suit)", _I)
 _NOT_SOLD_ASK = re.compile(r"\b(?:do|does|can|will)\s+(?:you|u|your\s+(?:company|shop|store))\s+(?:guys\s+)?"
                            r"(?:sell|stock|have|offer|carry|supply|do)\b|\bcan\s+i\s+buy\b|\bwhere\s+(?:can|do)\s+i\s+buy\b"
                            r"|\b(?:buy|purchase)\s+(?:an?\s+)?(?:new\s+)?\w+\s+from\s+you\b", _I)

@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 MODEL_DIR ?= .relay/model
-# FalkorDB 4.22.1, verified (relay_graph.falkordb_module's default DEST, inside the venv)
+# FalkorDB 4.22.1, verified (relay_graph.runtime.falkordb_module's default DEST, inside the venv)
 FALKORDB_MODULE := $(VENV)/share/relay/falkordb/falkordb-4.22.1.so
 
 CHROMIUM ?= /usr/bin/chromium
@@ -20,8 +20,8 @@ $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-$(FALKORDB_MODULE): $(STAMP) libs/relay_graph/falkordb_module.py
-	$(PY) -m relay_graph.falkordb_module
+$(FALKORDB_MODULE): $(STAMP) libs/relay_graph/runtime/falkordb_module.py
+	$(PY) -m relay_graph.runtime.falkordb_module
 
 # The customer site (web/): TypeScript + React, built by Vite into web/dist, which the gateway serves.
 SITE := web/dist/index.html
@@ -36,7 +36,7 @@ site: $(SITE)
 install: $(STAMP) $(FALKORDB_MODULE) $(SITE)
 
 $(MODEL_DIR)/.verified: $(STAMP)
-	$(PY) -m relay_graph.model_files $(MODEL_DIR)
+	$(PY) -m relay_graph.runtime.model_files $(MODEL_DIR)
 
 model: $(MODEL_DIR)/.verified
 

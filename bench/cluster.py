@@ -2,7 +2,7 @@
 in one run: `python -m bench.cluster` (`--quick`: a smoke run).
 
 It starts its own FalkorDB server and its own embedded cluster of three primaries with a replica
-each (relay_graph.cluster, free ports, temp folders), loads the same tenants into both (the desk's
+each (relay_graph.runtime.cluster, free ports, temp folders), loads the same tenants into both (the desk's
 seven facts per customer and support conversations with their embeddings, one shared embedder),
 then measures, in alternating rounds so every topology sees the same neighbours:
 
@@ -38,12 +38,12 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.memory_core import conversation, fact_range, questions
-from relay_graph.cluster import EmbeddedCluster, free_ports
-from relay_graph.config import GraphSettings
-from relay_graph.db import GraphClient
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
-from relay_graph.embeddings import Embedder
-from relay_graph.memory import Memory
+from relay_graph.runtime.cluster import EmbeddedCluster, free_ports
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.embeddings import Embedder
+from relay_graph.memory.facade import Memory
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "cluster.json"

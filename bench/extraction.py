@@ -2,7 +2,7 @@
 
 It runs `RulesExtractor` (no key, no network) over bench/data/extraction_labelled.jsonl: customer
 messages written for this benchmark only (none is a message of the extractor's test table,
-tests/relay_graph/extraction/test_rules_table.py, and the smoke test checks that), each labelled
+tests/relay_graph/desk/extraction/test_rules_table.py, and the smoke test checks that), each labelled
 with the facts it states and the problem it reports. The set holds plain statements, moves and
 endings, hard negatives (other people's details, questions, "if ..." sentences, idioms that look
 like facts) and Hindi or Tamil written in Latin letters mixed with English. The extractor was not
@@ -33,11 +33,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from relay_graph import registry
-from relay_graph.entities import name_key
-from relay_graph.errors import RelayError
-from relay_graph import guardrails
-from relay_graph.extraction import ExtractionContext, RulesExtractor
+from relay_graph.memory import registry
+from relay_graph.memory.entities import name_key
+from relay_graph.runtime.errors import RelayError
+from relay_graph.desk import guardrails
+from relay_graph.desk.extraction import ExtractionContext, RulesExtractor
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "bench" / "data" / "extraction_labelled.jsonl"

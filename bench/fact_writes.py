@@ -43,15 +43,15 @@ from rich.console import Console
 from rich.table import Table
 
 from bench.memory_core import fact_range
-from relay_graph import facts
-from relay_graph.config import GraphSettings
-from relay_graph.db import GraphClient
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
-from relay_graph.embeddings import Embedder
-from relay_graph.fact_embeddings import embed_facts, input_claims
-from relay_graph.models import FactInput
-from relay_graph.queries import Query
-from relay_graph.tenancy import graph_name
+from relay_graph.memory import facts
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.embeddings import Embedder
+from relay_graph.memory.fact_embeddings import embed_facts, input_claims
+from relay_graph.memory.models import FactInput
+from relay_graph.runtime.queries import Query
+from relay_graph.runtime.tenancy import graph_name
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "fact_writes.json"

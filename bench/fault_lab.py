@@ -59,8 +59,8 @@ from rich.table import Table
 from bench.desk import HTTP_LIMITS
 from relay_cli.services import by_name, service_env
 from relay_cli.supervisor import SupervisedFalkorDB, spawn, stop_processes, tail
-from relay_graph.catalogue.footprint import footprint
-from relay_graph.embedded import free_port
+from relay_graph.desk.catalogue.footprint import footprint
+from relay_graph.runtime.embedded import free_port
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "fault_lab.json"

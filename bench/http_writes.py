@@ -40,11 +40,11 @@ from rich.table import Table
 from bench.fact_writes import COUNT_FACTS, Mode, Stream, raw_chunk, say
 from relay_cli.services import by_name, service_env
 from relay_cli.supervisor import spawn, stop_processes, tail
-from relay_graph.config import GraphSettings
-from relay_graph.db import GraphClient
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
-from relay_graph.models import FactInput
-from relay_graph.tenancy import graph_name
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.memory.models import FactInput
+from relay_graph.runtime.tenancy import graph_name
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "http_writes.json"

@@ -51,13 +51,13 @@ from rich.table import Table
 
 from relay_cli.services import by_name, service_env
 from relay_cli.supervisor import SupervisedFalkorDB, spawn, stop_processes, tail
-from relay_graph import recall as recall_mod
-from relay_graph.config import GraphSettings
-from relay_graph.db import GraphClient
-from relay_graph.embedded import free_port
-from relay_graph.embeddings import Embedder
-from relay_graph.memory import Memory
-from relay_graph.models import RecallShape
+from relay_graph.memory import recall as recall_mod
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.embedded import free_port
+from relay_graph.runtime.embeddings import Embedder
+from relay_graph.memory.facade import Memory
+from relay_graph.memory.models import RecallShape
 
 from .memory_core import percentile, say
 

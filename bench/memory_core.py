@@ -44,15 +44,15 @@ from typing import Any, Awaitable, Callable, Iterable, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from relay_graph import entity_graph
-from relay_graph.config import GraphSettings
-from relay_graph.db import GraphClient
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
-from relay_graph.embeddings import Embedder
-from relay_graph.fact_embeddings import embed_facts
-from relay_graph.memory import Memory
-from relay_graph.models import EpisodeInput, FactInput, FactWriteResult
-from relay_graph.tenancy import graph_name
+from relay_graph.memory import entity_graph
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.embeddings import Embedder
+from relay_graph.memory.fact_embeddings import embed_facts
+from relay_graph.memory.facade import Memory
+from relay_graph.memory.models import EpisodeInput, FactInput, FactWriteResult
+from relay_graph.runtime.tenancy import graph_name
 from services.gateway.settings import GatewaySettings
 
 REPO = Path(__file__).resolve().parents[1]

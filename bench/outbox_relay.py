@@ -27,12 +27,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from relay_graph import outbox as ob
-from relay_graph.config import GraphSettings
-from relay_graph.db import GraphClient
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
-from relay_graph.queries import outbox as q
-from relay_graph.streams import Publisher, connect
+from relay_graph.runtime import outbox as ob
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.queries import outbox as q
+from relay_graph.runtime.streams import Publisher, connect
 
 from .memory_core import percentile, say
 

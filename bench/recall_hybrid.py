@@ -7,7 +7,7 @@ model, and:
 1. Generates a seeded LoCoMo-like set (bench/conversations.py): conversations of two named
    friends over dated sessions, facts scattered among distractor talk, questions of five types
    with their evidence turn ids fixed by the generator before any system runs. Conversations
-   0..n/2-1 are the dev split (the fusion weights in relay_graph.recall were tuned on it, with
+   0..n/2-1 are the dev split (the fusion weights in relay_graph.memory.recall were tuned on it, with
    `--tune`); the rest are the test split, reported separately.
 2. Loads each conversation into its own tenant through the library's write path
    (`Memory.write_episodes`, client turn ids such as "c3/D4:7"), and the same turns into a plain
@@ -52,16 +52,16 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from relay_graph import entity_graph
-from relay_graph import recall as recall_mod
-from relay_graph.config import GraphSettings
-from relay_graph.db import GraphClient
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
-from relay_graph.embeddings import Embedder
-from relay_graph.memory import Memory
-from relay_graph.episodes import wire_vector
-from relay_graph.models import EpisodeInput
-from relay_graph.queries import recall as rq
+from relay_graph.memory import entity_graph
+from relay_graph.memory import recall as recall_mod
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.embeddings import Embedder
+from relay_graph.memory.facade import Memory
+from relay_graph.memory.episodes import wire_vector
+from relay_graph.memory.models import EpisodeInput
+from relay_graph.memory.queries import recall as rq
 
 from .conversations import TYPES, Conversation, Question, Turn, conversations
 from .memory_core import percentile, say

@@ -30,16 +30,16 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from relay_graph import episodes as episodes_mod
-from relay_graph import retention
-from relay_graph.config import GraphSettings
-from relay_graph.db import GraphClient
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
-from relay_graph.embeddings import Embedder
-from relay_graph.memory import Memory
-from relay_graph.models import EpisodeInput
-from relay_graph.queries import Query
-from relay_graph.tenancy import graph_name
+from relay_graph.memory import episodes as episodes_mod
+from relay_graph.memory import retention
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.embeddings import Embedder
+from relay_graph.memory.facade import Memory
+from relay_graph.memory.models import EpisodeInput
+from relay_graph.runtime.queries import Query
+from relay_graph.runtime.tenancy import graph_name
 
 from .memory_core import percentile, say
 

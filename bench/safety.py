@@ -46,14 +46,15 @@ from rich.table import Table
 from bench import desk
 from bench.desk import load_avg, say
 from bench.memory_core import fact_range
-from relay_graph import facts, tickets
-from relay_graph.config import GraphSettings
-from relay_graph.db import GraphClient
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
-from relay_graph.entities import entity_uid, name_key
-from relay_graph.models import FactInput
-from relay_graph.queries import Query
-from relay_graph.streams import Publisher, TicketChanged, connect
+from relay_graph.memory import facts
+from relay_graph.desk import tickets
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.memory.entities import entity_uid, name_key
+from relay_graph.memory.models import FactInput
+from relay_graph.runtime.queries import Query
+from relay_graph.runtime.streams import Publisher, TicketChanged, connect
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "safety.json"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import redis
 
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
 
 CONNECTIONS = 32
 GRAPHS = 4

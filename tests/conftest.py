@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from relay_graph.config import GraphSettings
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
 from tests.support import start_cluster
 
 REPO = Path(__file__).resolve().parents[1]
@@ -53,7 +53,7 @@ def graph_settings(falkordb_server) -> GraphSettings:
 
 @pytest.fixture(scope="session")
 async def graph_client(graph_settings):
-    from relay_graph.db import GraphClient
+    from relay_graph.runtime.db import GraphClient
 
     client = GraphClient(graph_settings)
     yield client
@@ -62,7 +62,7 @@ async def graph_client(graph_settings):
 
 @pytest.fixture(scope="session")
 def embedder(graph_settings):
-    from relay_graph.embeddings import Embedder
+    from relay_graph.runtime.embeddings import Embedder
 
     return Embedder(graph_settings.model_dir)
 

@@ -31,8 +31,8 @@ async def wipe_keys(redis, patterns: Iterable[str]) -> None:
 
 
 def start_cluster(data, shards: int, replicas: int):
-    """An embedded FalkorDB cluster (relay_graph.cluster) on free ports, formed and healthy."""
-    from relay_graph.cluster import EmbeddedCluster, free_ports
+    """An embedded FalkorDB cluster (relay_graph.runtime.cluster) on free ports, formed and healthy."""
+    from relay_graph.runtime.cluster import EmbeddedCluster, free_ports
 
     return EmbeddedCluster(data, 0, shards=shards, replicas=replicas, log_dir=data / "logs",
                            ports=free_ports(shards * (1 + replicas))).start()

@@ -208,8 +208,8 @@ class LlmReader:
     """The same model and prompt for both systems (only with GROQ_API_KEY)."""
 
     def __init__(self) -> None:
-        from relay_graph.llm.client import GroqChat
-        from relay_graph.llm.settings import DEFAULT_WRITE_MODELS, LLMSettings
+        from relay_graph.desk.llm.client import GroqChat
+        from relay_graph.desk.llm.settings import DEFAULT_WRITE_MODELS, LLMSettings
 
         keys = [k for k in os.environ.get("GROQ_API_KEY", "").split(",") if k.strip()]
         settings = LLMSettings(api_keys=tuple(keys))

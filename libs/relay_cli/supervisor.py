@@ -24,7 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
-from relay_graph.embedded import EmbeddedFalkorDB, port_in_use, wait_for_ping
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, port_in_use, wait_for_ping
 
 from relay_cli.services import ServiceSpec
 

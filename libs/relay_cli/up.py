@@ -28,9 +28,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from relay_graph.cluster import EmbeddedCluster
-from relay_graph.embedded import port_in_use
-from relay_graph.model_files import ensure_model
+from relay_graph.runtime.cluster import EmbeddedCluster
+from relay_graph.runtime.embedded import port_in_use
+from relay_graph.runtime.model_files import ensure_model
 
 from relay_cli import admin_key as admin_keys
 from relay_cli.demo_site import open_demo_site

@@ -3,7 +3,7 @@
 uvicorn drains connections (up to RELAY_SHUTDOWN_TIMEOUT_SECONDS) and runs the lifespan's end
 (closing the pool) on SIGTERM/SIGINT, then re-raises the signal; by then the shutdown was clean, so
 the process exits 0. Whatever its connections are doing, the process is gone within
-RELAY_STOP_WITHIN_S of the signal (relay_graph.shutdown)."""
+RELAY_STOP_WITHIN_S of the signal (relay_graph.runtime.shutdown)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import sys
 
 import uvicorn
 
-from relay_graph import shutdown
+from relay_graph.runtime import shutdown
 
 from .app import create_app
 from .settings import GatewaySettings

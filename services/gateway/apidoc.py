@@ -12,9 +12,9 @@ import json
 import sys
 from typing import Any
 
-from relay_graph.inputs import IDENTIFIER_PATTERN, NAME_PATTERN, TEXT_PATTERN, TIME_PATTERN
+from relay_graph.memory.inputs import IDENTIFIER_PATTERN, NAME_PATTERN, TEXT_PATTERN, TIME_PATTERN
 
-# The shared input rules by name (relay_graph.inputs): their patterns are long, their meaning short.
+# The shared input rules by name (relay_graph.memory.inputs): their patterns are long, their meaning short.
 RULES = {
     IDENTIFIER_PATTERN: "identifier",
     NAME_PATTERN: "name",
@@ -28,7 +28,7 @@ Generated from the gateway's OpenAPI document by `python -m services.gateway.api
 do not edit by hand. The conventions (auth, errors, names and ids) are in [CONTRACT.md](CONTRACT.md);
 a running gateway serves the same document at `/openapi.json`, `/docs` and `/redoc`.
 
-Input rules (`relay_graph.inputs`), named in the tables below:
+Input rules (`relay_graph.memory.inputs`), named in the tables below:
 
 - **identifier**: 1-128 printable ASCII characters, spaces only inside; kept exactly.
 - **text**: any Unicode but NUL, with something besides spaces; kept exactly as written (line

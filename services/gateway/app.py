@@ -14,8 +14,8 @@ from typing import AsyncIterator, Sequence
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
-from relay_graph import tenancy
-from relay_graph.memory import Memory
+from relay_graph.runtime import tenancy
+from relay_graph.memory.facade import Memory
 
 from . import errors, judge_tenants, outbox
 from . import mcp as mcp_http

@@ -21,9 +21,9 @@ from typing import Awaitable, Callable
 
 import redis.asyncio as aioredis
 
-from relay_graph import tenancy
-from relay_graph.errors import AlreadyExists, InvalidInput, NotFound
-from relay_graph.tenancy import validate_tenant
+from relay_graph.runtime import tenancy
+from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound
+from relay_graph.runtime.tenancy import validate_tenant
 
 from .errors import Forbidden, Unauthorized
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 
-from relay_graph.config import GraphSettings
-from relay_graph.db import GraphClient
-from relay_graph.errors import Unavailable
-from relay_graph.memory import Memory
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import Unavailable
+from relay_graph.memory.facade import Memory
 
 from .auth import TenantKeys
 

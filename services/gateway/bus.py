@@ -2,7 +2,7 @@
 Redis client opened on first need (the stream tail, the outbox's marker, readiness), FastStream's
 FastAPI integration (`router`, a RedisRouter the app includes: its broker is started and stopped
 with the app's lifespan) whose broker publishes every notification (BrokerPublisher), the outbox
-every announcement goes through (relay_graph.outbox: kept in the graph until it is on its stream),
+every announcement goes through (relay_graph.runtime.outbox: kept in the graph until it is on its stream),
 and the process's one stream tail feeding the chat waiters and the live sockets (see
 live_feed.py)."""
 
@@ -15,10 +15,10 @@ import redis.asyncio as aioredis
 from faststream.redis import RedisClusterBroker
 from faststream.redis.fastapi import RedisRouter
 
-from relay_graph.db import GraphClient
-from relay_graph.outbox import Outbox, publish_all
-from relay_graph.cluster import is_cluster
-from relay_graph.streams import BrokerPublisher, NotificationBase, Publisher, connect
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.outbox import Outbox, publish_all
+from relay_graph.runtime.cluster import is_cluster
+from relay_graph.runtime.streams import BrokerPublisher, NotificationBase, Publisher, connect
 
 from .live_feed import LiveHub, ReplyWaiters, StreamTail
 from .settings import GatewaySettings

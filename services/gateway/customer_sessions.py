@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
-from relay_graph.errors import NotFound
-from relay_graph import tenancy
-from relay_graph.tenancy import validate_tenant
+from relay_graph.runtime.errors import NotFound
+from relay_graph.runtime import tenancy
+from relay_graph.runtime.tenancy import validate_tenant
 
 from .errors import Forbidden, Unauthorized
 
@@ -66,7 +66,7 @@ class CustomerSessions:
             raise SiteClosed(f"tenant {tenant!r} has no customer site (the tenant turns it on with PUT /site)")
 
     async def create(self, tenant: str, customer: str) -> tuple[str, CustomerSession]:
-        """A session token for `customer` (made by relay_graph.customers.create) on an open site."""
+        """A session token for `customer` (made by relay_graph.desk.customers.create) on an open site."""
         await self.check_open(tenant)
         session = CustomerSession(tenant=tenant, customer=customer)
         token = secrets.token_urlsafe(32)

@@ -10,7 +10,7 @@ from fastapi import Depends, Path, Request
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from relay_graph.memory import Memory
+from relay_graph.memory.facade import Memory
 
 from .auth import DEFAULT_AGENT, Authenticator, Caller, TenantKeys
 from .backend import Backend

@@ -1,6 +1,6 @@
 """Every failure leaves the gateway as `{"error": {"code", "message"}}` with the right status.
 
-The engine's typed errors (relay_graph.errors) carry their own code and status; the gateway adds
+The engine's typed errors (relay_graph.runtime.errors) carry their own code and status; the gateway adds
 the few that only exist at HTTP (auth, limits) as subclasses of the same hierarchy, so one handler
 answers them all."""
 
@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from relay_graph.errors import RelayError
+from relay_graph.runtime.errors import RelayError
 
 log = logging.getLogger("relay.gateway")
 
@@ -88,7 +88,7 @@ def _where(loc: tuple | list) -> str:
 
 
 def validation_message(errors: list[dict[str, Any]]) -> str:
-    # "Value error, " is pydantic's prefix for what our own checks (relay_graph.inputs) said
+    # "Value error, " is pydantic's prefix for what our own checks (relay_graph.memory.inputs) said
     shown = [f"{_where(e.get('loc', ()))}: {str(e.get('msg', 'invalid')).removeprefix('Value error, ')}"
              for e in errors[:10]]
     more = f" (and {len(errors) - 10} more)" if len(errors) > 10 else ""

@@ -23,8 +23,8 @@ from fastapi import Depends, Header
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from relay_graph.errors import InvalidInput, StateConflict
-from relay_graph.tenancy import validate_tenant
+from relay_graph.runtime.errors import InvalidInput, StateConflict
+from relay_graph.runtime.tenancy import validate_tenant
 
 from .deps import ServicesDep
 

@@ -9,7 +9,7 @@ import asyncio
 import logging
 import time
 
-from relay_graph import operations
+from relay_graph.usecases import operations
 
 from .backend import Backend
 from .customer_sessions import CustomerSessions

@@ -13,7 +13,7 @@ from typing import Any, Callable
 import redis.asyncio as aioredis
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from relay_graph import tenancy
+from relay_graph.runtime import tenancy
 
 from .errors import RateLimited
 

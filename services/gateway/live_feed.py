@@ -24,9 +24,9 @@ from typing import Any, Callable, Iterable, Iterator
 
 import redis.asyncio as aioredis
 
-from relay_graph.cluster import is_cluster
-from relay_graph.errors import Unavailable
-from relay_graph.streams import (
+from relay_graph.runtime.cluster import is_cluster
+from relay_graph.runtime.errors import Unavailable
+from relay_graph.runtime.streams import (
     STREAM_FACTS,
     STREAM_OUTAGES,
     STREAM_REPLIES,
@@ -38,7 +38,7 @@ from relay_graph.streams import (
     ReplyWritten,
     TicketChanged,
 )
-from relay_graph.streams.wire import from_fields, text_fields
+from relay_graph.runtime.streams.wire import from_fields, text_fields
 
 log = logging.getLogger("relay.gateway.live")
 

@@ -39,7 +39,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from relay_graph.errors import RelayError, Unavailable
+from relay_graph.runtime.errors import RelayError, Unavailable
 from relay_graph.tools import ToolContext, mcp_agent_name
 from relay_graph.tools.mcp_server import build_server, client_name
 

@@ -1,4 +1,4 @@
-"""The outbox relay of one gateway replica (relay_graph.outbox): every `every_s`, publish the
+"""The outbox relay of one gateway replica (relay_graph.runtime.outbox): every `every_s`, publish the
 announcements still kept in the graph of a tenant marked as having kept some (the request that
 kept one could not publish it, or died before it could). Every gateway and agent replica runs
 one; two publishing the same announcement send the same notification id, and consumers drop the

@@ -16,10 +16,10 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import AuthenticationError
 
-from relay_graph.cluster import parse_seeds
-from relay_graph.config import GraphSettings
-from relay_graph.heartbeat import alive
-from relay_graph.streams import STREAM_NETWORK, STREAM_TICKETS, STREAM_TURNS, missing_groups
+from relay_graph.runtime.cluster import parse_seeds
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.heartbeat import alive
+from relay_graph.runtime.streams import STREAM_NETWORK, STREAM_TICKETS, STREAM_TURNS, missing_groups
 
 from .backend import Backend
 from .bus import Bus

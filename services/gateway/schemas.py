@@ -10,8 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
 
-from relay_graph.inputs import AwareTime, Identifier, Name, Text, name_type
-from relay_graph.models import (
+from relay_graph.memory.inputs import AwareTime, Identifier, Name, Text, name_type
+from relay_graph.memory.models import (
     AGENT_PATTERN,
     LABEL_PATTERN,
     Ambiguous,
@@ -25,11 +25,11 @@ from relay_graph.models import (
     RetireInput,
     SettleResult,
 )
-from relay_graph.catalogue import REGION_CODES
+from relay_graph.desk.catalogue import REGION_CODES
 from relay_graph.lab import FaultKind, Injection, Scoreboard
-from relay_graph.network_models import NODE_ID_PATTERN, Capacity, CriticalNode, LineHop, SpanningForest
-from relay_graph.registry import REGISTRY
-from relay_graph.world import HomeLine, WorldSummary
+from relay_graph.desk.network_models import NODE_ID_PATTERN, Capacity, CriticalNode, LineHop, SpanningForest
+from relay_graph.memory.registry import REGISTRY
+from relay_graph.lab.world import HomeLine, WorldSummary
 
 from .auth import AGENT_ID_PATTERN
 from .errors import ErrorDetail
@@ -55,7 +55,7 @@ def _plus_from_query(value: Any) -> Any:
     return value
 
 
-# ISO 8601 with an offset, in the documented years (relay_graph.inputs); a time without an offset
+# ISO 8601 with an offset, in the documented years (relay_graph.memory.inputs); a time without an offset
 # is refused (422), never guessed.
 ApiTime = Annotated[AwareTime, BeforeValidator(_plus_from_query)]
 

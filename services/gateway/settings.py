@@ -10,7 +10,7 @@ from pathlib import Path
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import SettingsConfigDict
 
-from relay_graph.config import GraphSettings
+from relay_graph.runtime.config import GraphSettings
 
 MIB = 1024 * 1024
 REPO = Path(__file__).resolve().parents[2]
@@ -54,7 +54,7 @@ class GatewaySettings(GraphSettings):
     # and the process is gone within stop_within_s whatever its connections are doing.
     shutdown_timeout_seconds: float = Field(default=3.0, gt=0)
     stop_within_s: float = Field(default=5.0, gt=0)
-    # How often the outbox relay publishes announcements kept but not published (relay_graph.outbox).
+    # How often the outbox relay publishes announcements kept but not published (relay_graph.runtime.outbox).
     outbox_every_s: float = Field(default=1.0, gt=0)
     # The agents whose consumer group and a live replica /readyz waits for in the real process
     # (RELAY_READY_AGENTS='[]' waits for FalkorDB and the streams only).
@@ -66,7 +66,7 @@ class GatewaySettings(GraphSettings):
     # answered recall 1-2.7 ms faster than one on this project's 2-core machine; two that spin
     # (onnxruntime's default) were about twice as slow as one.
     embed_threads: int | None = Field(default=2, ge=1)
-    # Tracing, read like the agents read it (relay_graph.agents.settings): spans are exported over
+    # Tracing, read like the agents read it (relay_graph.runtime.agents.settings): spans are exported over
     # OTLP/HTTP when the endpoint is set; the service name defaults to "relay-gateway".
     otel_exporter_otlp_endpoint: str | None = Field(
         default=None, validation_alias=AliasChoices("OTEL_EXPORTER_OTLP_ENDPOINT", "RELAY_OTEL_EXPORTER_OTLP_ENDPOINT")

@@ -10,8 +10,8 @@ from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
-from relay_graph.errors import NotFound
-from relay_graph.tenancy import validate_tenant
+from relay_graph.runtime.errors import NotFound
+from relay_graph.runtime.tenancy import validate_tenant
 
 # The page is the same for every tenant (it reads its tenant from the path); it must never be
 # cached past a rebuild, while the hashed assets may be cached for ever.

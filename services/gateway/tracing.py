@@ -34,9 +34,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from relay_graph.agents.tracing import setup_tracing
-from relay_graph.errors import InvalidTenant
-from relay_graph.tenancy import validate_tenant
+from relay_graph.runtime.agents.tracing import setup_tracing
+from relay_graph.runtime.errors import InvalidTenant
+from relay_graph.runtime.tenancy import validate_tenant
 
 from .settings import GatewaySettings
 

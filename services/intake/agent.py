@@ -2,7 +2,7 @@
 
 For each turn (re-read from the graph, never from the notification):
 
-0. Guardrails (relay_graph.guardrails) first: a prompt injection, a request for someone else's
+0. Guardrails (relay_graph.desk.guardrails) first: a prompt injection, a request for someone else's
    data, abuse or an off-topic request alone gets its fixed reply and nothing else runs (nothing is
    read, nothing written but the reply); a mixed-language message is worked in its English rewrite.
 1. If the turn already has its reply (a redelivery after the reply was written), announce it again,
@@ -18,7 +18,7 @@ For each turn (re-read from the graph, never from the notification):
      ticket opens (id derived from the turn: a redelivery never opens a second one) and is handed
      to the resolver as graph state (HANDED_OFF), then TicketChanged(handed_off);
    - "what is happening with my ticket?": where each open ticket stands.
-4. What else the turn asks, each answered from the graph (relay_graph.conversation): plans,
+4. What else the turn asks, each answered from the graph (relay_graph.desk.conversation): plans,
    prices, add-ons and coverage from the catalogue of the customer's country, a recommendation, a
    product we do not sell, an FAQ; for the open ticket a safe tip, a reading ("a bit better"), the
    stage and last step ("any update?"), a callback promise kept on the ticket. A session's first
@@ -48,21 +48,37 @@ import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from relay_graph import catalogue, conversation, desk, facts, guardrails, network, tickets
-from relay_graph.agents import Deps, ReplyDraft, announce, fact_changes, publish_reply, store_replies
-from relay_graph.agents.issues import OUTAGE_SYMPTOMS, ticket_status
-from relay_graph.agents.replies import after
-from relay_graph.conversation import ASKED_PREFIX, GUARD_KINDS, PLACEMENT_KINDS, AskKind, Part, ReplyKind
-from relay_graph.conversation import compose, reads as talk_reads
-from relay_graph.desk import EpisodeView
-from relay_graph.errors import NotFound
-from relay_graph.issues import close_issues, issue_kind, issue_name
-from relay_graph.extraction import ExtractionContext, Extraction, Intent, IssueKind, ProblemReport, resolve_hint
-from relay_graph.extraction import replies
-from relay_graph.models import FactInput, FactState, FactView, RetireInput
-from relay_graph.network_models import Outage
-from relay_graph.streams import TicketChanged, TurnReceived
-from relay_graph.ticket_models import Ticket, TicketStage, TicketSummary
+from relay_graph.desk import catalogue, conversation, agent_reads as desk, guardrails, network, tickets
+from relay_graph.memory import facts
+from relay_graph.usecases.context import Deps, announce, fact_changes
+from relay_graph.usecases.replies import ReplyDraft, publish_reply, store_replies
+from relay_graph.desk.ticket_status import OUTAGE_SYMPTOMS, ticket_status
+from relay_graph.usecases.replies import after
+from relay_graph.desk.conversation import (
+    ASKED_PREFIX,
+    GUARD_KINDS,
+    PLACEMENT_KINDS,
+    AskKind,
+    Part,
+    ReplyKind,
+)
+from relay_graph.desk.conversation import compose, reads as talk_reads
+from relay_graph.desk.agent_reads import EpisodeView
+from relay_graph.runtime.errors import NotFound
+from relay_graph.desk.issues import close_issues, issue_kind, issue_name
+from relay_graph.desk.extraction import (
+    ExtractionContext,
+    Extraction,
+    Intent,
+    IssueKind,
+    ProblemReport,
+    resolve_hint,
+)
+from relay_graph.desk import reply_templates as replies
+from relay_graph.memory.models import FactInput, FactState, FactView, RetireInput
+from relay_graph.desk.network_models import Outage
+from relay_graph.runtime.streams import TicketChanged, TurnReceived
+from relay_graph.desk.ticket_models import Ticket, TicketStage, TicketSummary
 
 from . import placing
 

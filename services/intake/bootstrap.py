@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from relay_graph.agents import Deps, build_deps
-from relay_graph.extraction.fallback import build_extractor
+from relay_graph.usecases.context import Deps, build_deps
+from relay_graph.desk.extraction.fallback import build_extractor
 
 from .settings import SERVICE, IntakeSettings
 
 
 def make_extractor(settings: IntakeSettings) -> Any:
     """The rules extractor without GROQ_API_KEY; with one, Groq first and the rules extractor as
-    the last fallback (relay_graph.extraction.fallback)."""
+    the last fallback (relay_graph.desk.extraction.fallback)."""
     return build_extractor(settings)
 
 

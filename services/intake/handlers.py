@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from relay_graph.agents import Deps
-from relay_graph.streams import TurnReceived
+from relay_graph.usecases.context import Deps
+from relay_graph.runtime.streams import TurnReceived
 
 from . import agent
 

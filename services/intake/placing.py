@@ -11,7 +11,7 @@ then the offline gazetteer, then the geocoder only when one is configured) and:
   and every ticket of the customer that waits for an address
   (ticket_work NEEDS_ADDRESS, handed to intake by the resolver) goes back to the resolver;
 - no line there, or a place we do not know: the customer hears so honestly, nothing is connected;
-- served by another regional desk of the same operator (relay_graph.desks): the case moves there
+- served by another regional desk of the same operator (relay_graph.desk.regional_desks): the case moves there
   by itself with its history (case_move.move_case), the home is connected on that desk's network and
   its open tickets go to that desk's resolver; with no such desk the customer hears which desk
   serves the city. Here the resolver leaves the moved customer's tickets alone.
@@ -24,15 +24,16 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from relay_graph import case_move, catalogue, desks, network, ticket_work, tickets, world
-from relay_graph.agents import Deps, announce
-from relay_graph.catalogue.models import PlaceCandidate, PlacementSource, PlacementStatus
-from relay_graph.catalogue.regions import region_spec
-from relay_graph.errors import NotFound, RelayError
-from relay_graph.extraction import replies
-from relay_graph.desk import EpisodeView
-from relay_graph.models import FactInput, FactView
-from relay_graph.streams import TicketChanged
+from relay_graph.desk import case_move, catalogue, regional_desks as desks, network, ticket_work, tickets
+from relay_graph.lab import world
+from relay_graph.usecases.context import Deps, announce
+from relay_graph.desk.catalogue.models import PlaceCandidate, PlacementSource, PlacementStatus
+from relay_graph.desk.catalogue.regions import region_spec
+from relay_graph.runtime.errors import NotFound, RelayError
+from relay_graph.desk import reply_templates as replies
+from relay_graph.desk.agent_reads import EpisodeView
+from relay_graph.memory.models import FactInput, FactView
+from relay_graph.runtime.streams import TicketChanged
 
 log = logging.getLogger("services.intake")
 

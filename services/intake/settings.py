@@ -1,6 +1,6 @@
 """The intake process's settings (its one pydantic-settings model), from the environment:
 RELAY_FALKORDB_HOST, RELAY_FALKORDB_PORT, RELAY_MODEL_DIR, RELAY_REPLICA, RELAY_STREAMS__*,
-GROQ_API_KEY, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME (see relay_graph.agents.settings)."""
+GROQ_API_KEY, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME (see relay_graph.runtime.agents.settings)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import field_validator
 
-from relay_graph.agents.settings import AgentSettings
-from relay_graph.streams.settings import StreamSettings
+from relay_graph.runtime.agents.settings import AgentSettings
+from relay_graph.runtime.streams.settings import StreamSettings
 
 SERVICE = "intake"
 TURNS_IN_FLIGHT = 4

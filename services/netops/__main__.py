@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import sys
 
-from relay_graph.agents import run_agent
-from relay_graph.entity_graph import communities_loop
-from relay_graph.retention import retention_loop
+from relay_graph.runtime.agents.runner import run_agent
+from relay_graph.memory.entity_graph import communities_loop
+from relay_graph.memory.retention import retention_loop
 
 from .bootstrap import bootstrap
 from .handlers import HANDLERS

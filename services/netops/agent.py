@@ -27,14 +27,16 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from relay_graph import desk, lab, network, ticket_work, tickets
-from relay_graph.agents import Deps, ReplyDraft, announce, honest_words, write_replies
-from relay_graph.agents.issues import OUTAGE_SYMPTOMS, WAITING_STAGES
-from relay_graph.errors import NotFound
-from relay_graph.extraction import replies
-from relay_graph.network_models import NetNode, Outage
-from relay_graph.streams import NetworkChanged, OutageChanged, TicketChanged
-from relay_graph.ticket_models import TicketStage
+from relay_graph.desk import agent_reads as desk, network, ticket_work, tickets
+from relay_graph import lab
+from relay_graph.usecases.context import Deps, announce
+from relay_graph.usecases.replies import ReplyDraft, honest_words, write_replies
+from relay_graph.desk.ticket_status import OUTAGE_SYMPTOMS, WAITING_STAGES
+from relay_graph.runtime.errors import NotFound
+from relay_graph.desk import reply_templates as replies
+from relay_graph.desk.network_models import NetNode, Outage
+from relay_graph.runtime.streams import NetworkChanged, OutageChanged, TicketChanged
+from relay_graph.desk.ticket_models import TicketStage
 
 log = logging.getLogger("services.netops")
 

@@ -1,11 +1,11 @@
 """Composition root of netops: Deps with a graph client, Memory, the streams' Redis and Publisher,
-and a clock. Tests pass any of them in (see relay_graph.agents.build_deps)."""
+and a clock. Tests pass any of them in (see relay_graph.runtime.agents.build_deps)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from relay_graph.agents import Deps, build_deps
+from relay_graph.usecases.context import Deps, build_deps
 
 from .settings import SERVICE, NetopsSettings
 

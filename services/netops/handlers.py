@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import logging
 
-from relay_graph.agents import Deps
-from relay_graph.streams import NetworkChanged
+from relay_graph.usecases.context import Deps
+from relay_graph.runtime.streams import NetworkChanged
 
 from . import agent
 

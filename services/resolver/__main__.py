@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from relay_graph.agents import run_agent
+from relay_graph.runtime.agents.runner import run_agent
 
 from .bootstrap import bootstrap
 from .handlers import HANDLERS

@@ -6,7 +6,7 @@ A ticket handed off (or reopened) is claimed atomically (tickets.claim): of all 
 one wins; a loser returns. Then the ticket's stage says what is left to do.
 
 The resolver never claims what it did not measure. Its working state is typed data on the ticket
-(relay_graph.ticket_work.Work, tickets.get_work / set_work): the round's diagnosis, the plans tried,
+(relay_graph.desk.ticket_work.Work, tickets.get_work / set_work): the round's diagnosis, the plans tried,
 the step reached, every check (the readings of one measurement, with its verdict) and every action,
 on the lab's clock. The timeline is for people; nothing reads it back to decide. The fixing loop's
 decision is a pure function of that state (ticket_work.next_move), and a move to `fixed` needs a
@@ -56,7 +56,7 @@ fresh measurement.
 Taking over from a replica that died: the notification it was handling stays pending and another
 replica reclaims it (streams runtime). A fresh delivery never takes a held ticket (a duplicate
 notification while the holder works is simply dropped). A reclaimed one does, when the holder's
-heartbeat key (relay_graph.heartbeat) has lapsed, waiting at most one heartbeat TTL for it: the
+heartbeat key (relay_graph.runtime.heartbeat) has lapsed, waiting at most one heartbeat TTL for it: the
 ticket is taken over by name (claim take_over=). A holder that still beats keeps the ticket unless
 it has not touched it for `claim_lease_ms` (its handler failed and left it): then claim lease_ms=.
 Either way the ticket's state is in the graph, so the new holder continues where the old one was.
@@ -70,17 +70,19 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from relay_graph import case_move, desk, lab, network, ticket_work, tickets
-from relay_graph.agents import Deps, ReplyDraft, announce, write_replies
-from relay_graph.agents.issues import DONE_FOR_NOW, NOT_ON_THE_LINE, OUTAGE_SYMPTOMS, ticket_status
-from relay_graph.errors import NotFound
-from relay_graph.extraction import replies
-from relay_graph.extraction.schema import IssueKind
-from relay_graph.heartbeat import heartbeat_key
+from relay_graph.desk import case_move, agent_reads as desk, network, ticket_work, tickets
+from relay_graph import lab
+from relay_graph.usecases.context import Deps, announce
+from relay_graph.usecases.replies import ReplyDraft, write_replies
+from relay_graph.desk.ticket_status import DONE_FOR_NOW, NOT_ON_THE_LINE, OUTAGE_SYMPTOMS, ticket_status
+from relay_graph.runtime.errors import NotFound
+from relay_graph.desk import reply_templates as replies
+from relay_graph.desk.extraction.schema import IssueKind
+from relay_graph.runtime.heartbeat import heartbeat_key
 from relay_graph.lab import Action, FaultKind, Reading
-from relay_graph.network_models import NodeKind, Outage
-from relay_graph.streams import Delivery, NetworkChanged, TicketChanged
-from relay_graph.ticket_models import Ticket, TicketStage
+from relay_graph.desk.network_models import NodeKind, Outage
+from relay_graph.runtime.streams import Delivery, NetworkChanged, TicketChanged
+from relay_graph.desk.ticket_models import Ticket, TicketStage
 
 from . import diagnosing, playbooks
 

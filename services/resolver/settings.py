@@ -1,13 +1,13 @@
 """The resolver process's settings (its one pydantic-settings model), from the environment:
 RELAY_FALKORDB_HOST, RELAY_FALKORDB_PORT, RELAY_MODEL_DIR, RELAY_REPLICA, RELAY_STREAMS__*,
 GROQ_API_KEY, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, and for tests RELAY_STEP_DELAY_MS
-(see relay_graph.agents.settings)."""
+(see relay_graph.runtime.agents.settings)."""
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from relay_graph.agents.settings import AgentSettings
+from relay_graph.runtime.agents.settings import AgentSettings
 
 SERVICE = "resolver"
 

@@ -1,5 +1,5 @@
 """The simulator's heartbeat, so docker compose can tell a live simulator from a hung one
-(`python -m relay_graph.heartbeat simulator --this-host`, as for every agent).
+(`python -m relay_graph.runtime.heartbeat simulator --this-host`, as for every agent).
 
 This is the only place the simulator talks to the FalkorDB server, and all it does there is
 refresh one key with a TTL (`relay:heartbeat:simulator:<name>`): liveness, not memory. It never
@@ -12,7 +12,7 @@ import logging
 import os
 import secrets
 
-from relay_graph.heartbeat import heartbeat_loop, this_host_prefix
+from relay_graph.runtime.heartbeat import heartbeat_loop, this_host_prefix
 
 from .settings import SERVICE, SimulatorSettings
 
@@ -32,7 +32,7 @@ async def beat_until(settings: SimulatorSettings, stop: asyncio.Event) -> None:
 
     password = settings.falkordb_password.get_secret_value() if settings.falkordb_password else None
     # The simulator reaches no part of relay_graph (a customer's outside view): the seeds are
-    # read here, as relay_graph.cluster reads them for everyone else.
+    # read here, as relay_graph.runtime.cluster reads them for everyone else.
     seeds = [part.strip().rpartition(":") for part in settings.falkordb_cluster.split(",") if part.strip()]
     if seeds:
         client = RedisCluster(startup_nodes=[ClusterNode(h, int(p)) for h, _, p in seeds], password=password,

@@ -15,7 +15,7 @@ What to play:
   RELAY_FAULTS        "network" (mark nodes down through the API) or "words" (faults only in words)
   RELAY_CHAT_WAIT_S   seconds each chat turn waits for the desk's reply
 
-Liveness (docker-compose's healthcheck, `python -m relay_graph.heartbeat simulator --this-host`):
+Liveness (docker-compose's healthcheck, `python -m relay_graph.runtime.heartbeat simulator --this-host`):
   RELAY_FALKORDB_HOST, RELAY_FALKORDB_PORT, RELAY_FALKORDB_PASSWORD   where the heartbeat key goes
   (the Redis side of the FalkorDB server; the simulator never opens a graph)
 
@@ -57,7 +57,7 @@ class SimulatorSettings(BaseSettings):
 
     falkordb_host: str = "127.0.0.1"
     falkordb_port: int = 6390
-    falkordb_cluster: str = ""  # RELAY_FALKORDB_CLUSTER: a cluster's seeds (relay_graph.cluster)
+    falkordb_cluster: str = ""  # RELAY_FALKORDB_CLUSTER: a cluster's seeds (relay_graph.runtime.cluster)
     falkordb_password: SecretStr | None = None
     heartbeat: bool = True
     heartbeat_every_s: float = Field(default=5.0, gt=0)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from bench import extraction
-from tests.relay_graph.extraction.test_rules_table import CASES
+from tests.relay_graph.desk.extraction.test_rules_table import CASES
 
 
 def _complete(w: dict) -> None:

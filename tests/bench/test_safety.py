@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bench import safety
-from relay_graph.queries import Query
+from relay_graph.runtime.queries import Query
 
 pytestmark = pytest.mark.falkordb
 
@@ -31,8 +31,8 @@ async def test_a_tiny_race_counts_every_write_and_nothing_wrong(graph_settings, 
 
 
 async def test_a_planted_duplicate_and_second_current_value_are_counted(graph_client, tenant):
-    from relay_graph import facts
-    from relay_graph.models import FactInput
+    from relay_graph.memory import facts
+    from relay_graph.memory.models import FactInput
 
     customer = "planted customer"
     for predicate, obj in (("lives_in", "Pune"), ("owns_device", "Kindle")):

@@ -1,4 +1,4 @@
-"""An embedded FalkorDB cluster of three primaries with a replica each (relay_graph.cluster), and
+"""An embedded FalkorDB cluster of three primaries with a replica each (relay_graph.runtime.cluster), and
 clients on it: the topology `RELAY_FALKORDB_CLUSTER` chooses."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from relay_graph.config import GraphSettings
-from relay_graph.db import GraphClient
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.db import GraphClient
 from tests.conftest import REPO
 from tests.support import start_cluster
 

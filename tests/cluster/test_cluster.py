@@ -11,13 +11,14 @@ from datetime import datetime, timezone
 import pytest
 from redis.crc import key_slot
 
-from relay_graph import cluster, operations
-from relay_graph.memory import Memory
-from relay_graph.models import EpisodeInput, FactInput
-from relay_graph.queries import Query
-from relay_graph.streams import STREAMS, FactChanged, Publisher, StreamApp, StreamSettings, connect
-from relay_graph.streams.keys import DEAD_LETTER_STREAMS, error_key, seen_key
-from relay_graph.tenancy import ADMIN_PREFIX, REGISTRY_GRAPH, TENANTS_KEY, graph_name
+from relay_graph.runtime import cluster
+from relay_graph.usecases import operations
+from relay_graph.memory.facade import Memory
+from relay_graph.memory.models import EpisodeInput, FactInput
+from relay_graph.runtime.queries import Query
+from relay_graph.runtime.streams import STREAMS, FactChanged, Publisher, StreamApp, StreamSettings, connect
+from relay_graph.runtime.streams.keys import DEAD_LETTER_STREAMS, error_key, seen_key
+from relay_graph.runtime.tenancy import ADMIN_PREFIX, REGISTRY_GRAPH, TENANTS_KEY, graph_name
 from tests import support
 
 pytestmark = [pytest.mark.cluster, pytest.mark.falkordb]

@@ -12,13 +12,13 @@ import uuid
 import pytest
 from redis.crc import key_slot
 
-from relay_graph import cluster
-from relay_graph.db import GraphClient
-from relay_graph.memory import Memory
-from relay_graph.models import FactInput
-from relay_graph.queries import Query
-from relay_graph.streams import FactChanged, Publisher, StreamApp, StreamSettings, connect
-from relay_graph.tenancy import graph_name
+from relay_graph.runtime import cluster
+from relay_graph.runtime.db import GraphClient
+from relay_graph.memory.facade import Memory
+from relay_graph.memory.models import FactInput
+from relay_graph.runtime.queries import Query
+from relay_graph.runtime.streams import FactChanged, Publisher, StreamApp, StreamSettings, connect
+from relay_graph.runtime.tenancy import graph_name
 from tests import support
 from tests.cluster.conftest import settings_for
 

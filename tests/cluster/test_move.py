@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph import operations
-from relay_graph.errors import AlreadyExists, InvalidInput
-from relay_graph.memory import Memory
-from relay_graph.models import FactInput
-from relay_graph.tenancy import ADMIN_PREFIX, TENANTS_KEY, graph_name, tenant_registered
+from relay_graph.usecases import operations
+from relay_graph.runtime.errors import AlreadyExists, InvalidInput
+from relay_graph.memory.facade import Memory
+from relay_graph.memory.models import FactInput
+from relay_graph.runtime.tenancy import ADMIN_PREFIX, TENANTS_KEY, graph_name, tenant_registered
 
 pytestmark = [pytest.mark.cluster, pytest.mark.falkordb]
 

@@ -26,9 +26,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from relay_graph import tickets
-from relay_graph.db import GraphClient
-from relay_graph.ticket_models import TicketStage
+from relay_graph.desk import tickets
+from relay_graph.runtime.db import GraphClient
+from relay_graph.desk.ticket_models import TicketStage
 from tests import lab_network
 from tests.gateway.conftest import running_gateway  # noqa: F401 - the real gateway process, as a fixture
 from tests.site.browser import chromium, offline

@@ -14,7 +14,7 @@ from .helpers import ADMIN_KEY, client_for, create_tenant, make_app
 
 @pytest.fixture(scope="session")
 def memory(graph_client, embedder):
-    from relay_graph.memory import Memory
+    from relay_graph.memory.facade import Memory
 
     return Memory(graph_client, embedder)
 
@@ -46,7 +46,7 @@ async def auth(client, tenant) -> dict[str, str]:
 @pytest.fixture
 async def stream_redis(graph_settings):
     """A bytes client on the test server's streams (what the services use)."""
-    from relay_graph.streams import connect
+    from relay_graph.runtime.streams import connect
 
     redis = connect(graph_settings)
     yield redis
@@ -72,7 +72,7 @@ def running_gateway(falkordb_server, graph_settings, tmp_path_factory):
 
     import httpx
 
-    from relay_graph.embedded import free_port
+    from relay_graph.runtime.embedded import free_port
 
     from .test_process import REPO
 

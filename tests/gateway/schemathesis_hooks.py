@@ -1,7 +1,7 @@
 """Schemathesis hooks for tests/gateway/test_schemathesis.py (loaded with SCHEMATHESIS_HOOKS).
 
 The API's times are `format: date-time` with a pattern for the years 1900-2199
-(relay_graph.inputs); the default date-time strategy draws any year and would have nearly all its
+(relay_graph.memory.inputs); the default date-time strategy draws any year and would have nearly all its
 draws filtered out by the pattern. This draws date-times inside the range, with any offset, so
 positive mode spends its examples on the API."""
 
@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 import schemathesis
 from hypothesis import strategies as st
 
-from relay_graph.inputs import TIME_MAX_YEAR, TIME_MIN_YEAR
+from relay_graph.memory.inputs import TIME_MAX_YEAR, TIME_MIN_YEAR
 
 _OFFSETS = st.integers(min_value=-14 * 60, max_value=14 * 60).map(lambda m: timezone(timedelta(minutes=m)))
 

@@ -9,10 +9,10 @@ from typing import AsyncIterator
 
 import uvicorn
 
-from relay_graph.embedded import free_port
-from relay_graph.streams.wire import from_fields, text_fields
-from relay_graph.streams import NotificationBase, decode
-from relay_graph.streams.notifications import InvalidNotification
+from relay_graph.runtime.embedded import free_port
+from relay_graph.runtime.streams.wire import from_fields, text_fields
+from relay_graph.runtime.streams import NotificationBase, decode
+from relay_graph.runtime.streams.notifications import InvalidNotification
 
 
 async def published(redis, stream: str, tenant: str) -> list[NotificationBase]:

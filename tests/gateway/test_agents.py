@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph import facts
-from relay_graph.models import FactInput
-from relay_graph.queries import Query
+from relay_graph.memory import facts
+from relay_graph.memory.models import FactInput
+from relay_graph.runtime.queries import Query
 
 from .helpers import ADMIN, assert_error, bearer, create_agent, create_tenant
 

@@ -9,10 +9,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph import facts
-from relay_graph.catalogue import ensure_catalogue
-from relay_graph.models import FactInput
-from relay_graph.queries import Query
+from relay_graph.memory import facts
+from relay_graph.desk.catalogue import ensure_catalogue
+from relay_graph.memory.models import FactInput
+from relay_graph.runtime.queries import Query
 
 from .helpers import ADMIN, assert_error, create_tenant
 

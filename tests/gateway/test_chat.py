@@ -11,10 +11,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph import chat, episodes, tickets
-from relay_graph.entities import is_customer_id
-from relay_graph.models import EpisodeInput
-from relay_graph.streams import (
+from relay_graph.desk import chat, tickets
+from relay_graph.memory import episodes
+from relay_graph.memory.entities import is_customer_id
+from relay_graph.memory.models import EpisodeInput
+from relay_graph.runtime.streams import (
     STREAM_REPLIES,
     STREAM_TURNS,
     StreamApp,
@@ -111,7 +112,7 @@ async def test_concurrent_turns_of_one_session_get_distinct_numbers(client, base
 async def fake_intake(graph_settings, memory, tenant: str, *, ticket: bool = True):
     """Answers `tenant`'s turns the way intake does: a reply episode (reply_to the turn, a ticket,
     how_i_know), then ReplyWritten. Its own group starts at the end of the stream."""
-    from relay_graph.streams import connect
+    from relay_graph.runtime.streams import connect
 
     redis = connect(graph_settings)
     group = "fake-intake-" + uuid.uuid4().hex[:8]
@@ -273,7 +274,7 @@ async def test_chat_needs_the_tenants_key(client, base, tenant, auth):
 
 
 async def test_chat_queries_start_from_an_index(memory, tenant):
-    from relay_graph.queries import chat as q
+    from relay_graph.desk.queries import chat as q
 
     for query, params in ((q.SESSION_OWNERS, {"session": "s-1"}), (q.ASSIGN_SEQ, {"id": "t-1", "session": "s-1"}),
                           (q.TURN_SEQ, {"id": "t-1"}), (q.REPLY, {"id": "r-1"}),

@@ -13,7 +13,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from relay_graph.console import band_of, kind_of, named_queries
+from relay_graph.usecases.console import band_of, kind_of, named_queries
 
 from .helpers import ADMIN, assert_error, create_agent, create_tenant
 from .stream_helpers import served

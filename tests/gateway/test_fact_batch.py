@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.queries import Query
-from relay_graph.streams import FactChanged
+from relay_graph.runtime.queries import Query
+from relay_graph.runtime.streams import FactChanged
 
 from .helpers import ADMIN, assert_error, client_for, create_tenant, make_app
 from .stream_helpers import published

@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 
-from relay_graph import tickets
+from relay_graph.desk import tickets
 from services.intake.bootstrap import bootstrap as intake_bootstrap
 from services.intake.handlers import HANDLERS as INTAKE
 from services.intake.settings import IntakeSettings

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.embedded import free_port
+from relay_graph.runtime.embedded import free_port
 from services.gateway.readiness import ReadinessCheck
 
 from .helpers import assert_error, client_for, make_app

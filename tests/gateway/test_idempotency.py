@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph import chat
-from relay_graph.streams import STREAM_TURNS
+from relay_graph.desk import chat
+from relay_graph.runtime.streams import STREAM_TURNS
 
 from .helpers import assert_error
 from .stream_helpers import published

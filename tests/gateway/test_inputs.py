@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from relay_graph import episodes
-from relay_graph.inputs import IDENTIFIER_PATTERN, NAME_PATTERN, TEXT_PATTERN, TIME_PATTERN
+from relay_graph.memory import episodes
+from relay_graph.memory.inputs import IDENTIFIER_PATTERN, NAME_PATTERN, TEXT_PATTERN, TIME_PATTERN
 
 from .helpers import assert_error
 

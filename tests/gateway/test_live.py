@@ -14,7 +14,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from relay_graph.streams import (
+from relay_graph.runtime.streams import (
     FactChanged,
     NetworkChanged,
     OutageChanged,

@@ -20,8 +20,8 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import Implementation
 from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
-from relay_graph import facts
-from relay_graph.embedded import free_port
+from relay_graph.memory import facts
+from relay_graph.runtime.embedded import free_port
 from relay_graph.tools import TOOLS
 
 from .test_process import wait_ready

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph import network
-from relay_graph.network_gen import generate_network
-from relay_graph.streams import STREAM_NETWORK, NetworkChanged
+from relay_graph.desk import network
+from relay_graph.lab.network_gen import generate_network
+from relay_graph.runtime.streams import STREAM_NETWORK, NetworkChanged
 
 from .helpers import assert_error
 from .stream_helpers import published

@@ -12,9 +12,9 @@ import uuid
 import pytest
 import redis.asyncio as aioredis
 
-from relay_graph import chat
-from relay_graph.queries import outbox as q
-from relay_graph.streams import STREAM_TURNS
+from relay_graph.desk import chat
+from relay_graph.runtime.queries import outbox as q
+from relay_graph.runtime.streams import STREAM_TURNS
 from services.gateway import outbox
 from services.gateway.bus import Bus
 
@@ -105,7 +105,7 @@ async def test_the_gateway_publishes_through_its_faststream_broker(app, client, 
     the turn's announcement as FastStream's envelope (the agents read both shapes alike)."""
     from faststream.redis.fastapi import RedisRouter
 
-    from relay_graph.streams.wire import from_fields, text_fields
+    from relay_graph.runtime.streams.wire import from_fields, text_fields
 
     assert isinstance(app.state.services.bus.router, RedisRouter)
     r = await client.post(f"/v1/tenants/{tenant}/chat", json={"customer": "Eve Fox", "text": "hello"}, headers=auth)

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from relay_graph.embedded import free_port
+from relay_graph.runtime.embedded import free_port
 
 pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
 

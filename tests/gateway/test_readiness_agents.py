@@ -9,9 +9,16 @@ import contextlib
 
 import pytest
 
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
-from relay_graph.heartbeat import alive, heartbeat_loop
-from relay_graph.streams import StreamApp, NetworkChanged, StreamSettings, TicketChanged, TurnReceived, connect
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.heartbeat import alive, heartbeat_loop
+from relay_graph.runtime.streams import (
+    StreamApp,
+    NetworkChanged,
+    StreamSettings,
+    TicketChanged,
+    TurnReceived,
+    connect,
+)
 
 from .helpers import ADMIN_KEY, client_for, make_app
 

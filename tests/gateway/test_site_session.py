@@ -14,8 +14,8 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from relay_graph import tickets
-from relay_graph.streams import Publisher, ReplyWritten, TicketChanged
+from relay_graph.desk import tickets
+from relay_graph.runtime.streams import Publisher, ReplyWritten, TicketChanged
 from services.gateway.customer_sessions import COOKIE
 
 from .helpers import assert_error, client_for, create_tenant, make_app
@@ -262,9 +262,9 @@ async def test_judge_mode_can_be_off_and_is_rate_limited(gateway_settings, memor
 
 
 async def test_coverage_names_the_cities_degraded_or_cut_off_right_now(client, memory):
-    from relay_graph import network
-    from relay_graph.network_models import LinkType
-    from relay_graph.queries import Query
+    from relay_graph.desk import network
+    from relay_graph.desk.network_models import LinkType
+    from relay_graph.runtime.queries import Query
 
     story = (await client.post("/v1/site/judge")).json()
     tenant = story["tenant"]

@@ -22,11 +22,12 @@ import pytest
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 
-from relay_graph import desk, lab, network, tickets
-from relay_graph.agents import bind
-from relay_graph.embedded import free_port
-from relay_graph.streams import StreamApp, StreamSettings, stream_for
-from relay_graph.ticket_models import TicketStage
+from relay_graph.desk import agent_reads as desk, network, tickets
+from relay_graph import lab
+from relay_graph.runtime.agents.runner import bind
+from relay_graph.runtime.embedded import free_port
+from relay_graph.runtime.streams import StreamApp, StreamSettings, stream_for
+from relay_graph.desk.ticket_models import TicketStage
 from services.gateway.tracing import TracingMiddleware
 from services.intake.bootstrap import bootstrap as intake_bootstrap
 from services.intake.handlers import HANDLERS as INTAKE

@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from relay_cli.services import SERVICES, ServiceSpec, relay_env_names
-from relay_graph.embedded import AOF_REWRITE_ARGS
-from relay_graph.falkordb_module import VERSION as FALKORDB_VERSION
+from relay_graph.runtime.embedded import AOF_REWRITE_ARGS
+from relay_graph.runtime.falkordb_module import VERSION as FALKORDB_VERSION
 
 from tests.infra.settings_env import assert_reads
 
@@ -127,11 +127,11 @@ def test_healthcheck_of_the_right_kind(spec: ServiceSpec):
         compile(test[3], "healthcheck", "exec")
     else:
         # Each container answers for its own consumers, not for a healthy sibling replica.
-        assert test == ["CMD", "python", "-m", "relay_graph.heartbeat", spec.name, "--this-host"]
+        assert test == ["CMD", "python", "-m", "relay_graph.runtime.heartbeat", spec.name, "--this-host"]
 
 
 def test_heartbeat_check_is_runnable_as_a_module():
-    import relay_graph.heartbeat as hb
+    import relay_graph.runtime.heartbeat as hb
 
     assert callable(hb.main)
 
@@ -235,7 +235,7 @@ def test_dockerfile_copies_only_what_exists_and_is_not_ignored():
 
 def test_the_image_runs_as_a_user_and_holds_the_model_once():
     assert re.search(r"^USER relay$", DOCKERFILE, re.M)
-    (run,) = [r for r in re.split(r"^(?=RUN )", DOCKERFILE, flags=re.M) if "relay_graph.model_files" in r]
+    (run,) = [r for r in re.split(r"^(?=RUN )", DOCKERFILE, flags=re.M) if "relay_graph.runtime.model_files" in r]
     # the model's packages are installed, turned into the model folder and removed in one layer
     assert "pip uninstall" in run and all(p.split("==")[0] in run.split("pip uninstall")[1]
                                           for p in _model_pins(DOCKERFILE))

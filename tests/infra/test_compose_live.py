@@ -22,8 +22,8 @@ import httpx
 import pytest
 import yaml
 
-from relay_graph.embedded import free_port
-from relay_graph.streams.keys import STREAM_TICKETS, STREAM_TURNS
+from relay_graph.runtime.embedded import free_port
+from relay_graph.runtime.streams.keys import STREAM_TICKETS, STREAM_TURNS
 
 from tests.infra import docker_engine
 from tests.infra.conftest import FIGURES
@@ -201,7 +201,7 @@ def test_images_are_non_root_offline_and_sized(stack):
     history = stack.docker("history", "--no-trunc", RELAY_IMAGE)
     assert stack.admin_key not in history and "GROQ_API_KEY=" not in history
     # the embedding model is in the image and loads with no network at all
-    probe = ("from relay_graph.embeddings import Embedder; import os; "
+    probe = ("from relay_graph.runtime.embeddings import Embedder; import os; "
              "v = Embedder(os.environ['RELAY_MODEL_DIR']).embed(['my router is frozen']); print(len(v[0]))")
     out = stack.docker("run", "--rm", "--network", "none", RELAY_IMAGE, "python", "-c", probe, timeout=180)
     assert out.strip().splitlines()[-1] == "384"
@@ -215,7 +215,7 @@ def test_every_service_has_a_healthcheck_and_falkordb_runs_the_embedded_version(
     config = yaml.safe_load(stack.compose("--profile", "sim", "--profile", "otel", "config").stdout)
     missing = [n for n, s in config["services"].items() if n not in UNPROBED and not s.get("healthcheck")]
     assert not missing
-    from relay_graph.falkordb_module import MODULE_VERSION, VERSION
+    from relay_graph.runtime.falkordb_module import MODULE_VERSION, VERSION
 
     assert FALKORDB_IMAGE.endswith(f":v{VERSION}")
     modules = stack.redis("MODULE", "LIST").split()

@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from relay_graph import facts
-from relay_graph.models import FactInput
+from relay_graph.memory import facts
+from relay_graph.memory.models import FactInput
 
 pytestmark = pytest.mark.falkordb
 

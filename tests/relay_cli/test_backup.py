@@ -14,7 +14,7 @@ import pytest
 import redis
 
 from relay_cli import lock as locks
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
 
 pytestmark = pytest.mark.falkordb
 

@@ -15,7 +15,7 @@ from rich.console import Console
 
 from relay_cli.services import ServiceSpec
 from relay_cli.up import STATE_NAME, EmbeddedRelay, StopFlag, UpOptions, run_demo
-from relay_graph.embedded import free_port, port_in_use
+from relay_graph.runtime.embedded import free_port, port_in_use
 
 pytestmark = pytest.mark.processes
 
@@ -194,7 +194,7 @@ def test_run_demo_plays_the_demo_module_in_a_thread():
 
 @pytest.mark.cluster
 def test_up_with_shards_runs_a_cluster_each_node_its_folder_and_log_and_a_dead_node_is_not_fatal(tmp_path):
-    from relay_graph.cluster import free_ports, nodes
+    from relay_graph.runtime.cluster import free_ports, nodes
 
     console = Console(record=True, width=200)
     stop = StopFlag(console)

@@ -12,9 +12,9 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.types import Implementation
 
-from relay_graph import facts
-from relay_graph.streams import FactChanged, connect
-from relay_graph.streams.keys import STREAM_FACTS
+from relay_graph.memory import facts
+from relay_graph.runtime.streams import FactChanged, connect
+from relay_graph.runtime.streams.keys import STREAM_FACTS
 from relay_graph.tools import TOOLS
 from tests.gateway.stream_helpers import published
 

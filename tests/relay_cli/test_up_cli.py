@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from relay_cli import lock as locks
-from relay_graph.embedded import free_port, port_in_use
+from relay_graph.runtime.embedded import free_port, port_in_use
 
 pytestmark = pytest.mark.processes
 

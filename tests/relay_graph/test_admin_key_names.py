@@ -7,9 +7,9 @@ import uuid
 
 import pytest
 
-from relay_graph import tenancy
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
-from relay_graph.streams import connect
+from relay_graph.runtime import tenancy
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.streams import connect
 
 pytestmark = pytest.mark.falkordb
 

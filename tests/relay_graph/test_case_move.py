@@ -1,4 +1,4 @@
-"""Moving a customer's case between regional desks (relay_graph.case_move), on a real FalkorDB:
+"""Moving a customer's case between regional desks (relay_graph.desk.case_move), on a real FalkorDB:
 the target answers exactly like the source on both clocks, episodes keep their vectors and are
 recallable, tickets keep their timeline, the source marks the move and keeps its history, a repeat
 changes nothing, and bad requests are refused before anything is written."""
@@ -11,14 +11,15 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph import episodes, facts, recall, tickets
-from relay_graph.case_move import move_case, moves_of, needs_move
-from relay_graph.catalogue import ensure_catalogue
-from relay_graph.catalogue.models import Placement, PlacementStatus
-from relay_graph.errors import InvalidInput, InvalidTenant, NotFound, StateConflict
-from relay_graph.models import Clock, EpisodeInput, FactInput, RetireInput
-from relay_graph.queries import Query
-from relay_graph.queries import case_move as q
+from relay_graph.memory import episodes, facts, recall
+from relay_graph.desk import tickets
+from relay_graph.desk.case_move import move_case, moves_of, needs_move
+from relay_graph.desk.catalogue import ensure_catalogue
+from relay_graph.desk.catalogue.models import Placement, PlacementStatus
+from relay_graph.runtime.errors import InvalidInput, InvalidTenant, NotFound, StateConflict
+from relay_graph.memory.models import Clock, EpisodeInput, FactInput, RetireInput
+from relay_graph.runtime.queries import Query
+from relay_graph.desk.queries import case_move as q
 
 pytestmark = pytest.mark.falkordb
 

@@ -8,15 +8,23 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph import guardrails
-from relay_graph.catalogue.models import ExtraOffer, FaqAnswer, PlanOffer, Price
-from relay_graph.conversation import GUARD_KINDS, Ask, AskKind, Household, ReplyKind, household_of, recognise
-from relay_graph.conversation import compose
-from relay_graph.conversation.answering import due_time, faq_worth_asking, _tip_order, TicketRef
-from relay_graph.conversation.asks import callback_due
+from relay_graph.desk import guardrails
+from relay_graph.desk.catalogue.models import ExtraOffer, FaqAnswer, PlanOffer, Price
+from relay_graph.desk.conversation import (
+    GUARD_KINDS,
+    Ask,
+    AskKind,
+    Household,
+    ReplyKind,
+    household_of,
+    recognise,
+)
+from relay_graph.desk.conversation import compose
+from relay_graph.desk.conversation.answering import due_time, faq_worth_asking, _tip_order, TicketRef
+from relay_graph.desk.conversation.asks import callback_due
 
 from .llm.fakes import Clock, Groq, completion
-from relay_graph.llm import GroqWriter
+from relay_graph.desk.llm import GroqWriter
 
 AT = datetime(2026, 9, 5, 8, 30, tzinfo=timezone.utc)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from relay_graph.embedded import AOF_REWRITE_ARGS, EmbeddedFalkorDB, free_port, wait_for_ping
+from relay_graph.runtime.embedded import AOF_REWRITE_ARGS, EmbeddedFalkorDB, free_port, wait_for_ping
 
 pytestmark = [pytest.mark.falkordb]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from relay_graph.embeddings import Embedder
+from relay_graph.runtime.embeddings import Embedder
 
 pytestmark = [pytest.mark.model]
 
@@ -26,7 +26,7 @@ def test_two_model_threads_sleep_when_idle_and_give_the_same_vectors(graph_setti
 async def test_submit_shapes_the_vectors_in_the_model_thread(embedder):
     import threading
 
-    from relay_graph.episodes import wire_vector
+    from relay_graph.memory.episodes import wire_vector
 
     seen = {}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.entities import (
+from relay_graph.memory.entities import (
     best_candidate,
     close_names,
     is_customer_id,

@@ -9,9 +9,9 @@ import networkx as nx
 import pytest
 from networkx.algorithms.link_analysis.pagerank_alg import _pagerank_python
 
-from relay_graph import entity_graph as eg
-from relay_graph.errors import InvalidInput
-from relay_graph.queries import Query
+from relay_graph.memory import entity_graph as eg
+from relay_graph.runtime.errors import InvalidInput
+from relay_graph.runtime.queries import Query
 
 pytestmark = [pytest.mark.falkordb]
 

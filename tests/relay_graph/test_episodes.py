@@ -6,13 +6,13 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from relay_graph import episodes
-from relay_graph.embeddings import Embedder
-from relay_graph.errors import InvalidInput, InvalidValue
-from relay_graph.facts import resolve_entity
-from relay_graph.models import EpisodeInput
-from relay_graph.queries import Query
-from relay_graph.queries import episodes as q
+from relay_graph.memory import episodes
+from relay_graph.runtime.embeddings import Embedder
+from relay_graph.runtime.errors import InvalidInput, InvalidValue
+from relay_graph.memory.facts import resolve_entity
+from relay_graph.memory.models import EpisodeInput
+from relay_graph.runtime.queries import Query
+from relay_graph.memory.queries import episodes as q
 
 pytestmark = [pytest.mark.falkordb, pytest.mark.model]
 
@@ -286,8 +286,8 @@ def test_a_vector_parameter_is_sent_as_cypher_text_of_the_same_numbers_a_list_wo
 
 
 def test_a_time_stored_before_times_were_bounded_reads_back_at_the_bound():
-    from relay_graph.facts import from_ms
-    from relay_graph.inputs import TIME_MAX, TIME_MIN
+    from relay_graph.memory.facts import from_ms
+    from relay_graph.memory.inputs import TIME_MAX, TIME_MIN
 
     assert from_ms(253_402_300_799_999 + 13 * 3_600_000) == TIME_MAX  # 9999-12-31T23:00-14:00
     assert from_ms(-10**15) == TIME_MIN

@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 
-from relay_graph import fact_planning as fp
-from relay_graph import facts
-from relay_graph.db import GraphClient
-from relay_graph.errors import InvalidInput, InvalidTenant, InvalidValue, UnknownPredicate
-from relay_graph.models import FactInput, Outcome, RetireInput
-from relay_graph.queries import Query
-from relay_graph.queries import facts as q
+from relay_graph.memory import fact_planning as fp
+from relay_graph.memory import facts
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import InvalidInput, InvalidTenant, InvalidValue, UnknownPredicate
+from relay_graph.memory.models import FactInput, Outcome, RetireInput
+from relay_graph.runtime.queries import Query
+from relay_graph.memory.queries import facts as q
 
 DAY = 86_400_000
 
@@ -470,7 +470,7 @@ async def test_concurrent_single_and_batch_writers_on_the_same_slots(graph_clien
 
 @pytest.mark.model
 async def test_memory_write_facts_embeds_each_claim_once(graph_client, tenant, embedder):
-    from relay_graph.memory import Memory
+    from relay_graph.memory.facade import Memory
 
     memory = Memory(graph_client, embedder)
     first = await memory.write_facts(tenant, [fact(subject=f"customer {i}", obj=c)

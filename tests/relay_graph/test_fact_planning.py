@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph import fact_planning as fp
-from relay_graph.errors import AlreadyExists, InvalidInput
-from relay_graph.models import Outcome
-from relay_graph.registry import ConflictPolicy
+from relay_graph.memory import fact_planning as fp
+from relay_graph.runtime.errors import AlreadyExists, InvalidInput
+from relay_graph.memory.models import Outcome
+from relay_graph.memory.registry import ConflictPolicy
 
 SUP, CON = ConflictPolicy.SUPERSEDE, ConflictPolicy.CONFLICT
 DAY = 86_400_000

@@ -11,9 +11,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph import facts
-from relay_graph.db import GraphClient
-from relay_graph.errors import (
+from relay_graph.memory import facts
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import (
     AlreadyExists,
     InvalidInput,
     InvalidTenant,
@@ -21,9 +21,9 @@ from relay_graph.errors import (
     NotFound,
     UnknownPredicate,
 )
-from relay_graph.models import ClaimsView, Clock, FactInput, FactState, Outcome, RetireInput
-from relay_graph.queries import Query
-from relay_graph.queries import facts as q
+from relay_graph.memory.models import ClaimsView, Clock, FactInput, FactState, Outcome, RetireInput
+from relay_graph.runtime.queries import Query
+from relay_graph.memory.queries import facts as q
 
 pytestmark = pytest.mark.falkordb
 

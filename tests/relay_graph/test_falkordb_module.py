@@ -11,8 +11,8 @@ import tarfile
 import pytest
 import redis
 
-from relay_graph import falkordb_module as fm
-from relay_graph.embedded import EmbeddedFalkorDB, free_port, module_path
+from relay_graph.runtime import falkordb_module as fm
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port, module_path
 
 
 def make_sdist(path, member: str, body: bytes):

@@ -13,10 +13,10 @@ from falkordb.asyncio.query_result import parse_scalar
 from falkordb.graph import Graph
 from falkordb.helpers import stringify_param_value
 
-from relay_graph import graph_wire
-from relay_graph.db import GraphClient, _plain
-from relay_graph.episodes import wire_vector
-from relay_graph.queries import Query
+from relay_graph.runtime import graph_wire
+from relay_graph.runtime.db import GraphClient, _plain
+from relay_graph.memory.episodes import wire_vector
+from relay_graph.runtime.queries import Query
 
 class Colour(str, enum.Enum):
     RED = 're"d'
@@ -136,7 +136,7 @@ async def test_a_connection_the_server_closed_is_replaced(graph_client, tenant):
 
 
 async def test_an_unreachable_server_is_a_connection_error():
-    from relay_graph.embedded import free_port
+    from relay_graph.runtime.embedded import free_port
 
     reads = graph_wire.Connections("127.0.0.1", free_port(), None, 2)
     with pytest.raises(redis.exceptions.ConnectionError):  # the gateway answers 503 for it
@@ -145,7 +145,7 @@ async def test_an_unreachable_server_is_a_connection_error():
 
 @pytest.mark.falkordb
 async def test_reads_sign_in_where_the_server_wants_a_password(tmp_path):
-    from relay_graph.embedded import EmbeddedFalkorDB, free_port
+    from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
 
     server = EmbeddedFalkorDB(tmp_path, free_port(), password="s3cret").start()
     try:

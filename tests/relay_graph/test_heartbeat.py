@@ -11,9 +11,16 @@ import uuid
 import pytest
 import redis.asyncio as aioredis
 
-from relay_graph.embedded import free_port
-from relay_graph.errors import InvalidInput
-from relay_graph.heartbeat import PREFIX, alive, beat, heartbeat_key, heartbeat_loop, this_host_prefix
+from relay_graph.runtime.embedded import free_port
+from relay_graph.runtime.errors import InvalidInput
+from relay_graph.runtime.heartbeat import (
+    PREFIX,
+    alive,
+    beat,
+    heartbeat_key,
+    heartbeat_loop,
+    this_host_prefix,
+)
 
 pytestmark = pytest.mark.falkordb
 
@@ -94,7 +101,7 @@ async def test_loop_refuses_a_period_not_shorter_than_the_ttl(r, service):
 def _check(service: str, port: int, *extra: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "RELAY_FALKORDB_HOST": "127.0.0.1", "RELAY_FALKORDB_PORT": str(port)}
     return subprocess.run(
-        [sys.executable, "-m", "relay_graph.heartbeat", service, *extra],
+        [sys.executable, "-m", "relay_graph.runtime.heartbeat", service, *extra],
         env=env, capture_output=True, text=True, timeout=60,
     )
 
@@ -117,7 +124,7 @@ def test_cli_check_fails_when_the_server_is_unreachable():
 
 
 async def test_this_host_counts_the_consumers_the_streams_runtime_names_here(r, falkordb_server):
-    from relay_graph.streams import consumer_name
+    from relay_graph.runtime.streams import consumer_name
 
     service = "svc" + uuid.uuid4().hex[:8]
     here = consumer_name(service)

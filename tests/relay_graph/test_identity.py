@@ -14,11 +14,12 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph import chat, customers, facts, names, tickets
-from relay_graph.entities import close_names, name_key, new_customer_id
-from relay_graph.memory import Memory
-from relay_graph.models import EpisodeInput, FactInput, RetireInput
-from relay_graph.queries import Query
+from relay_graph.desk import chat, customers, tickets
+from relay_graph.memory import facts, names
+from relay_graph.memory.entities import close_names, name_key, new_customer_id
+from relay_graph.memory.facade import Memory
+from relay_graph.memory.models import EpisodeInput, FactInput, RetireInput
+from relay_graph.runtime.queries import Query
 from relay_graph.tools import Shape, ToolContext, call_tool
 
 pytestmark = pytest.mark.falkordb
@@ -286,7 +287,7 @@ async def test_recall_by_a_misspelt_subject_says_what_it_matched_or_asks(graph_c
 
 
 async def test_reading_by_name_starts_from_an_index(graph_client, tenant):
-    from relay_graph.queries import names as nq
+    from relay_graph.memory.queries import names as nq
 
     await facts.write_fact(graph_client, tenant, FactInput(subject="c-00000000000000a1", predicate="name",
                                                            object="Asha Rao", agent="intake"))

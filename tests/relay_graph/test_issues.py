@@ -7,13 +7,13 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from relay_graph import facts
-from relay_graph.entities import FUZZY_THRESHOLD, similarity
-from relay_graph.errors import InvalidValue
-from relay_graph.extraction.rules import extract
-from relay_graph.issues import issue_kind, issue_name
-from relay_graph.models import FactInput
-from relay_graph.queries import Query
+from relay_graph.memory import facts
+from relay_graph.memory.entities import FUZZY_THRESHOLD, similarity
+from relay_graph.runtime.errors import InvalidValue
+from relay_graph.desk.extraction.rules import extract
+from relay_graph.desk.issues import issue_kind, issue_name
+from relay_graph.memory.models import FactInput
+from relay_graph.runtime.queries import Query
 
 
 def test_an_issue_is_named_by_its_kind_and_the_details_given():

@@ -10,7 +10,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from relay_graph import model_attention, model_files
+from relay_graph.runtime import model_attention, model_files
 
 pytestmark = [pytest.mark.model]
 

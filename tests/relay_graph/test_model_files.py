@@ -8,8 +8,8 @@ import onnxruntime as ort
 import pytest
 from tokenizers import Tokenizer
 
-from relay_graph import model_files
-from relay_graph.embeddings import Embedder
+from relay_graph.runtime import model_files
+from relay_graph.runtime.embeddings import Embedder
 
 pytestmark = [pytest.mark.model]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import redis
 
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
 
 pytestmark = [pytest.mark.falkordb]
 

@@ -14,12 +14,12 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph import network as net
-from relay_graph.network_gen import generate_network
-from relay_graph.errors import InvalidInput, InvalidTenant, NotFound, StateConflict
-from relay_graph.network_models import LinkIn, LinkType, NetNodeIn, NodeKind
-from relay_graph.queries import Query
-from relay_graph.queries import network as q
+from relay_graph.desk import network as net
+from relay_graph.lab.network_gen import generate_network
+from relay_graph.runtime.errors import InvalidInput, InvalidTenant, NotFound, StateConflict
+from relay_graph.desk.network_models import LinkIn, LinkType, NetNodeIn, NodeKind
+from relay_graph.runtime.queries import Query
+from relay_graph.desk.queries import network as q
 
 pytestmark = pytest.mark.falkordb
 

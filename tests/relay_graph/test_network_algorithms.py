@@ -21,13 +21,13 @@ import networkx as nx
 import pytest
 from networkx.algorithms.flow import edmonds_karp
 
-from relay_graph import network as net
-from relay_graph import network_algorithms as alg
-from relay_graph.errors import InvalidInput, NotFound
-from relay_graph.network_gen import generate_network
-from relay_graph.network_models import LinkIn, LinkType, NetNodeIn, NodeKind
-from relay_graph.queries import Query
-from relay_graph.queries import network as q
+from relay_graph.desk import network as net
+from relay_graph.desk import network_algorithms as alg
+from relay_graph.runtime.errors import InvalidInput, NotFound
+from relay_graph.lab.network_gen import generate_network
+from relay_graph.desk.network_models import LinkIn, LinkType, NetNodeIn, NodeKind
+from relay_graph.runtime.queries import Query
+from relay_graph.desk.queries import network as q
 
 BB, POP, OLT, SPL, ONT = NodeKind.BACKBONE, NodeKind.POP, NodeKind.OLT, NodeKind.SPLITTER, NodeKind.ONT
 UP, PON, DROP = LinkType.UPLINK, LinkType.PON, LinkType.DROP

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph import network as net
-from relay_graph.errors import InvalidInput
-from relay_graph.network_gen import generate_network, slug
-from relay_graph.network_models import NodeKind
-from relay_graph.queries import Query
+from relay_graph.desk import network as net
+from relay_graph.runtime.errors import InvalidInput
+from relay_graph.lab.network_gen import generate_network, slug
+from relay_graph.desk.network_models import NodeKind
+from relay_graph.runtime.queries import Query
 
 CITIES = [("Pune", ["Kothrud", "Baner", "Hadapsar"]), ("Mumbai", ["Andheri", "Bandra"]), ("Nashik", []),
           ("São Paulo", ["Pinheiros"])]

@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from relay_graph import operations as ops
-from relay_graph import facts, recall
-from relay_graph.errors import AlreadyExists, InvalidInput, NotFound
-from relay_graph.models import FactInput
-from relay_graph.queries import Query
-from relay_graph.tenancy import graph_name
+from relay_graph.usecases import operations as ops
+from relay_graph.memory import facts, recall
+from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound
+from relay_graph.memory.models import FactInput
+from relay_graph.runtime.queries import Query
+from relay_graph.runtime.tenancy import graph_name
 
 from tests.relay_graph.test_case_move import CUSTOMER, build_case
 

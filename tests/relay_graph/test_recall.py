@@ -10,15 +10,15 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from relay_graph import recall as recall_mod
-from relay_graph.embeddings import Embedder
-from relay_graph.errors import InvalidInput, InvalidValue
-from relay_graph.fact_embeddings import claim_text, embed_facts
-from relay_graph.facts import resolve_entity
-from relay_graph.memory import Memory
-from relay_graph.models import EpisodeInput, FactInput, RecallShape
-from relay_graph.queries import Query
-from relay_graph.queries import recall as q
+from relay_graph.memory import recall as recall_mod
+from relay_graph.runtime.embeddings import Embedder
+from relay_graph.runtime.errors import InvalidInput, InvalidValue
+from relay_graph.memory.fact_embeddings import claim_text, embed_facts
+from relay_graph.memory.facts import resolve_entity
+from relay_graph.memory.facade import Memory
+from relay_graph.memory.models import EpisodeInput, FactInput, RecallShape
+from relay_graph.runtime.queries import Query
+from relay_graph.memory.queries import recall as q
 
 pytestmark = [pytest.mark.falkordb, pytest.mark.model]
 
@@ -295,7 +295,7 @@ async def test_hot_reads_start_from_indexes(graph_client, tenant):
 
 
 async def test_fact_vector_statements_start_from_indexes(graph_client, tenant):
-    from relay_graph.queries import fact_embeddings as fq
+    from relay_graph.memory.queries import fact_embeddings as fq
 
     unphrased = await graph_client.explain(tenant, fq.UNPHRASED, {"ids": ["a"], "fixed": {"phone": "phone number"}})
     write = await graph_client.explain(tenant, fq.WRITE, {"texts": [], "links": []})

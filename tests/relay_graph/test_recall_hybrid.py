@@ -8,11 +8,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph import recall as recall_mod
-from relay_graph.memory import Memory
-from relay_graph.models import EpisodeInput, FactInput, RecallShape
-from relay_graph.episodes import wire_vector
-from relay_graph.queries import recall as q
+from relay_graph.memory import recall as recall_mod
+from relay_graph.memory.facade import Memory
+from relay_graph.memory.models import EpisodeInput, FactInput, RecallShape
+from relay_graph.memory.episodes import wire_vector
+from relay_graph.memory.queries import recall as q
 
 pytestmark = [pytest.mark.falkordb, pytest.mark.model]
 

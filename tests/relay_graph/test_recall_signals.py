@@ -9,10 +9,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph import entity_graph
-from relay_graph import recall as recall_mod
-from relay_graph.memory import Memory
-from relay_graph.models import EpisodeInput, FactInput, RecallShape
+from relay_graph.memory import entity_graph
+from relay_graph.memory import recall as recall_mod
+from relay_graph.memory.facade import Memory
+from relay_graph.memory.models import EpisodeInput, FactInput, RecallShape
 
 pytestmark = [pytest.mark.falkordb, pytest.mark.model]
 

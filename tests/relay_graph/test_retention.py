@@ -9,10 +9,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from relay_graph import episodes, facts, retention
-from relay_graph.errors import InvalidInput
-from relay_graph.models import EpisodeInput, FactInput
-from relay_graph.queries import Query
+from relay_graph.memory import episodes, facts, retention
+from relay_graph.runtime.errors import InvalidInput
+from relay_graph.memory.models import EpisodeInput, FactInput
+from relay_graph.runtime.queries import Query
 
 pytestmark = pytest.mark.falkordb
 
@@ -94,7 +94,7 @@ async def test_the_agent_loop_applies_every_tenants_setting(graph_client, embedd
 
 
 async def test_compaction_starts_from_the_episode_time_index(graph_client, tenant):
-    from relay_graph.queries import retention as q
+    from relay_graph.memory.queries import retention as q
 
     plan = await graph_client.explain(tenant, q.COMPACT_EPISODES, {"cutoff": 1, "batch": 10, "chars": 10})
     assert "Node By Index Scan" in plan and "All Node Scan" not in plan, plan

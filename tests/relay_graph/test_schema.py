@@ -1,6 +1,6 @@
 import pytest
 
-from relay_graph.queries import Query
+from relay_graph.runtime.queries import Query
 
 pytestmark = pytest.mark.falkordb
 
@@ -13,7 +13,7 @@ async def test_indexes_are_created_once_and_answer(graph_client, tenant):
     assert ("Episode", "embedding", "VECTOR") in kinds
     assert ("Entity", "name", "FULLTEXT") in kinds
     # a second client (another process in real life) finds them and creates nothing twice
-    from relay_graph.db import GraphClient
+    from relay_graph.runtime.db import GraphClient
 
     other = GraphClient(graph_client.settings)
     await other.ensure_schema(tenant)

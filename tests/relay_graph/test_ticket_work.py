@@ -1,5 +1,5 @@
 """The resolver's decisions over a ticket's working state, and the desk's invariant, as pure
-functions: no graph (relay_graph.ticket_work)."""
+functions: no graph (relay_graph.desk.ticket_work)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,19 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from relay_graph.ticket_work import (
-    Act, Check, MoveKind, Unproven, Work, for_round, next_move, proof, unproven, with_act, with_check, with_plan,
+from relay_graph.desk.ticket_work import (
+    Act,
+    Check,
+    MoveKind,
+    Unproven,
+    Work,
+    for_round,
+    next_move,
+    proof,
+    unproven,
+    with_act,
+    with_check,
+    with_plan,
     with_proof,
 )
 

@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph.time_expressions import DAY_SLACK, needs_reference, windows
+from relay_graph.memory.time_expressions import DAY_SLACK, needs_reference, windows
 
 REF = datetime(2023, 8, 20, 15, 0, tzinfo=timezone.utc)  # the newest turn in memory
 

@@ -8,11 +8,12 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph import catalogue as cat
-from relay_graph import facts, udf
-from relay_graph.catalogue import pricing
-from relay_graph.models import FactInput
-from relay_graph.queries import Query
+from relay_graph.desk import catalogue as cat
+from relay_graph.memory import facts
+from relay_graph.runtime import udf
+from relay_graph.desk.catalogue import pricing
+from relay_graph.memory.models import FactInput
+from relay_graph.runtime.queries import Query
 from relay_graph.tools.memory_tools import _fact_sentence
 
 pytestmark = pytest.mark.falkordb
@@ -88,7 +89,7 @@ async def test_the_library_is_loaded_and_lists_its_functions(graph_client, tenan
 
 
 async def test_the_sentence_read_starts_from_the_fact_id_index(graph_client, tenant):
-    from relay_graph.queries import facts as q
+    from relay_graph.memory.queries import facts as q
 
     plan = await graph_client.explain(tenant, q.FACT_SENTENCES, {"facts": [{"fact_id": "f1", "subject": "x"}]})
     assert "Node By Index Scan" in plan and "All Node Scan" not in plan

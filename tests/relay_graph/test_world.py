@@ -1,4 +1,4 @@
-"""The provider's world in a tenant (relay_graph.world): a region's catalogue and network seeded
+"""The provider's world in a tenant (relay_graph.lab.world): a region's catalogue and network seeded
 once, homes connected from addresses to a cabinet of the right area, a repeat changing nothing, a
 move re-homing the customer, and addresses we cannot serve refused before anything is written."""
 
@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph import network, world
-from relay_graph.catalogue import seeded_regions
-from relay_graph.errors import InvalidInput
-from relay_graph.queries import Query
+from relay_graph.desk import network
+from relay_graph.lab import world
+from relay_graph.desk.catalogue import seeded_regions
+from relay_graph.runtime.errors import InvalidInput
+from relay_graph.runtime.queries import Query
 
 pytestmark = pytest.mark.falkordb
 

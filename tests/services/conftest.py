@@ -10,11 +10,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from relay_graph.memory import Memory
-from relay_graph.models import EpisodeInput
-from relay_graph.queries import Query
-from relay_graph.streams.wire import from_fields, text_fields
-from relay_graph.streams import InvalidNotification, StreamSettings, TurnReceived, connect, decode
+from relay_graph.memory.facade import Memory
+from relay_graph.memory.models import EpisodeInput
+from relay_graph.runtime.queries import Query
+from relay_graph.runtime.streams.wire import from_fields, text_fields
+from relay_graph.runtime.streams import InvalidNotification, StreamSettings, TurnReceived, connect, decode
 from tests import support
 
 # Small timeouts so reclaiming happens within a test.
@@ -54,7 +54,7 @@ CONSULTED = Query(
 async def counts(client, tenant: str) -> dict[str, int]:
     """What the desk wrote, by label and edge type. Outbox nodes are left out: they are the
     delivery's bookkeeping, and a published one lingers until its process takes it out (within a
-    second, relay_graph.outbox)."""
+    second, relay_graph.runtime.outbox)."""
     return {r["k"]: r["n"] for r in await client.run(tenant, COUNTS) if r["k"] != "node:Outbox"}
 
 
@@ -84,7 +84,7 @@ async def registered_tenant(request):
     """The agents handle only tenants that were created: a test's `tenant` is registered the way
     POST /v1/tenants registers one."""
     if "tenant" in request.fixturenames:
-        from relay_graph.tenancy import TENANTS_KEY
+        from relay_graph.runtime.tenancy import TENANTS_KEY
 
         # Its own short connection: asking for the async `stream_redis` here would make pytest-asyncio
         # set that session fixture up from inside this running fixture when no test made it before.

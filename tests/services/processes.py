@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from relay_graph.heartbeat import heartbeat_key
+from relay_graph.runtime.heartbeat import heartbeat_key
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from relay_graph import desk, lab, network, tickets
-from relay_graph.errors import NotFound
-from relay_graph.streams import (
+from relay_graph.desk import agent_reads as desk, network, tickets
+from relay_graph import lab
+from relay_graph.runtime.errors import NotFound
+from relay_graph.runtime.streams import (
     STREAM_OUTAGES,
     STREAM_REPLIES,
     STREAM_TICKETS,
@@ -25,8 +26,8 @@ from relay_graph.streams import (
     read_dead_letters,
     stream_groups,
 )
-from relay_graph.queries import Query
-from relay_graph.ticket_models import TicketStage
+from relay_graph.runtime.queries import Query
+from relay_graph.desk.ticket_models import TicketStage
 
 from .conftest import Gateway, counts, eventually, published, wipe_stream_keys
 from .processes import Desk

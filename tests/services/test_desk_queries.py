@@ -1,4 +1,4 @@
-"""The desk agents' read queries (relay_graph.desk / queries/desk.py): what they return, and that each
+"""The desk agents' read queries (relay_graph.desk.agent_reads / queries/desk.py): what they return, and that each
 starts from an index."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from relay_graph import desk, network, tickets
-from relay_graph.models import EpisodeInput
-from relay_graph.queries import desk as q
+from relay_graph.desk import agent_reads as desk, network, tickets
+from relay_graph.memory.models import EpisodeInput
+from relay_graph.desk.queries import agent_reads as q
 
 pytestmark = pytest.mark.falkordb
 

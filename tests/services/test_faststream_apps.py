@@ -1,6 +1,6 @@
 """The agents' FastStream apps under TestRedisBroker (in memory, no broker loop, no delivery
 middleware): each kind reaches its service's plain handler as its model, with the service's Deps.
-The delivery guarantees are proven on the real broker (tests/relay_graph/streams, test_desk_processes)."""
+The delivery guarantees are proven on the real broker (tests/relay_graph/runtime/streams, test_desk_processes)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import uuid
 import pytest
 from faststream.redis import TestRedisBroker
 
-from relay_graph import desk, network, tickets
-from relay_graph.agents import make_app
-from relay_graph.streams import (
+from relay_graph.desk import agent_reads as desk, network, tickets
+from relay_graph.runtime.agents.runner import make_app
+from relay_graph.runtime.streams import (
     STREAM_OUTAGES,
     STREAM_REPLIES,
     STREAM_TICKETS,
@@ -26,8 +26,8 @@ from relay_graph.streams import (
     connect,
     read_dead_letters,
 )
-from relay_graph.tenancy import graph_name
-from relay_graph.ticket_models import TicketStage
+from relay_graph.runtime.tenancy import graph_name
+from relay_graph.desk.ticket_models import TicketStage
 from services.intake.handlers import HANDLERS as INTAKE
 from services.netops.handlers import HANDLERS as NETOPS
 from services.resolver.handlers import HANDLERS as RESOLVER

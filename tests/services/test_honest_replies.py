@@ -8,11 +8,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from relay_graph import desk
-from relay_graph.agents import honest_words
-from relay_graph.extraction.replies import Reply
-from relay_graph.llm.wording import GroqWriter, TemplateWriter
-from relay_graph.streams import Publisher
+from relay_graph.desk import agent_reads as desk
+from relay_graph.usecases.replies import honest_words
+from relay_graph.desk.reply_templates import Reply
+from relay_graph.desk.llm.wording import GroqWriter, TemplateWriter
+from relay_graph.runtime.streams import Publisher
 from services.intake.handlers import handle_turn_received
 
 from .conftest import Gateway

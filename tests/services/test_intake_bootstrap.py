@@ -1,8 +1,8 @@
 """Which extractor the intake agent runs: rules without a key, Groq then rules with one."""
 
-from relay_graph.extraction import RulesExtractor
-from relay_graph.extraction.fallback import FallbackExtractor
-from relay_graph.extraction.groq import GroqExtractor
+from relay_graph.desk.extraction import RulesExtractor
+from relay_graph.desk.extraction.fallback import FallbackExtractor
+from relay_graph.desk.extraction.groq import GroqExtractor
 from services.intake.bootstrap import make_extractor
 from services.intake.settings import IntakeSettings
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.catalogue import ensure_catalogue
-from relay_graph.streams import Publisher
+from relay_graph.desk.catalogue import ensure_catalogue
+from relay_graph.runtime.streams import Publisher
 from services.intake import agent as intake_agent
 from services.intake.handlers import handle_turn_received
 

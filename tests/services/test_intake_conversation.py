@@ -9,13 +9,14 @@ import dataclasses
 
 import pytest
 
-from relay_graph import tickets, world
-from relay_graph.conversation.reads import ticket_promises
-from relay_graph.llm import GroqWriter
-from relay_graph.streams import Publisher
+from relay_graph.desk import tickets
+from relay_graph.lab import world
+from relay_graph.desk.conversation.reads import ticket_promises
+from relay_graph.desk.llm import GroqWriter
+from relay_graph.runtime.streams import Publisher
 from services.intake import agent as intake_agent
 
-from ..relay_graph.llm.fakes import Clock, Groq, completion
+from ..relay_graph.desk.llm.fakes import Clock, Groq, completion
 from .conftest import Gateway
 
 pytestmark = pytest.mark.falkordb
@@ -99,7 +100,7 @@ async def test_a_yes_to_is_it_fixed_is_a_confirmation_not_a_reading(intake, memo
 
 async def test_prices_are_in_the_country_of_the_city_the_customer_lives_in(intake, memory, stream_redis, graph_client,
                                                                            tenant):
-    from relay_graph.catalogue import ensure_catalogue
+    from relay_graph.desk.catalogue import ensure_catalogue
 
     await ensure_catalogue(graph_client, tenant, "europe")
     intake_agent._contexts.clear()  # the extractor learns the region's cities now, not within CONTEXT_TTL_S

@@ -22,11 +22,19 @@ from pathlib import Path
 
 import pytest
 
-from relay_graph import lab, network, tickets
-from relay_graph.queries import Query
-from relay_graph.streams import (STREAM_NETWORK, STREAM_OUTAGES, STREAM_TURNS, STREAMS, NetworkChanged, Publisher,
-                                 read_dead_letters)
-from relay_graph.ticket_models import TicketStage
+from relay_graph import lab
+from relay_graph.desk import network, tickets
+from relay_graph.runtime.queries import Query
+from relay_graph.runtime.streams import (
+    STREAM_NETWORK,
+    STREAM_OUTAGES,
+    STREAM_TURNS,
+    STREAMS,
+    NetworkChanged,
+    Publisher,
+    read_dead_letters,
+)
+from relay_graph.desk.ticket_models import TicketStage
 
 from .conftest import Gateway, eventually, published, wipe_stream_keys
 from .processes import Desk

@@ -5,16 +5,22 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph import desk, network, tickets
-from relay_graph.errors import NotFound
-from relay_graph.network_gen import generate_network
-from relay_graph.streams import NetworkChanged, Publisher, STREAM_OUTAGES, STREAM_REPLIES, STREAM_TICKETS
-from relay_graph.ticket_models import TicketStage
+from relay_graph.desk import agent_reads as desk, network, tickets
+from relay_graph.runtime.errors import NotFound
+from relay_graph.lab.network_gen import generate_network
+from relay_graph.runtime.streams import (
+    NetworkChanged,
+    Publisher,
+    STREAM_OUTAGES,
+    STREAM_REPLIES,
+    STREAM_TICKETS,
+)
+from relay_graph.desk.ticket_models import TicketStage
 from services.intake import agent as intake_agent
 from services.netops import agent
 from services.netops.handlers import HANDLERS, handle_network_changed
 from services.resolver.handlers import handle_ticket_changed
-from relay_graph.streams import TicketChanged
+from relay_graph.runtime.streams import TicketChanged
 
 from .conftest import Gateway, counts, published
 

@@ -9,9 +9,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from relay_graph import episodes, facts, retention
-from relay_graph.models import EpisodeInput, FactInput
-from relay_graph.queries import Query
+from relay_graph.memory import episodes, facts, retention
+from relay_graph.memory.models import EpisodeInput, FactInput
+from relay_graph.runtime.queries import Query
 
 from .conftest import eventually, wipe_stream_keys
 from .processes import Desk

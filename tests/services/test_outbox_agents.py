@@ -10,9 +10,9 @@ import uuid
 import pytest
 import redis.asyncio as aioredis
 
-from relay_graph import desk
-from relay_graph.queries import outbox as q
-from relay_graph.streams import STREAM_FACTS, STREAM_REPLIES, STREAM_TICKETS, Publisher
+from relay_graph.desk import agent_reads as desk
+from relay_graph.runtime.queries import outbox as q
+from relay_graph.runtime.streams import STREAM_FACTS, STREAM_REPLIES, STREAM_TICKETS, Publisher
 from services.intake.bootstrap import bootstrap
 from services.intake.handlers import handle_turn_received
 from services.intake.settings import IntakeSettings

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph import case_move, desk, desks, lab, network, network_algorithms, tickets, world
-from relay_graph.errors import AlreadyExists
-from relay_graph.network_models import NodeKind
-from relay_graph.queries import Query
-from relay_graph.streams import STREAM_TICKETS, Publisher, TicketChanged
-from relay_graph.ticket_models import TicketStage
+from relay_graph.desk import (
+    case_move,
+    agent_reads as desk,
+    regional_desks as desks,
+    network,
+    network_algorithms,
+    tickets,
+)
+from relay_graph import lab
+from relay_graph.lab import world
+from relay_graph.runtime.errors import AlreadyExists
+from relay_graph.desk.network_models import NodeKind
+from relay_graph.runtime.queries import Query
+from relay_graph.runtime.streams import STREAM_TICKETS, Publisher, TicketChanged
+from relay_graph.desk.ticket_models import TicketStage
 from services.intake import agent as intake_agent
 from services.resolver.handlers import handle_ticket_changed
 
@@ -155,7 +164,7 @@ async def test_registering_a_second_desk_for_one_region_is_refused(graph_client,
 
 
 def _candidate(name: str, country: str, population: int | None, admin1: str | None = None):
-    from relay_graph.catalogue.models import PlaceCandidate, PlacementSource, PlacementStatus
+    from relay_graph.desk.catalogue.models import PlaceCandidate, PlacementSource, PlacementStatus
 
     return PlaceCandidate(name=name, country=country, country_name={"GB": "United Kingdom", "CA": "Canada",
                                                                      "US": "United States"}[country],

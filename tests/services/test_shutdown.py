@@ -14,8 +14,8 @@ import time
 import httpx
 import pytest
 
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
-from relay_graph.streams import Publisher, TurnReceived, connect
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.streams import Publisher, TurnReceived, connect
 
 from .processes import REPO, Desk
 

@@ -10,10 +10,11 @@ import uuid
 import pytest
 from opentelemetry import trace
 
-from relay_graph import desk, lab, network, tickets
-from relay_graph.agents import make_app
-from relay_graph.streams import Publisher
-from relay_graph.ticket_models import TicketStage
+from relay_graph.desk import agent_reads as desk, network, tickets
+from relay_graph import lab
+from relay_graph.runtime.agents.runner import make_app
+from relay_graph.runtime.streams import Publisher
+from relay_graph.desk.ticket_models import TicketStage
 from services.intake.handlers import HANDLERS as INTAKE
 from services.resolver.handlers import HANDLERS as RESOLVER
 

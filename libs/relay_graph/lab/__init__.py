@@ -15,11 +15,11 @@ grader's report, for people, not for agents)."""
 
 from __future__ import annotations
 
-from .diagnosis import diagnose_from_readings
-from .equipment import act, measure, measure_all
-from .faults import inject, inject_fault
-from .grader import record_diagnosis, scoreboard
-from .models import (
+from relay_graph.lab.diagnosis import diagnose_from_readings
+from relay_graph.lab.equipment import act, measure, measure_all
+from relay_graph.lab.faults import inject, inject_fault
+from relay_graph.lab.grader import record_diagnosis, scoreboard
+from relay_graph.lab.models import (
     EVENING_HOURS,
     FIX_FOR,
     NETWORK_KINDS,

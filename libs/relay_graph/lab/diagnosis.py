@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from .models import FaultKind, Reading, Test
+from relay_graph.lab.models import FaultKind, Reading, Test
 
 DAMAGED_BELOW_DBM = -27.0
 CONGESTED_AT_PCT = 90.0

@@ -11,14 +11,14 @@ import random
 import uuid
 from datetime import datetime
 
-from ..db import GraphClient
-from ..errors import InvalidInput
-from ..models import aware, utcnow
-from ..tenancy import validate_tenant
-from . import physics, truth
-from .faults import restore
-from .line import Context, context
-from .models import REPAIRS, Action, ActionResult, FaultKind, Reading, Test
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import InvalidInput
+from relay_graph.memory.models import aware, utcnow
+from relay_graph.runtime.tenancy import validate_tenant
+from relay_graph.lab import physics, truth
+from relay_graph.lab.faults import restore
+from relay_graph.lab.line import Context, context
+from relay_graph.lab.models import REPAIRS, Action, ActionResult, FaultKind, Reading, Test
 
 MAX_NOTE = 200
 

@@ -11,19 +11,19 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..db import GraphClient
-from ..errors import InvalidInput, NotFound, StateConflict
-from ..inputs import check_identifier
-from ..models import aware, utcnow
-from ..network import _node_id, customers_behind, get_node, set_link_status, set_node_status
-from ..network_algorithms import LinkView, load_upward, served_nodes
-from ..network_models import LinkType, NodeKind
-from ..queries import lab as q
-from ..tenancy import validate_tenant
-from . import truth
-from .line import Context, context
-from .models import FIX_FOR, FaultKind, Injection, NETWORK_KINDS, VisibleChange
-from .physics import profile
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import InvalidInput, NotFound, StateConflict
+from relay_graph.memory.inputs import check_identifier
+from relay_graph.memory.models import aware, utcnow
+from relay_graph.desk.network import _node_id, customers_behind, get_node, set_link_status, set_node_status
+from relay_graph.desk.network_algorithms import LinkView, load_upward, served_nodes
+from relay_graph.desk.network_models import LinkType, NodeKind
+from relay_graph.lab.queries import lab as q
+from relay_graph.runtime.tenancy import validate_tenant
+from relay_graph.lab import truth
+from relay_graph.lab.line import Context, context
+from relay_graph.lab.models import FIX_FOR, FaultKind, Injection, NETWORK_KINDS, VisibleChange
+from relay_graph.lab.physics import profile
 
 CUSTOMER_KINDS = (FaultKind.ROUTER_FROZEN, FaultKind.WIFI_INTERFERENCE, FaultKind.DAMAGED_FIBRE,
                   FaultKind.PAYMENT_FAILED)

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from ..db import GraphClient
-from ..errors import InvalidInput, NotFound
-from ..models import aware, utcnow
-from ..network import _customer
-from ..queries import lab as q
-from ..tenancy import validate_tenant
-from . import truth
-from .line import context
-from .models import Action, DiagnosisRecord, FaultKind, Scoreboard, ScoreRow
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import InvalidInput, NotFound
+from relay_graph.memory.models import aware, utcnow
+from relay_graph.desk.network import _customer
+from relay_graph.lab.queries import lab as q
+from relay_graph.runtime.tenancy import validate_tenant
+from relay_graph.lab import truth
+from relay_graph.lab.line import context
+from relay_graph.lab.models import Action, DiagnosisRecord, FaultKind, Scoreboard, ScoreRow
 
 HEALTHY = "healthy"
 

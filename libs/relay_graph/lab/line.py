@@ -8,14 +8,21 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..db import GraphClient
-from ..errors import NotFound
-from ..network import _customer
-from ..network_algorithms import NetGraph, customer_access, load_upward, max_flow, path_to_core, served_nodes
-from ..network_models import LinkType, NodeKind
-from . import truth
-from .models import FaultKind
-from .physics import DownElement, LineView
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import NotFound
+from relay_graph.desk.network import _customer
+from relay_graph.desk.network_algorithms import (
+    NetGraph,
+    customer_access,
+    load_upward,
+    max_flow,
+    path_to_core,
+    served_nodes,
+)
+from relay_graph.desk.network_models import LinkType, NodeKind
+from relay_graph.lab import truth
+from relay_graph.lab.models import FaultKind
+from relay_graph.lab.physics import DownElement, LineView
 
 _NODE_LEVEL = {NodeKind.ONT: "home", NodeKind.SPLITTER: "street", NodeKind.OLT: "exchange", NodeKind.POP: "hub",
                NodeKind.BACKBONE: "core"}

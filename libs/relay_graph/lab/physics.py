@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .models import EVENING_HOURS, FaultKind, Test
+from relay_graph.lab.models import EVENING_HOURS, FaultKind, Test
 
 SENSITIVITY_DBM = -28.0
 FLOOR_DBM = -40.0

@@ -13,10 +13,10 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from ..db import GraphClient
-from ..queries import Query
-from ..queries import lab as q
-from ..tenancy import TRUTH_PREFIX, validate_tenant
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.queries import Query
+from relay_graph.lab.queries import lab as q
+from relay_graph.runtime.tenancy import TRUTH_PREFIX, validate_tenant
 
 _READY: "weakref.WeakKeyDictionary[GraphClient, set[str]]" = weakref.WeakKeyDictionary()
 

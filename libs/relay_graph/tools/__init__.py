@@ -19,11 +19,19 @@ why_affected.
 
 from __future__ import annotations
 
-from . import desk_tools, memory_tools, network_tools  # noqa: F401  (each registers its tools)
-from .context import MCP_PREFIX, ToolContext, mcp_agent_name
-from .envelope import Shape, ToolResult, UnknownName, jsonable
-from .registry import TOOLS, Tool, UnknownTool, call_tool, get_tool, parse_arguments, tool_specs
-from .resolve import Resolver, UnknownNames
+from relay_graph.tools import desk_tools, memory_tools, network_tools  # noqa: F401  (each registers its tools)
+from relay_graph.tools.context import MCP_PREFIX, ToolContext, mcp_agent_name
+from relay_graph.tools.envelope import Shape, ToolResult, UnknownName, jsonable
+from relay_graph.tools.registry import (
+    TOOLS,
+    Tool,
+    UnknownTool,
+    call_tool,
+    get_tool,
+    parse_arguments,
+    tool_specs,
+)
+from relay_graph.tools.resolve import Resolver, UnknownNames
 
 __all__ = [
     "MCP_PREFIX", "Resolver", "Shape", "TOOLS", "Tool", "ToolContext", "ToolResult", "UnknownName", "UnknownNames",

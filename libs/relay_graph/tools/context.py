@@ -12,13 +12,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
-from ..db import GraphClient
-from ..embeddings import Embedder
-from ..errors import InvalidInput
-from ..memory import Memory
-from ..models import AGENT_PATTERN, Matched
-from ..streams import NotificationBase
-from ..tenancy import validate_tenant
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.embeddings import Embedder
+from relay_graph.runtime.errors import InvalidInput
+from relay_graph.memory.facade import Memory
+from relay_graph.memory.models import AGENT_PATTERN, Matched
+from relay_graph.runtime.streams import NotificationBase
+from relay_graph.runtime.tenancy import validate_tenant
 
 log = logging.getLogger("relay.tools")
 

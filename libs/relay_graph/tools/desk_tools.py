@@ -6,16 +6,23 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from .. import desk, tickets
-from ..streams import TicketChanged
-from ..ticket_models import Handoff, Procedure, Ticket, TicketDetail, TicketSummary, TimelineEntry
-from .context import ToolContext
-from .envelope import Shape, ToolResult, when
-from .memory_tools import ticket_line
-from .registry import tool
-from .resolve import Resolver
-from ..inputs import text_type
-from .types import Args, CustomerName, Name, Role, TicketId
+from relay_graph.desk import agent_reads as desk, tickets
+from relay_graph.runtime.streams import TicketChanged
+from relay_graph.desk.ticket_models import (
+    Handoff,
+    Procedure,
+    Ticket,
+    TicketDetail,
+    TicketSummary,
+    TimelineEntry,
+)
+from relay_graph.tools.context import ToolContext
+from relay_graph.tools.envelope import Shape, ToolResult, when
+from relay_graph.tools.memory_tools import ticket_line
+from relay_graph.tools.registry import tool
+from relay_graph.tools.resolve import Resolver
+from relay_graph.memory.inputs import text_type
+from relay_graph.tools.types import Args, CustomerName, Name, Role, TicketId
 
 
 def _detail_lines(t: TicketDetail) -> list[str]:

@@ -25,7 +25,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
-from ..models import Ambiguous, Matched
+from relay_graph.memory.models import Ambiguous, Matched
 
 OutT = TypeVar("OutT")
 

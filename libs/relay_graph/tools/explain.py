@@ -8,12 +8,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from ..facts import from_ms
-from ..queries import facts as fq
-from ..queries import provenance as q
-from .context import ToolContext
-from .envelope import UnknownName, when
-from .resolve import UnknownNames
+from relay_graph.memory.facts import from_ms
+from relay_graph.memory.queries import facts as fq
+from relay_graph.memory.queries import provenance as q
+from relay_graph.tools.context import ToolContext
+from relay_graph.tools.envelope import UnknownName, when
+from relay_graph.tools.resolve import UnknownNames
 
 FactStateName = Literal["current", "superseded", "retired", "claim"]
 

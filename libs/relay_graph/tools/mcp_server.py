@@ -16,9 +16,9 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 
-from ..errors import RelayError
-from .context import ToolContext
-from .registry import TOOLS, Tool, call_tool
+from relay_graph.runtime.errors import RelayError
+from relay_graph.tools.context import ToolContext
+from relay_graph.tools.registry import TOOLS, Tool, call_tool
 
 log = logging.getLogger("relay.mcp")
 

@@ -9,11 +9,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .. import customers, facts, network, tickets, udf
-from ..facts import resolve_entity
-from ..entities import name_key
-from ..errors import NotFound
-from ..models import (
+from relay_graph.desk import customers, network, tickets
+from relay_graph.memory import facts
+from relay_graph.runtime import udf
+from relay_graph.memory.facts import resolve_entity
+from relay_graph.memory.entities import name_key
+from relay_graph.runtime.errors import NotFound
+from relay_graph.memory.models import (
     ClaimsView,
     Clock,
     EpisodeInput,
@@ -25,16 +27,16 @@ from ..models import (
     RetireInput,
     utcnow,
 )
-from ..network_models import Outage
-from ..streams import FactChanged
-from ..ticket_models import TicketSummary
-from .context import ToolContext
-from .envelope import Shape, ToolResult, when
-from .explain import FactExplanation, explain_facts
-from .registry import tool
-from .resolve import Resolver
-from ..inputs import name_type, text_type
-from .types import Args, CustomerName, Identifier, Name, Predicate, Text, Time
+from relay_graph.desk.network_models import Outage
+from relay_graph.runtime.streams import FactChanged
+from relay_graph.desk.ticket_models import TicketSummary
+from relay_graph.tools.context import ToolContext
+from relay_graph.tools.envelope import Shape, ToolResult, when
+from relay_graph.tools.explain import FactExplanation, explain_facts
+from relay_graph.tools.registry import tool
+from relay_graph.tools.resolve import Resolver
+from relay_graph.memory.inputs import name_type, text_type
+from relay_graph.tools.types import Args, CustomerName, Identifier, Name, Predicate, Text, Time
 
 # ---------------------------------------------------------------- how_i_know lines
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from .. import network, network_algorithms
-from ..errors import NotFound
-from ..network_models import AffectedCustomer, AffectedPath, Capacity, LineHop, NetNode
-from .context import ToolContext
-from .envelope import Shape, ToolResult
-from .registry import tool
-from .resolve import Resolver
-from .types import Args, CustomerName, NodeId
+from relay_graph.desk import network, network_algorithms
+from relay_graph.runtime.errors import NotFound
+from relay_graph.desk.network_models import AffectedCustomer, AffectedPath, Capacity, LineHop, NetNode
+from relay_graph.tools.context import ToolContext
+from relay_graph.tools.envelope import Shape, ToolResult
+from relay_graph.tools.registry import tool
+from relay_graph.tools.resolve import Resolver
+from relay_graph.tools.types import Args, CustomerName, NodeId
 
 
 def _path_line(a: AffectedCustomer, status: str) -> str:

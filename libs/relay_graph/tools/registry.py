@@ -13,10 +13,10 @@ from typing import Any, Awaitable, Callable, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import InvalidInput, NotFound
-from .context import ToolContext
-from .envelope import Shape, ToolResult
-from .resolve import UnknownNames
+from relay_graph.runtime.errors import InvalidInput, NotFound
+from relay_graph.tools.context import ToolContext
+from relay_graph.tools.envelope import Shape, ToolResult
+from relay_graph.tools.resolve import UnknownNames
 
 InT = TypeVar("InT", bound=BaseModel)
 Impl = Callable[[ToolContext, Any], Awaitable[ToolResult]]

@@ -12,17 +12,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import names, network, tickets
-from ..entities import name_key
-from ..errors import NotFound
-from ..facts import EntityRef, resolve_entity
-from ..models import Ambiguous
-from ..network_models import NetNode
-from ..queries import provenance as q
-from ..registry import clean_text
-from ..ticket_models import Ticket
-from .context import ToolContext
-from .envelope import UnknownName
+from relay_graph.memory import names
+from relay_graph.desk import network, tickets
+from relay_graph.memory.entities import name_key
+from relay_graph.runtime.errors import NotFound
+from relay_graph.memory.facts import EntityRef, resolve_entity
+from relay_graph.memory.models import Ambiguous
+from relay_graph.desk.network_models import NetNode
+from relay_graph.memory.queries import provenance as q
+from relay_graph.memory.registry import clean_text
+from relay_graph.desk.ticket_models import Ticket
+from relay_graph.tools.context import ToolContext
+from relay_graph.tools.envelope import UnknownName
 
 CUSTOMER = "Customer"
 ISSUE = "Issue"

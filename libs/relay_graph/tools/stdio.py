@@ -3,7 +3,7 @@
 The process is trusted local (whoever can start it can reach FalkorDB anyway): the tenant is the
 one on the command line, checked with validate_tenant, and FalkorDB is where the RELAY_* settings
 say. The calling agent is `mcp:<client name>` from the client's initialize, or `mcp:<--agent>`.
-Writes are announced on the streams through the outbox (relay_graph.outbox: a publish that fails is
+Writes are announced on the streams through the outbox (relay_graph.runtime.outbox: a publish that fails is
 kept in the graph, and the relay of a gateway or agent replica publishes it), so the desk's agents
 see them as they see their own."""
 
@@ -17,14 +17,14 @@ from typing import Any
 from mcp.server.context import ServerRequestContext
 from mcp.server.stdio import stdio_server
 
-from ..config import GraphSettings
-from ..db import GraphClient
-from ..memory import Memory
-from ..outbox import Outbox, publish_all
-from ..streams import NotificationBase, Publisher, connect
-from ..tenancy import validate_tenant
-from .context import ToolContext, mcp_agent_name
-from .mcp_server import build_server, client_name
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.db import GraphClient
+from relay_graph.memory.facade import Memory
+from relay_graph.runtime.outbox import Outbox, publish_all
+from relay_graph.runtime.streams import NotificationBase, Publisher, connect
+from relay_graph.runtime.tenancy import validate_tenant
+from relay_graph.tools.context import ToolContext, mcp_agent_name
+from relay_graph.tools.mcp_server import build_server, client_name
 
 log = logging.getLogger("relay.mcp")
 

@@ -6,12 +6,12 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from ..inputs import AwareTime, Identifier
-from ..inputs import Name as _Name
-from ..inputs import ShortText, Text
-from ..models import AGENT_PATTERN
-from ..network_models import NODE_ID_PATTERN
-from ..registry import REGISTRY
+from relay_graph.memory.inputs import AwareTime, Identifier
+from relay_graph.memory.inputs import Name as _Name
+from relay_graph.memory.inputs import ShortText, Text
+from relay_graph.memory.models import AGENT_PATTERN
+from relay_graph.desk.network_models import NODE_ID_PATTERN
+from relay_graph.memory.registry import REGISTRY
 
 
 class Args(BaseModel):
@@ -26,7 +26,7 @@ def _known_predicate(value: str) -> str:
     return value
 
 
-# The shared input types (relay_graph.inputs): the same checks as the REST API and the engine.
+# The shared input types (relay_graph.memory.inputs): the same checks as the REST API and the engine.
 Name = _Name
 CustomerName = Annotated[_Name, Field(description="a customer's id (e.g. 'c-1f0e4b2a9c3d5e6f'; an older tenant's "
                                                   "customers keep their name as their id). Writes address exactly this "

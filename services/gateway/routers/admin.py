@@ -1,5 +1,5 @@
 """An operator's work on one tenant (admin key): snapshots, reset, delete, forgetting a customer,
-and the graph's figures. The work itself is relay_graph.operations; reset and delete need the
+and the graph's figures. The work itself is relay_graph.usecases.operations; reset and delete need the
 tenant id again in the body (`confirm`)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 
-from relay_graph import operations as ops
-from relay_graph.tenancy import validate_tenant
+from relay_graph.usecases import operations as ops
+from relay_graph.runtime.tenancy import validate_tenant
 
 from ..deps import AdminDep, KeysDep, MemoryDep, respond
 from ..errors import responses

@@ -15,7 +15,7 @@ router = APIRouter(tags=["health"])
 
 @lru_cache(maxsize=4)
 def _document(host: str, port: int) -> dict:
-    from relay_graph.config import GraphSettings
+    from relay_graph.runtime.config import GraphSettings
 
     return document(GraphSettings(falkordb_host=host, falkordb_port=port))
 

@@ -16,9 +16,9 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from relay_graph import case_move
-from relay_graph.models import AGENT_PATTERN
-from relay_graph.tenancy import TENANT_RE
+from relay_graph.desk import case_move
+from relay_graph.memory.models import AGENT_PATTERN
+from relay_graph.runtime.tenancy import TENANT_RE
 
 from ..deps import KeysDep, MemoryDep, TenantDep, respond
 from ..errors import Forbidden, responses

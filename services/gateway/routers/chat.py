@@ -8,10 +8,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from relay_graph import chat as chat_turns
-from relay_graph.errors import Unavailable
-from relay_graph.memory import Memory
-from relay_graph.streams import ReplyWritten, TurnReceived
+from relay_graph.desk import chat as chat_turns
+from relay_graph.runtime.errors import Unavailable
+from relay_graph.memory.facade import Memory
+from relay_graph.runtime.streams import ReplyWritten, TurnReceived
 
 from ..bus import Bus
 from ..deps import BusDep, MemoryDep, TenantDep, respond
@@ -44,7 +44,7 @@ and reaches the desk a moment later (nothing is lost; send `Idempotency-Key` to 
 async def _announce(memory, bus, tenant: str, announced: TurnReceived, idem: Idempotency, accepted: dict) -> None:
     """Publish the turn's announcement and take it out of the outbox. A publish that fails is
     503 with nothing lost: the turn and its announcement are in the graph, and the outbox relay
-    publishes it shortly (relay_graph.outbox); a retry with the same Idempotency-Key gets the
+    publishes it shortly (relay_graph.runtime.outbox); a retry with the same Idempotency-Key gets the
     turn's 202 instead of storing it again."""
     try:
         await bus.publish(announced)

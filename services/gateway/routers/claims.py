@@ -7,10 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
-from relay_graph.inputs import Identifier, Name
+from relay_graph.memory.inputs import Identifier, Name
 
-from relay_graph import registry
-from relay_graph.streams import FactChanged
+from relay_graph.memory import registry
+from relay_graph.runtime.streams import FactChanged
 
 from ..deps import BusDep, IdentityDep, MemoryDep, ReaderDep, TenantDep, respond
 from ..errors import Forbidden, responses

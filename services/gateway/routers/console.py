@@ -13,11 +13,11 @@ from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from relay_graph import console
-from relay_graph import operations as ops
-from relay_graph.errors import NotFound, RelayError
-from relay_graph.inputs import Identifier
-from relay_graph.tenancy import validate_tenant
+from relay_graph.usecases import console
+from relay_graph.usecases import operations as ops
+from relay_graph.runtime.errors import NotFound, RelayError
+from relay_graph.memory.inputs import Identifier
+from relay_graph.runtime.tenancy import validate_tenant
 
 from ..auth import Caller
 from ..deps import BearerDep, MemoryDep, Services, ServicesDep, _identified, _token, respond

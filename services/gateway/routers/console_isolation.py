@@ -16,11 +16,11 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from relay_graph.errors import NotFound
-from relay_graph.models import EpisodeInput, FactInput
-from relay_graph.queries import console as q
-from relay_graph.streams import FactChanged
-from relay_graph.tenancy import validate_tenant
+from relay_graph.runtime.errors import NotFound
+from relay_graph.memory.models import EpisodeInput, FactInput
+from relay_graph.usecases.queries import console as q
+from relay_graph.runtime.streams import FactChanged
+from relay_graph.runtime.tenancy import validate_tenant
 
 from ..deps import AdminDep, BusDep, KeysDep, MemoryDep, respond
 from ..errors import responses

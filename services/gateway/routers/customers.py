@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from relay_graph import customers
+from relay_graph.desk import customers
 
 from ..deps import MemoryDep, TenantDep, respond
 from ..errors import responses

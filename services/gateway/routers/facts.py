@@ -9,11 +9,11 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
-from relay_graph import registry
-from relay_graph.errors import RelayError
-from relay_graph.inputs import Name
-from relay_graph.models import Clock, FactInput
-from relay_graph.streams import FactChanged
+from relay_graph.memory import registry
+from relay_graph.runtime.errors import RelayError
+from relay_graph.memory.inputs import Name
+from relay_graph.memory.models import Clock, FactInput
+from relay_graph.runtime.streams import FactChanged
 
 from ..deps import BusDep, IdentityDep, MemoryDep, ReaderDep, TenantDep, respond
 from ..errors import PayloadTooLarge, responses

@@ -16,8 +16,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from relay_graph import customers, lab, tickets, world
-from relay_graph.ticket_models import TicketStage
+from relay_graph.desk import customers, tickets
+from relay_graph import lab
+from relay_graph.lab import world
+from relay_graph.desk.ticket_models import TicketStage
 from services.simulator.demo import SAYS, WIFI_FAULT
 
 from .. import judge_tenants

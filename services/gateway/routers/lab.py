@@ -10,7 +10,7 @@ from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
 from relay_graph import lab
-from relay_graph.streams import NetworkChanged
+from relay_graph.runtime.streams import NetworkChanged
 
 from ..deps import BusDep, MemoryDep, TenantDep, respond
 from ..errors import responses

@@ -17,7 +17,7 @@ import re
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from relay_graph.errors import RelayError
+from relay_graph.runtime.errors import RelayError
 
 from ..deps import Services
 from ..errors import Forbidden, RateLimited, Unauthorized

@@ -15,12 +15,12 @@ from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, StrictBool
 
-from relay_graph import customers, network, site, tickets
-from relay_graph.catalogue.models import ExtraOffer, PlanOffer
-from relay_graph.catalogue.reads import addons_for, plans_for
-from relay_graph.errors import NotFound, RelayError
-from relay_graph.models import FactView
-from relay_graph.network_models import CityStatus
+from relay_graph.desk import customers, network, site, tickets
+from relay_graph.desk.catalogue.models import ExtraOffer, PlanOffer
+from relay_graph.desk.catalogue.reads import addons_for, plans_for
+from relay_graph.runtime.errors import NotFound, RelayError
+from relay_graph.memory.models import FactView
+from relay_graph.desk.network_models import CityStatus
 
 from ..customer_sessions import COOKIE, SESSION_TTL_S, CustomerSession, CustomerSessions, cookie_path
 from ..deps import BusDep, MemoryDep, ServicesDep, TenantDep, respond

@@ -7,11 +7,11 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
-from relay_graph.inputs import Name
+from relay_graph.memory.inputs import Name
 
-from relay_graph import network, network_algorithms
-from relay_graph.network_models import NODE_ID_PATTERN
-from relay_graph.streams import NetworkChanged
+from relay_graph.desk import network, network_algorithms
+from relay_graph.desk.network_models import NODE_ID_PATTERN
+from relay_graph.runtime.streams import NetworkChanged
 
 from ..deps import BusDep, MemoryDep, TenantDep, respond
 from ..errors import responses

@@ -7,8 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from relay_graph.inputs import Identifier, Name, text_type
-from relay_graph.recall import MAX_QUESTION
+from relay_graph.memory.inputs import Identifier, Name, text_type
+from relay_graph.memory.recall import MAX_QUESTION
 
 from ..deps import MemoryDep, ReaderDep, TenantDep, respond
 from ..errors import responses

@@ -7,9 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse, Response
 
-from relay_graph import desks, world
-from relay_graph.errors import AlreadyExists
-from relay_graph.tenancy import validate_tenant
+from relay_graph.desk import regional_desks as desks
+from relay_graph.lab import world
+from relay_graph.runtime.errors import AlreadyExists
+from relay_graph.runtime.tenancy import validate_tenant
 
 from ..auth import AGENT_ID_PATTERN
 from ..deps import AdminDep, AdminOfTenantDep, IdentityDep, KeysDep, MemoryDep, ServicesDep, respond

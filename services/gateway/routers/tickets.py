@@ -7,14 +7,14 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import JSONResponse
 
-from relay_graph.inputs import Identifier, Name
+from relay_graph.memory.inputs import Identifier, Name
 
-from relay_graph import tickets
-from relay_graph.conversation.reads import ticket_promises
-from relay_graph.issues import close_issues
-from relay_graph.memory import Memory
-from relay_graph.streams import TicketChanged
-from relay_graph.ticket_models import TicketDetail, TicketStage, TicketSummary
+from relay_graph.desk import tickets
+from relay_graph.desk.conversation.reads import ticket_promises
+from relay_graph.desk.issues import close_issues
+from relay_graph.memory.facade import Memory
+from relay_graph.runtime.streams import TicketChanged
+from relay_graph.desk.ticket_models import TicketDetail, TicketStage, TicketSummary
 
 from ..bus import Bus
 from ..deps import BusDep, MemoryDep, TenantDep, respond

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, ValidationError
 from pydantic.json_schema import models_json_schema
 
-from relay_graph.models import LABEL_PATTERN
+from relay_graph.memory.models import LABEL_PATTERN
 from relay_graph.tools import ToolContext, call_tool, get_tool, tool_specs
 
 from ..deps import BusDep, IdentityDep, MemoryDep, TenantDep, respond

@@ -10,9 +10,9 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 from fastapi.responses import JSONResponse
 
-from relay_graph.inputs import Name
+from relay_graph.memory.inputs import Name
 
-from relay_graph import world
+from relay_graph.lab import world
 
 from ..deps import MemoryDep, TenantDep, respond
 from ..errors import responses

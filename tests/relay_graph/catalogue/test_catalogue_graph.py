@@ -9,19 +9,19 @@ from datetime import datetime, timezone
 import httpx
 import pytest
 
-from relay_graph import catalogue as cat
-from relay_graph import facts
-from relay_graph.catalogue import pricing
-from relay_graph.catalogue.faqs import FAQS
-from relay_graph.catalogue.footprint import footprint
-from relay_graph.catalogue.geocoder import OpenCageGeocoder
-from relay_graph.catalogue.offers import ADDONS, PLANS, ROUTERS, SERVICES
-from relay_graph.catalogue.playbooks import INSTRUCTIONS, PLAYBOOKS
-from relay_graph.db import GraphClient
-from relay_graph.errors import InvalidInput, InvalidTenant, NotFound
-from relay_graph.models import FactInput
-from relay_graph.queries import Query
-from relay_graph.queries import catalogue as q
+from relay_graph.desk import catalogue as cat
+from relay_graph.memory import facts
+from relay_graph.desk.catalogue import pricing
+from relay_graph.desk.catalogue.faqs import FAQS
+from relay_graph.desk.catalogue.footprint import footprint
+from relay_graph.desk.catalogue.geocoder import OpenCageGeocoder
+from relay_graph.desk.catalogue.offers import ADDONS, PLANS, ROUTERS, SERVICES
+from relay_graph.desk.catalogue.playbooks import INSTRUCTIONS, PLAYBOOKS
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import InvalidInput, InvalidTenant, NotFound
+from relay_graph.memory.models import FactInput
+from relay_graph.runtime.queries import Query
+from relay_graph.desk.queries import catalogue as q
 
 pytestmark = pytest.mark.falkordb
 
@@ -79,7 +79,7 @@ async def test_racing_seeders_write_one_catalogue(graph_client, graph_settings, 
 
 
 async def test_a_seeder_waits_for_another_processes_lease(graph_client, tenant) -> None:
-    from relay_graph.catalogue.seed import lease_key
+    from relay_graph.desk.catalogue.seed import lease_key
 
     await graph_client.redis.set(lease_key(tenant, "india"), "someone-else", px=300)  # expires by itself
     res = await cat.ensure_catalogue(graph_client, tenant, "india")

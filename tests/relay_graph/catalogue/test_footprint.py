@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 
-from relay_graph.catalogue import footprint as fpm
-from relay_graph.catalogue.geo import haversine_km, world
-from relay_graph.catalogue.regions import REGION_CODES, REGIONS, territory_of
-from relay_graph.entities import entity_uid, name_key
+from relay_graph.desk.catalogue import footprint as fpm
+from relay_graph.desk.catalogue.geo import haversine_km, world
+from relay_graph.desk.catalogue.regions import REGION_CODES, REGIONS, territory_of
+from relay_graph.memory.entities import entity_uid, name_key
 
 
 def test_the_frozen_footprint_is_exactly_what_the_rules_give_for_the_installed_gazetteer() -> None:
     frozen = json.loads(fpm.DATA_FILE.read_text(encoding="utf-8"))
-    assert fpm.to_json(fpm.build_footprint()) == frozen, "regenerate: python -m relay_graph.catalogue.footprint"
+    assert fpm.to_json(fpm.build_footprint()) == frozen, "regenerate: python -m relay_graph.desk.catalogue.footprint"
 
 
 def test_six_desks_each_serve_countries_with_their_largest_cities_and_areas() -> None:

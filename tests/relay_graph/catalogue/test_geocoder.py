@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from relay_graph.catalogue.geocoder import OpenCageGeocoder, make_geocoder, parse_opencage
-from relay_graph.errors import InvalidInput, Unavailable
+from relay_graph.desk.catalogue.geocoder import OpenCageGeocoder, make_geocoder, parse_opencage
+from relay_graph.runtime.errors import InvalidInput, Unavailable
 
 PUNE_NEARBY = {
     "results": [

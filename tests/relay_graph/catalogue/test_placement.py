@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.catalogue.footprint import footprint
-from relay_graph.catalogue.geo import haversine_km, offset, world
-from relay_graph.catalogue.models import GeoHit, PlacementSource, PlacementStatus
-from relay_graph.catalogue.placement import SERVICE_RADIUS_KM, footprint_index, locate, locate_hits, route_region
-from relay_graph.catalogue.served import ServedIndex, city_place, index_from_footprint
+from relay_graph.desk.catalogue.footprint import footprint
+from relay_graph.desk.catalogue.geo import haversine_km, offset, world
+from relay_graph.desk.catalogue.models import GeoHit, PlacementSource, PlacementStatus
+from relay_graph.desk.catalogue.placement import (
+    SERVICE_RADIUS_KM,
+    footprint_index,
+    locate,
+    locate_hits,
+    route_region,
+)
+from relay_graph.desk.catalogue.served import ServedIndex, city_place, index_from_footprint
 
 SERVED, NO_LINE = PlacementStatus.SERVED, PlacementStatus.NO_LINE
 AMBIGUOUS, UNKNOWN = PlacementStatus.AMBIGUOUS, PlacementStatus.UNKNOWN

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.catalogue import pricing
-from relay_graph.catalogue.footprint import footprint
-from relay_graph.catalogue.pricing import charm, display, local_price
+from relay_graph.desk.catalogue import pricing
+from relay_graph.desk.catalogue.footprint import footprint
+from relay_graph.desk.catalogue.pricing import charm, display, local_price
 
 
 def test_every_served_country_has_its_own_tax_rate_price_level_and_reference_rate() -> None:

@@ -9,12 +9,19 @@ import json
 import httpx
 import pytest
 
-from relay_graph import registry
-from relay_graph.errors import InvalidInput
-from relay_graph.extraction import ExtractionContext, Extractor, Intent, IssueKind, RulesExtractor, extract
-from relay_graph.extraction.fallback import FallbackExtractor, build_extractor
-from relay_graph.extraction.groq import GroqExtractor, build_messages, extraction_schema
-from relay_graph.llm import CHAT_COMPLETIONS_URL, LLMSettings, LLMUnavailable
+from relay_graph.memory import registry
+from relay_graph.runtime.errors import InvalidInput
+from relay_graph.desk.extraction import (
+    ExtractionContext,
+    Extractor,
+    Intent,
+    IssueKind,
+    RulesExtractor,
+    extract,
+)
+from relay_graph.desk.extraction.fallback import FallbackExtractor, build_extractor
+from relay_graph.desk.extraction.groq import GroqExtractor, build_messages, extraction_schema
+from relay_graph.desk.llm import CHAT_COMPLETIONS_URL, LLMSettings, LLMUnavailable
 
 from ..llm.fakes import Clock, Groq, completion, error
 
@@ -298,7 +305,7 @@ class _ProcessSettings:
 def test_without_a_key_nothing_calls_groq(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GROQ_API_KEY", raising=False)
     monkeypatch.delenv("RELAY_GROQ_API_KEY", raising=False)
-    from relay_graph.agents.settings import AgentSettings
+    from relay_graph.runtime.agents.settings import AgentSettings
 
     assert isinstance(build_extractor(AgentSettings()), RulesExtractor)
     assert isinstance(build_extractor(_ProcessSettings(None)), RulesExtractor)
@@ -309,7 +316,7 @@ def test_without_a_key_nothing_calls_groq(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_with_a_key_groq_comes_first_and_the_rules_last(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GROQ_API_KEY", "gsk_one, gsk_two")
-    from relay_graph.agents.settings import AgentSettings
+    from relay_graph.runtime.agents.settings import AgentSettings
 
     chain = build_extractor(AgentSettings())
     assert isinstance(chain, FallbackExtractor)

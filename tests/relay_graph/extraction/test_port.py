@@ -7,10 +7,10 @@ import random
 import pytest
 from pydantic import ValidationError
 
-from relay_graph import registry
-from relay_graph.errors import InvalidInput
-from relay_graph.extraction import ExtractionContext, Extractor, RulesExtractor, extract
-from relay_graph.extraction.rules import MAX_FACTS
+from relay_graph.memory import registry
+from relay_graph.runtime.errors import InvalidInput
+from relay_graph.desk.extraction import ExtractionContext, Extractor, RulesExtractor, extract
+from relay_graph.desk.extraction.rules import MAX_FACTS
 
 
 def test_the_rules_extractor_implements_the_port() -> None:

@@ -8,10 +8,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from relay_graph.errors import InvalidInput
-from relay_graph.extraction import replies
-from relay_graph.extraction.replies import ASK_WORDING, Reply, ask_for, missing_info
-from relay_graph.models import FactState, FactView
+from relay_graph.runtime.errors import InvalidInput
+from relay_graph.desk import reply_templates as replies
+from relay_graph.desk.reply_templates import ASK_WORDING, Reply, ask_for, missing_info
+from relay_graph.memory.models import FactState, FactView
 
 AT = datetime(2026, 9, 5, 10, 2, tzinfo=timezone.utc)
 ID = re.compile(r"\b(?:T|OUT|V|F)-\d+\b")

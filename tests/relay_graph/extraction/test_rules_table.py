@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from relay_graph.entities import name_key
-from relay_graph.extraction import ExtractionContext, Intent, IssueKind, RulesExtractor
-from relay_graph.extraction.schema import Extraction
+from relay_graph.memory.entities import name_key
+from relay_graph.desk.extraction import ExtractionContext, Intent, IssueKind, RulesExtractor
+from relay_graph.desk.extraction.schema import Extraction
 
 CATALOGUE = ExtractionContext(
     cities=("Pune", "Mumbai", "Chennai", "New Delhi", "Lisbon"),

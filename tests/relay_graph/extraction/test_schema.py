@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from relay_graph import registry
-from relay_graph.extraction.schema import (
+from relay_graph.memory import registry
+from relay_graph.desk.extraction.schema import (
     ExtractedFact,
     Extraction,
     Intent,

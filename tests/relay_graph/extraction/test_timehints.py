@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from relay_graph.extraction.timehints import find_time, resolve_hint
+from relay_graph.desk.extraction.timehints import find_time, resolve_hint
 
 NOW = datetime(2026, 9, 9, 15, 30, tzinfo=timezone.utc)  # a Wednesday
 DAY = lambda y, m, d, h=0, mi=0: datetime(y, m, d, h, mi, tzinfo=timezone.utc)  # noqa: E731

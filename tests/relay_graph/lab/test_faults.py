@@ -14,12 +14,13 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from relay_graph import lab, tickets
-from relay_graph import network as net
-from relay_graph.errors import InvalidInput, NotFound, StateConflict
+from relay_graph import lab
+from relay_graph.desk import tickets
+from relay_graph.desk import network as net
+from relay_graph.runtime.errors import InvalidInput, NotFound, StateConflict
 from relay_graph.lab import Action, FaultKind, Test
-from relay_graph.queries import Query
-from relay_graph.tenancy import TRUTH_PREFIX, graph_name
+from relay_graph.runtime.queries import Query
+from relay_graph.runtime.tenancy import TRUTH_PREFIX, graph_name
 from tests import lab_network
 
 pytestmark = pytest.mark.falkordb

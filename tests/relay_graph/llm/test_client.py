@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from relay_graph.errors import InvalidInput
-from relay_graph.llm import GroqChat, LLMSettings, LLMUnavailable, MalformedAnswer
+from relay_graph.runtime.errors import InvalidInput
+from relay_graph.desk.llm import GroqChat, LLMSettings, LLMUnavailable, MalformedAnswer
 
 from .fakes import Clock, Groq, completion, error
 

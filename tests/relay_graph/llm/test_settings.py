@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from relay_graph.llm import DEFAULT_EXTRACT_MODELS, LLMSettings
-from relay_graph.llm.settings import split_keys
+from relay_graph.desk.llm import DEFAULT_EXTRACT_MODELS, LLMSettings
+from relay_graph.desk.llm.settings import split_keys
 
 
 def test_split_keys() -> None:
@@ -21,7 +21,7 @@ def test_no_settings_means_no_key() -> None:
 
 
 def test_keys_come_from_the_agent_settings(monkeypatch: pytest.MonkeyPatch) -> None:
-    from relay_graph.agents.settings import AgentSettings
+    from relay_graph.runtime.agents.settings import AgentSettings
 
     monkeypatch.delenv("RELAY_GROQ_API_KEY", raising=False)
     monkeypatch.setenv("GROQ_API_KEY", "gsk_a,gsk_b")

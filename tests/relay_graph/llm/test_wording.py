@@ -8,9 +8,16 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph.extraction import replies
-from relay_graph.llm import CHAT_COMPLETIONS_URL, DEFAULT_WRITE_MODELS, GroqWriter, ReplyWriter, TemplateWriter, build_writer
-from relay_graph.llm.wording import build_wording_messages
+from relay_graph.desk import reply_templates as replies
+from relay_graph.desk.llm import (
+    CHAT_COMPLETIONS_URL,
+    DEFAULT_WRITE_MODELS,
+    GroqWriter,
+    ReplyWriter,
+    TemplateWriter,
+    build_writer,
+)
+from relay_graph.desk.llm.wording import build_wording_messages
 
 from .fakes import Clock, Groq, completion, error
 

@@ -4,7 +4,7 @@ until the test kills the process with SIGKILL. Usage: blocking_consumer.py HOST 
 import asyncio
 import sys
 
-from relay_graph.streams import StreamApp, StreamSettings, TicketChanged, connect
+from relay_graph.runtime.streams import StreamApp, StreamSettings, TicketChanged, connect
 
 
 async def main(host: str, port: str, group: str, marker: str) -> None:

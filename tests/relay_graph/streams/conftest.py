@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 import pytest
 from opentelemetry import trace
 
-from relay_graph.streams import StreamSettings, connect
+from relay_graph.runtime.streams import StreamSettings, connect
 from tests import support
 
 STREAM_KEY_PATTERNS = ("relay:stream:*", "relay:dlq:*", "relay:seen:*", "relay:lasterr:*")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from relay_graph.config import GraphSettings
-from relay_graph.streams import DEAD_LETTER_STREAMS, KINDS, STREAMS
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.streams import DEAD_LETTER_STREAMS, KINDS, STREAMS
 from services.asyncapi import document
 
 

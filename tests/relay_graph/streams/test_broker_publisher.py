@@ -12,10 +12,17 @@ from faststream.redis import RedisBroker
 from faststream.redis.parser.binary import BinaryMessageFormatV1
 from opentelemetry.sdk.trace import TracerProvider
 
-from relay_graph.streams import STREAM_TICKETS, STREAM_TURNS, BrokerPublisher, StreamApp, TicketChanged, TurnReceived
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
-from relay_graph.streams import connect
-from relay_graph.streams.wire import from_fields, text_fields
+from relay_graph.runtime.streams import (
+    STREAM_TICKETS,
+    STREAM_TURNS,
+    BrokerPublisher,
+    StreamApp,
+    TicketChanged,
+    TurnReceived,
+)
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.streams import connect
+from relay_graph.runtime.streams.wire import from_fields, text_fields
 
 from .conftest import STEADY, eventually, pending_count, running
 

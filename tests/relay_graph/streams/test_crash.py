@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from relay_graph.streams import STREAM_TICKETS, StreamApp, Publisher, TicketChanged
+from relay_graph.runtime.streams import STREAM_TICKETS, StreamApp, Publisher, TicketChanged
 
 from .conftest import FAST, all_acknowledged, eventually, running
 

@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from relay_graph.streams import (
+from relay_graph.runtime.streams import (
     STREAM_TICKETS,
     StreamApp,
     Publisher,
@@ -18,7 +18,7 @@ from relay_graph.streams import (
     read_dead_letters,
     stream_groups,
 )
-from relay_graph.streams.wire import to_fields
+from relay_graph.runtime.streams.wire import to_fields
 
 from .conftest import FAST, STEADY, all_acknowledged, eventually, pending_count, running
 
@@ -105,7 +105,7 @@ async def test_a_slow_handler_keeps_its_entry(redis, group, tenant):
 
 
 async def test_a_poison_message_goes_to_the_dead_letters_while_others_flow(redis, group, tenant, caplog):
-    caplog.set_level(logging.ERROR, logger="relay_graph.streams")
+    caplog.set_level(logging.ERROR, logger="relay_graph.runtime.streams")
     attempts, good = [], []
 
     async def handler(n, delivery):

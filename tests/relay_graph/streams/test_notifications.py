@@ -10,8 +10,8 @@ import pytest
 from opentelemetry import trace
 from pydantic import ValidationError
 
-from relay_graph.errors import InvalidInput, InvalidTenant
-from relay_graph.streams import (
+from relay_graph.runtime.errors import InvalidInput, InvalidTenant
+from relay_graph.runtime.streams import (
     DEAD_LETTER_STREAMS,
     KINDS,
     NOTIFICATION_TYPES,
@@ -32,9 +32,9 @@ from relay_graph.streams import (
     encode,
     stream_for,
 )
-from relay_graph.streams.keys import error_key, seen_key
-from relay_graph.streams.service import _wants_delivery
-from relay_graph.streams.wire import PAYLOAD, carrier, from_fields, text_fields, to_fields
+from relay_graph.runtime.streams.keys import error_key, seen_key
+from relay_graph.runtime.streams.service import _wants_delivery
+from relay_graph.runtime.streams.wire import PAYLOAD, carrier, from_fields, text_fields, to_fields
 
 AT = datetime(2026, 9, 5, 10, 0, tzinfo=timezone.utc)
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from relay_graph.streams import STREAM_TURNS, StreamApp, Publisher, TurnReceived
+from relay_graph.runtime.streams import STREAM_TURNS, StreamApp, Publisher, TurnReceived
 
 from .conftest import FAST, STEADY, all_acknowledged, eventually, running
 

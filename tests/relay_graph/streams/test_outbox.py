@@ -1,4 +1,4 @@
-"""The outbox (relay_graph.outbox) on the real FalkorDB and real streams: an announcement is kept in
+"""The outbox (relay_graph.runtime.outbox) on the real FalkorDB and real streams: an announcement is kept in
 the tenant's graph until it is on its stream; with XADD refused (a real ACL change on the server)
 it stays kept and a relay pass publishes it once the stream takes entries again, under the same
 notification id; a relay pass with nothing marked reads no graph."""
@@ -11,13 +11,13 @@ import uuid
 import pytest
 import redis.asyncio as aioredis
 
-from relay_graph import outbox as ob
-from relay_graph.db import GraphClient
-from relay_graph.errors import Unavailable
-from relay_graph.queries import outbox as q
-from relay_graph.streams import STREAM_FACTS, STREAM_TICKETS, FactChanged, Publisher, TicketChanged
-from relay_graph.streams.wire import from_fields, text_fields
-from relay_graph.tenancy import graph_name
+from relay_graph.runtime import outbox as ob
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import Unavailable
+from relay_graph.runtime.queries import outbox as q
+from relay_graph.runtime.streams import STREAM_FACTS, STREAM_TICKETS, FactChanged, Publisher, TicketChanged
+from relay_graph.runtime.streams.wire import from_fields, text_fields
+from relay_graph.runtime.tenancy import graph_name
 
 pytestmark = pytest.mark.falkordb
 

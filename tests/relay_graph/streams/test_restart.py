@@ -7,9 +7,9 @@ import shutil
 
 import pytest
 
-from relay_graph.embedded import EmbeddedFalkorDB, free_port
-from relay_graph.errors import Unavailable
-from relay_graph.streams import STREAM_TICKETS, StreamApp, Publisher, TicketChanged, connect
+from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.errors import Unavailable
+from relay_graph.runtime.streams import STREAM_TICKETS, StreamApp, Publisher, TicketChanged, connect
 
 from .conftest import FAST, all_acknowledged, eventually, running
 

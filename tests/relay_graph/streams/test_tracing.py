@@ -6,7 +6,7 @@ import pytest
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, StatusCode
 
-from relay_graph.streams import StreamApp, Publisher, TicketChanged, TurnReceived
+from relay_graph.runtime.streams import StreamApp, Publisher, TicketChanged, TurnReceived
 
 from .conftest import FAST, STEADY, eventually, running
 
@@ -62,8 +62,8 @@ async def test_a_failing_handler_marks_its_span(redis, group, tenant, span_expor
 
 async def test_published_many_at_once_each_entry_is_handled_in_the_publishers_trace(redis, group, tenant,
                                                                                      span_exporter):
-    from relay_graph.streams import FactChanged
-    from relay_graph.streams.notifications import InvalidNotification
+    from relay_graph.runtime.streams import FactChanged
+    from relay_graph.runtime.streams.notifications import InvalidNotification
 
     span_exporter.clear()
     seen: dict[str, int] = {}

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from relay_graph.db import GraphClient
-from relay_graph.memory import Memory
-from relay_graph.queries import Query
-from relay_graph.streams import NotificationBase
+from relay_graph.runtime.db import GraphClient
+from relay_graph.memory.facade import Memory
+from relay_graph.runtime.queries import Query
+from relay_graph.runtime.streams import NotificationBase
 from relay_graph.tools import ToolContext
 
 # What the graph holds, counted directly (tests only: the tools never hold Cypher).

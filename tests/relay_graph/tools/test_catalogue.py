@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.errors import InvalidInput, InvalidTenant, NotFound
-from relay_graph.memory import Memory
+from relay_graph.runtime.errors import InvalidInput, InvalidTenant, NotFound
+from relay_graph.memory.facade import Memory
 from relay_graph.tools import TOOLS, ToolContext, UnknownTool, call_tool, mcp_agent_name, tool_specs
 from relay_graph.tools.mcp_server import mcp_tool
 

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from relay_graph import tickets
+from relay_graph.desk import tickets
 from relay_graph.tools import Shape, call_tool
 
 pytestmark = [pytest.mark.falkordb, pytest.mark.model]

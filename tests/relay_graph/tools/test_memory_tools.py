@@ -7,10 +7,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from relay_graph import facts, network, tickets
-from relay_graph.models import FactInput
-from relay_graph.streams import FactChanged
-from relay_graph.queries import Query
+from relay_graph.memory import facts
+from relay_graph.desk import network, tickets
+from relay_graph.memory.models import FactInput
+from relay_graph.runtime.streams import FactChanged
+from relay_graph.runtime.queries import Query
 from relay_graph.tools import Shape, call_tool
 
 from .conftest import RESOLUTION, counts

@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 import pytest
 from jsonschema.validators import validator_for
 
-from relay_graph import network, tickets
-from relay_graph.ticket_models import TicketStage
+from relay_graph.desk import network, tickets
+from relay_graph.desk.ticket_models import TicketStage
 from relay_graph.tools import TOOLS, Shape, call_tool
 
 pytestmark = [pytest.mark.falkordb, pytest.mark.model]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.queries import provenance as q
+from relay_graph.memory.queries import provenance as q
 
 pytestmark = pytest.mark.falkordb
 

@@ -14,7 +14,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[3]
 SIMULATOR = REPO / "services" / "simulator"
 
-ALLOWED_RELAY_GRAPH = {"relay_graph.heartbeat"}  # liveness only: a TTL key, no graph
+ALLOWED_RELAY_GRAPH = {"relay_graph.runtime.heartbeat"}  # liveness only: a TTL key, no graph
 REDIS_ONLY_IN = {"liveness.py"}
 FORBIDDEN_ROOTS = {"falkordb", "redis"}
 FORBIDDEN_NAMES = {"GraphClient", "Memory", "EmbeddedFalkorDB"}
@@ -63,7 +63,7 @@ def test_no_simulator_module_reaches_the_graph():
 
 def test_the_scan_catches_a_back_door(tmp_path):
     sneaky = tmp_path / "sneaky.py"
-    sneaky.write_text("from relay_graph.db import GraphClient\nimport falkordb\nimport redis\n"
+    sneaky.write_text("from relay_graph.runtime.db import GraphClient\nimport falkordb\nimport redis\n"
                       "Q = 'MATCH (c:Customer) RETURN c'\n")
     assert len(back_doors(sneaky)) == 5
 
@@ -75,4 +75,4 @@ def test_loading_the_simulator_loads_no_graph_access():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO,
                          env=dict(os.environ)).stdout
     loaded = set(eval(out))  # noqa: S307 - our own printed list
-    assert loaded <= {"relay_graph", "relay_graph.errors", "relay_graph.heartbeat"}, loaded
+    assert loaded <= {"relay_graph", "relay_graph.runtime.errors", "relay_graph.runtime.heartbeat"}, loaded

@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from relay_graph import guardrails
-from relay_graph.entities import name_key
-from relay_graph.extraction.rules import extract
+from relay_graph.desk import guardrails
+from relay_graph.memory.entities import name_key
+from relay_graph.desk.extraction.rules import extract
 from services.simulator import phrasings as say
 from services.simulator.phrasings import Utterance
 from services.simulator.storylines import _phone, plan_storylines

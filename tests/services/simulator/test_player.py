@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph.extraction import replies
-from relay_graph.extraction.rules import extract
+from relay_graph.desk import reply_templates as replies
+from relay_graph.desk.extraction.rules import extract
 from services.simulator.client import ApiError, ChatReply
 from services.simulator.clock import SimClock
 from services.simulator.faults import InjectedFault, NetworkFaults, WordsOnly, make_injector

@@ -24,9 +24,9 @@ import httpx
 import pytest
 import redis
 
-from relay_graph import network
-from relay_graph import tickets as tickets_module
-from relay_graph.embedded import free_port
+from relay_graph.desk import network
+from relay_graph.desk import tickets as tickets_module
+from relay_graph.runtime.embedded import free_port
 from services.simulator import demo
 from services.simulator.client import DeskClient
 from services.simulator.faults import NetworkFaults

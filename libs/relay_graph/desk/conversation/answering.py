@@ -1,0 +1,200 @@
+"""Answering a turn's asks from the graph: the reads each ask needs, then compose.py's words.
+
+`answer_asks` is what the intake agent calls once the turn's facts are filed and its ticket work
+is done (so "I live in London now, what do plans cost?" is priced in pounds, and "my wifi is slow,
+what should I try?" gets a tip for the ticket just opened). The only writes are the ones an ask
+itself is: a reading noted on the ticket's timeline, a promise kept on the ticket."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from relay_graph.desk import catalogue, tickets
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import NotFound
+from relay_graph.desk.extraction.rules import extract
+from relay_graph.desk.extraction.schema import Intent
+from relay_graph.desk.conversation import compose, reads
+from relay_graph.desk.conversation.asks import Ask, AskKind, callback_due
+from relay_graph.desk.conversation.compose import Part
+from relay_graph.desk.conversation.kinds import ReplyKind
+
+# Customer-safe tips per kind of problem: FAQ ids of the catalogue, most fitting first. A Wi-Fi
+# problem in one part of the home gets the Wi-Fi placement answer before a restart.
+TIP_FAQS: dict[str, tuple[str, ...]] = {
+    "slow_speed": ("speed-test", "restart-router", "slow-wifi"),
+    "wifi_drops": ("slow-wifi", "restart-router"),
+    "intermittent": ("restart-router", "speed-test"),
+    "router_frozen": ("restart-router",),
+    "no_connection": ("restart-router", "red-light"),
+    "no_signal_light": ("red-light",),
+}
+_WIFI_PLACE = re.compile(r"\b(?:wi-?fi|upstairs|downstairs|bedroom|room|floor|garden|kitchen|office)\b", re.I)
+TIP_PREFIX = "tip:"
+FAQ_MIN_RANK = 2.0  # one of the question's words is in the FAQ's question or keywords
+CALLBACK_WITHIN = timedelta(hours=2)
+CUSTOMER_EVENTS = frozenset({"customer_reading"})
+_SERVICE_INTENTS = {Intent.REPORT_PROBLEM, Intent.ASK_STATUS, Intent.CONFIRM_FIXED, Intent.CONFIRM_NOT_FIXED,
+                    Intent.MOVE, Intent.GIVE_INFO}
+
+
+@dataclass
+class TicketRef:
+    """An open ticket the asks may be about (the newest first)."""
+
+    id: str
+    issue: str
+    summary: str = ""
+
+
+@dataclass
+class Answered:
+    parts: list[Part] = field(default_factory=list)
+    rows: list[Any] = field(default_factory=list)  # what the words rest on, for the reply check
+    answers: list[str] = field(default_factory=list)  # extra answer labels ("tip:slow-wifi")
+
+
+_CATALOGUE = {AskKind.PLANS, AskKind.ADDONS, AskKind.SERVICES, AskKind.RECOMMEND, AskKind.NOT_SOLD}
+
+
+def faq_worth_asking(ask: Ask) -> bool:
+    """An FAQ search only for a question that is nothing else the desk handles: no problem, fact or
+    ticket question in that sentence."""
+    ex = extract(ask.sentence or ask.detail or "")
+    return not (ex.problem or ex.facts or ex.planned or ex.intent in _SERVICE_INTENTS)
+
+
+def _tip_order(ticket: TicketRef, on_file_text: str) -> list[str]:
+    order = list(TIP_FAQS.get(ticket.issue, ("restart-router",)))
+    if "slow-wifi" in order and _WIFI_PLACE.search(f"{ticket.summary} {on_file_text}"):
+        order.remove("slow-wifi")
+        order.insert(0, "slow-wifi")
+    return order
+
+
+def due_time(detail: str | None, at: datetime) -> datetime:
+    """When a callback is due: the next time of day the customer named ("before 10": 10:00 UTC),
+    else CALLBACK_WITHIN from now."""
+    hm = callback_due(detail)
+    if hm is None:
+        return at + CALLBACK_WITHIN
+    due = at.replace(hour=hm[0], minute=hm[1], second=0, microsecond=0)
+    return due if due > at else due + timedelta(days=1)
+
+
+async def answer_asks(client: GraphClient, tenant: str, *, customer: str, asks: Sequence[Ask], turn_id: str,
+                      at: datetime, agent: str, open_ticket: TicketRef | None, said_before: set[str],
+                      on_file_text: str = "") -> Answered:
+    out = Answered()
+    if not asks:
+        return out
+    country = None
+    if any(a.kind in _CATALOGUE for a in asks):
+        country = await reads.customer_country(client, tenant, customer)
+    plans: list | None = None
+
+    async def plan_rows() -> list:
+        nonlocal plans
+        if plans is None:
+            plans = await catalogue.plans_for(client, tenant, country.code) if country else []
+        return plans
+
+    no_catalogue = Part(ReplyKind.CLARIFY, compose.Reply(
+        "I cannot see our price list for your area just now. Tell me the city you live in and I will check.", []))
+    for ask in asks:
+        k = ask.kind
+        if k in _CATALOGUE and country is None:
+            if no_catalogue not in out.parts:
+                out.parts.append(no_catalogue)
+            continue
+        if k is AskKind.PLANS:
+            rows = await plan_rows()
+            out.parts.append(compose.plans(rows, country.name))
+            out.rows += rows
+        elif k is AskKind.RECOMMEND:
+            rows = await plan_rows()
+            out.parts.append(compose.recommend(rows, ask.household or compose.Household(), country.name))
+            out.rows += rows
+        elif k is AskKind.NOT_SOLD:
+            rows = await plan_rows()
+            out.parts.append(compose.not_sold(ask.detail or "that", rows, country.name))
+            out.rows += rows
+        elif k is AskKind.ADDONS:
+            rows = await catalogue.addons_for(client, tenant, country.code)
+            out.parts.append(compose.addons(rows, country.name))
+            out.rows += rows
+        elif k is AskKind.SERVICES:
+            rows = await catalogue.services_for(client, tenant, country.code)
+            out.parts.append(compose.services(rows, country.name))
+            out.rows += rows
+        elif k is AskKind.COVERAGE:
+            hit = await reads.served_city(client, tenant, ask.detail) if ask.detail else None
+            names = [] if hit else await reads.served_city_names(client, tenant)
+            out.parts.append(compose.coverage(ask.detail, hit[0] if hit else None, hit[1] if hit else None, names))
+        elif k is AskKind.FAQ:
+            if not faq_worth_asking(ask):
+                continue
+            found = await catalogue.faq(client, tenant, ask.detail or ask.sentence, limit=1)
+            if found and found[0].score >= FAQ_MIN_RANK:
+                out.parts.append(compose.faq(found[0]))
+                out.rows += found
+        elif k is AskKind.TIP:
+            if open_ticket is None:
+                out.parts.append(compose.no_open_ticket(ReplyKind.TIP))
+                continue
+            order = _tip_order(open_ticket, on_file_text)
+            fresh = [f for f in order if TIP_PREFIX + f not in said_before] or order
+            for faq_id in fresh:
+                answer = await reads.faq_by_id(client, tenant, faq_id)
+                if answer is not None:
+                    out.parts.append(compose.tip(answer, open_ticket.id))
+                    out.rows.append(answer)
+                    out.answers.append(TIP_PREFIX + faq_id)
+                    break
+        elif k is AskKind.READING:
+            if open_ticket is None:
+                continue
+            direction = ask.detail or "better"
+            try:
+                await tickets.add_event(client, tenant, open_ticket.id, agent=agent, event="customer_reading",
+                                        detail=f"the customer says it is {direction} now", at=at)
+            except NotFound:
+                continue
+            out.parts.append(compose.reading_noted(direction, open_ticket.id, at))
+        elif k is AskKind.CALLBACK:
+            if open_ticket is None:
+                continue
+            due = due_time(ask.detail, at)
+            text = "A technician will call you"
+            promise = await reads.make_promise(client, tenant, open_ticket.id, text, due, agent=agent,
+                                               source=turn_id, at=at)
+            if promise is None:
+                continue
+            await tickets.add_event(client, tenant, open_ticket.id, agent=agent, event="promised",
+                                    detail=f"{text} before {compose.when(due)} (promise {promise.promise_id})", at=at)
+            out.parts.append(compose.promise_made(promise.promise_id, text, due, open_ticket.id))
+            out.rows.append(promise)
+        # UPDATE is the ticket work's (intake's status words with the last step)
+    return out
+
+
+async def update_parts(client: GraphClient, tenant: str, ticket_ids: Sequence[str], limit: int = 3) -> tuple[list[Part], list]:
+    """Where each open ticket stands: its stage and its last timeline step."""
+    parts: list[Part] = []
+    rows: list = []
+    for tid in list(ticket_ids)[:limit]:
+        try:
+            t = await tickets.get_ticket(client, tenant, tid)
+        except NotFound:
+            continue
+        # the desk's last step, not the customer's own notes
+        steps = [e for e in t.timeline if e.event not in CUSTOMER_EVENTS]
+        last = steps[-1] if steps else None
+        parts.append(compose.update(t.id, t.stage.value, t.updated_at, t.owner, last.event if last else None,
+                                    last.detail if last else None, last.at if last else None))
+        rows.append(t)
+    return parts, rows

@@ -1,0 +1,251 @@
+"""What a customer's turn asks of the desk beyond its facts and its problem: the questions the
+intake agent answers from the graph (plans, prices, add-ons, coverage, a recommendation, a product
+we do not sell, an FAQ) and the turns about an open ticket (what to try, "it's a bit better",
+"any update?", "call me before 10").
+
+Pure and deterministic (regular expressions, no I/O): `recognise(text)` returns every Ask in the
+turn, in the order the customer wrote them, each once, so a turn that carries several things gets
+an answer to each. The extractor (relay_graph.desk.extraction) still reads the facts and the problem;
+these are the asks it has no slot for.
+
+| kind           | looks like                                                 | detail            |
+|----------------|------------------------------------------------------------|-------------------|
+| plans          | "which plans do you have", "what do they cost", "prices"   | -                 |
+| addons         | "what add-ons / extras", "static IP", "mesh"                | -                 |
+| services       | "how much is installation / a technician visit"            | -                 |
+| coverage       | "do you cover Pune?", "is fibre available in Leeds"        | the place named   |
+| recommend      | "what plan for a family of four who game and stream?"      | Household         |
+| not_sold       | "do you sell iPhones?"                                     | the product       |
+| tip            | "what should I try?", "anything I can do meanwhile?"       | -                 |
+| reading        | "it's a bit better now", "worse again"                     | better / worse    |
+| update         | "any update?", "any news on my ticket?"                    | -                 |
+| callback       | "can someone call me before 10?"                           | the time said     |
+| faq            | any other question ("how do I change my wifi password?")   | the question      |
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+
+__all__ = ["Ask", "AskKind", "Household", "recognise", "household_of"]
+
+
+class AskKind(str, Enum):
+    PLANS = "plans"
+    ADDONS = "addons"
+    SERVICES = "services"
+    COVERAGE = "coverage"
+    RECOMMEND = "recommend"
+    NOT_SOLD = "not_sold"
+    TIP = "tip"
+    READING = "reading"
+    UPDATE = "update"
+    CALLBACK = "callback"
+    FAQ = "faq"
+
+
+@dataclass(frozen=True)
+class Household:
+    """Who shares the line and what they do on it, as the customer said (people None: not said)."""
+
+    people: int | None = None
+    uses: frozenset[str] = frozenset()  # "gaming", "streaming", "work", "uploads"
+
+
+@dataclass(frozen=True)
+class Ask:
+    kind: AskKind
+    detail: str | None = None  # the place, product, reading direction, time or question
+    household: Household | None = None
+    sentence: str = field(default="", compare=False)
+
+
+_I = re.I
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+            "ten": 10, "a couple": 2, "couple": 2, "single": 1}
+_NUM = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)"
+
+_QUESTION_START = re.compile(
+    r"^\s*(?:(?:and|also|so|ok|okay|btw|hi|hello|hey|please|pls)\b[\s,]*)*(?:how|what|what's|whats|which|when|where|why"
+    r"|who|can|could|do|does|did|is|are|will|would|should|may|any|tell\s+me|i\s+(?:want|would\s+like)\s+to\s+know)\b", _I)
+
+_PLANS = re.compile(
+    r"\b(?:(?:which|what|your|the|any|all|available|internet|broadband|fib(?:re|er))\s+(?:\w+\s+)?(?:plans|packages|tariffs)"
+    r"|plans?\s+(?:do|does|can)\s+you|(?:do|does)\s+you\s+(?:have|offer|sell)\s+(?:any\s+)?(?:plans|packages)"
+    r"|price\s*list|pricing|prices?|how\s+much\s+(?:is|are|does|do|for)\b(?!\s+(?:my|the)\s+(?:bill|invoice))"
+    r"|what\s+(?:do|does)\s+(?:it|they|the\s+plans|your\s+plans|plans)\s+cost|cost\s+(?:of|per)\s+(?:the\s+)?plans?"
+    r"|what\s+(?:does|do)\s+(?:\w+\s+)?\d{2,4}\s+cost|(?:tariff|plans?)\s+(?:and|&)\s+(?:prices?|costs?))\b", _I)
+_ADDONS = re.compile(r"\b(?:add-?ons?|extras|static\s+ip|mesh(?:\s+wi-?fi)?|tv\s+bundle|home\s+phone\s+(?:line|add-?on)"
+                     r"|priority\s+support)\b", _I)
+_SERVICES = re.compile(r"\b(?:installation|install|technician\s+visit|router\s+replacement|relocation|moving\s+fee)\b"
+                       r".{0,30}\b(?:cost|price|charge|fee|how\s+much)|\b(?:cost|price|charge|fee|how\s+much)\b.{0,30}"
+                       r"\b(?:installation|install|technician\s+visit|router\s+replacement|relocation)\b", _I)
+_COVERAGE = re.compile(
+    r"\b(?:do|does|can)\s+(?:you|u|lanternfish)\s+(?:cover|serve|service|operate|work|deliver|provide\s+(?:service|internet"
+    r"|fib(?:re|er))|offer\s+(?:service|internet|fib(?:re|er)))\s+(?:in\s+|at\s+|to\s+)?(?P<a>[A-Z][\w'’ -]{1,40}?)\s*(?:[?.!,]|$)"
+    r"|\b(?:is|are)\s+(?:your\s+)?(?:fib(?:re|er)|internet|service|broadband|lanternfish)\s+(?:available|offered)\s+(?:in|at)\s+"
+    r"(?P<b>[A-Z][\w'’ -]{1,40}?)\s*(?:[?.!,]|$)"
+    r"|\b(?:coverage|service)\s+in\s+(?P<c>[A-Z][\w'’ -]{1,40}?)\s*\?"
+    r"|\bis\s+(?P<d>[A-Z][\w'’ -]{1,40}?)\s+(?:covered|served)\b"
+    r"|\b(?:do|does)\s+you\s+have\s+(?:service|coverage|fib(?:re|er)|lines?)\s+in\s+(?P<e>[A-Z][\w'’ -]{1,40}?)\s*(?:[?.!,]|$)",
+    _I)
+_NOT_A_PLACE = re.compile(r"^(?:my|our|this|that|your|the|here|there|me|us|it)\b", _I)
+_RECOMMEND = re.compile(
+    r"\b(?:(?:what|which)\s+(?:plan|package)\s+(?:for|should|would|do\s+you\s+(?:recommend|suggest)|suits|is\s+(?:best|right|good)"
+    r"|fits)|recommend\s+(?:me\s+)?(?:a\s+)?(?:plan|package)|suggest\s+(?:me\s+)?(?:a\s+)?(?:plan|package)"
+    r"|best\s+plan|right\s+plan|plan\s+(?:is\s+)?(?:best|right)\s+for|plan\s+for\s+(?:a|my|our|us)\b|(?:what|which)\s+plan\s+"
+    r"(?:do|would|should)\s+(?:i|we)\s+(?:need|get|take|choose|pick)"
+    r"|(?:what|which)\s+(?:one\s+|plan\s+)?(?:would|will|does|might)\s+suit)", _I)
+_NOT_SOLD_ASK = re.compile(r"\b(?:do|does|can|will)\s+(?:you|u|your\s+(?:company|shop|store))\s+(?:guys\s+)?"
+                           r"(?:sell|stock|have|offer|carry|supply|do)\b|\bcan\s+i\s+buy\b|\bwhere\s+(?:can|do)\s+i\s+buy\b"
+                           r"|\b(?:buy|purchase)\s+(?:an?\s+)?(?:new\s+)?\w+\s+from\s+you\b", _I)
+_NOT_SOLD = re.compile(
+    r"\b(?P<p>i-?phones?|i-?pads?|smart-?phones?|mobile\s+phones?|cell\s*phones?|(?<!home\s)phones?|mobiles?|android\s+phones?"
+    r"|samsung\s+\w+|pixel\s+phones?|laptops?|tablets?|computers?|pcs?|macbooks?|televisions?|tvs?(?!\s+bundle)|smart\s+tvs?"
+    r"|play-?stations?|ps[45]|xbox(?:es)?|consoles?|sim(?:\s+cards?)?|mobile\s+(?:plans?|data|recharge)|electricity|gas|insurance"
+    r"|netflix(?:\s+subscriptions?)?|headphones|cameras?|printers?|watches|smart\s*watches?|furniture|groceries|cars?)\b", _I)
+_TIP = re.compile(
+    r"\bwhat\s+(?:should|can|could|shall|do)\s+i\s+(?:try|do|check)\b|\b(?:anything|something)\s+i\s+(?:can|could|should)"
+    r"\s+(?:try|do|check)\b|\bany\s+(?:tips?|suggestions?|advice|ideas)\b|\bwhat\s+(?:do|can)\s+i\s+do\s+(?:now|meanwhile"
+    r"|in\s+the\s+meantime)\b|\bcan\s+i\s+(?:try|do)\s+(?:anything|something)\b|\bhow\s+(?:can|do)\s+i\s+fix\s+it\b"
+    r"|\bwhat\s+(?:should|can)\s+we\s+try\b|\bis\s+there\s+(?:anything|something)\s+i\s+can\s+(?:try|do)\b", _I)
+_BETTER = re.compile(
+    r"\b(?:(?:it'?s|it\s+is|it\s+seems|seems|looks|feels|getting|got|a\s+(?:bit|little|lot)|slightly|somewhat|much|bit)\s+)"
+    r"(?:a\s+(?:bit|little|lot)\s+|slightly\s+|somewhat\s+|much\s+)?(?:better|faster|improved|quicker)\b"
+    r"|\b(?:has|have|it)\s+improved\b|\bimproving\b|\bbetter\s+now\b", _I)
+_WORSE = re.compile(r"\b(?:(?:it'?s|it\s+is|getting|got|even|now)\s+)(?:a\s+(?:bit|little|lot)\s+|much\s+)?(?:worse|slower)\b"
+                    r"|\bworse\s+now\b", _I)
+_NOT_BETTER = re.compile(r"\b(?:not|no|isn't|is\s+not|hasn't|never)\s+(?:\w+\s+)?(?:better|improved|faster)\b", _I)
+_UPDATE = re.compile(
+    r"\bany\s+(?:update|updates|news|progress)\b|\b(?:what'?s|what\s+is)\s+the\s+(?:status|update|latest)\b"
+    r"|\bwhere\s+(?:are\s+we|is\s+it|do\s+things\s+stand)\b|\bhow\s+(?:is|are)\s+(?:my|the)\s+(?:ticket|case|fix|repair)\b"
+    r"|\b(?:is|has)\s+it\s+(?:been\s+)?(?:fixed|sorted|resolved|repaired|done)\s+yet\b|\bwhen\s+will\s+(?:it|my\s+\w+)\s+be"
+    r"\s+(?:fixed|sorted|resolved|repaired|back)\b"
+    r"|\bwhat'?s\s+(?:happening|going\s+on)\s+with\s+(?:my|the)\s+(?:ticket|case|connection|repair)\b"
+    r"|\b(?:status|progress)\s+(?:of|on)\s+(?:my|the)\s+(?:ticket|case|complaint|request)\b|\bupdate\s+(?:me|please)\b", _I)
+_CALLBACK = re.compile(
+    r"\b(?:call|ring|phone)\s+(?:me|us)(?:\s+back)?\b|\bcall\s+back\b|\bcallback\b|\bgive\s+me\s+a\s+(?:call|ring)\b", _I)
+_BY_TIME = re.compile(r"\b(?P<w>before|by|at|around|until|till)\s+(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)?"
+                      r"(?!\s*(?:mbps|gb|days?|%))", _I)
+_HOUSEHOLD = re.compile(
+    rf"\b(?:family|household|home|house|flat)\s+of\s+(?P<n>{_NUM})\b|\b(?P<m>{_NUM})\s+(?:of\s+us|people|persons|members"
+    rf"|users|adults|flatmates|roommates|in\s+(?:the\s+|my\s+|our\s+)?(?:family|house|home|flat))\b|\bwe\s+are\s+(?P<k>{_NUM})\b"
+    r"|\b(?P<solo>just\s+me|only\s+me|i\s+live\s+alone|living\s+alone|single\s+person)\b", _I)
+_USES = {
+    "gaming": re.compile(r"\b(?:gam(?:e|es|er|ers|ing)|play\s+online|ps5|xbox|fortnite|valorant)\b", _I),
+    "streaming": re.compile(r"\b(?:stream(?:s|ing|ers?)?|netflix|youtube|4k|hd\s+tv|movies|watch(?:ing)?\s+tv)\b", _I),
+    "work": re.compile(r"\b(?:work(?:ing)?\s+from\s+home|wfh|video\s+calls?|zoom|teams\s+calls?|remote\s+work|office\s+work)\b",
+                       _I),
+    "uploads": re.compile(r"\b(?:upload(?:s|ing)?|creator|content\s+creation|live\s*stream(?:ing)?\s+(?:on|to)|twitch"
+                          r"|large\s+files|backups?)\b", _I),
+}
+_SPLIT = re.compile(r"(?<=[.?!;])\s+|\n+|\s+(?:and\s+)?also\s+|,?\s+and\s+(?=(?:do|does|can|what|which|how|any|is|are|will)\b)",
+                    _I)
+
+
+def _number(word: str) -> int | None:
+    w = word.lower()
+    if w.isdigit():
+        return int(w)
+    return _NUMBERS.get(w)
+
+
+def household_of(text: str) -> Household:
+    """How many share the line and what they do on it ("a family of four who game and stream")."""
+    people = None
+    m = _HOUSEHOLD.search(text)
+    if m:
+        if m.group("solo"):
+            people = 1
+        else:
+            people = _number(m.group("n") or m.group("m") or m.group("k") or "")
+    uses = frozenset(u for u, rx in _USES.items() if rx.search(text))
+    return Household(people=people if people and 0 < people <= 20 else None, uses=uses)
+
+
+def _is_question(sentence: str) -> bool:
+    return sentence.rstrip().endswith("?") or bool(_QUESTION_START.match(sentence))
+
+
+def _place(m: re.Match[str]) -> str:
+    for g in "abcde":
+        if m.group(g):
+            place = m.group(g).strip(" -'’")
+            return "" if _NOT_A_PLACE.match(place) else place
+    return ""
+
+
+def _sentence_asks(s: str) -> list[Ask]:
+    out: list[Ask] = []
+    question = _is_question(s)
+    if _RECOMMEND.search(s):
+        out.append(Ask(AskKind.RECOMMEND, household=household_of(s), sentence=s))
+    m = _COVERAGE.search(s)
+    if m:
+        out.append(Ask(AskKind.COVERAGE, _place(m) or None, sentence=s))
+    if _NOT_SOLD_ASK.search(s):
+        p = _NOT_SOLD.search(s)
+        if p:
+            out.append(Ask(AskKind.NOT_SOLD, p.group("p"), sentence=s))
+    if question and not any(a.kind is AskKind.RECOMMEND for a in out):
+        if _SERVICES.search(s):
+            out.append(Ask(AskKind.SERVICES, sentence=s))
+        elif _ADDONS.search(s):
+            out.append(Ask(AskKind.ADDONS, sentence=s))
+        elif _PLANS.search(s):
+            out.append(Ask(AskKind.PLANS, sentence=s))
+    if _TIP.search(s):
+        out.append(Ask(AskKind.TIP, sentence=s))
+    if _UPDATE.search(s):
+        out.append(Ask(AskKind.UPDATE, sentence=s))
+    if not _NOT_BETTER.search(s):
+        if _BETTER.search(s):
+            out.append(Ask(AskKind.READING, "better", sentence=s))
+        elif _WORSE.search(s):
+            out.append(Ask(AskKind.READING, "worse", sentence=s))
+    if _CALLBACK.search(s):
+        t = _BY_TIME.search(s)
+        out.append(Ask(AskKind.CALLBACK, t.group(0) if t else None, sentence=s))
+    if not out and question:
+        out.append(Ask(AskKind.FAQ, s.strip(), sentence=s))
+    return out
+
+
+def recognise(text: str) -> list[Ask]:
+    """Every ask in the turn, in the customer's order, each kind once (the first wording wins;
+    multi-line turns split on their lines)."""
+    if not isinstance(text, str):
+        return []
+    asks: list[Ask] = []
+    seen: set[AskKind] = set()
+    for s in (p.strip() for p in _SPLIT.split(text)):
+        if not s:
+            continue
+        for a in _sentence_asks(s):
+            if a.kind not in seen:
+                seen.add(a.kind)
+                asks.append(a)
+    if AskKind.RECOMMEND in seen:
+        # "a plan for ... and what does it cost": the recommendation carries the price
+        asks = [a for a in asks if a.kind is not AskKind.PLANS]
+    return asks
+
+
+def callback_due(detail: str | None) -> tuple[int, int] | None:
+    """(hour, minute) of "before 10", "by 6pm", "at 17:30" (24-hour clock), else None."""
+    if not detail:
+        return None
+    m = _BY_TIME.search(detail)
+    if not m:
+        return None
+    hour, minute = int(m.group("h")), int(m.group("m") or 0)
+    ap = (m.group("ap") or "").lower().replace(".", "")
+    if ap == "pm" and hour < 12:
+        hour += 12
+    elif ap == "am" and hour == 12:
+        hour = 0
+    if not (0 <= hour <= 23 and 0 <= minute <= 59):
+        return None
+    return hour, minute

@@ -1,0 +1,1 @@
+"""The desk's named, parameterised statements, one module per aggregate."""

@@ -1,0 +1,1 @@
+"""The lab's and the simulated world's named, parameterised statements."""

@@ -1,0 +1,89 @@
+"""Salience and communities of a tenant's entities, computed in FalkorDB.
+
+- salience: `algo.pageRank` over Entity nodes and the fact edges between them (damping 0.85). The
+  server ranks over every node of the graph, the nodes of other labels taking part without edges
+  (the random jump and a dead end's rank spread over all of them), so scores sum to less than one
+  and rank entities as networkx's pagerank does on the entity graph plus that many isolated nodes:
+  tests/relay_graph/test_entity_graph.py checks them against exactly that.
+- communities: `algo.labelPropagation` over the same graph, written back as `(:Community {size})`
+  nodes with `(:Entity)-[:IN_COMMUNITY]->(:Community)` edges; each run replaces the last. It finds
+  networkx's label propagation communities on dense groups whose links all point one way round; with
+  links pointing either way at random it split groups networkx keeps whole, so link direction
+  matters to it. Recall uses them as a signal (recall.py, "community"). They are a picture of the
+  entity graph when they were computed: the netops agent refreshes every tenant's on its
+  maintenance loop (`communities_loop`: at start, then every RELAY_COMMUNITIES_EVERY_S seconds,
+  default 900), and `relay admin communities TENANT` at once; an entity made since the last run
+  is in none until the next.
+
+Both need FalkorDB 4.22 (`algo.labelPropagation` with a configuration map)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from pydantic import BaseModel
+
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import InvalidInput
+from relay_graph.memory.queries import entity_graph as q
+from relay_graph.memory.retention import periodic, tenants
+from relay_graph.runtime.tenancy import validate_tenant
+
+log = logging.getLogger(__name__)
+
+MAX_TOP = 1_000
+
+
+class SalientEntity(BaseModel):
+    uid: str
+    name: str | None
+    score: float
+
+
+class CommunityReceipt(BaseModel):
+    communities: int  # Community nodes written
+    members: int  # IN_COMMUNITY edges written
+    removed: int  # Community nodes of the previous run removed
+
+
+async def entity_salience(client: GraphClient, tenant: str, top: int = 10) -> list[SalientEntity]:
+    """The `top` entities by PageRank, ties by uid."""
+    validate_tenant(tenant)
+    if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_TOP:
+        raise InvalidInput(f"top must be a whole number from 1 to {MAX_TOP}")
+    rows = await client.run(tenant, q.ENTITY_SALIENCE, {"top": top})
+    return [SalientEntity(uid=r["uid"], name=r["name"], score=float(r["score"])) for r in rows]
+
+
+async def detect_communities(client: GraphClient, tenant: str, *, min_size: int = 2,
+                             iterations: int = 20, at_ms: int | None = None) -> CommunityReceipt:
+    """Replaces the tenant's communities with a fresh label propagation run."""
+    validate_tenant(tenant)
+    if min_size < 1 or iterations < 1:
+        raise InvalidInput("min_size and iterations must be at least 1")
+    removed = await clear_communities(client, tenant)
+    rows = await client.run(tenant, q.WRITE_COMMUNITIES, {
+        "min_size": min_size, "iterations": iterations, "at_ms": at_ms if at_ms is not None else int(time.time() * 1000)})
+    row = rows[0] if rows else {"communities": 0, "members": 0}
+    return CommunityReceipt(communities=row["communities"], members=row["members"], removed=removed)
+
+
+async def clear_communities(client: GraphClient, tenant: str) -> int:
+    """Removes the tenant's communities (recall's community signal then finds nothing); how many."""
+    return (await client.run(validate_tenant(tenant), q.CLEAR_COMMUNITIES))[0]["removed"]
+
+
+async def refresh_all(client: GraphClient) -> dict[str, CommunityReceipt]:
+    """Every tenant's communities computed again."""
+    return {t: await detect_communities(client, t) for t in await tenants(client)}
+
+
+async def communities_loop(client: GraphClient, stop: asyncio.Event, *, every_s: float) -> None:
+    """Refresh every tenant's communities now and then every `every_s` seconds until `stop` is set."""
+    async def round_() -> None:
+        for tenant, r in (await refresh_all(client)).items():
+            log.debug("communities: %s has %d (%d members)", tenant, r.communities, r.members)
+
+    await periodic("communities", round_, stop, every_s=every_s)

@@ -1,0 +1,1 @@
+"""The memory engine's named, parameterised statements, one module per aggregate."""

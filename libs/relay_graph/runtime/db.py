@@ -1,0 +1,268 @@
+"""One async connection pool to FalkorDB per process, graphs selected by validated tenant id,
+indexes ensured once per tenant per process. Read-only queries travel on connections of their own
+(`graph_wire`: recall's reads, the bulk of the traffic, with less overhead), writes through the
+falkordb client.
+
+On a cluster (RELAY_FALKORDB_CLUSTER, cluster.py) every graph command goes through redis-py's
+cluster client, routed by the graph's key (MOVED, ASK and a lost node handled there, retried
+through a failover). A write is acknowledged only once a replica of its shard has it too (WAIT
+on the write's own connection, `wait_replicas`): the replica is what a failover promotes, so a
+write it had not received would be lost with the primary. Reads go to the primary, or with
+RELAY_READ_FROM=replica to one of the shard's replicas (READONLY), falling back to the primary
+when the replica cannot answer."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from typing import Any
+
+import redis.asyncio as aioredis
+from falkordb.asyncio import FalkorDB
+from falkordb.asyncio.graph import AsyncGraph
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ClusterDownError, ConnectionError, RedisError, ResponseError, TimeoutError
+
+from relay_graph.runtime import cluster, graph_wire
+from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.queries import Query
+from relay_graph.runtime.queries import schema
+from relay_graph.runtime.tenancy import graph_name, validate_tenant
+
+log = logging.getLogger("relay_graph.runtime.db")
+
+
+def _plain(value: Any) -> Any:
+    """Nodes and edges come back as their property maps; everything else as is."""
+    props = getattr(value, "properties", None)
+    if props is not None and not isinstance(value, dict):
+        return dict(props)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+class _ClusterDb:
+    """What GraphClient uses of falkordb's FalkorDB, on a cluster client (each graph command
+    routed by its key)."""
+
+    def __init__(self, redis: RedisCluster):
+        self.connection = redis
+        self.execute_command = redis.execute_command
+
+    def select_graph(self, name: str) -> AsyncGraph:
+        return AsyncGraph(self, name)
+
+
+class NotReplicated(RedisError):
+    """A write reached its shard's primary but no replica acknowledged it in time."""
+
+
+class GraphClient:
+    """Runs named queries against a tenant's graph and returns rows as dicts."""
+
+    def __init__(self, settings: GraphSettings | None = None, *, pool: aioredis.BlockingConnectionPool | None = None):
+        self.settings = settings or GraphSettings()
+        self._ready: set[str] = set()
+        self._schema_lock = asyncio.Lock()
+        self.udfs = False  # relay.* functions loaded (udf.py)
+        # The last queries this process ran, newest last: what an operator reads to see what a
+        # process is doing (GET /v1/admin/queries), bounded so it costs nothing to keep.
+        self.recent: deque[dict[str, Any]] = deque(maxlen=self.settings.query_log_size)
+        self.replica_reads = 0  # reads a replica answered (cluster, read_from=replica)
+        self.unreplicated = 0  # writes no replica acknowledged within wait_timeout_ms
+        self.cluster = pool is None and bool(cluster.parse_seeds(self.settings.falkordb_cluster))
+        if self.cluster:
+            self.pool = None
+            self.redis = cluster.connect(self.settings, decode_responses=True,
+                                         max_connections=self.settings.max_connections)
+            self.replicas = (cluster.connect(self.settings, decode_responses=True, replica_reads=True,
+                                             max_connections=self.settings.max_connections)
+                             if self.settings.read_from == "replica" else None)
+            self.db = _ClusterDb(self.redis)
+            self.reads = None
+            return
+        self.replicas = None
+        self.pool = pool or aioredis.BlockingConnectionPool(
+            host=self.settings.falkordb_host,
+            port=self.settings.falkordb_port,
+            password=self.settings.falkordb_password,
+            max_connections=self.settings.max_connections,
+            timeout=30,
+            decode_responses=True,
+        )
+        self.db = FalkorDB(connection_pool=self.pool)
+        self.redis = aioredis.Redis(connection_pool=self.pool)
+        where = self.pool.connection_kwargs  # the reads go where the pool goes
+        self.reads = graph_wire.Connections(where.get("host", "localhost"), where.get("port", 6379),
+                                            where.get("password"), self.pool.max_connections)
+
+    def _graph(self, tenant: str):
+        return self.db.select_graph(graph_name(tenant))
+
+    async def ensure_udfs(self) -> None:
+        """Loads the relay.* functions (udf.py) once per process, before its first query."""
+        if not self.udfs:
+            async with self._schema_lock:
+                if not self.udfs:
+                    from relay_graph.runtime import udf  # udf reads the catalogue's constants, whose package imports this one
+
+                    if self.cluster:  # functions are per node: every primary, and its replicas by replication
+                        await self.redis.initialize()
+                        await self.redis.execute_command(*udf.load_command(), target_nodes=self.redis.get_primaries())
+                    else:
+                        await self.redis.execute_command(*udf.load_command())
+                    self.udfs = True
+
+    async def ensure_schema(self, tenant: str) -> None:
+        validate_tenant(tenant)
+        if tenant in self._ready:
+            return
+        await self.ensure_udfs()
+        async with self._schema_lock:
+            if tenant in self._ready:
+                return
+            g = self._graph(tenant)
+            have = set()
+            try:
+                res = await g.ro_query(schema.LIST_INDEXES)
+                for label, props, types in res.result_set:
+                    for p in props:
+                        have.add((label, p, tuple(types.get(p, [])) if isinstance(types, dict) else ()))
+            except Exception:  # a graph that does not exist yet has no indexes
+                pass
+            have_pairs = {(l, p) for l, p, _ in have}
+            have_kinds = {(l, p, k) for l, p, ks in have for k in ks}
+            for label, prop in schema.RANGE_INDEXES:
+                if (label, prop, "RANGE") not in have_kinds and (label, prop) not in have_pairs:
+                    await self._create(g, schema.range_index(label, prop))
+            for label, prop in schema.FULLTEXT_INDEXES:
+                if (label, prop, "FULLTEXT") not in have_kinds:
+                    await self._create(g, schema.FULLTEXT_INDEX, {"label": label, "prop": prop})
+            for label, prop, dim in schema.VECTOR_INDEXES:
+                if (label, prop, "VECTOR") not in have_kinds:
+                    await self._create(g, schema.vector_index(label, prop, dim))
+            await self._await_operational(g)
+            self._ready.add(tenant)
+
+    @staticmethod
+    async def _await_operational(g, timeout_s: float = 10.0) -> None:
+        # FalkorDB builds indexes in the background; until one is OPERATIONAL the planner ignores it
+        # and a hot query scans. Under load that window is long enough to matter.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout_s
+        while True:
+            res = await g.ro_query(schema.INDEX_STATUS)
+            if all(status == "OPERATIONAL" for (status,) in res.result_set) or loop.time() > deadline:
+                return
+            await asyncio.sleep(0.02)
+
+    @staticmethod
+    async def _create(g, cypher: str, params: dict | None = None) -> None:
+        try:
+            await g.query(cypher, params)
+        except Exception as exc:  # another process created it first
+            if "already" not in str(exc).lower():
+                raise
+
+    async def run(self, tenant: str, query: Query, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        started, ok, rows = time.perf_counter(), False, 0
+        try:
+            result = await self._run(tenant, query, params)
+            ok, rows = True, len(result)
+            return result
+        finally:
+            self.recent.append({"query": query.name, "tenant": tenant, "ok": ok, "rows": rows,
+                                "ms": round((time.perf_counter() - started) * 1000, 3),
+                                "at_ms": int(time.time() * 1000)})
+
+    async def _run(self, tenant: str, query: Query, params: dict[str, Any] | None) -> list[dict[str, Any]]:
+        await self.ensure_schema(tenant)
+        g = self._graph(tenant)
+        if self.cluster:
+            text = graph_wire.params_header(params) + query.cypher
+            if query.read_only:
+                return await graph_wire.rows(await self._cluster_read(g.name, text), g, _plain)
+            return await graph_wire.rows(await self._cluster_write(g.name, text), g, _plain)
+        if query.read_only:  # the lean way (graph_wire): recall's reads are most of the traffic
+            reply = await self.reads.call("GRAPH.RO_QUERY", g.name, graph_wire.params_header(params) + query.cypher,
+                                          "--compact")
+            return await graph_wire.rows(reply, g, _plain)
+        res = await g.query(query.cypher, params)
+        cols = [h[1] if isinstance(h, (list, tuple)) else h for h in res.header]
+        return [{c: _plain(v) for c, v in zip(cols, row)} for row in res.result_set]
+
+    async def _cluster_read(self, key: str, text: str) -> Any:
+        if self.replicas is not None:
+            try:
+                node = await cluster.replica_for(self.replicas, key)
+                if node is not None:
+                    reply = await self.replicas.execute_command("GRAPH.RO_QUERY", key, text, "--compact",
+                                                                target_nodes=node)
+                    self.replica_reads += 1
+                    return reply
+            except (ConnectionError, TimeoutError, ClusterDownError) as exc:
+                log.debug("replica read of %s failed (%s); asking the primary", key, exc)
+            except ResponseError as exc:
+                if not str(exc).startswith(("MOVED", "ASK", "LOADING", "MASTERDOWN")):
+                    raise
+                log.debug("replica read of %s refused (%s); asking the primary", key, exc)
+        return await cluster.through_failover(
+            self.redis, lambda: self.redis.execute_command("GRAPH.RO_QUERY", key, text, "--compact"),
+            what=f"a read of {key}", failover_wait_s=self.settings.failover_wait_s)
+
+    async def _cluster_write(self, key: str, text: str) -> Any:
+        """On the shard's primary, acknowledged once `wait_replicas` replicas have it (WAIT), and
+        carried through a failover (cluster.on_primary). Going again after a lost connection is
+        safe: writes are idempotent (MERGE, versions)."""
+        s = self.settings
+        reply, acked = await cluster.on_primary(self.redis, key, ("GRAPH.QUERY", key, text, "--compact"),
+                                                wait_replicas=s.wait_replicas, wait_timeout_ms=s.wait_timeout_ms,
+                                                failover_wait_s=s.failover_wait_s)
+        graph_wire.raise_for_errors(reply)
+        if s.wait_replicas and acked is not None and acked < s.wait_replicas:
+            self.unreplicated += 1  # on the primary, not yet on a replica: a failover now would lose it
+            if s.require_replica_ack:
+                raise NotReplicated(f"no replica of {key}'s shard acknowledged the write within {s.wait_timeout_ms} ms")
+        return reply
+
+    async def explain(self, tenant: str, query: Query, params: dict[str, Any] | None = None) -> str:
+        await self.ensure_schema(tenant)
+        plan = await self._graph(tenant).explain(query.cypher, params)
+        return str(plan)
+
+    async def graph_exists(self, tenant: str) -> bool:
+        return bool(await self.redis.exists(graph_name(tenant)))
+
+    async def all_graphs(self) -> list[str]:
+        """Every graph on the server, or on every primary of the cluster (each lists its slots')."""
+        if cluster.is_cluster(self.redis):
+            await self.redis.initialize()
+            per_node = await self.redis.execute_command("GRAPH.LIST", target_nodes=self.redis.get_primaries())
+            lists = per_node.values() if isinstance(per_node, dict) else [per_node]
+            names = {g for found in lists for g in found}
+        else:
+            names = set(await self.redis.execute_command("GRAPH.LIST"))
+        return sorted(n.decode() if isinstance(n, bytes) else n for n in names)
+
+    def raw(self):
+        """A new client on the same server or cluster that answers bytes (DUMP, RESTORE); the
+        caller closes it."""
+        return cluster.connect(self.settings if self.cluster else self.settings.model_copy(update={
+            "falkordb_host": self.pool.connection_kwargs.get("host", self.settings.falkordb_host),
+            "falkordb_port": self.pool.connection_kwargs.get("port", self.settings.falkordb_port),
+            "falkordb_cluster": ""}), decode_responses=False)
+
+    async def ping(self) -> bool:
+        return bool(await self.redis.ping())
+
+    async def close(self) -> None:
+        if self.cluster:
+            await self.redis.aclose()
+            if self.replicas is not None:
+                await self.replicas.aclose()
+            return
+        self.reads.close()
+        await self.pool.disconnect()

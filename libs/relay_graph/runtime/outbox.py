@@ -1,0 +1,231 @@
+"""The outbox: a graph write and its announcement never part.
+
+Every announcement (a change notification for the streams) is kept in the tenant's graph, as an
+`Outbox` node, before it is published, and leaves once it is on its stream. A publish that fails
+after the write (the streams refusing entries, the process killed) loses nothing: a relay, which
+every gateway and agent replica runs, publishes what is still kept. A chat turn's announcement is
+kept by the very statement that numbers the turn (queries/chat.py); every other one by
+`Outbox.announce`, in one graph write right after the write it announces.
+
+Taking a published announcement out costs no graph write of its own: the process remembers it and
+the next `announce` to the same tenant takes it out in the statement that keeps the new ones; what
+is left is taken out by the process's relay within a second (`flush`). A process that dies before
+leaves them to another replica's relay, which publishes them again (consumers drop the copy).
+
+Two publishing the same kept announcement (the process that kept it and a relay, or two relays)
+send the same notification id, and consumers drop the copy. A relay leaves an announcement alone
+for `older_than_s` so the process that kept it publishes it first.
+
+The relay is cheap when nothing is pending: keeping an announcement first marks its tenant in a
+Redis sorted set (PENDING_TENANTS, score = when), and a pass looks only at the tenants marked in
+the last `keep_s` (one ZRANGEBYSCORE when none is), plus, every `sweep_every_s`, every graph (a
+backstop for a marker lost with the server's data)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import defaultdict
+from typing import Any, Awaitable, Callable, Iterable
+
+import redis.asyncio as aioredis
+
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import Unavailable
+from relay_graph.runtime.queries import outbox as q
+from relay_graph.runtime.streams import NotificationBase, Publisher, TurnReceived, decode, encode
+from relay_graph.runtime.tenancy import GRAPH_PREFIX, TENANT_RE, validate_tenant
+
+log = logging.getLogger("relay_graph.runtime.outbox")
+
+PENDING_TENANTS = "relay:outbox:tenants"  # sorted set: tenant -> when it last kept an announcement (ms)
+
+Publish = Callable[[list[NotificationBase]], Awaitable[Any]]
+
+
+def _ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+async def publish_all(publisher: Publisher, notifications: list[NotificationBase]) -> None:
+    """Publish notifications of any kinds: one round trip per kind (Publisher.publish_many)."""
+    by_kind: dict[type, list[NotificationBase]] = defaultdict(list)
+    for n in notifications:
+        by_kind[type(n)].append(n)
+    for group in by_kind.values():
+        if len(group) == 1:
+            await publisher.publish(group[0])
+        else:
+            await publisher.publish_many(group)
+
+
+class Outbox:
+    """What a process announces through. `publish` sends a list of notifications (any kinds);
+    `redis` holds the pending-tenants marker (the streams' server). enabled=False publishes
+    straight after the write (the path before the outbox)."""
+
+    # A tenant this process marked this recently is still marked (PENDING_TENANTS keeps a mark for
+    # the relay's keep_s, a minute by default): no need to mark it again.
+    MARK_EVERY_S = 10.0
+
+    def __init__(self, client: GraphClient, redis: aioredis.Redis, publish: Publish, *, enabled: bool = True):
+        self.client = client
+        self.redis = redis
+        self.publish = publish
+        self.enabled = enabled
+        self._published: dict[str, list[str]] = {}  # tenant -> published, not yet taken out
+        self._marked: dict[str, float] = {}  # tenant -> when this process last marked it (monotonic)
+
+    async def announce(self, tenant: str, notifications: Iterable[NotificationBase], *, strict: bool = False) -> bool:
+        """Keep the notifications (one graph write), publish them, take them out. True: they are on
+        their streams. False: the publish failed and they are kept for the relay (nothing is lost);
+        strict=True raises Unavailable then instead (the caller answers 503). Keeping them failing
+        (FalkorDB not answering) raises: the write they announce may be gone with it."""
+        items = list(notifications)
+        if not items:
+            return True
+        validate_tenant(tenant)
+        if not self.enabled:
+            await self.publish(items)
+            return True
+        await self._mark_once(tenant)  # before the node: no node is ever unmarked
+        done = self._published.pop(tenant, [])
+        try:
+            await self.client.run(tenant, q.KEEP, {"at_ms": _ms(), "done": done, "items": [
+                {"notification_id": str(n.notification_id), "payload": encode(n)} for n in items]})
+        except BaseException:
+            self._published.setdefault(tenant, []).extend(done)
+            raise
+        try:
+            await self.publish(items)
+        except Exception as exc:  # noqa: BLE001 - kept: the relay publishes them
+            if strict:
+                raise Unavailable("the notification streams are not taking entries; the change is stored and "
+                                  "will be announced shortly") from exc
+            log.warning("could not publish %d announcement(s) of %s now (%s); the outbox relay will",
+                        len(items), tenant, exc)
+            return False
+        await self.done(tenant, [str(n.notification_id) for n in items])
+        return True
+
+    async def done(self, tenant: str, notification_ids: list[str]) -> None:
+        """Published: they leave the outbox, with this process's next write to the tenant or its
+        relay's next `flush`."""
+        self._published.setdefault(tenant, []).extend(notification_ids)
+
+    async def flush(self) -> None:
+        """Take out what this process published and no write took out yet (one statement per
+        tenant). Failing to only means a relay sends them again (consumers drop the copy)."""
+        for tenant in list(self._published):
+            ids = self._published.pop(tenant, [])
+            if ids:
+                await self._take_out(tenant, ids)
+
+    async def _take_out(self, tenant: str, notification_ids: list[str]) -> None:
+        try:
+            await self.client.run(tenant, q.DONE, {"ids": notification_ids})
+        except Exception as exc:  # noqa: BLE001
+            log.warning("could not take %d published announcement(s) of %s out of the outbox: %s",
+                        len(notification_ids), tenant, exc)
+
+    async def mark(self, tenant: str) -> None:
+        """Mark a tenant as having kept announcements (a write that keeps its own, as chat's does)."""
+        await self._mark_once(validate_tenant(tenant))
+
+    async def _mark_once(self, tenant: str) -> None:
+        now = time.monotonic()
+        if now - self._marked.get(tenant, -1e9) < self.MARK_EVERY_S:
+            return
+        await self.redis.zadd(PENDING_TENANTS, {tenant: _ms()})
+        self._marked[tenant] = now
+
+    async def publish_pending(self, tenant: str, *, older_than_s: float = 2.0, limit: int = 200) -> tuple[int, int]:
+        """Publish the tenant's kept announcements older than `older_than_s` and take them out.
+        (published, left): left > 0 when the publish failed (they stay for the next pass)."""
+        rows = await self.client.run(tenant, q.PENDING, {"before_ms": _ms() - int(older_than_s * 1000),
+                                                         "limit": limit})
+        if not rows:
+            return 0, 0
+        notifications = []
+        for row in rows:
+            try:
+                notifications.append(_notification(tenant, row))
+            except Exception as exc:  # noqa: BLE001 - never published as it is: drop it, loudly
+                log.error("dropping an outbox entry of %s that is not a notification (%s): %r", tenant, exc, row)
+                await self._take_out(tenant, [_text(row["notification_id"])])
+        try:
+            await self.publish(notifications)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("outbox relay: %d announcement(s) of %s still not published: %s", len(rows), tenant, exc)
+            return 0, len(notifications)
+        await self._take_out(tenant, [str(n.notification_id) for n in notifications])
+        return len(notifications), 0
+
+    async def relay_pass(self, *, older_than_s: float = 2.0, keep_s: float = 60.0, sweep: bool = False) -> int:
+        """One pass of the relay: the tenants marked in the last `keep_s` (every graph with sweep).
+        Returns how many announcements it published."""
+        await self.flush()  # first: what this process published is not published again
+        now = _ms()
+        since = now - int(keep_s * 1000)
+        tenants = {_text(t) for t in await self.redis.zrangebyscore(PENDING_TENANTS, since, "+inf")}
+        if sweep:
+            names = await self.client.all_graphs()
+            tenants |= {t for t in (n[len(GRAPH_PREFIX):] for n in names if n.startswith(GRAPH_PREFIX))
+                        if TENANT_RE.fullmatch(t)}
+        published = 0
+        for tenant in sorted(tenants):
+            try:
+                validate_tenant(tenant)
+                # A marked tenant whose graph is not there has no outbox; reading it would make one.
+                if not await self.client.graph_exists(tenant):
+                    continue
+                sent, left = await self.publish_pending(tenant, older_than_s=older_than_s)
+                published += sent
+                if left:
+                    await self.redis.zadd(PENDING_TENANTS, {tenant: _ms()})  # stay marked: try again
+            except Exception as exc:  # noqa: BLE001 - the next pass tries again; other tenants go on
+                log.warning("outbox of %s: %s", tenant, exc)
+        # Marked long enough ago that anything they kept was published (or re-marked above).
+        await self.redis.zremrangebyscore(PENDING_TENANTS, "-inf", f"({since}")
+        if published:
+            log.info("outbox relay published %d pending announcement(s)", published)
+        return published
+
+    async def relay_loop(self, stop: asyncio.Event, *, every_s: float = 1.0, older_than_s: float = 2.0,
+                         keep_s: float = 60.0, sweep_every_s: float = 300.0) -> None:
+        """Run relay passes until `stop` is set (every replica runs one)."""
+        loop = asyncio.get_running_loop()
+        next_sweep = loop.time() + sweep_every_s
+        while not stop.is_set():
+            sweep = loop.time() >= next_sweep
+            try:
+                await self.relay_pass(older_than_s=older_than_s, keep_s=keep_s, sweep=sweep)
+                if sweep:
+                    next_sweep = loop.time() + sweep_every_s
+            except Exception as exc:  # noqa: BLE001 - FalkorDB/Redis not answering: next time
+                log.debug("outbox relay: %s", exc)
+            try:
+                await asyncio.wait_for(stop.wait(), every_s)
+            except asyncio.TimeoutError:
+                pass
+        try:
+            await self.flush()
+        except Exception as exc:  # noqa: BLE001 - another replica's relay publishes them again
+            log.debug("outbox flush on stop: %s", exc)
+
+
+def _notification(tenant: str, row: dict[str, Any]) -> NotificationBase:
+    if row.get("payload"):
+        n = decode(row["payload"])
+        if n.tenant != tenant:
+            raise ValueError(f"kept in {tenant}'s graph but for {n.tenant}")
+        return n
+    # a chat turn's (queries/chat.py ASSIGN_SEQ): its fields, not a payload
+    return TurnReceived(tenant=tenant, id=row["episode_id"], version=int(row["seq"]), session=row["session"],
+                        customer=row["customer"], actor="customer", notification_id=row["notification_id"])

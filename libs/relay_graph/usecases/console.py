@@ -1,0 +1,237 @@
+"""What the staff console reads that no other route gives: the tenant's graph as nodes and edges
+coloured by band, the open conflicts, the indexes, the knowledge flowing between agents (from
+CONSULTED edges), and the plan of any named statement.
+
+The graph is the whole tenant's picture (bounded by `limit`), with each node's times on both
+clocks, so the page's replay bar scrubs without asking again; what a subject's facts were at an
+instant is the engine's own as-of read (GET /facts?as_of=&clock=)."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from functools import cache
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from relay_graph.desk import queries as desk_queries
+from relay_graph.lab import queries as lab_queries
+from relay_graph.memory import queries as memory_queries
+from relay_graph.runtime import queries as runtime_queries
+from relay_graph.usecases import queries as usecase_queries
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import NotFound
+from relay_graph.runtime.queries import Query
+from relay_graph.usecases.queries import console as q
+
+Band = Literal["episodic", "semantic", "disagreement", "procedural", "network"]
+BANDS: tuple[str, ...] = ("episodic", "semantic", "disagreement", "procedural", "network")
+
+# A node's band by its most specific label: the first band (in this order) one of its labels is in;
+# everything else (an Entity of any registry type, a Fact) is semantic.
+_BAND_OF_LABEL: tuple[tuple[str, frozenset[str]], ...] = (
+    ("disagreement", frozenset({"Conflict", "Trust", "Agent"})),
+    ("procedural", frozenset({"Procedure", "ProcStep", "Ticket", "TicketEvent", "Issue", "TechVisit",
+                              "Technician", "CaseMove"})),
+    ("network", frozenset({"NetNode", "Olt", "Splitter", "Pop", "Backbone", "Ont", "Outage", "Area", "City",
+                           "Country", "Region", "Plan", "Offer", "AddOn", "Faq", "Playbook", "Community"})),
+    ("episodic", frozenset({"Episode", "Session", "Speaker", "CustomerMessage", "AgentReply", "ToolResult",
+                            "InternalNote", "Message"})),
+)
+# Edges by type; an edge of any other type takes its source node's band.
+_BAND_OF_EDGE: dict[str, str] = {
+    **dict.fromkeys(("WROTE", "IN", "HAS_SESSION", "FOLLOWED_BY", "MENTIONS", "SPOKEN_BY", "NAMED", "PHRASED_AS"),
+                    "episodic"),
+    **dict.fromkeys(("DERIVED", "RETIRED", "ABOUT", "WRITTEN_BY", "SUPERSEDES", "WAS", "NAMES"), "semantic"),
+    **dict.fromkeys(("BETWEEN", "SETTLED_FOR", "HAS_TRUST", "CONSULTED"), "disagreement"),
+    **dict.fromkeys(("HAS_TICKET", "TICKET_ABOUT", "TRIED_FIX", "FIXED_BY", "VISITS", "FOR_TICKET", "FIRST", "NEXT",
+                     "HAS_EVENT", "HANDED_OFF", "PICKED_UP", "OPENED", "CASE_MOVED", "CASE_ARRIVED"), "procedural"),
+    **dict.fromkeys(("CONNECTED_VIA", "PON", "UPLINK", "DROP", "AFFECTS", "IN_CITY", "IN_COUNTRY", "IN_REGION",
+                     "IN_COMMUNITY", "PRICED_IN", "CAUSED_BY", "ON", "OPENED_IN"), "network"),
+}
+
+MAX_LIMIT = 50_000
+
+
+def band_of(labels: list[str]) -> str:
+    have = set(labels)
+    for band, names in _BAND_OF_LABEL:
+        if have & names:
+            return band
+    return "semantic"
+
+
+def kind_of(labels: list[str]) -> str:
+    """The most specific label: an Entity's registry type (Customer, City) rather than Entity."""
+    specific = [label for label in labels if label not in ("Entity", "Current", "Superseded", "Retired", "Claim")]
+    return specific[0] if specific else (labels[0] if labels else "Node")
+
+
+class GraphNode(BaseModel):
+    id: str = Field(description="its domain id (a fact_id, episode_id, entity uid, ...), else `n` and its graph id")
+    kind: str = Field(description="its most specific label, e.g. Customer, Fact, Episode, Olt")
+    labels: list[str]
+    band: Band
+    name: str
+    predicate: str | None = None
+    subject: str | None = None
+    valid_from_ms: int | None = Field(default=None, description="world clock: true from (a fact)")
+    valid_to_ms: int | None = None
+    recorded_at_ms: int | None = Field(default=None, description="belief clock: on file from")
+    expired_at_ms: int | None = None
+    believed_from_ms: int | None = None
+    at_ms: int | None = Field(default=None, description="an episode's time")
+
+
+class GraphEdge(BaseModel):
+    source: str
+    target: str
+    type: str
+    band: Band
+    valid_from_ms: int | None = None
+    valid_to_ms: int | None = None
+
+
+class ConsoleGraph(BaseModel):
+    tenant: str
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    truncated: bool = Field(description="the graph has more nodes or edges than the limit asked")
+    bands: list[str] = Field(default=list(BANDS))
+
+
+class OpenConflict(BaseModel):
+    conflict_id: str
+    subject: str | None
+    subject_name: str | None
+    predicate: str | None
+    opened_at_ms: int | None
+
+
+class OpenConflicts(BaseModel):
+    conflicts: list[OpenConflict]
+
+
+class IndexInfo(BaseModel):
+    label: str
+    properties: list[str]
+    types: dict[str, list[str]] = Field(description="property -> index kinds (RANGE, FULLTEXT, VECTOR)")
+    status: str
+
+
+class Indexes(BaseModel):
+    tenant: str
+    indexes: list[IndexInfo]
+
+
+class KnowledgeFlow(BaseModel):
+    writer: str = Field(description="the agent that wrote the facts")
+    reader: str = Field(description="the agent that CONSULTED them")
+    facts: int = Field(description="how many of the writer's facts the reader consulted")
+    reads: int = Field(description="how often, all told")
+    last_ms: int | None
+
+
+class KnowledgeFlows(BaseModel):
+    flows: list[KnowledgeFlow] = Field(description="most-read pairs first; an agent reading its own facts is not a flow")
+
+
+class QueryPlan(BaseModel):
+    query: str = Field(description="the named statement (queries/)")
+    tenant: str
+    cypher: str
+    plan: list[str] = Field(description="GRAPH.EXPLAIN's operations, one a line, outermost first")
+
+
+async def graph(client: GraphClient, tenant: str, limit: int = 5_000) -> ConsoleGraph:
+    if not await client.graph_exists(tenant):
+        return ConsoleGraph(tenant=tenant, nodes=[], edges=[], truncated=False)
+    rows = await client.run(tenant, q.GRAPH_NODES, {"limit": limit + 1})
+    truncated = len(rows) > limit
+    keys: dict[int, str] = {}
+    taken: set[str] = set()
+    nodes: list[GraphNode] = []
+    for r in rows[:limit]:
+        labels = list(r["labels"] or [])
+        key = str(r["key"]) if r["key"] is not None else f"n{r['id']}"
+        if key in taken:  # a domain id shared by two nodes must not merge them
+            key = f"n{r['id']}"
+        taken.add(key)
+        keys[r["id"]] = key
+        nodes.append(GraphNode(id=key, kind=kind_of(labels), labels=labels, band=band_of(labels),
+                               name=str(r["text"] or r["name"] or "")[:120], predicate=r["predicate"], subject=r["subject_uid"],
+                               **{f: r[f] for f in ("valid_from_ms", "valid_to_ms", "recorded_at_ms",
+                                                    "expired_at_ms", "believed_from_ms", "at_ms")}))
+    band = {n.id: n.band for n in nodes}
+    edge_rows = await client.run(tenant, q.GRAPH_EDGES, {"limit": 3 * limit + 1})
+    truncated = truncated or len(edge_rows) > 3 * limit
+    edges = []
+    for r in edge_rows[:3 * limit]:
+        s, t = keys.get(r["source"]), keys.get(r["target"])
+        if s is None or t is None:  # an end beyond the node limit
+            continue
+        edges.append(GraphEdge(source=s, target=t, type=r["type"], band=_BAND_OF_EDGE.get(r["type"], band[s]),
+                               valid_from_ms=r["valid_from_ms"], valid_to_ms=r["valid_to_ms"]))
+    return ConsoleGraph(tenant=tenant, nodes=nodes, edges=edges, truncated=truncated)
+
+
+async def open_conflicts(client: GraphClient, tenant: str, limit: int = 50) -> OpenConflicts:
+    if not await client.graph_exists(tenant):
+        return OpenConflicts(conflicts=[])
+    rows = await client.run(tenant, q.OPEN_CONFLICTS, {"limit": limit})
+    return OpenConflicts(conflicts=[OpenConflict(**r) for r in rows])
+
+
+async def indexes(client: GraphClient, tenant: str) -> Indexes:
+    if not await client.graph_exists(tenant):
+        return Indexes(tenant=tenant, indexes=[])
+    rows = await client.run(tenant, q.INDEXES)
+    return Indexes(tenant=tenant, indexes=[
+        IndexInfo(label=r["label"], properties=list(r["properties"]), status=str(r["status"]),
+                  types={k: list(v) for k, v in (r["types"] or {}).items()}) for r in rows])
+
+
+async def knowledge_flows(client: GraphClient, tenant: str, limit: int = 200) -> KnowledgeFlows:
+    if not await client.graph_exists(tenant):
+        return KnowledgeFlows(flows=[])
+    rows = await client.run(tenant, q.KNOWLEDGE_FLOWS, {"limit": limit})
+    return KnowledgeFlows(flows=[KnowledgeFlow(**r) for r in rows])
+
+
+STATEMENT_PACKAGES = (runtime_queries, memory_queries, desk_queries, lab_queries, usecase_queries)
+
+
+def statement_modules():
+    """(package, module info) of every module of named statements."""
+    return [(package, info) for package in STATEMENT_PACKAGES for info in pkgutil.iter_modules(package.__path__)]
+
+
+@cache
+def named_queries() -> dict[str, Query]:
+    """Every named statement of every package's `queries`, by name (what the query log records)."""
+    found: dict[str, Query] = {}
+    for package, info in statement_modules():
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for value in vars(module).values():
+            values = value.values() if isinstance(value, dict) else (value,)
+            for v in values:
+                if isinstance(v, Query):
+                    found.setdefault(v.name, v)
+    return found
+
+
+_PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+async def plan(client: GraphClient, tenant: str, name: str) -> QueryPlan:
+    """GRAPH.EXPLAIN of the named statement on the tenant's graph. EXPLAIN plans without running,
+    so every parameter is null: the plan is the one the statement gets whatever its values."""
+    query = named_queries().get(name)
+    if query is None:
+        raise NotFound(f"no named statement {name!r}", code="query_not_found")
+    params = {p: None for p in _PARAM.findall(query.cypher)}
+    text = await client.explain(tenant, query, params)
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    return QueryPlan(query=name, tenant=tenant, cypher=query.cypher.strip(), plan=lines)

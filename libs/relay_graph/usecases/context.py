@@ -1,0 +1,150 @@
+"""What a desk agent's handlers work with, built once per process by the service's bootstrap.
+
+Handlers are plain `async def handler(deps, notification[, delivery])` functions; everything they
+touch outside their arguments is in `Deps`, so a test builds one against the real FalkorDB (with
+its own clock, extractor or publisher) and calls handlers directly, without a broker loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Awaitable, Callable, Mapping
+
+import redis.asyncio as aioredis
+
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.embeddings import Embedder
+from relay_graph.runtime.errors import Unavailable
+from relay_graph.desk.llm.wording import build_writer
+from relay_graph.memory.facade import Memory
+from relay_graph.runtime.outbox import Outbox, publish_all
+from relay_graph.runtime.streams import FactChanged, NotificationBase, Publisher, connect
+from relay_graph.runtime.agents.settings import AgentSettings
+
+log = logging.getLogger("relay_graph.runtime.agents")
+
+Clock = Callable[[], datetime]
+
+
+def utc_clock() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+@dataclass
+class Deps:
+    service: str
+    settings: AgentSettings
+    client: GraphClient
+    memory: Memory
+    redis: aioredis.Redis  # bytes client for the streams and heartbeats
+    publisher: Publisher
+    clock: Clock = utc_clock
+    extractor: Any = None  # relay_graph.desk.extraction.port.Extractor, for agents that read text
+    consumer_name: str = ""  # this replica's consumer name (the replica id in claims)
+    # relay_graph.desk.llm.wording.ReplyWriter: words replies (agents/replies.honest_words); None = templates
+    writer: Any = None
+    outbox: Outbox | None = None  # every announcement goes through it (announce below); built from the rest
+    _owned: list[Callable[[], Awaitable[None]]] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.outbox is None:
+            self.outbox = Outbox(self.client, self.redis, functools.partial(publish_all, self.publisher),
+                                 enabled=getattr(self.settings, "outbox", True))
+
+    def now(self) -> datetime:
+        at = self.clock()
+        return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+
+    async def aclose(self) -> None:
+        """Close what bootstrap opened (not what the caller passed in)."""
+        while self._owned:
+            closer = self._owned.pop()
+            try:
+                await closer()
+            except Exception as exc:  # closing must go on for the rest
+                log.warning("closing %s: %r", self.service, exc)
+
+
+async def build_deps(
+    service: str,
+    settings: AgentSettings,
+    *,
+    client: GraphClient | None = None,
+    memory: Memory | None = None,
+    embedder: Embedder | None = None,
+    redis: aioredis.Redis | None = None,
+    publisher: Publisher | None = None,
+    clock: Clock | None = None,
+    extractor: Any = None,
+    consumer_name: str = "",
+    preload_model: bool | None = None,
+    writer: Any = None,
+) -> Deps:
+    """The composition root shared by the three agents. Anything passed in is used as is and left
+    open on `aclose()`; anything built here is closed by it."""
+    owned: list[Callable[[], Awaitable[None]]] = []
+    if client is None and memory is None:
+        try:
+            # Building the FalkorDB client does a blocking round trip; keep it off the event loop.
+            client = await asyncio.to_thread(GraphClient, settings)
+        except Exception as exc:
+            raise Unavailable(
+                f"FalkorDB at {settings.falkordb_host}:{settings.falkordb_port} is not answering"
+            ) from exc
+        owned.append(client.close)
+    if memory is None:
+        memory = Memory(client, embedder)
+    client = memory.client
+    if redis is None:
+        redis = connect(settings)
+        owned.append(redis.aclose)
+    if publisher is None:
+        publisher = Publisher(redis, settings=settings.streams)
+    if preload_model if preload_model is not None else settings.preload_model:
+        if memory.embedder is None:
+            memory.embedder = await asyncio.to_thread(
+                Embedder, settings.model_dir, batch_size=settings.embed_batch_size,
+                cache_size=settings.embed_cache_size, threads=settings.embed_threads,
+            )
+    if writer is None:
+        # templates without GROQ_API_KEY (nothing calls Groq), Groq behind the honest-reply check with one
+        writer = build_writer(settings)
+        closer = getattr(writer, "aclose", None)
+        if closer is not None:
+            owned.append(closer)
+    return Deps(
+        service=service,
+        settings=settings,
+        client=client,
+        memory=memory,
+        redis=redis,
+        publisher=publisher,
+        clock=clock or utc_clock,
+        extractor=extractor,
+        consumer_name=consumer_name,
+        writer=writer,
+        _owned=owned,
+    )
+
+
+async def announce(deps: Deps, *notifications: NotificationBase) -> bool:
+    """The one way a handler announces what it wrote (all of one tenant): kept in the graph, then
+    published (relay_graph.runtime.outbox). False: the streams refused them now; they are kept and the
+    outbox relay of some replica publishes them, so the handler carries on. Raises only when they
+    could not be kept (FalkorDB not answering): the delivery fails and is handled again."""
+    if not notifications:
+        return True
+    return await deps.outbox.announce(notifications[0].tenant, notifications)
+
+
+def fact_changes(tenant: str, actor: str, written: Any = (), retired: Any = ()) -> list[NotificationBase]:
+    """FactChanged for what a write did to facts: each result of `write_facts` (its outcome is the
+    change) and each fact id `retire_fact` ended. Facts are not versioned: version 0."""
+    from relay_graph.runtime.streams import FactChanged
+
+    return ([FactChanged(tenant=tenant, id=r.fact_id, version=0, change=r.outcome.value, actor=actor) for r in written]
+            + [FactChanged(tenant=tenant, id=fid, version=0, change="retired", actor=actor) for fid in retired])

@@ -1,0 +1,228 @@
+"""What an operator does to one tenant's graph: snapshots (GRAPH.COPY), reset, delete, forgetting
+one customer, and the server's own figures (GRAPH.SLOWLOG, GRAPH.MEMORY USAGE, counts).
+
+A snapshot is a copy of the tenant's graph under `relay-snapshot:{relay:<tenant>}:<name>`, indexes and
+all (GRAPH.COPY copies the schema; the graph's name as hash tag keeps the copy in its slot on a cluster); it is not a tenant graph (the `relay:` prefix is never its start),
+so no request reaches it. Restoring replaces the graph by a copy of the snapshot, which stays. A
+reset takes a snapshot first (`pre-reset-<ms>`), then removes the graph and makes it again, empty,
+with its indexes (so every process's index cache stays true). Deleting removes the graph and every
+snapshot of it; the tenant's API key is the gateway's (services/gateway/auth.py) and goes with it
+there. Reset and delete need `confirm` equal to the tenant id. Moving a tenant to another
+deployment (`move_tenant`, `relay move-tenant`) copies its graph and snapshots with DUMP/RESTORE and
+its admin entries, checks the copy and removes the source."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from pydantic import BaseModel
+
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound
+from relay_graph.desk.network import _customer
+from relay_graph.usecases.queries import operations as q
+from relay_graph.runtime.tenancy import (
+    admin_entries,
+    graph_name,
+    remove_admin_entries,
+    restore_admin_entries,
+    tenant_registered,
+    validate_tenant,
+)
+
+SNAPSHOT_PREFIX = "relay-snapshot:"
+SNAPSHOT_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+
+
+class Snapshot(BaseModel):
+    name: str
+    key: str
+
+
+class ForgetReceipt(BaseModel):
+    customer: str
+    episodes: int
+    sessions: int
+    facts: int
+    fact_texts: int
+    conflicts: int
+    slots: int
+    tickets: int
+    ticket_parts: int  # ticket events and technician visits
+    case_moves: int
+    entity: int  # 1 if the customer's node was there
+    entity_edges: int  # edges still on the customer's node when it went (mirrors, line, others)
+    named_entities: int  # entities only their facts named (their phone number, say), gone with them
+
+
+class GraphStats(BaseModel):
+    tenant: str
+    exists: bool
+    nodes: dict[str, int]  # by label (a node with two labels counts under both)
+    edges: dict[str, int]  # by type
+    memory_mb: float | None  # GRAPH.MEMORY USAGE total_graph_sz_mb
+    slowlog: list[dict[str, Any]]  # GRAPH.SLOWLOG: the slowest recent queries
+
+
+def snapshot_key(tenant: str, name: str) -> str:
+    validate_tenant(tenant)
+    if not isinstance(name, str) or not SNAPSHOT_NAME_RE.fullmatch(name):
+        raise InvalidInput("snapshot name must match ^[a-z0-9][a-z0-9-]{0,62}$")
+    return f"{_snapshot_prefix(tenant)}{name}"
+
+
+def _snapshot_prefix(tenant: str) -> str:
+    return SNAPSHOT_PREFIX + "{" + graph_name(tenant) + "}:"
+
+
+def _confirm(tenant: str, confirm: object) -> None:
+    if confirm != tenant:
+        raise InvalidInput(f"confirm must be the tenant id ({tenant!r}) to go ahead", code="confirmation_required")
+
+
+async def all_graphs(client: GraphClient) -> list[str]:
+    """Every graph on the server, or on every primary of the cluster."""
+    return await client.all_graphs()
+
+
+async def create_snapshot(client: GraphClient, tenant: str, name: str) -> Snapshot:
+    key = snapshot_key(tenant, name)
+    if not await client.graph_exists(tenant):
+        raise NotFound(f"tenant {tenant!r} has no graph", code="graph_not_found")
+    if await client.redis.exists(key):
+        raise AlreadyExists(f"snapshot {name!r} exists", code="snapshot_exists")
+    await client.redis.execute_command("GRAPH.COPY", graph_name(tenant), key)
+    return Snapshot(name=name, key=key)
+
+
+async def list_snapshots(client: GraphClient, tenant: str) -> list[Snapshot]:
+    prefix = _snapshot_prefix(tenant)
+    return [Snapshot(name=g[len(prefix):], key=g) for g in await all_graphs(client) if g.startswith(prefix)]
+
+
+async def delete_snapshot(client: GraphClient, tenant: str, name: str) -> None:
+    key = snapshot_key(tenant, name)
+    if not await client.redis.delete(key):
+        raise NotFound(f"no snapshot {name!r}", code="snapshot_not_found")
+
+
+async def restore_snapshot(client: GraphClient, tenant: str, name: str) -> Snapshot:
+    """The tenant's graph becomes a copy of the snapshot (which stays)."""
+    key = snapshot_key(tenant, name)
+    if not await client.redis.exists(key):
+        raise NotFound(f"no snapshot {name!r}", code="snapshot_not_found")
+    target = graph_name(tenant)
+    await client.redis.delete(target)
+    await client.redis.execute_command("GRAPH.COPY", key, target)
+    return Snapshot(name=name, key=key)
+
+
+async def reset_tenant(client: GraphClient, tenant: str, confirm: object) -> Snapshot | None:
+    """Empties the tenant's graph (indexes kept), after a `pre-reset-<ms>` snapshot; None if there
+    was no graph to keep."""
+    validate_tenant(tenant)
+    _confirm(tenant, confirm)
+    snap = None
+    if await client.graph_exists(tenant):
+        snap = await create_snapshot(client, tenant, f"pre-reset-{int(time.time() * 1000)}")
+    await client.redis.delete(graph_name(tenant))
+    client._ready.discard(tenant)
+    await client.ensure_schema(tenant)
+    return snap
+
+
+async def delete_tenant(client: GraphClient, tenant: str, confirm: object) -> list[str]:
+    """Removes the tenant's graph and its snapshots; returns the keys removed."""
+    validate_tenant(tenant)
+    _confirm(tenant, confirm)
+    keys = [graph_name(tenant)] + [s.key for s in await list_snapshots(client, tenant)]
+    gone = [k for k in keys if await client.redis.delete(k)]
+    client._ready.discard(tenant)
+    return gone
+
+
+async def forget_customer(client: GraphClient, tenant: str, customer: str) -> ForgetReceipt:
+    """Removes every episode, session, fact, ticket and edge about one customer, and the customer.
+    Idempotent: a second call removes nothing and says so."""
+    validate_tenant(tenant)
+    name, _, uid = _customer(customer)
+    one = lambda rows, col="removed": int((rows[0][col] if rows else 0) or 0)  # noqa: E731
+    p = {"uid": uid}
+    episodes = one(await client.run(tenant, q.FORGET_EPISODES, p))
+    sessions = one(await client.run(tenant, q.FORGET_SESSIONS, p))
+    conflicts = one(await client.run(tenant, q.FORGET_CONFLICTS, p))
+    fact_rows = await client.run(tenant, q.FORGET_FACTS, p)
+    facts, others = one(fact_rows), sorted(set(fact_rows[0]["others"] if fact_rows else []))
+    texts = one(await client.run(tenant, q.FORGET_ORPHAN_TEXTS)) if facts else 0
+    slots = one(await client.run(tenant, q.FORGET_SLOTS, {"prefix": uid + "|"}))
+    ticket_rows = await client.run(tenant, q.FORGET_TICKETS, p)
+    moves = one(await client.run(tenant, q.FORGET_CASE_MOVES, p))
+    entity_rows = await client.run(tenant, q.FORGET_ENTITY, p)
+    orphans = one(await client.run(tenant, q.FORGET_ORPHANS, {"uids": others})) if others else 0
+    return ForgetReceipt(customer=name, episodes=episodes, sessions=sessions, facts=facts, fact_texts=texts,
+                         conflicts=conflicts, slots=slots, tickets=one(ticket_rows),
+                         ticket_parts=one(ticket_rows, "parts"), case_moves=moves, entity=one(entity_rows),
+                         entity_edges=one(entity_rows, "edges"), named_entities=orphans)
+
+
+async def graph_stats(client: GraphClient, tenant: str, slowlog: int = 10) -> GraphStats:
+    validate_tenant(tenant)
+    if not await client.graph_exists(tenant):
+        return GraphStats(tenant=tenant, exists=False, nodes={}, edges={}, memory_mb=None, slowlog=[])
+    nodes = {r["label"]: r["n"] for r in await client.run(tenant, q.NODE_COUNTS)}
+    edges = {r["type"]: r["n"] for r in await client.run(tenant, q.EDGE_COUNTS)}
+    name = graph_name(tenant)
+    usage = await client.redis.execute_command("GRAPH.MEMORY", "USAGE", name)
+    if not isinstance(usage, dict):  # a flat [key, value, ...] reply without redis-py's map parsing
+        usage = dict(zip(usage[::2], usage[1::2]))
+    memory = usage.get("total_graph_sz_mb")
+    log = await client.redis.execute_command("GRAPH.SLOWLOG", name)
+    entries = [{"at": int(e[0]), "command": e[1], "query": e[2], "ms": float(e[3])} for e in log]
+    entries.sort(key=lambda e: -e["ms"])
+    entries = entries[:slowlog]
+    return GraphStats(tenant=tenant, exists=True, nodes=nodes, edges=edges,
+                      memory_mb=None if memory is None else float(memory), slowlog=entries)
+
+
+class MoveReceipt(BaseModel):
+    tenant: str
+    graphs: list[str]  # the tenant's graph and its snapshots, as they were copied
+    nodes: int  # in the tenant's graph, counted on both sides
+    admin_entries: int  # registry, key index, agents, limits, site entries copied
+    removed_from_source: bool
+
+
+async def move_tenant(source: GraphClient, target: GraphClient, tenant: str, confirm: object, *,
+                      keep_source: bool = False) -> MoveReceipt:
+    """Moves a tenant to another deployment (one server to a cluster, a cluster to another, ...):
+    its graph and snapshots (DUMP/RESTORE: the graph with its indexes, one key each, so each
+    lands on the target shard of its slot) and its admin entries (tenancy.admin_entries), checks
+    the graph's node count on both sides, then removes it from the source (unless
+    `keep_source`). The target must not have the tenant. Stop what writes to the tenant first:
+    a write during the move stays at the source."""
+    validate_tenant(tenant)
+    _confirm(tenant, confirm)
+    if not await source.graph_exists(tenant):
+        raise NotFound(f"tenant {tenant!r} has no graph at the source", code="graph_not_found")
+    if await target.graph_exists(tenant) or await tenant_registered(target.redis, tenant):
+        raise AlreadyExists(f"tenant {tenant!r} is already at the target", code="tenant_exists")
+    keys = [graph_name(tenant)] + [s.key for s in await list_snapshots(source, tenant)]
+    src, dst = source.raw(), target.raw()
+    try:
+        for key in keys:
+            await dst.restore(key, 0, await src.dump(key))
+        entries = await admin_entries(src, tenant)
+        await restore_admin_entries(dst, entries)
+    finally:
+        await src.aclose()
+        await dst.aclose()
+    counted = [(await c.run(tenant, q.COUNT_NODES))[0]["n"] for c in (source, target)]
+    if counted[0] != counted[1]:
+        raise RuntimeError(f"the copy of {tenant!r} has {counted[1]} nodes, the source {counted[0]}; source kept")
+    if not keep_source:
+        await delete_tenant(source, tenant, tenant)
+        await remove_admin_entries(source.redis, entries)
+    return MoveReceipt(tenant=tenant, graphs=keys, nodes=counted[0], admin_entries=len(entries),
+                       removed_from_source=not keep_source)

@@ -1,5 +1,5 @@
 """The operator's API (admin key): snapshots, reset, delete, forget, stats, over HTTP on a real
-FalkorDB. What the operations do is tested in tests/relay_graph/test_operations.py; these check
+FalkorDB. What the operations do is tested in tests/relay_graph/usecases/test_operations.py; these check
 the wiring, the confirmation step and the errors."""
 
 from __future__ import annotations

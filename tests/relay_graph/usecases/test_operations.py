@@ -15,7 +15,7 @@ from relay_graph.memory.models import FactInput
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.tenancy import graph_name
 
-from tests.relay_graph.test_case_move import CUSTOMER, build_case
+from tests.relay_graph.desk.test_case_move import CUSTOMER, build_case
 
 pytestmark = pytest.mark.falkordb
 

@@ -100,7 +100,7 @@ class Bus:
         return await (await self.outbox()).announce(tenant, notifications)
 
     async def announce_one(self, notification: NotificationBase) -> bool:
-        """`announce` of one notification (the tools' ToolContext.announce)."""
+        """`announce` of one notification."""
         return await self.announce(notification.tenant, [notification])
 
     async def publish_quietly(self, kind: type[NotificationBase], **fields: Any) -> bool:

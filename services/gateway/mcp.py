@@ -40,7 +40,7 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from relay_graph.runtime.errors import RelayError, Unavailable
-from relay_graph.tools import ToolContext, mcp_agent_name
+from relay_graph.tools import Call, mcp_agent_name
 from relay_graph.tools.mcp_server import build_server, client_name
 
 from .auth import DEFAULT_AGENT
@@ -151,14 +151,14 @@ class McpEndpoint:
         return JSONResponse({"error": {"code": exc.code, "message": exc.message}}, status_code=exc.status,
                             headers=headers or None)
 
-    async def _context_for(self, ctx: ServerRequestContext[Any, Any]) -> ToolContext:
+    async def _context_for(self, ctx: ServerRequestContext[Any, Any]) -> Call:
         request = ctx.request
         caller = request.scope.get(SCOPE_KEY) if isinstance(request, Request) else None
         if not isinstance(caller, McpCaller):  # every request passed __call__; this is a guard, not a path
             raise Unauthorized("send your key as `Authorization: Bearer <key>`")
         memory = await self.services.backend.memory()
         bus = self.services.bus
-        return ToolContext(memory, caller.tenant, caller.agent, announce=bus.announce_one if bus is not None else None,
+        return Call(memory, caller.tenant, caller.agent, announcer=bus,
                            label=mcp_agent_name(client_name(ctx), caller.agent_hint))
 
 

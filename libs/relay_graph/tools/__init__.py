@@ -1,8 +1,8 @@
 """The typed tool catalogue: one definition used by the desk's agents, the gateway
 (`/v1/tenants/{t}/tools`) and MCP (`/mcp`, `relay mcp --tenant <t>`).
 
-    from relay_graph.tools import ToolContext, call_tool
-    ctx = ToolContext(memory, tenant, agent="resolver")
+    from relay_graph.tools import Call, call_tool
+    ctx = Call(memory, tenant, agent="resolver")
     result = await call_tool(ctx, "recall_customer", {"customer": "alice rao"})
     result.shape, result.data, result.how_i_know
 
@@ -20,7 +20,8 @@ why_affected.
 from __future__ import annotations
 
 from relay_graph.tools import desk_tools, memory_tools, network_tools  # noqa: F401  (each registers its tools)
-from relay_graph.tools.context import MCP_PREFIX, ToolContext, mcp_agent_name
+from relay_graph.tools.context import MCP_PREFIX, mcp_agent_name
+from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import Shape, ToolResult, UnknownName, jsonable
 from relay_graph.tools.registry import (
     TOOLS,
@@ -34,6 +35,6 @@ from relay_graph.tools.registry import (
 from relay_graph.tools.resolve import Resolver, UnknownNames
 
 __all__ = [
-    "MCP_PREFIX", "Resolver", "Shape", "TOOLS", "Tool", "ToolContext", "ToolResult", "UnknownName", "UnknownNames",
+    "MCP_PREFIX", "Resolver", "Shape", "TOOLS", "Tool", "Call", "ToolResult", "UnknownName", "UnknownNames",
     "UnknownTool", "call_tool", "get_tool", "jsonable", "mcp_agent_name", "parse_arguments", "tool_specs",
 ]

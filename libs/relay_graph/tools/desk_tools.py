@@ -16,7 +16,7 @@ from relay_graph.desk.ticket_models import (
     TicketSummary,
     TimelineEntry,
 )
-from relay_graph.tools.context import ToolContext
+from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import Shape, ToolResult, when
 from relay_graph.tools.memory_tools import ticket_line
 from relay_graph.tools.registry import tool
@@ -49,7 +49,7 @@ class TicketsOutput(BaseModel):
 
 @tool("tickets", """Tickets, newest first (all, or one customer's), or one ticket in full with its
       timeline and handoffs.""", input=TicketsInput, output=TicketsOutput)
-async def list_or_show(ctx: ToolContext, args: TicketsInput) -> ToolResult:
+async def list_or_show(ctx: Call, args: TicketsInput) -> ToolResult:
     res = Resolver(ctx)
     customer = await res.customer(args.customer) if args.customer is not None else None
     found = await res.ticket(args.ticket_id) if args.ticket_id is not None else None
@@ -85,7 +85,7 @@ class HandoffOutput(BaseModel):
 @tool("handoff", """Hand a ticket to a role (the desk's intake, resolver or netops, or another agent) as
       the calling agent: recorded as (you)-[:HANDED_OFF]->(ticket) and announced, so that role picks it up.""",
       input=HandoffInput, output=HandoffOutput, writes=True)
-async def handoff(ctx: ToolContext, args: HandoffInput) -> ToolResult:
+async def handoff(ctx: Call, args: HandoffInput) -> ToolResult:
     res = Resolver(ctx)
     found = await res.ticket(args.ticket_id)
     res.done()
@@ -148,7 +148,7 @@ def _agents(edges: list[desk.AgentEdge], timeline: list[TimelineEntry]) -> list[
 
 @tool("who_handled", """The agents that worked a ticket: who opened it, handed it off, picked it up,
       and every timeline entry they wrote.""", input=WhoHandledInput, output=WhoHandledOutput)
-async def who_handled(ctx: ToolContext, args: WhoHandledInput) -> ToolResult:
+async def who_handled(ctx: Call, args: WhoHandledInput) -> ToolResult:
     res = Resolver(ctx)
     found = await res.ticket(args.ticket_id)
     res.done()
@@ -180,7 +180,7 @@ class PastFixesOutput(BaseModel):
 
 @tool("past_fixes", """The procedures that fixed this kind of issue before, best first by smoothed
       success rate, each with its steps and its record.""", input=PastFixesInput, output=PastFixesOutput)
-async def past_fixes(ctx: ToolContext, args: PastFixesInput) -> ToolResult:
+async def past_fixes(ctx: Call, args: PastFixesInput) -> ToolResult:
     res = Resolver(ctx)
     issue = await res.issue(args.issue_kind)
     res.done()

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from relay_graph.memory.facts import from_ms
 from relay_graph.memory.queries import facts as fq
 from relay_graph.memory.queries import provenance as q
-from relay_graph.tools.context import ToolContext
+from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import UnknownName, when
 from relay_graph.tools.resolve import UnknownNames
 
@@ -143,7 +143,7 @@ def how_lines(e: FactExplanation) -> list[str]:
     return lines
 
 
-async def explain_facts(ctx: ToolContext, fact_ids: list[str], *,
+async def explain_facts(ctx: Call, fact_ids: list[str], *,
                         fact_argument: str | None = None) -> tuple[list[FactExplanation], list[str]]:
     """Each fact's explanation, in the order given. A fact id that is not in this tenant's graph is
     an unknown name (of the argument `fact_argument`). The caller is recorded as having CONSULTED

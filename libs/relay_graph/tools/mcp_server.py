@@ -1,7 +1,7 @@
 """The tool catalogue as an MCP server (the `mcp` package's low-level Server), whatever the
 transport: the gateway serves it over streamable HTTP at /mcp, `relay mcp` over stdio.
 
-The transport decides who is calling: `context_for(request_context)` returns the ToolContext
+The transport decides who is calling: `context_for(request_context)` returns the Call
 (tenant, agent, connection) for one request. A tool error (unknown tool, invalid arguments, any
 RelayError) is an MCP tool result with `isError` and `{"error": {"code", "message"}}` as its
 structured content, so the calling model can read it and try again; the connection stays up."""
@@ -17,7 +17,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 
 from relay_graph.runtime.errors import RelayError
-from relay_graph.tools.context import ToolContext
+from relay_graph.usecases.context import Call
 from relay_graph.tools.registry import TOOLS, Tool, call_tool
 
 log = logging.getLogger("relay.mcp")
@@ -29,7 +29,7 @@ INSTRUCTIONS = """Relay is shared, time-aware graph memory. Every tool answers o
 unknown_name means a name in your arguments is not in the graph (nothing else was looked up);
 `how_i_know` lists the graph rows an answer rests on. What you write is recorded as written by you."""
 
-ContextFactory = Callable[[ServerRequestContext[Any, Any]], Awaitable[ToolContext]]
+ContextFactory = Callable[[ServerRequestContext[Any, Any]], Awaitable[Call]]
 
 
 def client_name(ctx: ServerRequestContext[Any, Any]) -> str | None:

@@ -30,7 +30,7 @@ from relay_graph.memory.models import (
 from relay_graph.desk.network_models import Outage
 from relay_graph.runtime.streams import FactChanged
 from relay_graph.desk.ticket_models import TicketSummary
-from relay_graph.tools.context import ToolContext
+from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import Shape, ToolResult, when
 from relay_graph.tools.explain import FactExplanation, explain_facts
 from relay_graph.tools.registry import tool
@@ -102,7 +102,7 @@ class RememberOutput(BaseModel):
 
 @tool("remember", """Store turns of a conversation (any conversation) as episodes, embedded for recall.
       Written down by you (the calling agent).""", input=RememberInput, output=RememberOutput, writes=True)
-async def remember(ctx: ToolContext, args: RememberInput) -> ToolResult:
+async def remember(ctx: Call, args: RememberInput) -> ToolResult:
     customer = args.customer  # a write: exactly the key given (write_episodes MERGEs it)
     now = utcnow()
     items = [EpisodeInput(session=args.session, speaker=t.speaker, text=t.text, at=t.at or now, id=t.id,
@@ -136,7 +136,7 @@ class RememberFactOutput(FactWriteResult):
 @tool("remember_fact", """Assert subject · predicate · object as the calling agent. A repeat corroborates,
       a new value supersedes the old one, and on a contested predicate another agent's different value
       opens a conflict instead (see claims).""", input=RememberFactInput, output=RememberFactOutput, writes=True)
-async def remember_fact(ctx: ToolContext, args: RememberFactInput) -> ToolResult:
+async def remember_fact(ctx: Call, args: RememberFactInput) -> ToolResult:
     # A write: exactly the subject given (an unknown one is new), never a customer spelt alike.
     ref = await resolve_entity(ctx.client, ctx.tenant, args.subject, "Customer")
     subject = ref.name if ref is not None else args.subject
@@ -186,7 +186,7 @@ class RememberFactsOutput(BaseModel):
       one the engine refuses (say, a value its predicate does not allow) is answered with its error in its
       slot and nothing of it is written; the others are. Names are written exactly as given.""",
       input=RememberFactsInput, output=RememberFactsOutput, writes=True)
-async def remember_facts(ctx: ToolContext, args: RememberFactsInput) -> ToolResult:
+async def remember_facts(ctx: Call, args: RememberFactsInput) -> ToolResult:
     items = [FactInput(subject=f.subject, predicate=f.predicate, object=f.object, agent=ctx.agent, label=ctx.label,
                        valid_from=f.valid_from, source=f.source) for f in args.facts]
     results = await ctx.memory.write_facts_each(ctx.tenant, items, embed=True)
@@ -225,7 +225,7 @@ class RetireFactOutput(BaseModel):
 @tool("retire_fact", """End what is current for a subject's predicate (one value of a multi-valued one,
       with object), on both clocks. Nothing is deleted: it stays in history.""",
       input=RetireFactInput, output=RetireFactOutput, writes=True)
-async def retire_fact(ctx: ToolContext, args: RetireFactInput) -> ToolResult:
+async def retire_fact(ctx: Call, args: RetireFactInput) -> ToolResult:
     res = Resolver(ctx)
     subject = await res.write_subject(args.subject, "subject")
     res.done()
@@ -258,7 +258,7 @@ class FactsOutput(BaseModel):
 
 @tool("facts_at", """A subject's facts: what is current now, or with as_of what was true in the world
       (clock=world) or what we had on file (clock=belief) at that time.""", input=FactsAtInput, output=FactsOutput)
-async def facts_at(ctx: ToolContext, args: FactsAtInput) -> ToolResult:
+async def facts_at(ctx: Call, args: FactsAtInput) -> ToolResult:
     res = Resolver(ctx)
     subject = await res.customer(args.subject, "subject")
     res.done()
@@ -277,7 +277,7 @@ class HistoryInput(Args):
 
 @tool("history", """Every version of a subject's facts in world order: current, superseded and retired,
       late-arriving corrections included.""", input=HistoryInput, output=FactsOutput)
-async def history(ctx: ToolContext, args: HistoryInput) -> ToolResult:
+async def history(ctx: Call, args: HistoryInput) -> ToolResult:
     res = Resolver(ctx)
     subject = await res.customer(args.subject, "subject")
     res.done()
@@ -300,7 +300,7 @@ class ClaimsOutput(ClaimsView):
 @tool("claims", """Every agent's claim for one value (a subject's predicate), best first: the writing
       agent's trust for that predicate, then the newest. conflict_id is the open conflict, if any.""",
       input=ClaimsInput, output=ClaimsOutput)
-async def claims(ctx: ToolContext, args: ClaimsInput) -> ToolResult:
+async def claims(ctx: Call, args: ClaimsInput) -> ToolResult:
     res = Resolver(ctx)
     subject = await res.customer(args.subject, "subject")
     res.done()
@@ -334,7 +334,7 @@ class RecallOutput(BaseModel):
 
 @tool("recall", """The episodes that matter to a question, each with the path that found it (named
       entities, sessions, meaning), and the current facts linked to them.""", input=RecallInput, output=RecallOutput)
-async def recall(ctx: ToolContext, args: RecallInput) -> ToolResult:
+async def recall(ctx: Call, args: RecallInput) -> ToolResult:
     subject = None
     if args.subject is not None:
         res = Resolver(ctx)
@@ -380,7 +380,7 @@ def _learnt(f: FactView, now_ms: int) -> str:
 @tool("ask", """Answer a question from memory: recall (with the customer as subject, if given) and the
       facts it connects, with the best-supported answer and where it came from.""",
       input=AskInput, output=AskOutput)
-async def ask(ctx: ToolContext, args: AskInput) -> ToolResult:
+async def ask(ctx: Call, args: AskInput) -> ToolResult:
     customer = None
     if args.customer is not None:
         res = Resolver(ctx)
@@ -442,7 +442,7 @@ class ExplainOutput(BaseModel):
 @tool("explain", """How we know a fact: who wrote it, the episode(s) it was DERIVED from, what it
       superseded and what superseded it, the conflict it stands in, who consulted it. By fact_id, or the
       current value and open claims of a subject's predicate.""", input=ExplainInput, output=ExplainOutput)
-async def explain(ctx: ToolContext, args: ExplainInput) -> ToolResult:
+async def explain(ctx: Call, args: ExplainInput) -> ToolResult:
     if args.fact_id is not None:
         ids = [args.fact_id]
     else:
@@ -478,7 +478,7 @@ class RecallCustomerOutput(BaseModel):
 
 @tool("recall_customer", """Everything current about one customer: their facts, their open tickets and the
       open outages that reach them.""", input=RecallCustomerInput, output=RecallCustomerOutput)
-async def recall_customer(ctx: ToolContext, args: RecallCustomerInput) -> ToolResult:
+async def recall_customer(ctx: Call, args: RecallCustomerInput) -> ToolResult:
     res = Resolver(ctx)
     ref = await res.customer(args.customer)
     res.done()
@@ -507,7 +507,7 @@ class FindCustomersInput(Args):
       (two people may share one; each has their own id), else those of the one name on file spelt alike
       (`matched` says which). When two or more different names are that close, the answer is `ambiguous`:
       it lists them and picks none.""", input=FindCustomersInput, output=customers.CustomersAnswer)
-async def find_customers(ctx: ToolContext, args: FindCustomersInput) -> ToolResult:
+async def find_customers(ctx: Call, args: FindCustomersInput) -> ToolResult:
     answer = await customers.find(ctx.client, ctx.tenant, args.name)
     if answer.ambiguous is not None:
         return ToolResult(tool="find_customers", shape=Shape.AMBIGUOUS, data=answer,

@@ -8,7 +8,7 @@ from pydantic import BaseModel, Field
 from relay_graph.desk import network, network_algorithms
 from relay_graph.runtime.errors import NotFound
 from relay_graph.desk.network_models import AffectedCustomer, AffectedPath, Capacity, LineHop, NetNode
-from relay_graph.tools.context import ToolContext
+from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import Shape, ToolResult
 from relay_graph.tools.registry import tool
 from relay_graph.tools.resolve import Resolver
@@ -35,7 +35,7 @@ class AffectedByOutput(BaseModel):
 @tool("affected_by", """The customers behind a network node, each with the path from their home up to
       it, split into those its failure cuts off and those a backup path still serves.""",
       input=AffectedByInput, output=AffectedByOutput)
-async def affected_by(ctx: ToolContext, args: AffectedByInput) -> ToolResult:
+async def affected_by(ctx: Call, args: AffectedByInput) -> ToolResult:
     res = Resolver(ctx)
     node = await res.node(args.node)
     res.done()
@@ -57,7 +57,7 @@ class CapacityInput(Args):
 @tool("capacity", """The bandwidth that can reach a node from the backbones (max flow over nodes and
       links that are up), with the paths that carry it and the links that limit it.""",
       input=CapacityInput, output=Capacity)
-async def capacity(ctx: ToolContext, args: CapacityInput) -> ToolResult:
+async def capacity(ctx: Call, args: CapacityInput) -> ToolResult:
     res = Resolver(ctx)
     node = await res.node(args.node)
     res.done()
@@ -79,7 +79,7 @@ class CustomerLineOutput(BaseModel):
 
 @tool("customer_line", """A customer's line from home to core: each node with its status and capacity
       and the state of the link above it.""", input=CustomerLineInput, output=CustomerLineOutput)
-async def customer_line(ctx: ToolContext, args: CustomerLineInput) -> ToolResult:
+async def customer_line(ctx: Call, args: CustomerLineInput) -> ToolResult:
     res = Resolver(ctx)
     ref = await res.customer(args.customer)
     res.done()
@@ -104,7 +104,7 @@ class WhyAffectedInput(Args):
 @tool("why_affected", """Whether a customer is behind a node: the fewest-hop path from their home up to
       it, and whether that node failing would cut them off (or which path would still serve them).""",
       input=WhyAffectedInput, output=AffectedPath)
-async def why_affected(ctx: ToolContext, args: WhyAffectedInput) -> ToolResult:
+async def why_affected(ctx: Call, args: WhyAffectedInput) -> ToolResult:
     res = Resolver(ctx)
     ref = await res.customer(args.customer)
     node = await res.node(args.node)

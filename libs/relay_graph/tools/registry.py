@@ -1,7 +1,7 @@
 """The catalogue: every tool once, with its typed input and output, and the one way to call one.
 
 A tool is a name, a description, a pydantic input model, a pydantic output model and an async
-implementation `(ToolContext, input) -> ToolResult`. The JSON schemas MCP lists come from the same
+implementation `(Call, input) -> ToolResult`. The JSON schemas MCP lists come from the same
 models, so what the agents call, what the gateway serves at `/v1/tenants/{t}/tools` and what an MCP
 client sees cannot drift apart."""
 
@@ -14,12 +14,12 @@ from typing import Any, Awaitable, Callable, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from relay_graph.runtime.errors import InvalidInput, NotFound
-from relay_graph.tools.context import ToolContext
+from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import Shape, ToolResult
 from relay_graph.tools.resolve import UnknownNames
 
 InT = TypeVar("InT", bound=BaseModel)
-Impl = Callable[[ToolContext, Any], Awaitable[ToolResult]]
+Impl = Callable[[Call, Any], Awaitable[ToolResult]]
 
 MAX_ERRORS_SHOWN = 10
 
@@ -99,7 +99,7 @@ def parse_arguments(t: Tool, arguments: object) -> BaseModel:
         raise InvalidInput(validation_message(t.name, exc), code="invalid_arguments") from None
 
 
-async def call_tool(ctx: ToolContext, name: str, arguments: dict[str, Any] | None) -> ToolResult:
+async def call_tool(ctx: Call, name: str, arguments: dict[str, Any] | None) -> ToolResult:
     """Validate the arguments, resolve the names in them, run the tool. Unknown tool -> UnknownTool
     (404); bad arguments -> InvalidInput (422); a name that matches nothing -> the unknown_name
     envelope, one that stands for two or more -> the ambiguous envelope, with nothing else run. Other engine errors (RelayError) propagate as they are."""

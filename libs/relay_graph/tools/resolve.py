@@ -22,7 +22,7 @@ from relay_graph.desk.network_models import NetNode
 from relay_graph.memory.queries import provenance as q
 from relay_graph.memory.registry import clean_text
 from relay_graph.desk.ticket_models import Ticket
-from relay_graph.tools.context import ToolContext
+from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import UnknownName
 
 CUSTOMER = "Customer"
@@ -41,7 +41,7 @@ class UnknownNames(Exception):
 
 @dataclass
 class Resolver:
-    ctx: ToolContext
+    ctx: Call
 
     def __post_init__(self) -> None:
         self.unknown: list[UnknownName] = []

@@ -21,9 +21,10 @@ from relay_graph.runtime.config import GraphSettings
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.facade import Memory
 from relay_graph.runtime.outbox import Outbox, publish_all
-from relay_graph.runtime.streams import NotificationBase, Publisher, connect
+from relay_graph.runtime.streams import Publisher, connect
 from relay_graph.runtime.tenancy import validate_tenant
-from relay_graph.tools.context import ToolContext, mcp_agent_name
+from relay_graph.tools.context import mcp_agent_name
+from relay_graph.usecases.context import Call
 from relay_graph.tools.mcp_server import build_server, client_name
 
 log = logging.getLogger("relay.mcp")
@@ -39,11 +40,8 @@ async def serve_stdio(tenant: str, *, agent: str | None = None, settings: GraphS
     publisher = Publisher(redis)
     box = Outbox(client, redis, functools.partial(publish_all, publisher), enabled=settings.outbox)
 
-    async def announce(notification: NotificationBase) -> bool:
-        return await box.announce(notification.tenant, [notification])
-
-    async def context_for(ctx: ServerRequestContext[Any, Any]) -> ToolContext:
-        return ToolContext(memory, tenant, mcp_agent_name(client_name(ctx), agent), announce=announce)
+    async def context_for(ctx: ServerRequestContext[Any, Any]) -> Call:
+        return Call(memory, tenant, mcp_agent_name(client_name(ctx), agent), announcer=box)
 
     server = build_server(context_for)
     try:

@@ -1,8 +1,16 @@
-"""What a desk agent's handlers work with, built once per process by the service's bootstrap.
+"""The one context the use cases take: `Deps`, what a process holds (built once by an agent's
+bootstrap), and `Call`, a per-call view of it: who is calling (tenant, agent, label) with the
+memory, the clock and the way to announce. A tool, a use case and a route take a `Call`; an
+agent's handlers take the `Deps` and make a `Call` for each piece of work (`Deps.call`).
 
 Handlers are plain `async def handler(deps, notification[, delivery])` functions; everything they
 touch outside their arguments is in `Deps`, so a test builds one against the real FalkorDB (with
 its own clock, extractor or publisher) and calls handlers directly, without a broker loop.
+
+A tool never takes the tenant or the caller's identity from its arguments: both come from the
+`Call` its transport built (the gateway from the API key, `relay mcp` from its flag, an agent from
+its own settings). The agent name is what the graph records as the writer of a fact (asserted_by,
+WRITTEN_BY) and the reader of one (CONSULTED).
 """
 
 from __future__ import annotations
@@ -12,18 +20,21 @@ import functools
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Awaitable, Callable, Mapping
+import re
+from typing import Any, Awaitable, Callable, Iterable, Protocol
 
 import redis.asyncio as aioredis
 
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.embeddings import Embedder
-from relay_graph.runtime.errors import Unavailable
+from relay_graph.runtime.errors import InvalidInput, Unavailable
 from relay_graph.desk.llm.wording import build_writer
 from relay_graph.memory.facade import Memory
+from relay_graph.memory.models import AGENT_PATTERN, Matched
 from relay_graph.runtime.outbox import Outbox, publish_all
 from relay_graph.runtime.streams import FactChanged, NotificationBase, Publisher, connect
 from relay_graph.runtime.agents.settings import AgentSettings
+from relay_graph.runtime.tenancy import validate_tenant
 
 log = logging.getLogger("relay_graph.runtime.agents")
 
@@ -32,6 +43,74 @@ Clock = Callable[[], datetime]
 
 def utc_clock() -> datetime:
     return datetime.now(timezone.utc)
+
+
+_AGENT = re.compile(AGENT_PATTERN)
+
+
+class Announcer(Protocol):
+    """Where a call's notifications go: the outbox (relay_graph.runtime.outbox.Outbox) or what wraps
+    it (the gateway's Bus): kept in the graph, then published."""
+
+    async def announce(self, tenant: str, notifications: list[NotificationBase]) -> bool: ...
+
+
+@dataclass
+class Call:
+    """One call's view of the process: the tenant and the agent it acts as, the memory (the graph
+    client and the embedding model, loaded on first need), the clock, and `announcer`, where the
+    notifications a use case returns go (None: nobody is told: tests, offline use)."""
+
+    memory: Memory
+    tenant: str
+    agent: str
+    announcer: Announcer | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    label: str | None = None  # a sub-label under `agent` (the facts' `label`), never a writer of its own
+    # names a read was answered for that were not the ones asked (`tools.resolve.Resolver`), for the envelope
+    matched: list[Matched] = field(default_factory=list)
+    clock: Clock = utc_clock
+
+    def __post_init__(self) -> None:
+        self.tenant = validate_tenant(self.tenant)
+        if not isinstance(self.agent, str) or not _AGENT.fullmatch(self.agent):
+            raise InvalidInput(f"agent must match {AGENT_PATTERN}")
+
+    @classmethod
+    def of(cls, client: GraphClient, tenant: str, agent: str, *, embedder: Embedder | None = None,
+           announcer: Announcer | None = None) -> "Call":
+        return cls(Memory(client, embedder), tenant, agent, announcer)
+
+    @property
+    def client(self) -> GraphClient:
+        return self.memory.client
+
+    def now(self) -> datetime:
+        at = self.clock()
+        return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+
+    def as_agent(self, agent: str) -> "Call":
+        """The same call acting as another agent (a customer confirming through the gateway)."""
+        return Call(self.memory, self.tenant, agent, self.announcer, self.extra, None, self.matched, self.clock)
+
+    async def announce(self, notifications: Iterable[NotificationBase]) -> bool:
+        """Announce what a use case wrote (all of this call's tenant), through the outbox. Raises
+        when they could not be kept: the caller's delivery (or request) fails and is tried again."""
+        notes = list(notifications)
+        if not notes or self.announcer is None:
+            return not notes
+        return await self.announcer.announce(self.tenant, notes)
+
+    async def notify(self, *notifications: NotificationBase) -> bool:
+        """`announce` for a write that already stands: a failure to announce is logged, not raised
+        (the desk's agents re-read the graph on their next event)."""
+        if self.announcer is None or not notifications:
+            return False
+        try:
+            return await self.announce(notifications)
+        except Exception as exc:  # noqa: BLE001
+            log.warning("could not announce %s %s: %s", type(notifications[0]).__name__, notifications[0].id, exc)
+            return False
 
 
 @dataclass
@@ -58,6 +137,10 @@ class Deps:
     def now(self) -> datetime:
         at = self.clock()
         return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+
+    def call(self, tenant: str, agent: str | None = None, *, label: str | None = None) -> Call:
+        """This process's view for one piece of work in `tenant`, as `agent` (default: the service)."""
+        return Call(self.memory, tenant, agent or self.service, self.outbox, label=label, clock=self.now)
 
     async def aclose(self) -> None:
         """Close what bootstrap opened (not what the caller passed in)."""
@@ -131,20 +214,20 @@ async def build_deps(
     )
 
 
-async def announce(deps: Deps, *notifications: NotificationBase) -> bool:
+async def announce(deps: Deps | Call, *notifications: NotificationBase) -> bool:
     """The one way a handler announces what it wrote (all of one tenant): kept in the graph, then
     published (relay_graph.runtime.outbox). False: the streams refused them now; they are kept and the
     outbox relay of some replica publishes them, so the handler carries on. Raises only when they
     could not be kept (FalkorDB not answering): the delivery fails and is handled again."""
     if not notifications:
         return True
-    return await deps.outbox.announce(notifications[0].tenant, notifications)
+    if isinstance(deps, Call):
+        return await deps.announce(notifications)
+    return await deps.outbox.announce(notifications[0].tenant, list(notifications))
 
 
 def fact_changes(tenant: str, actor: str, written: Any = (), retired: Any = ()) -> list[NotificationBase]:
     """FactChanged for what a write did to facts: each result of `write_facts` (its outcome is the
     change) and each fact id `retire_fact` ended. Facts are not versioned: version 0."""
-    from relay_graph.runtime.streams import FactChanged
-
     return ([FactChanged(tenant=tenant, id=r.fact_id, version=0, change=r.outcome.value, actor=actor) for r in written]
             + [FactChanged(tenant=tenant, id=fid, version=0, change="retired", actor=actor) for fid in retired])

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field, ValidationError
 from pydantic.json_schema import models_json_schema
 
 from relay_graph.memory.models import LABEL_PATTERN
-from relay_graph.tools import ToolContext, call_tool, get_tool, tool_specs
+from relay_graph.tools import Call, call_tool, get_tool, tool_specs
 
 from ..deps import BusDep, IdentityDep, MemoryDep, TenantDep, respond
 from ..errors import responses
@@ -61,7 +61,7 @@ async def call(
                                        "(kept as the `label` of the facts it writes)")] = None,
 ) -> JSONResponse:
     get_tool(name)  # an unknown tool is 404 before anything else
-    ctx = ToolContext(memory, who.tenant, who.agent, announce=bus.announce_one, label=who.label(agent))
+    ctx = Call(memory, who.tenant, who.agent, announcer=bus, label=who.label(agent))
     return respond((await call_tool(ctx, name, arguments or {})).to_json())
 
 

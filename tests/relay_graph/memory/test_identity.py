@@ -20,7 +20,7 @@ from relay_graph.memory.entities import close_names, name_key, new_customer_id
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import EpisodeInput, FactInput, RetireInput
 from relay_graph.runtime.queries import Query
-from relay_graph.tools import Shape, ToolContext, call_tool
+from relay_graph.tools import Shape, Call, call_tool
 
 pytestmark = pytest.mark.falkordb
 
@@ -185,7 +185,7 @@ async def test_episodes_chat_tickets_and_tools_stay_on_their_customer(graph_clie
         await tickets.open_ticket(graph_client, tenant, customer=cid, issue_kind="no internet", summary="down",
                                   agent="intake")
     # the tools' writes, by id
-    ctx = ToolContext.of(graph_client, tenant, "mcp:tester", embedder=embedder)
+    ctx = Call.of(graph_client, tenant, "mcp:tester", embedder=embedder)
     for n, (cid, name) in enumerate(picked[1::6]):
         r = await call_tool(ctx, "remember_fact", {"subject": cid, "predicate": "owns_device",
                                                    "object": f"tv {n}"})

@@ -1,4 +1,4 @@
-"""Tool-catalogue fixtures: a ToolContext on the session's real FalkorDB, with every query the
+"""Tool-catalogue fixtures: a Call on the session's real FalkorDB, with every query the
 tools run recorded (name and whether it could write), and a way to count what the graph holds."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.facade import Memory
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.streams import NotificationBase
-from relay_graph.tools import ToolContext
+from relay_graph.tools import Call
 
 # What the graph holds, counted directly (tests only: the tools never hold Cypher).
 COUNTS = Query(
@@ -59,17 +59,19 @@ def announced() -> list[NotificationBase]:
 
 @pytest.fixture
 def make_ctx(recorder, embedder, announced):
-    """ToolContext(tenant, agent) over the recording client; announcements are collected."""
+    """Call(tenant, agent) over the recording client; announcements are collected."""
 
-    async def announce(n: NotificationBase) -> None:
-        announced.append(n)
+    class Collect:
+        async def announce(self, tenant: str, notifications: list[NotificationBase]) -> bool:
+            announced.extend(notifications)
+            return True
 
-    def make(tenant: str, agent: str = "mcp:tester") -> ToolContext:
-        return ToolContext(Memory(recorder, embedder), tenant, agent, announce=announce)
+    def make(tenant: str, agent: str = "mcp:tester") -> Call:
+        return Call(Memory(recorder, embedder), tenant, agent, announcer=Collect())
 
     return make
 
 
 @pytest.fixture
-def ctx(make_ctx, tenant) -> ToolContext:
+def ctx(make_ctx, tenant) -> Call:
     return make_ctx(tenant)

@@ -7,7 +7,7 @@ import pytest
 
 from relay_graph.runtime.errors import InvalidInput, InvalidTenant, NotFound
 from relay_graph.memory.facade import Memory
-from relay_graph.tools import TOOLS, ToolContext, UnknownTool, call_tool, mcp_agent_name, tool_specs
+from relay_graph.tools import TOOLS, Call, UnknownTool, call_tool, mcp_agent_name, tool_specs
 from relay_graph.tools.mcp_server import mcp_tool
 
 pytestmark = pytest.mark.falkordb
@@ -66,9 +66,9 @@ def test_a_configured_name_wins_over_the_client_name_and_is_prefixed_too():
 def test_context_refuses_a_bad_tenant_or_agent(graph_client, embedder):
     memory = Memory(graph_client, embedder)
     with pytest.raises(InvalidTenant):
-        ToolContext(memory, "Bad Tenant!", "api")
+        Call(memory, "Bad Tenant!", "api")
     with pytest.raises(InvalidInput):
-        ToolContext(memory, "acme", "not an agent")
+        Call(memory, "acme", "not an agent")
 
 
 async def test_unknown_tool_is_not_found_and_nothing_runs(ctx, recorder):

@@ -25,8 +25,6 @@ from .settings import GatewaySettings
 
 log = logging.getLogger("relay.gateway")
 
-PUBLISH_CHUNK = 1_000
-
 
 class RedisClusterRouter(RedisRouter):
     """FastStream's FastAPI integration over a Redis Cluster (as its RedisSentinelRouter is over
@@ -111,20 +109,6 @@ class Bus:
         except Exception as exc:  # noqa: BLE001
             log.warning("could not announce %s %s: %s", kind.__name__, fields.get("id"), exc)
             return False
-
-    async def publish_many_quietly(self, kind: type[NotificationBase], items: list[dict[str, Any]]) -> int:
-        """`publish_quietly` for many of one kind (a batch write's facts): one outbox write and one
-        pipelined round trip per PUBLISH_CHUNK. Returns how many were published now."""
-        announced = 0
-        for start in range(0, len(items), PUBLISH_CHUNK):
-            chunk = items[start : start + PUBLISH_CHUNK]
-            try:
-                notifications = [kind(**fields) for fields in chunk]
-                if notifications and await self.announce(notifications[0].tenant, notifications):
-                    announced += len(notifications)
-            except Exception as exc:  # noqa: BLE001
-                log.warning("could not announce %d %s: %s", len(chunk), kind.__name__, exc)
-        return announced
 
     async def close(self) -> None:
         await self.tail.stop()

@@ -1,5 +1,6 @@
 """What a request handler can ask for, as Annotated aliases. Everything comes from the `Services`
-the composition root put on `app.state`, so tests hand in their own."""
+the composition root put on `app.state`, so tests hand in their own. A route that runs a use case
+asks for its `Call` (CallDep: the key's tenant and agent, the memory, the bus to announce on)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from relay_graph.memory.facade import Memory
+from relay_graph.usecases.context import Call
 
 from .auth import DEFAULT_AGENT, Authenticator, Caller, TenantKeys
 from .backend import Backend
@@ -154,6 +156,14 @@ MemoryDep = Annotated[Memory, Depends(get_memory)]
 KeysDep = Annotated[TenantKeys, Depends(get_keys)]
 BusDep = Annotated[Bus, Depends(get_bus)]
 ReaderDep = Annotated[str, Depends(reader)]
+
+
+async def get_call(who: IdentityDep, memory: MemoryDep, bus: BusDep) -> Call:
+    """The use cases' per-call context for this request: its notifications go through the bus's outbox."""
+    return Call(memory, who.tenant, who.agent, bus)
+
+
+CallDep = Annotated[Call, Depends(get_call)]
 
 
 def respond(body: object, status_code: int = 200) -> JSONResponse:

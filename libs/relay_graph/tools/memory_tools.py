@@ -28,7 +28,7 @@ from relay_graph.memory.models import (
     utcnow,
 )
 from relay_graph.desk.network_models import Outage
-from relay_graph.runtime.streams import FactChanged
+from relay_graph.usecases import facts as fact_cases
 from relay_graph.desk.ticket_models import TicketSummary
 from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import Shape, ToolResult, when
@@ -140,11 +140,10 @@ async def remember_fact(ctx: Call, args: RememberFactInput) -> ToolResult:
     # A write: exactly the subject given (an unknown one is new), never a customer spelt alike.
     ref = await resolve_entity(ctx.client, ctx.tenant, args.subject, "Customer")
     subject = ref.name if ref is not None else args.subject
-    result = await ctx.memory.write_fact(ctx.tenant, FactInput(
+    result, changes = await fact_cases.write_fact(ctx, FactInput(
         subject=subject, predicate=args.predicate, object=args.object, agent=ctx.agent, label=ctx.label,
         valid_from=args.valid_from, source=args.source), embed=True)
-    await ctx.notify(FactChanged(tenant=ctx.tenant, id=result.fact_id, version=0, change=result.outcome.value,
-                                 actor=ctx.agent))
+    await ctx.notify(*changes)
     out = RememberFactOutput(**result.model_dump(), subject=subject, predicate=args.predicate,
                              object=args.object, asserted_by=ctx.agent)
     how = [f"fact {result.fact_id}: {subject} {args.predicate} = {args.object} "
@@ -189,13 +188,12 @@ class RememberFactsOutput(BaseModel):
 async def remember_facts(ctx: Call, args: RememberFactsInput) -> ToolResult:
     items = [FactInput(subject=f.subject, predicate=f.predicate, object=f.object, agent=ctx.agent, label=ctx.label,
                        valid_from=f.valid_from, source=f.source) for f in args.facts]
-    results = await ctx.memory.write_facts_each(ctx.tenant, items, embed=True)
+    results, changes = await fact_cases.write_facts_each(ctx, items, embed=True)
+    await ctx.notify(*changes)
     out, how = [], []
     for item, r in zip(args.facts, results):
         if isinstance(r, FactWriteResult):
             out.append(FactItemResult(result=r))
-            await ctx.notify(FactChanged(tenant=ctx.tenant, id=r.fact_id, version=0, change=r.outcome.value,
-                                         actor=ctx.agent))
             how.append(f"fact {r.fact_id}: {item.subject} {item.predicate} = {item.object} "
                        f"({r.outcome.value}, asserted by {ctx.agent})")
         else:
@@ -230,11 +228,10 @@ async def retire_fact(ctx: Call, args: RetireFactInput) -> ToolResult:
     subject = await res.write_subject(args.subject, "subject")
     res.done()
     assert subject is not None
-    retired = await facts.retire_fact(ctx.client, ctx.tenant, RetireInput(
+    retired, changes = await fact_cases.retire_fact(ctx, RetireInput(
         subject=subject.name, predicate=args.predicate, object=args.object, agent=ctx.agent,
         valid_to=args.valid_to, source=args.source))
-    for fact_id in retired:
-        await ctx.notify(FactChanged(tenant=ctx.tenant, id=fact_id, version=0, change="retired", actor=ctx.agent))
+    await ctx.notify(*changes)
     return ToolResult(tool="retire_fact", shape=_shape(bool(retired)),
                       data=RetireFactOutput(subject=subject.name, predicate=args.predicate, retired=retired),
                       how_i_know=[f"fact {i} retired by {ctx.agent}" for i in retired],

@@ -46,6 +46,7 @@ def utc_clock() -> datetime:
 
 
 _AGENT = re.compile(AGENT_PATTERN)
+NOTIFY_CHUNK = 1_000
 
 
 class Announcer(Protocol):
@@ -103,14 +104,20 @@ class Call:
 
     async def notify(self, *notifications: NotificationBase) -> bool:
         """`announce` for a write that already stands: a failure to announce is logged, not raised
-        (the desk's agents re-read the graph on their next event)."""
+        (the desk's agents re-read the graph on their next event). One outbox write and one
+        pipelined round trip per NOTIFY_CHUNK (a batch write's facts). True: all are published."""
         if self.announcer is None or not notifications:
             return False
-        try:
-            return await self.announce(notifications)
-        except Exception as exc:  # noqa: BLE001
-            log.warning("could not announce %s %s: %s", type(notifications[0]).__name__, notifications[0].id, exc)
-            return False
+        published = True
+        for start in range(0, len(notifications), NOTIFY_CHUNK):
+            chunk = notifications[start : start + NOTIFY_CHUNK]
+            try:
+                published = await self.announce(chunk) and published
+            except Exception as exc:  # noqa: BLE001
+                log.warning("could not announce %d %s (first %s): %s", len(chunk), type(chunk[0]).__name__,
+                            chunk[0].id, exc)
+                published = False
+        return published
 
 
 @dataclass

@@ -13,9 +13,9 @@ from relay_graph.memory import registry
 from relay_graph.runtime.errors import RelayError
 from relay_graph.memory.inputs import Name
 from relay_graph.memory.models import Clock, FactInput
-from relay_graph.runtime.streams import FactChanged
+from relay_graph.usecases import facts
 
-from ..deps import BusDep, IdentityDep, MemoryDep, ReaderDep, TenantDep, respond
+from ..deps import CallDep, IdentityDep, MemoryDep, ReaderDep, TenantDep, respond
 from ..errors import PayloadTooLarge, responses
 from ..idempotency import IdempotencyDep
 from ..schemas import (
@@ -43,14 +43,11 @@ OptPredicate = Annotated[PredicateName | None, Query()]
 
 @router.post("/facts", status_code=201, response_model=FactWriteResult, responses=ERRORS,
              summary="Assert a fact: created, corroborated, superseded or conflict")
-async def write_fact(body: FactBody, who: IdentityDep, memory: MemoryDep, bus: BusDep,
-                     idem: IdempotencyDep) -> JSONResponse:
+async def write_fact(body: FactBody, who: IdentityDep, call: CallDep, idem: IdempotencyDep) -> JSONResponse:
     async def work() -> JSONResponse:
         registry.get(body.predicate)  # an unknown predicate is refused before anything is written
-        result = await memory.write_fact(who.tenant, body.to_input(who.agent, who.label(body.agent)), embed=True)
-        # For the live feed (facts are not versioned: version 0, the change says what happened).
-        await bus.publish_quietly(FactChanged, tenant=who.tenant, id=result.fact_id, version=0,
-                                  change=result.outcome.value, actor=who.agent)
+        result, changes = await facts.write_fact(call, body.to_input(who.agent, who.label(body.agent)), embed=True)
+        await call.notify(*changes)  # for the live feed and the desk
         return respond(result, 201)
 
     return await idem.run_once(who.tenant, "facts", body, work)
@@ -67,7 +64,7 @@ def _item_error(exc: ValidationError | RelayError) -> ItemError:
 @router.post("/facts/batch", response_model=FactsBatchResult, responses=ERRORS,
              summary="Assert many facts in one request: one result per fact, in order; a bad fact is "
                      "answered in its slot, the others are written")
-async def write_facts_batch(body: FactsBatchBody, who: IdentityDep, memory: MemoryDep, bus: BusDep) -> JSONResponse:
+async def write_facts_batch(body: FactsBatchBody, who: IdentityDep, call: CallDep) -> JSONResponse:
     if len(body.facts) > who.limits.batch_max_facts:
         raise PayloadTooLarge(f"{len(body.facts)} facts in one batch; this tenant's limit is "
                               f"{who.limits.batch_max_facts} (GET /v1/tenants/{{t}}/limits): send fewer per request",
@@ -84,24 +81,21 @@ async def write_facts_batch(body: FactsBatchBody, who: IdentityDep, memory: Memo
             continue
         where.append(i)
     # The engine checks each fact before anything of it is written (facts.write_facts_each).
-    for i, result in zip(where, await memory.write_facts_each(who.tenant, inputs, embed=True)):
+    results, changes = await facts.write_facts_each(call, inputs, embed=True)
+    for i, result in zip(where, results):
         slots[i] = _item_error(result) if isinstance(result, RelayError) else result
     written = [r for r in slots if isinstance(r, FactWriteResult)]
-    await bus.publish_many_quietly(FactChanged, [
-        {"tenant": who.tenant, "id": r.fact_id, "version": 0, "change": r.outcome.value, "actor": who.agent}
-        for r in written])
+    await call.notify(*changes)
     return respond(FactsBatchResult(results=slots, written=len(written),  # type: ignore[arg-type]
                                     failed=len(slots) - len(written)))
 
 
 @router.post("/facts/retire", response_model=RetiredResult, responses=ERRORS,
              summary="End a fact (or one value of a multi-valued one)")
-async def retire_fact(body: RetireBody, who: IdentityDep, memory: MemoryDep, bus: BusDep) -> JSONResponse:
+async def retire_fact(body: RetireBody, who: IdentityDep, call: CallDep) -> JSONResponse:
     registry.get(body.predicate)
-    retired = await memory.retire_fact(who.tenant, body.to_input(who.agent))
-    await bus.publish_many_quietly(FactChanged, [
-        {"tenant": who.tenant, "id": fact_id, "version": 0, "change": "retired", "actor": who.agent}
-        for fact_id in retired])
+    retired, changes = await facts.retire_fact(call, body.to_input(who.agent))
+    await call.notify(*changes)
     return respond(RetiredResult(retired=retired))
 
 

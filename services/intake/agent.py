@@ -50,7 +50,8 @@ from dataclasses import dataclass, field
 
 from relay_graph.desk import catalogue, conversation, agent_reads as desk, guardrails, network, tickets
 from relay_graph.memory import facts
-from relay_graph.usecases.context import Deps, announce, fact_changes
+from relay_graph.usecases import facts as fact_cases, tickets as ticket_cases
+from relay_graph.usecases.context import Deps, announce
 from relay_graph.usecases.replies import ReplyDraft, publish_reply, store_replies
 from relay_graph.desk.ticket_status import OUTAGE_SYMPTOMS, ticket_status
 from relay_graph.usecases.replies import after
@@ -65,7 +66,7 @@ from relay_graph.desk.conversation import (
 from relay_graph.desk.conversation import compose, reads as talk_reads
 from relay_graph.desk.agent_reads import EpisodeView
 from relay_graph.runtime.errors import NotFound
-from relay_graph.desk.issues import close_issues, issue_kind, issue_name
+from relay_graph.desk.issues import issue_kind, issue_name
 from relay_graph.desk.extraction import (
     ExtractionContext,
     Extraction,
@@ -272,7 +273,7 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
 
     rows = (result_ticket, *open_tickets, *outages, *learnt, *ended, *current, *talk.rows, *tw.rows)
     result = await _answer(deps, n, turn, customer, session, reply_id, words, result_ticket, change,
-                           rows=rows, customer_text=guard.text)
+                           rows=rows, customer_text=guard.text, owed=tw.owed)
     result.learnt, result.ended, result.asked, result.outages = learnt, ended, asked, outages
     return result
 
@@ -287,6 +288,7 @@ class _TicketWork:
 
     ticket: Ticket | None = None
     change: str | None = None
+    owed: list = field(default_factory=list)  # the notifications the ticket work owes, announced after the reply is stored
     outages: list[Outage] = field(default_factory=list)
     needed: tuple[str, ...] = ()
     words: list[Part] = field(default_factory=list)
@@ -297,15 +299,13 @@ async def _confirm(deps: Deps, tenant: str, customer: str, turn: EpisodeView, ta
                    verdict: bool, current: list[FactView]) -> _TicketWork:
     """The customer's answer to "is it working now?" for the ticket waiting for it (`current`: the
     customer's current facts after this turn's were filed)."""
-    ticket = await tickets.confirm(
-        deps.client, tenant, target.id, fixed=verdict, by=CUSTOMER,
-        detail=f"the customer's message {turn.episode_id}", at=deps.now(),
+    ticket, owed = await ticket_cases.confirm_fix(
+        deps.call(tenant, AGENT), target.id, fixed=verdict, by=CUSTOMER,
+        detail=f"the customer's message {turn.episode_id}", at=deps.now(), issues_at=turn.at, current=current,
     )
-    if verdict:
-        await close_issues(deps.memory, tenant, customer, target.issue, agent=AGENT, at=turn.at, current=current)
     words = [Part(ReplyKind.CONFIRMATION,
                   replies.confirmation_received(ticket.id, verdict, ticket.stage.value, ticket.updated_at))]
-    return _TicketWork(ticket=ticket, change="closed" if verdict else "reopened", words=words)
+    return _TicketWork(ticket=ticket, change="closed" if verdict else "reopened", words=words, owed=owed)
 
 
 async def _ticket_work(deps: Deps, tenant: str, customer: str, session: str, turn: EpisodeView,
@@ -340,7 +340,7 @@ async def _ticket_work(deps: Deps, tenant: str, customer: str, session: str, tur
                 out.words.append(Part(ReplyKind.TICKET_STATUS,
                                       ticket_status(same.id, same.stage, same.updated_at, owner=same.owner)))
         else:
-            out.outages, out.ticket = await _together(
+            out.outages, (out.ticket, out.owed) = await _together(
                 reached, _open_and_hand_off(deps, tenant, customer, session, turn, problem, mine_id))
             out.change = "handed_off"
             for o in out.outages:
@@ -364,9 +364,9 @@ async def _ticket_work(deps: Deps, tenant: str, customer: str, session: str, tur
 
 async def _answer(deps: Deps, n: TurnReceived, turn: EpisodeView, customer: str, session: str, reply_id: str,
                   words: _Words, ticket: Ticket | None, change: str | None, *, rows: tuple = (),
-                  customer_text: str | None = None, fixed: bool = False) -> TurnResult:
+                  customer_text: str | None = None, fixed: bool = False, owed: list = ()) -> TurnResult:
     """Store the reply (the turn's last graph write: once it exists a redelivery only announces
-    again), announce the ticket's change, then the reply. The templated words are reworded (or
+    again), announce what the ticket work owes (`owed`: its change), then the reply. The templated words are reworded (or
     not) by agents.replies.honest_words, held to the graph rows of this turn; a guardrail's fixed
     reply is sent as it is."""
     tenant = n.tenant
@@ -380,8 +380,7 @@ async def _answer(deps: Deps, n: TurnReceived, turn: EpisodeView, customer: str,
     # waits for the reply, not for the model); the vectors follow before the turn is acknowledged,
     # so a crash in between leaves them to the redelivery (_announce_again).
     draft = (await store_replies(deps, tenant, [draft], skip_existing=False, embed=False))[0]
-    if change is not None and ticket is not None:
-        await _announce_ticket(deps, tenant, ticket.id, change, ticket.version)
+    await announce(deps, *owed)
     await publish_reply(deps, tenant, draft)
     await deps.memory.embed_missing(tenant, [turn.episode_id, draft.id])
     return TurnResult(reply=draft, ticket=ticket, change=change, answers=list(words.answers))
@@ -437,16 +436,16 @@ async def _file_facts(deps: Deps, tenant: str, customer: str, turn: EpisodeView,
     at = turn.at
     by_id = {f.fact_id: f for f in on_file}
     ended: list[FactView] = []
-    retired: list[str] = []
+    call = deps.call(tenant, AGENT)
+    changes = []
     for f in extraction.facts:
         if not f.ended:
             continue
         valid_to = _when(f.valid_from_hint, at)
-        for fid in await deps.memory.retire_fact(tenant, RetireInput(
-                subject=customer, predicate=f.predicate, object=f.object, agent=AGENT, valid_to=valid_to)):
-            retired.append(fid)
-            if fid in by_id:
-                ended.append(by_id[fid])
+        retired, retiring = await fact_cases.retire_fact(call, RetireInput(
+            subject=customer, predicate=f.predicate, object=f.object, agent=AGENT, valid_to=valid_to))
+        changes += retiring
+        ended += [by_id[fid] for fid in retired if fid in by_id]
     items = [FactInput(subject=customer, predicate=f.predicate, object=f.object, agent=AGENT,
                        valid_from=_when(f.valid_from_hint, at), source=turn.episode_id)
              for f in extraction.facts if not f.ended]
@@ -454,8 +453,8 @@ async def _file_facts(deps: Deps, tenant: str, customer: str, turn: EpisodeView,
     if problem is not None and problem.kind is not IssueKind.OTHER and extraction.intent is not Intent.CONFIRM_FIXED:
         items.append(FactInput(subject=customer, predicate="has_issue", object=_issue(problem, at, on_file),
                                agent=AGENT, valid_from=_when(problem.time, at), source=turn.episode_id))
-    results = await deps.memory.write_facts(tenant, items) if items else []
-    await announce(deps, *fact_changes(tenant, AGENT, results, retired))
+    results, writing = await fact_cases.write_facts(call, items)
+    await call.announce(changes + writing)
     written = {r.fact_id for r in results}
     if not written and not ended:
         return [], [], on_file
@@ -518,14 +517,16 @@ async def _open_outages(deps: Deps, tenant: str, customer: str) -> list[Outage]:
 
 
 async def _open_and_hand_off(deps: Deps, tenant: str, customer: str, session: str, turn: EpisodeView,
-                             problem, ticket_id: str) -> Ticket:
+                             problem, ticket_id: str) -> tuple[Ticket, list]:
+    """Opens the turn's ticket and hands it to the resolver. A redelivered turn opens and hands
+    nothing anew but owes the announcement all the same: it may be what was lost."""
     now = deps.now()
     ticket = await tickets.open_ticket(
         deps.client, tenant, customer=customer, issue_kind=problem.kind.value, summary=problem.summary,
         agent=AGENT, session=session, ticket_id=ticket_id, at=now,
     )
-    return await tickets.hand_off(
-        deps.client, tenant, ticket.id, from_agent=AGENT, to_role=HANDOFF_TO, at=now,
+    return await ticket_cases.hand_off(
+        deps.call(tenant, AGENT), ticket.id, to_role=HANDOFF_TO, at=now, again=True,
         detail=f"{problem.summary} (from the customer's message {turn.episode_id})",
     )
 

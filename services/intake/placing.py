@@ -26,14 +26,14 @@ from dataclasses import dataclass, field
 
 from relay_graph.desk import case_move, catalogue, regional_desks as desks, network, ticket_work, tickets
 from relay_graph.lab import world
-from relay_graph.usecases.context import Deps, announce
+from relay_graph.usecases import facts, tickets as ticket_cases
+from relay_graph.usecases.context import Deps
 from relay_graph.desk.catalogue.models import PlaceCandidate, PlacementSource, PlacementStatus
 from relay_graph.desk.catalogue.regions import region_spec
 from relay_graph.runtime.errors import NotFound, RelayError
 from relay_graph.desk import reply_templates as replies
 from relay_graph.desk.agent_reads import EpisodeView
 from relay_graph.memory.models import FactInput, FactView
-from relay_graph.runtime.streams import TicketChanged
 
 log = logging.getLogger("services.intake")
 
@@ -106,9 +106,11 @@ async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView |
             return None
         if placement.region not in (None, region) or turn is None:
             return None
-        await deps.memory.write_facts(tenant, [FactInput(subject=customer, predicate="lives_in",
-                                                         object=placement.city, agent=AGENT, valid_from=turn.at,
-                                                         source=turn.episode_id)])
+        call = deps.call(tenant, AGENT)
+        _, owed = await facts.write_facts(call, [FactInput(subject=customer, predicate="lives_in",
+                                                           object=placement.city, agent=AGENT, valid_from=turn.at,
+                                                           source=turn.episode_id)])
+        await call.announce(owed)
     if placement.status is PlacementStatus.SERVED and placement.region not in (None, region):
         return await _move(deps, tenant, customer, text, placement)
     if placement.status is PlacementStatus.NO_LINE:
@@ -151,10 +153,10 @@ async def _move(deps: Deps, tenant: str, customer: str, text: str, placement) ->
     for s in await tickets.open_tickets_for(deps.client, target, customer):
         # the copy keeps its handoff to the resolver (a repeat writes nothing): announce it there anyway,
         # since that desk's resolver has never heard of it
-        t = await tickets.hand_off(deps.client, target, s.id, from_agent=AGENT, to_role="resolver",
-                                   detail=f"moved from the {region_spec(moved.from_region).desk}")
-        await announce(deps, TicketChanged(tenant=target, id=t.id, version=t.version,
-                                           change="handed_off", actor=AGENT))
+        there = deps.call(target, AGENT)
+        t, owed = await ticket_cases.hand_off(there, s.id, to_role="resolver", again=True,
+                                              detail=f"moved from the {region_spec(moved.from_region).desk}")
+        await there.announce(owed)
         back.append(t.id)
     said = f" and ticket {', '.join(back)}" if back else ""
     return Placed("moved", city=placement.city, node_id=home.node_id if home else None, tickets_back=back,
@@ -177,11 +179,11 @@ async def _tickets_back(deps: Deps, tenant: str, customer: str) -> list[str]:
         if work.needs != ticket_work.NEEDS_ADDRESS or s.owner is not None:
             continue
         await tickets.set_work(deps.client, tenant, s.id, work.model_copy(update={"needs": None}))
-        t = await tickets.hand_off(deps.client, tenant, s.id, from_agent=AGENT, to_role="resolver",
-                                   detail="the address is placed: the line can be measured now")
+        call = deps.call(tenant, AGENT)
+        t, owed = await ticket_cases.hand_off(call, s.id, to_role="resolver",
+                                              detail="the address is placed: the line can be measured now")
         if t.changed:
-            await announce(deps, TicketChanged(tenant=tenant, id=t.id, version=t.version,
-                                               change="handed_off", actor=AGENT))
+            await call.announce(owed)
             back.append(t.id)
     return back
 

@@ -221,6 +221,20 @@ async def test_it_works_now_closes_the_ticket_awaiting_confirmation(intake, gate
     assert tid in result.reply.text
 
 
+async def test_the_issue_a_confirmed_fix_ends_is_announced_as_retired(intake, gateway, graph_client, memory,
+                                                                       stream_redis, tenant):
+    from services.intake import agent
+
+    tid, _ = await _awaiting_confirmation(intake, gateway, graph_client, tenant, "Ines Duarte")
+    issues = [f.fact_id for f in await memory.facts(tenant, "Ines Duarte") if f.predicate == "has_issue"]
+    assert issues
+    await agent.answer_turn(intake, await gateway.write_turn("Ines Duarte", "It works now, thanks!",
+                                                             session="Ines Duarte-s"))
+    retired = {a.id: (a.change, a.actor) for a in await published(stream_redis, STREAM_FACTS, tenant)
+               if a.change == "retired"}
+    assert retired == {fid: ("retired", "intake") for fid in issues}
+
+
 async def test_still_broken_reopens_it_and_a_bare_no_counts_too(intake, gateway, graph_client, stream_redis, tenant):
     from services.intake import agent
 

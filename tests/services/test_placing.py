@@ -21,7 +21,7 @@ from relay_graph.lab import world
 from relay_graph.runtime.errors import AlreadyExists
 from relay_graph.desk.network_models import NodeKind
 from relay_graph.runtime.queries import Query
-from relay_graph.runtime.streams import STREAM_TICKETS, Publisher, TicketChanged
+from relay_graph.runtime.streams import STREAM_FACTS, STREAM_TICKETS, Publisher, TicketChanged
 from relay_graph.desk.ticket_models import TicketStage
 from services.intake import agent as intake_agent
 from services.resolver.handlers import handle_ticket_changed
@@ -84,6 +84,15 @@ async def test_an_address_in_the_first_message_puts_the_customer_on_a_line(india
     assert row.diagnosed_right, row
     cap = await network_algorithms.capacity(graph_client, tenant, hops[0].node_id)
     assert cap.node == hops[0].node_id and cap.max_flow_gbps >= 0
+
+
+async def test_the_home_learnt_from_a_city_named_in_chat_is_announced(india, intake, gateway, stream_redis, tenant):
+    # "from Chennai" is no `lives_in` in the words: placing files it (services/intake/placing.py)
+    text = "Hi, I'm Ravi Menon from Chennai.\nMy internet is down since this morning."
+    await intake_agent.answer_turn(intake, await gateway.write_turn("Ravi Menon", text, session="r-1"))
+    (fact,) = [f for f in await intake.memory.facts(tenant, "Ravi Menon") if f.predicate == "lives_in"]
+    announced = [a for a in await published(stream_redis, STREAM_FACTS, tenant) if a.id == fact.fact_id]
+    assert [(a.change, a.actor, a.version) for a in announced] == [("created", "intake", 0)]
 
 
 async def test_a_place_we_do_not_serve_gets_an_honest_no_line(india, intake, gateway, graph_client, tenant):

@@ -7,7 +7,7 @@ from datetime import datetime
 from pydantic import BaseModel, Field
 
 from relay_graph.desk import agent_reads as desk, tickets
-from relay_graph.runtime.streams import TicketChanged
+from relay_graph.usecases import tickets as ticket_cases
 from relay_graph.desk.ticket_models import (
     Handoff,
     Procedure,
@@ -90,12 +90,8 @@ async def handoff(ctx: Call, args: HandoffInput) -> ToolResult:
     found = await res.ticket(args.ticket_id)
     res.done()
     assert found is not None
-    t = await tickets.hand_off(ctx.client, ctx.tenant, found.id, from_agent=ctx.agent, to_role=args.to_role,
-                               detail=args.detail)
-    announced = False
-    if t.changed:
-        announced = await ctx.notify(TicketChanged(tenant=ctx.tenant, id=t.id, version=t.version,
-                                                   change="handed_off", actor=ctx.agent))
+    t, owed = await ticket_cases.hand_off(ctx, found.id, to_role=args.to_role, detail=args.detail)
+    announced = await ctx.notify(*owed)
     how = [f"ticket {t.id} handed from {ctx.agent} to {args.to_role} at {when(t.updated_at)} (version {t.version})"]
     message = None if t.changed else "nothing changed: already handed to that role by you, or the ticket is closed"
     return ToolResult(tool="handoff", shape=Shape.ANSWERED,

@@ -11,10 +11,10 @@ from relay_graph.memory.inputs import Identifier, Name
 
 from relay_graph.desk import tickets
 from relay_graph.desk.conversation.reads import ticket_promises
-from relay_graph.desk.issues import close_issues
 from relay_graph.memory.facade import Memory
-from relay_graph.runtime.streams import TicketChanged
-from relay_graph.desk.ticket_models import TicketDetail, TicketStage, TicketSummary
+from relay_graph.desk.ticket_models import TicketDetail, TicketSummary
+from relay_graph.usecases import tickets as ticket_cases
+from relay_graph.usecases.context import Call
 
 from ..bus import Bus
 from ..deps import BusDep, MemoryDep, TenantDep, respond
@@ -78,12 +78,8 @@ async def confirm(body: ConfirmBody, tenant: TenantDep, memory: MemoryDep, bus: 
 async def confirm_ticket(memory: Memory, bus: Bus, tenant: str, ticket_id: str, *, fixed: bool, by: str
                          ) -> ConfirmResult:
     """The customer's word on a ticket, announced: what POST /tickets/{id}/confirm and the customer
-    site's POST /me/tickets/{id}/confirm both do."""
-    t = await tickets.confirm(memory.client, tenant, ticket_id, fixed=fixed, by=by)
-    if t.changed and t.stage is TicketStage.CLOSED and t.customer:  # the problem is over: off their file
-        await close_issues(memory, tenant, t.customer, t.issue, agent="gateway")
-    if t.changed:
-        change = "closed" if t.stage is TicketStage.CLOSED else "reopened"
-        await bus.announce(tenant, [TicketChanged(tenant=tenant, id=t.id, version=t.version, change=change,
-                                                  actor=by)])
+    site's POST /me/tickets/{id}/confirm both do (the one who confirms is the call's agent)."""
+    call = Call(memory, tenant, by, bus)
+    t, owed = await ticket_cases.confirm_fix(call, ticket_id, fixed=fixed)
+    await call.announce(owed)
     return ConfirmResult(id=t.id, stage=t.stage.value, version=t.version, changed=t.changed)

@@ -72,6 +72,7 @@ from datetime import datetime, timedelta, timezone
 
 from relay_graph.desk import case_move, agent_reads as desk, network, ticket_work, tickets
 from relay_graph import lab
+from relay_graph.usecases import tickets as ticket_cases
 from relay_graph.usecases.context import Deps, announce
 from relay_graph.usecases.replies import ReplyDraft, write_replies
 from relay_graph.desk.ticket_status import DONE_FOR_NOW, NOT_ON_THE_LINE, OUTAGE_SYMPTOMS, ticket_status
@@ -270,18 +271,16 @@ async def _ask_for_address(ctx: _Ctx, t: Ticket) -> None:
     await tickets.add_event(ctx.client, ctx.tenant, t.id, agent=AGENT, event="address_requested",
                             detail="no line on file for this customer; intake to get the address",
                             at=ctx.deps.now())
-    handed = await tickets.hand_off(ctx.client, ctx.tenant, t.id, from_agent=AGENT, to_role="intake",
-                                    at=ctx.deps.now(), detail="needs the customer's address")
+    call = ctx.deps.call(ctx.tenant, AGENT)
+    handed, owed = await ticket_cases.hand_off(call, t.id, to_role="intake", at=ctx.deps.now(),
+                                               detail="needs the customer's address")
     if await _has_line(ctx, t.customer):  # placed meanwhile (the same turn that opened the ticket)
         await _save(ctx, t, ctx.work.model_copy(update={"needs": None}))
-        back = await tickets.hand_off(ctx.client, ctx.tenant, t.id, from_agent=AGENT, to_role=AGENT,
-                                      at=ctx.deps.now(), detail="a line is on file now")
-        await announce(ctx.deps, TicketChanged(tenant=ctx.tenant, id=t.id, version=back.version,
-                                               change="handed_off", actor=AGENT))
+        _, owed = await ticket_cases.hand_off(call, t.id, to_role=AGENT, at=ctx.deps.now(), again=True,
+                                              detail="a line is on file now")
+        await call.announce(owed)
         return
-    if handed.changed:
-        await announce(ctx.deps, TicketChanged(tenant=ctx.tenant, id=t.id, version=handed.version,
-                                               change="handed_off", actor=AGENT))
+    await call.announce(owed)
     words = replies.Reply(
         f"I cannot test your line for ticket {t.id} yet: we have no line on file for you. Could you tell me "
         "your address (the area and the city)? Then I can find your line and measure it.",

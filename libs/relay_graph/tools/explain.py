@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from relay_graph.memory.facts import from_ms
-from relay_graph.memory.queries import facts as fq
-from relay_graph.memory.queries import provenance as q
+from relay_graph.memory.facts import from_ms, record_consulted
+from relay_graph.usecases.provenance import fact_provenance
 from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import UnknownName, when
 from relay_graph.tools.resolve import UnknownNames
@@ -150,10 +148,9 @@ async def explain_facts(ctx: Call, fact_ids: list[str], *,
     the facts it had explained."""
     out: list[FactExplanation] = []
     for fact_id in fact_ids:
-        rows = await ctx.client.run(ctx.tenant, q.FACT_PROVENANCE, {"fact_id": fact_id})
-        if not rows:
+        row = await fact_provenance(ctx.client, ctx.tenant, fact_id)
+        if row is None:
             raise UnknownNames([UnknownName(argument=fact_argument or "fact_id", kind="fact", name=fact_id)])
-        out.append(explanation(rows[0]))
-    await ctx.client.run(ctx.tenant, fq.CONSULTED, {"reader": ctx.agent, "fact_ids": [e.fact.fact_id for e in out],
-                                                    "now_ms": time.time_ns() // 1_000_000})
+        out.append(explanation(row))
+    await record_consulted(ctx.client, ctx.tenant, ctx.agent, [e.fact.fact_id for e in out])
     return out, [line for e in out for line in how_lines(e)]

@@ -19,7 +19,7 @@ from relay_graph.runtime.errors import NotFound
 from relay_graph.memory.facts import EntityRef, resolve_entity
 from relay_graph.memory.models import Ambiguous
 from relay_graph.desk.network_models import NetNode
-from relay_graph.memory.queries import provenance as q
+from relay_graph.usecases.provenance import entity_by_key
 from relay_graph.memory.registry import clean_text
 from relay_graph.desk.ticket_models import Ticket
 from relay_graph.usecases.context import Call
@@ -91,9 +91,9 @@ class Resolver:
                 self.ctx.matched.append(found.matched)
             return EntityRef(found.one.uid, found.one.id, CUSTOMER)
         key = name_key(clean_text(name, argument))
-        rows = await self.ctx.client.run(self.ctx.tenant, q.ENTITY_BY_KEY, {"key": key})
-        if rows:
-            return EntityRef(rows[0]["uid"], rows[0]["name"], rows[0]["type"])
+        row = await entity_by_key(self.ctx.client, self.ctx.tenant, key)
+        if row is not None:
+            return EntityRef(row["uid"], row["name"], row["type"])
         self._miss(argument, "entity", name)
         return None
 

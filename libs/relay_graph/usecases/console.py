@@ -200,6 +200,14 @@ async def knowledge_flows(client: GraphClient, tenant: str, limit: int = 200) ->
     return KnowledgeFlows(flows=[KnowledgeFlow(**r) for r in rows])
 
 
+async def find_word(client: GraphClient, tenant: str, word: str) -> int:
+    """How many of the tenant's nodes carry `word` (lowercase) in their text: the isolation demo's
+    raw search of everything (GRAPH.RO_QUERY); 0 for a tenant with no graph yet."""
+    if not await client.graph_exists(tenant):
+        return 0
+    return int((await client.run(tenant, q.FIND_WORD, {"word": word}))[0]["hits"])
+
+
 STATEMENT_PACKAGES = (runtime_queries, memory_queries, desk_queries, lab_queries, usecase_queries)
 
 

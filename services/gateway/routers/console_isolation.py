@@ -18,8 +18,8 @@ from pydantic import BaseModel, Field
 
 from relay_graph.runtime.errors import NotFound
 from relay_graph.memory.models import EpisodeInput, FactInput
-from relay_graph.usecases.queries import console as q
-from relay_graph.runtime.streams import FactChanged
+from relay_graph.usecases import console, facts
+from relay_graph.usecases.context import Call
 from relay_graph.runtime.tenancy import validate_tenant
 
 from ..deps import AdminDep, BusDep, KeysDep, MemoryDep, respond
@@ -77,9 +77,10 @@ async def isolation(body: IsolationBody, _: AdminDep, memory: MemoryDep, keys: K
         await memory.write_episodes(home, [EpisodeInput(
             session=session, speaker="Isolation Canary", customer="Isolation Canary", at=now, agent=ACTOR,
             kind="InternalNote", text=f"The secret word is {word}.")])
-        fact = await memory.write_fact(home, FactInput(subject="Isolation Canary", predicate="has_issue",
-                                                       object=word, agent=ACTOR), embed=True)
-        await bus.publish_quietly(FactChanged, tenant=home, id=fact.fact_id, version=0, change="created", actor=ACTOR)
+        call = Call(memory, home, ACTOR, bus)
+        fact, owed = await facts.write_fact(call, FactInput(subject="Isolation Canary", predicate="has_issue",
+                                                            object=word, agent=ACTOR), embed=True)
+        await call.notify(*owed)
         # The control's socket sees the write; by then the tail has handed it to every socket it was for.
         seen: dict[str, int] = {t: 0 for t in tenants}
         deadline = asyncio.get_running_loop().time() + LIVE_WAIT_S
@@ -97,7 +98,7 @@ async def isolation(body: IsolationBody, _: AdminDep, memory: MemoryDep, keys: K
             answer = await memory.recall(t, f"secret word {word}", k=10)
             recall_hits = sum(word in i.text.lower() for i in answer.items) + sum(
                 word in f.object.lower() for f in answer.facts)
-            hits = int((await memory.client.run(t, q.FIND_WORD, {"word": word}))[0]["hits"])
+            hits = await console.find_word(memory.client, t, word)
         findings.append(TenantFinding(tenant=t, wrote=t == home, recall_hits=recall_hits, cypher_hits=hits,
                                       live_events=seen[t], found=bool(recall_hits or hits or seen[t])))
     control = findings[0]

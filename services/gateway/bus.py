@@ -9,7 +9,7 @@ live_feed.py)."""
 from __future__ import annotations
 
 import logging
-from typing import Any, Awaitable, Callable
+from typing import Awaitable, Callable
 
 import redis.asyncio as aioredis
 from faststream.redis import RedisClusterBroker
@@ -96,19 +96,6 @@ class Bus:
         """Announce a write that succeeded, through the outbox: False when the streams refused
         it now (it is kept, and the relay publishes it). Raises only when it could not be kept."""
         return await (await self.outbox()).announce(tenant, notifications)
-
-    async def announce_one(self, notification: NotificationBase) -> bool:
-        """`announce` of one notification."""
-        return await self.announce(notification.tenant, [notification])
-
-    async def publish_quietly(self, kind: type[NotificationBase], **fields: Any) -> bool:
-        """`announce` for a write that already succeeded: building or keeping the notification may
-        fail without failing the request, so a write that succeeded is not reported as failed."""
-        try:
-            return await self.announce_one(kind(**fields))
-        except Exception as exc:  # noqa: BLE001
-            log.warning("could not announce %s %s: %s", kind.__name__, fields.get("id"), exc)
-            return False
 
     async def close(self) -> None:
         await self.tail.stop()

@@ -5,9 +5,9 @@ point announces. The actor is the call's agent."""
 
 from __future__ import annotations
 
-from relay_graph.memory.models import FactInput, FactWriteResult, RetireInput
+from relay_graph.memory.models import FactInput, FactWriteResult, RetireInput, SettleResult
 from relay_graph.runtime.errors import RelayError
-from relay_graph.runtime.streams import NotificationBase
+from relay_graph.runtime.streams import FactChanged, NotificationBase
 from relay_graph.usecases.context import Call, fact_changes
 
 Notifications = list[NotificationBase]
@@ -36,3 +36,9 @@ async def retire_fact(call: Call, retire: RetireInput) -> tuple[list[str], Notif
     """End what is current for the subject's predicate (one value, with `object`): the ids ended."""
     retired = await call.memory.retire_fact(call.tenant, retire)
     return retired, fact_changes(call.tenant, call.agent, retired=retired)
+
+
+async def settle(call: Call, conflict_id: str, fact_id: str, by: str) -> tuple[SettleResult, Notifications]:
+    """A person (`by`, not an agent) settles a conflict for one of its claims: the winner is announced."""
+    result = await call.memory.settle(call.tenant, conflict_id, fact_id, by)
+    return result, [FactChanged(tenant=call.tenant, id=result.winner, version=0, change="settled", actor=by)]

@@ -10,9 +10,9 @@ from fastapi.responses import JSONResponse
 from relay_graph.memory.inputs import Identifier, Name
 
 from relay_graph.memory import registry
-from relay_graph.runtime.streams import FactChanged
+from relay_graph.usecases import facts
 
-from ..deps import BusDep, IdentityDep, MemoryDep, ReaderDep, TenantDep, respond
+from ..deps import CallDep, IdentityDep, MemoryDep, ReaderDep, TenantDep, respond
 from ..errors import Forbidden, responses
 from ..schemas import ClaimsView, PredicateName, SettleBody, SettleResult
 
@@ -39,16 +39,13 @@ async def claims(
 async def settle(
     body: SettleBody,
     who: IdentityDep,
-    memory: MemoryDep,
-    bus: BusDep,
+    call: CallDep,
     conflict_id: Annotated[Identifier, Path(alias="id")],
 ) -> JSONResponse:
     # A person settles, with the tenant's key: an agent's key could otherwise settle its own
     # disputes and raise its own trust.
     if not who.tenant_key:
         raise Forbidden("a conflict is settled by a person, with the tenant's key; an agent key cannot settle")
-    tenant = who.tenant
-    result = await memory.settle(tenant, conflict_id, body.fact_id, body.by)
-    await bus.publish_quietly(FactChanged, tenant=tenant, id=result.winner, version=0, change="settled",
-                              actor=body.by)
+    result, owed = await facts.settle(call, conflict_id, body.fact_id, body.by)
+    await call.notify(*owed)
     return respond(result)

@@ -16,6 +16,7 @@ from relay_graph.memory import episodes
 from relay_graph.memory.entities import is_customer_id
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.runtime.streams import (
+    STREAM_FACTS,
     STREAM_REPLIES,
     STREAM_TURNS,
     StreamApp,
@@ -34,6 +35,14 @@ pytestmark = pytest.mark.falkordb
 @pytest.fixture
 def base(tenant) -> str:
     return f"/v1/tenants/{tenant}"
+
+
+async def test_the_name_a_first_turn_gives_is_announced_as_a_fact(client, base, auth, tenant, memory, stream_redis):
+    r = await client.post(f"{base}/chat", json={"name": "Omar Haddad", "text": "hello"}, headers=auth)
+    assert r.status_code == 202, r.text
+    [fact] = await memory.facts(tenant, r.json()["customer"])
+    announced = await published(stream_redis, STREAM_FACTS, tenant)
+    assert [(n.id, n.change, n.actor, n.version) for n in announced] == [(fact.fact_id, "created", "gateway", 0)]
 
 
 async def test_a_turn_is_stored_numbered_and_announced(client, base, auth, tenant, memory, stream_redis):

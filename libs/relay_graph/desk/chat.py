@@ -59,6 +59,7 @@ class RecordedTurn(NamedTuple):
     seq: int
     customer: str = ""
     notification_id: str = ""  # its announcement's (TurnReceived), kept in the outbox until published
+    facts: tuple = ()  # the facts it wrote (a new customer's name), for the caller to announce
 
 
 class ReplyView(BaseModel):
@@ -133,8 +134,10 @@ async def record_turn(
         if owners and (key is None or entity_uid("Customer", name_key(key)) not in owners):
             raise SessionConflict(f"session {session!r} belongs to another customer; "
                                   "leave session out to start a new conversation")
+    written = ()
     if key is None:
-        key = await customers.create(client, tenant, name=new_name, agent=AGENT)
+        key, named = await customers.create_named(client, tenant, name=new_name, agent=AGENT)
+        written = (named,) if named is not None else ()
     name = key
     episode_id = new_turn_id()
     speaker = name if len(name) <= MAX_SPEAKER else name[: MAX_SPEAKER - 1] + "…"
@@ -151,7 +154,7 @@ async def record_turn(
     if not rows or rows[0]["seq"] is None:
         raise StateConflict(f"turn {episode_id} was written but could not be numbered; send it again")
     return RecordedTurn(session=session, episode_id=episode_id, seq=int(rows[0]["seq"]), customer=name,
-                        notification_id=notification_id)
+                        notification_id=notification_id, facts=written)
 
 
 def announcement(tenant: str, turn: RecordedTurn) -> TurnReceived:

@@ -22,7 +22,7 @@ from relay_graph.memory import facts, names
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import new_customer_id
 from relay_graph.runtime.errors import InvalidInput
-from relay_graph.memory.models import Ambiguous, Candidate, FactInput, Matched
+from relay_graph.memory.models import Ambiguous, Candidate, FactInput, FactWriteResult, Matched
 from relay_graph.memory.queries import facts as fq
 from relay_graph.memory.registry import clean_text
 from relay_graph.memory.registry import get as get_predicate
@@ -51,15 +51,22 @@ def check_name(name: object) -> str:
 async def create(client: GraphClient, tenant: str, *, name: str | None = None, agent: str = "gateway") -> str:
     """A new customer: their id, and (when given) their name as a `name` fact written by `agent`.
     A bad name is refused before anything is written."""
+    return (await create_named(client, tenant, name=name, agent=agent))[0]
+
+
+async def create_named(client: GraphClient, tenant: str, *, name: str | None = None, agent: str = "gateway"
+                       ) -> tuple[str, FactWriteResult | None]:
+    """`create`, with the write of the name fact (None without a name), for the caller that announces it."""
     tenant = validate_tenant(tenant)
     checked = check_name(name) if name is not None else None
     cid = new_customer_id()
     if checked is not None:
-        await facts.write_fact(client, tenant, FactInput(subject=cid, predicate="name", object=checked, agent=agent))
-    else:
-        await client.run(tenant, fq.ENTITY_MERGE[CUSTOMER],
-                         {"uid": f"{CUSTOMER}|{cid}", "name": cid, "key": cid, "type": CUSTOMER})
-    return cid
+        written = await facts.write_fact(client, tenant, FactInput(subject=cid, predicate="name", object=checked,
+                                                                   agent=agent))
+        return cid, written
+    await client.run(tenant, fq.ENTITY_MERGE[CUSTOMER],
+                     {"uid": f"{CUSTOMER}|{cid}", "name": cid, "key": cid, "type": CUSTOMER})
+    return cid, None
 
 
 async def exists(client: GraphClient, tenant: str, customer: str) -> bool:

@@ -12,6 +12,8 @@ from relay_graph.desk import chat as chat_turns
 from relay_graph.runtime.errors import Unavailable
 from relay_graph.memory.facade import Memory
 from relay_graph.runtime.streams import ReplyWritten, TurnReceived
+from relay_graph.usecases import chat as chat_cases
+from relay_graph.usecases.context import Call
 
 from ..bus import Bus
 from ..deps import BusDep, MemoryDep, TenantDep, respond
@@ -84,7 +86,9 @@ async def take_turn(memory: Memory, bus: Bus, idem: Idempotency, tenant: str, *,
         # Before anything is written: a gateway that cannot see replies refuses to wait for one.
         await bus.tail.start()
     await (await bus.outbox()).mark(tenant)  # the turn's statement keeps its announcement: the relay looks here
-    turn = await chat_turns.record_turn(memory, tenant, customer=customer, name=name, text=text, session=session)
+    call = Call(memory, tenant, chat_turns.AGENT, bus)
+    turn, owed = await chat_cases.record_turn(call, customer=customer, name=name, text=text, session=session)
+    await call.notify(*owed)
     announced = chat_turns.announcement(tenant, turn)
     accepted = {"session": turn.session, "episode_id": turn.episode_id, "customer": turn.customer}
     if wait <= 0:

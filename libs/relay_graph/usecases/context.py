@@ -90,10 +90,6 @@ class Call:
         at = self.clock()
         return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
 
-    def as_agent(self, agent: str) -> "Call":
-        """The same call acting as another agent (a customer confirming through the gateway)."""
-        return Call(self.memory, self.tenant, agent, self.announcer, self.extra, None, self.matched, self.clock)
-
     async def announce(self, notifications: Iterable[NotificationBase]) -> bool:
         """Announce what a use case wrote (all of this call's tenant), through the outbox. Raises
         when they could not be kept: the caller's delivery (or request) fails and is tried again."""

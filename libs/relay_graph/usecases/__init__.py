@@ -1,6 +1,7 @@
 """The use cases: what the entry points (REST routes, the tools over REST and MCP, the agents'
-handlers) do, each a function taking the per-call context (`context.Call`, made from the process's `context.Deps`). A use case writes,
-then returns the notifications it owes; the entry point announces them (`context.announce`).
+handlers) do, each a function taking the per-call context (`context.Call`, made from the
+process's `context.Deps`). A use case writes, then returns the notifications it owes; the entry
+point announces them (`Call.announce` or `notify`, `context.announce` for an agent).
 
 One module a subject: `facts` (write, retire, settle), `tickets` (confirm a fix, hand off), `chat`
 (a customer's turn in), `console` and `operations` (the staff console's reads, the operator's

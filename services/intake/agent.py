@@ -288,7 +288,7 @@ class _TicketWork:
 
     ticket: Ticket | None = None
     change: str | None = None
-    owed: list = field(default_factory=list)  # the notifications the ticket work owes, announced after the reply is stored
+    owed: list = field(default_factory=list)  # the notifications it owes: announced once the reply is stored
     outages: list[Outage] = field(default_factory=list)
     needed: tuple[str, ...] = ()
     words: list[Part] = field(default_factory=list)
@@ -366,9 +366,9 @@ async def _answer(deps: Deps, n: TurnReceived, turn: EpisodeView, customer: str,
                   words: _Words, ticket: Ticket | None, change: str | None, *, rows: tuple = (),
                   customer_text: str | None = None, fixed: bool = False, owed: list = ()) -> TurnResult:
     """Store the reply (the turn's last graph write: once it exists a redelivery only announces
-    again), announce what the ticket work owes (`owed`: its change), then the reply. The templated words are reworded (or
-    not) by agents.replies.honest_words, held to the graph rows of this turn; a guardrail's fixed
-    reply is sent as it is."""
+    again), announce what the ticket work owes (`owed`: its change), then the reply. The templated
+    words are reworded (or not) by agents.replies.honest_words, held to the graph rows of this
+    turn; a guardrail's fixed reply is sent as it is."""
     tenant = n.tenant
     draft = ReplyDraft(
         id=reply_id, session=session, customer=customer, text=words.text, reply_to=turn.episode_id,

@@ -4,7 +4,7 @@
   server ranks over every node of the graph, the nodes of other labels taking part without edges
   (the random jump and a dead end's rank spread over all of them), so scores sum to less than one
   and rank entities as networkx's pagerank does on the entity graph plus that many isolated nodes:
-  tests/relay_graph/test_entity_graph.py checks them against exactly that.
+  tests/relay_graph/memory/test_entity_graph.py checks them against exactly that.
 - communities: `algo.labelPropagation` over the same graph, written back as `(:Community {size})`
   nodes with `(:Entity)-[:IN_COMMUNITY]->(:Community)` edges; each run replaces the last. It finds
   networkx's label propagation communities on dense groups whose links all point one way round; with

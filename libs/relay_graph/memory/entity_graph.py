@@ -63,10 +63,13 @@ async def detect_communities(client: GraphClient, tenant: str, *, min_size: int 
     validate_tenant(tenant)
     if min_size < 1 or iterations < 1:
         raise InvalidInput("min_size and iterations must be at least 1")
+    found = await client.run(tenant, q.READ_COMMUNITIES, {"min_size": min_size, "iterations": iterations})
     removed = await clear_communities(client, tenant)
-    rows = await client.run(tenant, q.WRITE_COMMUNITIES, {
-        "min_size": min_size, "iterations": iterations, "at_ms": at_ms if at_ms is not None else int(time.time() * 1000)})
-    row = rows[0] if rows else {"communities": 0, "members": 0}
+    row = {"communities": 0, "members": 0}
+    if found:
+        rows = await client.run(tenant, q.WRITE_COMMUNITIES, {
+            "communities": found, "at_ms": at_ms if at_ms is not None else int(time.time() * 1000)})
+        row = rows[0] if rows else row
     return CommunityReceipt(communities=row["communities"], members=row["members"], removed=removed)
 
 

@@ -1,4 +1,6 @@
-"""The desk's figures before and after a change, in one run: `python -m bench.before_after [REF]`.
+"""Figures before and after a change, in one run: `python -m bench.before_after [REF]` (the desk's
+figures), or `python -m bench.before_after [REF] --suite [suite args]` (every figure of `make bench`,
+bench.suite, run on REF and then on this checkout; `--quick` passes through for a smoke run).
 
 It checks REF (default `main`) out into a temporary git worktree and runs `bench.desk` there
 (the same venv; PYTHONPATH puts that checkout's `libs/` and services first, so every process the
@@ -30,6 +32,20 @@ def run_desk(checkout: Path, out: Path, args: list[str]) -> dict:
     return json.loads(out.read_text())
 
 
+def run_suite(checkout: Path, out_dir: Path, args: list[str]) -> dict[str, object]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(checkout / "libs"), str(checkout)])}
+    # the suite exits 1 when a target is missed; the figures are written all the same
+    subprocess.run([sys.executable, "-m", "bench.suite", "--out-dir", str(out_dir), *args], cwd=checkout, env=env)
+    written = sorted(out_dir.glob("suite*.json"))
+    if not written:
+        raise SystemExit(f"bench.suite wrote no results in {checkout}")
+    data = json.loads(written[0].read_text())
+    rows: dict[str, object] = {f"{r['part']}: {r['figure']}": r["value"] for r in data["rows"]}
+    for part, info in data.get("parts", {}).items():
+        rows[f"{part}: load avg before -> after"] = f"{info.get('load_avg_before')} -> {info.get('load_avg_after')}"
+    return rows
+
+
 def figures(report: dict) -> dict[str, object]:
     chat = report.get("chat_latency", {})
     rows: dict[str, object] = {"chat p50 ms": chat.get("p50_ms"), "chat p95 ms": chat.get("p95_ms")}
@@ -42,7 +58,10 @@ def figures(report: dict) -> dict[str, object]:
 
 def main(argv: list[str]) -> int:
     ref = argv[0] if argv and not argv[0].startswith("-") else "main"
-    args = [a for a in argv if a != ref] or DEFAULT_ARGS
+    suite = "--suite" in argv
+    args = [a for a in argv[1 if argv and argv[0] == ref else 0:] if a != "--suite"]
+    if not suite:
+        args = args or DEFAULT_ARGS
     with tempfile.TemporaryDirectory(prefix="relay-before-") as tmp:
         before_dir = Path(tmp) / "checkout"
         subprocess.run(["git", "worktree", "add", "--detach", str(before_dir), ref], cwd=REPO, check=True,
@@ -50,14 +69,21 @@ def main(argv: list[str]) -> int:
         try:
             model = REPO / ".relay" / "model"
             os.environ.setdefault("RELAY_MODEL_DIR", str(model))
-            before = figures(run_desk(before_dir, Path(tmp) / "before.json", args))
+            if suite:
+                before = run_suite(before_dir, Path(tmp) / "before", args)
+            else:
+                before = figures(run_desk(before_dir, Path(tmp) / "before.json", args))
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(before_dir)], cwd=REPO, check=False,
                            capture_output=True)
-        after = figures(run_desk(REPO, Path(tmp) / "after.json", args))
-    print(f"\n{'figure':32} {ref + ' (before)':>22} {'this checkout (after)':>24}")
+        if suite:
+            after = run_suite(REPO, Path(tmp) / "after", args)
+        else:
+            after = figures(run_desk(REPO, Path(tmp) / "after.json", args))
+    width = max(32, *(len(n) for n in [*before, *after]))
+    print(f"\n{'figure':{width}} {ref + ' (before)':>26} {'this checkout (after)':>26}")
     for name in dict.fromkeys([*before, *after]):
-        print(f"{name:32} {str(before.get(name)):>22} {str(after.get(name)):>24}")
+        print(f"{name:{width}} {str(before.get(name)):>26} {str(after.get(name)):>26}")
     print("(one run on a shared machine: noisy; compare the columns with each other only)")
     return 0
 

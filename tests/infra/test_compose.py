@@ -201,7 +201,7 @@ def test_dockerfile_builds_the_one_image():
     assert re.search(r"^COPY requirements\.lock ", DOCKERFILE, re.M)
     assert re.search(r"pip install -r requirements\.lock", DOCKERFILE)
     assert re.search(r"RELAY_MODEL_DIR=/opt/relay/model", DOCKERFILE)
-    assert re.search(r"python -m relay_graph\.model_files /opt/relay/model", DOCKERFILE)
+    assert re.search(r"python -m relay_graph\.runtime\.model_files /opt/relay/model", DOCKERFILE)
     assert re.search(r"pip install --no-deps \.", DOCKERFILE), "the project itself, deps come from the lock"
 
 

@@ -21,7 +21,7 @@ algo.labelPropagation, algo.HarmonicCentrality, algo.AStar and algo.maxFlow):
   question, and servers without the procedure (4.16.3). The tests keep networkx as the oracle.
 - Betweenness: the server's `algo.betweenness` draws its source nodes at random *with replacement*
   (even with samplingSize >= node count), follows edge direction, and does not rescale: its scores
-  are a sample estimate that changes with samplingSeed (tests/relay_graph/test_network_algorithms.py
+  are a sample estimate that changes with samplingSeed (tests/relay_graph/desk/test_network_algorithms.py
   keeps a canary on that). Ours are exact Brandes scores over the undirected network (links carry
   traffic both ways), equal to networkx's, computed with home boxes folded into their cabinets
   (see betweenness()). Beside them, critical_nodes reports the server's `algo.HarmonicCentrality`
@@ -307,7 +307,7 @@ def betweenness(g: NetGraph) -> dict[str, float]:
     Brandes' algorithm costs a BFS per node, so a region with 2,000 homes took about a minute. A
     leaf's shortest paths all run through its neighbour, so leaves fold into their neighbour as an
     endpoint weight (Brandes with weighted endpoints over the much smaller infrastructure graph) and
-    their own pairs are counted in closed form. tests/relay_graph/test_network_algorithms.py checks
+    their own pairs are counted in closed form. tests/relay_graph/desk/test_network_algorithms.py checks
     it against networkx and against the pair-by-pair definition."""
     adj: dict[str, set[str]] = {n: set() for n in g.nodes}
     for link in g.links:

@@ -10,7 +10,7 @@ stays what people read; nothing reads it back to decide.
 Everything below the models is pure: what to do next (`next_move`), whether a fix is proven
 (`proof`), and the desk's invariant over a ticket (`unproven`): a ticket reaches `fixed` only with a
 passing check taken after the last action of its round. Tested without a graph
-(tests/relay_graph/test_ticket_work.py)."""
+(tests/relay_graph/desk/test_ticket_work.py)."""
 
 from __future__ import annotations
 

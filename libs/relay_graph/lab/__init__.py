@@ -11,7 +11,14 @@
 The truth (kind, target, start, true cause, proper fix, and every action and measurement) lives in a
 separate graph per tenant that only relay_graph.lab.truth opens; this package's public functions
 hand out readings and results, never that graph's contents (scoreboard excepted: it is the
-grader's report, for people, not for agents)."""
+grader's report, for people, not for agents).
+
+The simulated world a tenant is created with (`world`: cities, homes and their lines, built by
+`network_gen`) shares the package: both are the simulation, not the desk, and no part of the
+desk imports them back. The world is held to the same rule as code outside the fault lab: it
+cannot reach the truth (tests/relay_graph/lab/test_isolation.py).
+
+May use: `relay_graph.desk`, `relay_graph.memory`, `relay_graph.runtime`. Its Cypher is in `lab.queries`."""
 
 from __future__ import annotations
 

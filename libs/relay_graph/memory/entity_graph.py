@@ -4,7 +4,7 @@
   server ranks over every node of the graph, the nodes of other labels taking part without edges
   (the random jump and a dead end's rank spread over all of them), so scores sum to less than one
   and rank entities as networkx's pagerank does on the entity graph plus that many isolated nodes:
-  tests/relay_graph/test_entity_graph.py checks them against exactly that.
+  tests/relay_graph/memory/test_entity_graph.py checks them against exactly that.
 - communities: `algo.labelPropagation` over the same graph, written back as `(:Community {size})`
   nodes with `(:Entity)-[:IN_COMMUNITY]->(:Community)` edges; each run replaces the last. It finds
   networkx's label propagation communities on dense groups whose links all point one way round; with
@@ -63,10 +63,13 @@ async def detect_communities(client: GraphClient, tenant: str, *, min_size: int 
     validate_tenant(tenant)
     if min_size < 1 or iterations < 1:
         raise InvalidInput("min_size and iterations must be at least 1")
+    found = await client.run(tenant, q.READ_COMMUNITIES, {"min_size": min_size, "iterations": iterations})
     removed = await clear_communities(client, tenant)
-    rows = await client.run(tenant, q.WRITE_COMMUNITIES, {
-        "min_size": min_size, "iterations": iterations, "at_ms": at_ms if at_ms is not None else int(time.time() * 1000)})
-    row = rows[0] if rows else {"communities": 0, "members": 0}
+    row = {"communities": 0, "members": 0}
+    if found:
+        rows = await client.run(tenant, q.WRITE_COMMUNITIES, {
+            "communities": found, "at_ms": at_ms if at_ms is not None else int(time.time() * 1000)})
+        row = rows[0] if rows else row
     return CommunityReceipt(communities=row["communities"], members=row["members"], removed=removed)
 
 

@@ -15,6 +15,10 @@ writes and the reader of what it reads.
 Tools: remember, remember_fact, remember_facts, retire_fact, facts_at, history, claims, recall, ask, explain,
 recall_customer, tickets, handoff, who_handled, past_fixes, affected_by, capacity, customer_line,
 why_affected.
+
+An entry point like the gateway's routes and the agents' handlers: it reaches the graph through
+the use cases and the engine, never through statements of its own.
+May use: `relay_graph.usecases`, `relay_graph.lab`, `relay_graph.desk`, `relay_graph.memory`, `relay_graph.runtime`.
 """
 
 from __future__ import annotations

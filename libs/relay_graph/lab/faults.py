@@ -15,8 +15,8 @@ from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput, NotFound, StateConflict
 from relay_graph.memory.inputs import check_identifier
 from relay_graph.memory.models import aware, utcnow
-from relay_graph.desk.network import _node_id, customers_behind, get_node, set_link_status, set_node_status
-from relay_graph.desk.network_algorithms import LinkView, load_upward, served_nodes
+from relay_graph.desk.network import check_node_id, customers_behind, get_node, set_link_status, set_node_status
+from relay_graph.desk.network_graph import LinkView, load_upward, served_nodes
 from relay_graph.desk.network_models import LinkType, NodeKind
 from relay_graph.lab.queries import lab as q
 from relay_graph.runtime.tenancy import validate_tenant
@@ -234,7 +234,7 @@ async def inject(
     if customer is not None:
         plan = await _customer_plan(client, tenant, customer, want, rng, refuse_busy=True)
     elif node is not None:
-        node = _node_id(node)
+        node = check_node_id(node)
         plans = []
         if want is None or want in NETWORK_KINDS:
             plans = await node_plans(client, tenant, node)

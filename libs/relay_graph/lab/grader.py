@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput, NotFound
 from relay_graph.memory.models import aware, utcnow
-from relay_graph.desk.network import _customer
+from relay_graph.desk.network import customer_identity
 from relay_graph.lab.queries import lab as q
 from relay_graph.runtime.tenancy import validate_tenant
 from relay_graph.lab import truth
@@ -49,7 +49,7 @@ async def record_diagnosis(
             diagnosis = FaultKind(kind).value
         except ValueError:
             raise InvalidInput(f"unknown fault kind {kind!r}", code="unknown_fault_kind") from None
-    _, _, uid = _customer(customer)
+    _, _, uid = customer_identity(customer)
     at_ms = int((aware(at) or utcnow()).timestamp() * 1000)
     rows = await client.run(tenant, q.RECORD_DIAGNOSIS, {"id": ticket_id, "uid": uid, "kind": diagnosis,
                                                          "at_ms": at_ms})

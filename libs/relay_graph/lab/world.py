@@ -36,7 +36,7 @@ from relay_graph.memory.entities import name_key
 from relay_graph.runtime.errors import InvalidInput, NotFound, RelayError
 from relay_graph.desk.network import (
     MAX_BATCH,
-    _customer,
+    customer_identity,
     attach_customers,
     home_box_name,
     upsert_links,
@@ -190,7 +190,7 @@ async def connect_homes(
     for item in pairs:
         if not isinstance(item, (list, tuple)) or len(item) != 2:
             raise InvalidInput("each customer must be a (name, address) pair")
-        text, key, _ = _customer(item[0])
+        text, key, _ = customer_identity(item[0])
         if key in seen:
             raise InvalidInput(f"customer {text!r} appears twice")
         seen.add(key)
@@ -232,7 +232,7 @@ async def connect_homes(
             attached[a.uid] = a
     out = []
     for h in homes:
-        a = attached[_customer(h.customer)[2]]
+        a = attached[customer_identity(h.customer)[2]]
         out.append(h.model_copy(update={"customer": a.customer, "previous": [n for n in a.previous if n != h.node_id]}))
     return out
 

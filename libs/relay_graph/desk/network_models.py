@@ -59,9 +59,6 @@ LINK_ENDPOINTS: dict[LinkType, tuple[frozenset[NodeKind], frozenset[NodeKind]]] 
 # Kinds a customer's home may hang off directly.
 ACCESS_KINDS: frozenset[NodeKind] = frozenset({NodeKind.ONT, NodeKind.OLT})
 
-STATUS_UP = "up"
-STATUS_DOWN = "down"
-
 
 class NetNodeIn(BaseModel):
     model_config = ConfigDict(extra="forbid")

@@ -747,13 +747,6 @@ class _SpeakerKeys:
 SPEAKER_KEYS = _SpeakerKeys()
 
 
-def forget_speakers(tenant: str | None = None) -> None:
-    """Tell recall that a tenant's speakers changed (a writer in this process may call it after
-    writing episodes): its next question reads them again. Optional: recall checks its guess every
-    time, so this only saves a second embedding."""
-    SPEAKER_KEYS.forget(tenant)
-
-
 def _start_question_vector(client: GraphClient, embedder: Embedder, tenant: str, question: str, grams: list[str],
                            speakers_t: asyncio.Task) -> asyncio.Task:
     """The question's vector, without the names of the speakers it names (see the module
@@ -862,4 +855,4 @@ async def _none() -> Any:
     return None
 
 
-__all__ = ["recall", "forget_speakers", "find_entities", "resolve_subject", "Subject", "fulltext_query", "Anchor", "fact_view", "RRF_K", "WEIGHTS"]
+__all__ = ["recall", "find_entities", "resolve_subject", "Subject", "fulltext_query", "Anchor", "fact_view", "RRF_K", "WEIGHTS"]

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
+from relay_graph.runtime.times import from_ms
 from relay_graph.desk import customers
 from relay_graph.memory import inputs
 from relay_graph.runtime.db import GraphClient
@@ -168,10 +169,6 @@ async def turn_seq(client: GraphClient, tenant: str, episode_id: str) -> int | N
     return int(rows[0]["seq"]) if rows and rows[0]["seq"] is not None else None
 
 
-def _dt(ms: Any) -> datetime | None:
-    return None if ms is None else datetime.fromtimestamp(int(ms) / 1000, tz=timezone.utc)
-
-
 async def get_reply(client: GraphClient, tenant: str, episode_id: str) -> ReplyView | None:
     """The reply episode with its text and `how_i_know`; None if this tenant has no such episode."""
     validate_tenant(tenant)
@@ -206,7 +203,7 @@ def _reply_view(r: dict[str, Any]) -> ReplyView:
     how = r.get("how_i_know")
     return ReplyView(
         episode_id=r["episode_id"], session=r.get("session"), kind=r.get("kind"), text=r.get("text") or "",
-        speaker=r.get("speaker"), at=_dt(r.get("at_ms")), reply_to=r.get("reply_to"),
+        speaker=r.get("speaker"), at=from_ms(r.get("at_ms")), reply_to=r.get("reply_to"),
         ticket_id=r.get("ticket_id"), how_i_know=[str(h) for h in how] if isinstance(how, list) else [],
         answers=[str(a) for a in r["answers"]] if isinstance(r.get("answers"), list) else [],
     )

@@ -8,9 +8,10 @@ keyed by `entity_uid("Customer", name_key(name))`."""
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
+from relay_graph.runtime.times import from_ms
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import entity_uid, name_key
 from relay_graph.runtime.errors import InvalidInput, InvalidValue, NotFound, StateConflict
@@ -48,10 +49,6 @@ MAX_BATCH = 5_000
 
 def _ms(at: datetime | None) -> int:
     return int((aware(at) or utcnow()).timestamp() * 1000)
-
-
-def _dt(ms: int | None) -> datetime | None:
-    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
 
 
 def home_box_name(customer: str) -> str:
@@ -411,8 +408,8 @@ def _outage(props: dict, node_kind: str, node_name: str | None, customers: list[
         node_name=node_name or props["node_id"],
         cause=props.get("cause") or "",
         open=bool(props.get("open")),
-        opened_at=_dt(props["opened_at_ms"]),
-        closed_at=_dt(props.get("closed_at_ms")),
+        opened_at=from_ms(props["opened_at_ms"]),
+        closed_at=from_ms(props.get("closed_at_ms")),
         customers=sorted(customers),
         affected_count=count,
         created=created,

@@ -8,8 +8,9 @@ when a right action repaired it and the customer who got the repair was measured
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 
+from relay_graph.runtime.times import from_ms
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput, NotFound
 from relay_graph.memory.models import aware, utcnow
@@ -21,10 +22,6 @@ from relay_graph.lab.line import context
 from relay_graph.lab.models import Action, DiagnosisRecord, FaultKind, Scoreboard, ScoreRow
 
 HEALTHY = "healthy"
-
-
-def _dt(ms: int | None) -> datetime | None:
-    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
 
 
 async def record_diagnosis(
@@ -77,7 +74,7 @@ async def scoreboard(client: GraphClient, tenant: str) -> Scoreboard:
         tickets = sorted(t for t in r["tickets"] if t)
         diagnoses = [current.get(t) for t in tickets]
         fixed = f.get("status") == "fixed"
-        started, fixed_at = _dt(f["started_at_ms"]), _dt(f.get("fixed_at_ms"))
+        started, fixed_at = from_ms(f["started_at_ms"]), from_ms(f.get("fixed_at_ms"))
         out.append(ScoreRow(
             fault_id=f["fault_id"], kind=kind, customer=f.get("customer"), target=f.get("target"),
             started_at=started, tickets=tickets, diagnoses=diagnoses,

@@ -45,7 +45,6 @@ so bandwidth flows down every UPLINK/PON link (target -> source) and along every
 
 from __future__ import annotations
 
-import weakref
 from collections import deque
 
 import networkx as nx
@@ -305,17 +304,13 @@ def _falkor_max_flow_applies(g: NetGraph, node_id: str, procedures: frozenset[st
 # ---------------------------------------------------------------- reading the graph
 
 
-_PROCEDURES: "weakref.WeakKeyDictionary[GraphClient, frozenset[str]]" = weakref.WeakKeyDictionary()
-
-
 async def server_procedures(client: GraphClient, tenant: str) -> frozenset[str]:
     """The procedures the server registers (`CALL dbms.procedures()`), read once per client."""
-    names = _PROCEDURES.get(client)
-    if names is None:
+    kept: dict[str, frozenset[str]] = client.kept("desk.network_algorithms.procedures", dict)
+    if "names" not in kept:
         rows = await client.run(tenant, q.PROCEDURES)
-        names = frozenset(rows[0]["names"] if rows else [])
-        _PROCEDURES[client] = names
-    return names
+        kept["names"] = frozenset(rows[0]["names"] if rows else [])
+    return kept["names"]
 
 
 # ---------------------------------------------------------------- the questions

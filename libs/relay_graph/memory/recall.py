@@ -110,7 +110,6 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -700,7 +699,7 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
 
 
 class _SpeakerKeys:
-    """Per process and graph client, each tenant's speaker keys as last read: a guess at which of a
+    """Per graph client (kept with it), each tenant's speaker keys as last read: a guess at which of a
     question's n-grams are speakers, so its vector (embedded without their names) can start before
     the speaker query answers. The guess is only a head start: recall checks it against that query
     every time and embeds again when they differ, so a stale list (a speaker added since the last
@@ -710,11 +709,8 @@ class _SpeakerKeys:
     TTL_S = 5.0
     MAX = 20_000  # keys read per tenant; a bigger tenant's guess covers the first MAX
 
-    def __init__(self) -> None:
-        self._by_client: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
     def _tenants(self, client: GraphClient) -> dict[str, tuple[frozenset[str], float]]:
-        return self._by_client.setdefault(client, {})
+        return client.kept("memory.recall.speaker_keys", dict)
 
     def guess(self, client: GraphClient, tenant: str) -> frozenset[str] | None:
         """The tenant's speaker keys as last known (None before the first read)."""
@@ -734,14 +730,6 @@ class _SpeakerKeys:
         tenants = self._tenants(client)
         keys, at = tenants.get(tenant, (frozenset(), 0.0))  # learnt alone: still due for a read
         tenants[tenant] = ((keys - set(grams)) | found, at)
-
-    def forget(self, tenant: str | None = None) -> None:
-        """Drop the lists of one tenant (or all): the next recall reads them again."""
-        for tenants in self._by_client.values():
-            if tenant is None:
-                tenants.clear()
-            else:
-                tenants.pop(tenant, None)
 
 
 SPEAKER_KEYS = _SpeakerKeys()

@@ -11,7 +11,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from relay_graph.runtime.times import from_ms
+from relay_graph.runtime.times import from_ms, ms_of
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import entity_uid, name_key
 from relay_graph.runtime.errors import InvalidInput, InvalidValue, NotFound, StateConflict
@@ -48,7 +48,7 @@ MAX_BATCH = 5_000
 
 
 def _ms(at: datetime | None) -> int:
-    return int((aware(at) or utcnow()).timestamp() * 1000)
+    return ms_of(aware(at) or utcnow())
 
 
 def home_box_name(customer: str) -> str:

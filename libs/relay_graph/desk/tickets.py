@@ -35,7 +35,7 @@ import uuid
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from relay_graph.runtime.times import from_ms
+from relay_graph.runtime.times import from_ms, ms_of
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import entity_uid, name_key
 from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound
@@ -73,7 +73,7 @@ MAX_LIST = 1000
 
 
 def _ms(at: datetime | None) -> int:
-    return int((check_time(at, "at") if at is not None else utcnow()).timestamp() * 1000)
+    return ms_of(check_time(at, "at") if at is not None else utcnow())
 
 
 def _pattern(value: object, rx: re.Pattern, what: str) -> str:

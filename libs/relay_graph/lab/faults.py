@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from relay_graph.runtime.times import ms_of
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput, NotFound, StateConflict
 from relay_graph.memory.inputs import check_identifier
@@ -45,10 +46,6 @@ class Plan:
         if self.link is not None:
             return f"{self.link.source}->{self.link.target}"
         return self.node_id
-
-
-def _ms(at: datetime) -> int:
-    return int(at.timestamp() * 1000)
 
 
 def _kind(kind: object) -> FaultKind | None:
@@ -265,7 +262,7 @@ async def inject(
         "fault_id": fault_id, "kind": plan.kind.value, "effect": plan.effect, "network": plan.kind in NETWORK_KINDS,
         "customer": plan.customer, "customer_uid": plan.uid, "node_id": plan.node_id,
         "link_type": link.type.value if link else None, "link_source": link.source if link else None,
-        "link_target": link.target if link else None, "target": plan.target, "started_at_ms": _ms(at),
+        "link_target": link.target if link else None, "target": plan.target, "started_at_ms": ms_of(at),
         "true_cause": plan.cause, "proper_fix": FIX_FOR[plan.kind].value,
         "seed": None if seed is None else str(seed),
     })

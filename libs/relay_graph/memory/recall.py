@@ -113,6 +113,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from relay_graph.runtime.times import now_ms
 from relay_graph.memory import inputs, names
 from relay_graph.memory.entities import best_candidate
 from relay_graph.memory.facts import from_ms
@@ -691,7 +692,7 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
         shape = RecallShape.MEMORY
 
     if reader and facts:
-        await client.run(tenant, fq.CONSULTED, {"reader": reader, "fact_ids": list(facts), "now_ms": _now_ms()})
+        await client.run(tenant, fq.CONSULTED, {"reader": reader, "fact_ids": list(facts), "now_ms": now_ms()})
     return RecallResult(shape=shape, items=items, facts=list(facts.values()), matched=matched)
 
 
@@ -829,10 +830,6 @@ def _another_voice(top: list[_Candidate], by_id: dict[str, dict[str, Any]], keys
 
 def _order(c: "_Candidate") -> tuple[float, float, str]:
     return (-c.fused, c.d, c.id)
-
-
-def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 async def _empty() -> list:

@@ -23,14 +23,13 @@ answered from, someone else's conversation."""
 
 from __future__ import annotations
 
-import time
 import uuid
 from datetime import datetime
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
-from relay_graph.runtime.times import from_ms
+from relay_graph.runtime.times import from_ms, now_ms
 from relay_graph.desk import customers
 from relay_graph.memory import inputs
 from relay_graph.runtime.db import GraphClient
@@ -148,7 +147,7 @@ async def record_turn(
     notification_id = str(uuid.uuid4())
     rows = await client.run(tenant, q.ASSIGN_SEQ, {
         "id": episode_id, "session": session, "customer": name, "notification_id": notification_id,
-        "at_ms": int(time.time() * 1000)})
+        "at_ms": now_ms()})
     if not rows or rows[0]["seq"] is None:
         raise StateConflict(f"turn {episode_id} was written but could not be numbered; send it again")
     return RecordedTurn(session=session, episode_id=episode_id, seq=int(rows[0]["seq"]), customer=name,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from relay_graph.runtime.times import from_ms
+from relay_graph.runtime.times import from_ms, ms_of
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput, NotFound
 from relay_graph.memory.models import aware, utcnow
@@ -47,7 +47,7 @@ async def record_diagnosis(
         except ValueError:
             raise InvalidInput(f"unknown fault kind {kind!r}", code="unknown_fault_kind") from None
     _, _, uid = customer_identity(customer)
-    at_ms = int((aware(at) or utcnow()).timestamp() * 1000)
+    at_ms = ms_of(aware(at) or utcnow())
     rows = await client.run(tenant, q.RECORD_DIAGNOSIS, {"id": ticket_id, "uid": uid, "kind": diagnosis,
                                                          "at_ms": at_ms})
     if not rows:

@@ -27,6 +27,7 @@ from typing import Iterable
 
 from pydantic import BaseModel
 
+from relay_graph.runtime.times import ms_of
 from relay_graph.desk.catalogue import ensure_catalogue, place, seeded_regions
 from relay_graph.desk.catalogue.footprint import footprint
 from relay_graph.desk.catalogue.models import Placement, PlacementStatus
@@ -142,7 +143,7 @@ async def _record_seed(client: GraphClient, tenant: str, region: str, seed: int 
     another seed would rewire the live network under its customers and tickets."""
     wanted = check_seed(seed if seed is not None else region)
     row = (await client.run(tenant, q.RECORD_SEED, {"region": region, "seed": wanted, "max_cities": max_cities or 0,
-                                                   "at_ms": int(utcnow().timestamp() * 1000)}))[0]
+                                                   "at_ms": ms_of(utcnow())}))[0]
     recorded_seed, recorded_cities = row["seed"], row["max_cities"] or None
     if seed is not None and check_seed(seed) != recorded_seed:
         raise WorldSeeded(f"the {region} network of this tenant was seeded with seed {recorded_seed!r}; a network "

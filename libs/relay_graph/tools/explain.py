@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from relay_graph.runtime.times import now_ms
 from relay_graph.memory.facts import from_ms
 from relay_graph.memory.queries import facts as fq
 from relay_graph.memory.queries import provenance as q
@@ -155,5 +155,5 @@ async def explain_facts(ctx: ToolContext, fact_ids: list[str], *,
             raise UnknownNames([UnknownName(argument=fact_argument or "fact_id", kind="fact", name=fact_id)])
         out.append(explanation(rows[0]))
     await ctx.client.run(ctx.tenant, fq.CONSULTED, {"reader": ctx.agent, "fact_ids": [e.fact.fact_id for e in out],
-                                                    "now_ms": time.time_ns() // 1_000_000})
+                                                    "now_ms": now_ms()})
     return out, [line for e in out for line in how_lines(e)]

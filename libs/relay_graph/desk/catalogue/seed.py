@@ -19,6 +19,7 @@ import hashlib
 import time
 import uuid
 
+from relay_graph.runtime.times import now_ms
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import name_key
 from relay_graph.runtime.errors import Unavailable
@@ -173,7 +174,7 @@ async def _seed(client: GraphClient, tenant: str, region: str, name: str, desk: 
     ]})
 
     await client.run(tenant, q.MARK_SEEDED, {"region": region, "version": CATALOGUE_VERSION,
-                                             "now_ms": int(time.time() * 1000)})
+                                             "now_ms": now_ms()})
     return res
 
 

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
-from relay_graph.runtime.times import from_ms
+from relay_graph.runtime.times import from_ms, ms_of
 from relay_graph.desk.catalogue.models import FaqAnswer
 from relay_graph.desk.catalogue.regions import REGIONS
 from relay_graph.runtime.db import GraphClient
@@ -127,7 +127,7 @@ async def make_promise(client: GraphClient, tenant: str, ticket_id: str, text: s
         raise InvalidInput("a promise's due time must carry its time zone")
     rows = await client.run(tenant, q.MAKE_PROMISE, {
         "ticket_id": ticket_id, "promise_id": promise_id_for(source, text), "text": text.strip(),
-        "due_ms": int(due.timestamp() * 1000), "now": int(at.timestamp() * 1000), "agent": agent, "source": source})
+        "due_ms": ms_of(due), "now": ms_of(at), "agent": agent, "source": source})
     return _promise(rows[0]) if rows else None
 
 

@@ -7,11 +7,12 @@ first delivery wrote instead of writing it twice."""
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Iterable
 
 from pydantic import BaseModel
 
+from relay_graph.runtime.times import from_ms
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import entity_uid, name_key
 from relay_graph.runtime.errors import InvalidInput, NotFound
@@ -20,10 +21,6 @@ from relay_graph.memory.registry import clean_text
 from relay_graph.runtime.tenancy import validate_tenant
 
 MAX_EPISODE_ID = 128
-
-
-def _dt(ms: int | None) -> datetime | None:
-    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
 
 
 def _digest(*parts: str, size: int = 10) -> str:
@@ -143,8 +140,8 @@ def _episode(row: dict[str, Any]) -> EpisodeView:
         session=row.get("session"),
         customer=row.get("customer"),
         customer_names=[n for n in row.get("customer_names") or () if isinstance(n, str)],
-        at=_dt(row.get("at_ms")),
-        recorded_at=_dt(row.get("recorded_at_ms")),
+        at=from_ms(row.get("at_ms")),
+        recorded_at=from_ms(row.get("recorded_at_ms")),
         reply_to=row.get("reply_to"),
         ticket_id=row.get("ticket_id"),
         how_i_know=list(how) if isinstance(how, (list, tuple)) else [],
@@ -212,7 +209,7 @@ async def ticket_routing(client: GraphClient, tenant: str, ticket_id: str) -> Ti
         raise NotFound(f"no ticket {ticket_id!r} in this tenant")
     r = rows[0]
     return TicketRouting(**{k: v for k, v in r.items() if k != "owner_seen_ms"},
-                         owner_seen_at=_dt(r.get("owner_seen_ms")))
+                         owner_seen_at=from_ms(r.get("owner_seen_ms")))
 
 
 async def tried_fixes(client: GraphClient, tenant: str, ticket_id: str) -> list[TriedFix]:
@@ -242,4 +239,4 @@ async def ticket_agent_edges(client: GraphClient, tenant: str, ticket_id: str) -
     validate_tenant(tenant)
     rows = await client.run(tenant, q.TICKET_AGENT_EDGES, {"id": ticket_id})
     return [AgentEdge(type=r["type"], agent=r["agent"], replica=r.get("replica"), to_role=r.get("to_role"),
-                      at=_dt(r.get("at_ms"))) for r in rows]
+                      at=from_ms(r.get("at_ms"))) for r in rows]

@@ -41,6 +41,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from relay_graph.runtime.times import ms_of
 from relay_graph.desk.catalogue import route_region, seeded_regions
 from relay_graph.desk.catalogue.models import Placement
 from relay_graph.desk.catalogue.regions import region_spec
@@ -96,10 +97,6 @@ async def desk_region(client: GraphClient, tenant: str) -> str:
         raise InvalidInput(f"tenant {tenant!r} is not a regional desk: it is seeded for {what}; "
                            "seed it for one region first (POST /v1/tenants/{t}/world)", code="not_a_regional_desk")
     return regions[0]
-
-
-def _ms(at: datetime) -> int:
-    return int(aware(at).timestamp() * 1000)
 
 
 def _fact_snapshot(row: dict[str, Any]) -> tuple:
@@ -254,7 +251,7 @@ async def move_case(client: GraphClient, from_tenant: str, to_tenant: str, custo
         raise InvalidInput(f"by must match {AGENT_PATTERN}")
     if at is not None and not isinstance(at, datetime):
         raise InvalidInput("at must be a datetime")
-    now_ms = _ms(at or utcnow())
+    now_ms = ms_of(aware(at or utcnow()))
     from_region = await desk_region(client, from_tenant)
     to_region = await desk_region(client, to_tenant)
     uid, name = await _customer_uid(client, from_tenant, customer)

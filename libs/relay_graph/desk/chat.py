@@ -23,13 +23,13 @@ answered from, someone else's conversation."""
 
 from __future__ import annotations
 
-import time
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
+from relay_graph.runtime.times import from_ms, now_ms
 from relay_graph.desk import customers
 from relay_graph.memory import inputs
 from relay_graph.runtime.db import GraphClient
@@ -150,7 +150,7 @@ async def record_turn(
     notification_id = str(uuid.uuid4())
     rows = await client.run(tenant, q.ASSIGN_SEQ, {
         "id": episode_id, "session": session, "customer": name, "notification_id": notification_id,
-        "at_ms": int(time.time() * 1000)})
+        "at_ms": now_ms()})
     if not rows or rows[0]["seq"] is None:
         raise StateConflict(f"turn {episode_id} was written but could not be numbered; send it again")
     return RecordedTurn(session=session, episode_id=episode_id, seq=int(rows[0]["seq"]), customer=name,
@@ -169,10 +169,6 @@ async def turn_seq(client: GraphClient, tenant: str, episode_id: str) -> int | N
     validate_tenant(tenant)
     rows = await client.run(tenant, q.TURN_SEQ, {"id": episode_id})
     return int(rows[0]["seq"]) if rows and rows[0]["seq"] is not None else None
-
-
-def _dt(ms: Any) -> datetime | None:
-    return None if ms is None else datetime.fromtimestamp(int(ms) / 1000, tz=timezone.utc)
 
 
 async def get_reply(client: GraphClient, tenant: str, episode_id: str) -> ReplyView | None:
@@ -209,7 +205,7 @@ def _reply_view(r: dict[str, Any]) -> ReplyView:
     how = r.get("how_i_know")
     return ReplyView(
         episode_id=r["episode_id"], session=r.get("session"), kind=r.get("kind"), text=r.get("text") or "",
-        speaker=r.get("speaker"), at=_dt(r.get("at_ms")), reply_to=r.get("reply_to"),
+        speaker=r.get("speaker"), at=from_ms(r.get("at_ms")), reply_to=r.get("reply_to"),
         ticket_id=r.get("ticket_id"), how_i_know=[str(h) for h in how] if isinstance(how, list) else [],
         answers=[str(a) for a in r["answers"]] if isinstance(r.get("answers"), list) else [],
     )

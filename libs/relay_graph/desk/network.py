@@ -7,11 +7,11 @@ keyed by `entity_uid("Customer", name_key(name))`."""
 
 from __future__ import annotations
 
-import re
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
+from relay_graph.runtime.times import from_ms, ms_of
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import entity_uid, name_key
 from relay_graph.runtime.errors import InvalidInput, InvalidValue, NotFound, StateConflict
@@ -20,7 +20,7 @@ from relay_graph.desk.network_models import (
     ACCESS_KINDS,
     LINK_ENDPOINTS,
     MAX_NODE_NAME,
-    NODE_ID_PATTERN,
+    check_node_id,
     AffectedCustomer,
     Attachment,
     CityStatus,
@@ -36,6 +36,7 @@ from relay_graph.desk.network_models import (
     SampleNetwork,
     UpsertResult,
 )
+from relay_graph.desk.network_graph import load_upward, served_nodes
 from relay_graph.desk.queries import network as q
 from relay_graph.memory.registry import clean_text
 from relay_graph.runtime.tenancy import validate_tenant
@@ -47,17 +48,7 @@ MAX_BATCH = 5_000
 
 
 def _ms(at: datetime | None) -> int:
-    return int((aware(at) or utcnow()).timestamp() * 1000)
-
-
-def _dt(ms: int | None) -> datetime | None:
-    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
-
-
-def _node_id(value: object, what: str = "node") -> str:
-    if not isinstance(value, str) or not re.fullmatch(NODE_ID_PATTERN, value):
-        raise InvalidInput(f"{what} id must match {NODE_ID_PATTERN}")
-    return value
+    return ms_of(aware(at) or utcnow())
 
 
 def home_box_name(customer: str) -> str:
@@ -65,7 +56,7 @@ def home_box_name(customer: str) -> str:
     return f"{customer[:MAX_NODE_NAME - 9]} home box"
 
 
-def _customer(name: object) -> tuple[str, str, str]:
+def customer_identity(name: object) -> tuple[str, str, str]:
     """(clean name, name_key, uid) of a customer name."""
     text = clean_text(name, "customer")
     key = name_key(text)
@@ -213,11 +204,11 @@ async def attach_customers(client: GraphClient, tenant: str, pairs: list[tuple[s
     _batch(pairs, "customers")
     rows, uids = [], set()
     for name, node_id in pairs:
-        text, key, uid = _customer(name)
+        text, key, uid = customer_identity(name)
         if uid in uids:
             raise InvalidInput(f"customer {text!r} appears twice in one batch")
         uids.add(uid)
-        rows.append({"name": text, "name_key": key, "uid": uid, "node_id": _node_id(node_id)})
+        rows.append({"name": text, "name_key": key, "uid": uid, "node_id": check_node_id(node_id)})
     if not rows:
         return []
     kinds = await _kinds(client, tenant, [r["node_id"] for r in rows])
@@ -249,7 +240,7 @@ async def attach_customer(client: GraphClient, tenant: str, customer: str, ont_i
 
 async def get_node(client: GraphClient, tenant: str, node_id: str) -> NetNode:
     validate_tenant(tenant)
-    rows = await client.run(tenant, q.GET_NODE, {"node_id": _node_id(node_id)})
+    rows = await client.run(tenant, q.GET_NODE, {"node_id": check_node_id(node_id)})
     if not rows:
         raise NotFound(f"unknown network node {node_id!r}", code="node_not_found")
     return _to_node(rows[0]["n"])
@@ -262,7 +253,7 @@ async def set_node_status(
     nothing (changed False, same version); a change increments the node's version."""
     validate_tenant(tenant)
     query = q.SET_NODE_UP if up else q.SET_NODE_DOWN
-    rows = await client.run(tenant, query, {"node_id": _node_id(node_id), "at_ms": _ms(at)})
+    rows = await client.run(tenant, query, {"node_id": check_node_id(node_id), "at_ms": _ms(at)})
     if not rows:
         raise NotFound(f"unknown network node {node_id!r}", code="node_not_found")
     return NodeStatusChange(node_id=node_id, up=up, changed=bool(rows[0]["changed"]),
@@ -277,7 +268,7 @@ async def set_link_status(
     validate_tenant(tenant)
     link_type = LinkType(link_type)
     rows = await client.run(tenant, q.SET_LINK_STATUS[link_type],
-                            {"source": _node_id(source), "target": _node_id(target), "up": up, "at_ms": _ms(at)})
+                            {"source": check_node_id(source), "target": check_node_id(target), "up": up, "at_ms": _ms(at)})
     if not rows:
         raise NotFound(f"no {link_type.value} link {source} -> {target}", code="link_not_found")
     return LinkStatusChange(type=link_type, source=source, target=target, up=up, changed=bool(rows[0]["changed"]))
@@ -315,7 +306,7 @@ async def _behind_rows(client: GraphClient, tenant: str, node_id: str, depth: in
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 0):
         raise InvalidInput("depth must be a whole number >= 0")
     query = q.CUSTOMERS_BEHIND[depth if depth is not None and depth <= q.MAX_BOUNDED_DEPTH else None]
-    rows = await client.run(tenant, query, {"node_id": _node_id(node_id), "depth": depth})
+    rows = await client.run(tenant, query, {"node_id": check_node_id(node_id), "depth": depth})
     if not rows:
         raise NotFound(f"unknown network node {node_id!r}", code="node_not_found")
     best: dict[str, dict] = {}
@@ -345,12 +336,9 @@ async def customers_behind(
 async def _cut_off(client: GraphClient, tenant: str, node_id: str, rows: list[dict]) -> list[dict]:
     """The rows whose access node no longer reaches the core with `node_id` down (on top of whatever
     is down already): every path they have runs through it or through a node or link that is down.
-    The same reachability as network_algorithms.failure_reach, which builds on this module (hence
-    the import here)."""
+    The same reachability as network_algorithms.failure_reach (both on network_graph)."""
     if not rows:
         return []
-    from relay_graph.desk.network_algorithms import load_upward, served_nodes
-
     g = await load_upward(client, tenant, [r["path"][0] for r in rows])
     served = served_nodes(g, avoid=frozenset({node_id}))
     return [r for r in rows if r["path"][0] not in served or r["path"][0] == node_id]
@@ -374,7 +362,7 @@ async def customer_line(client: GraphClient, tenant: str, customer: str) -> list
     with status and capacity and the state of the link above it. Empty when the customer is known
     but not connected; NotFound when no such customer exists."""
     validate_tenant(tenant)
-    _, _, uid = _customer(customer)
+    _, _, uid = customer_identity(customer)
     rows = await client.run(tenant, q.CUSTOMER_LINE, {"uid": uid})
     if not rows:
         raise NotFound(f"unknown customer {customer!r}", code="customer_not_found")
@@ -420,8 +408,8 @@ def _outage(props: dict, node_kind: str, node_name: str | None, customers: list[
         node_name=node_name or props["node_id"],
         cause=props.get("cause") or "",
         open=bool(props.get("open")),
-        opened_at=_dt(props["opened_at_ms"]),
-        closed_at=_dt(props.get("closed_at_ms")),
+        opened_at=from_ms(props["opened_at_ms"]),
+        closed_at=from_ms(props.get("closed_at_ms")),
         customers=sorted(customers),
         affected_count=count,
         created=created,
@@ -450,7 +438,7 @@ async def open_outage(
     nobody is removed (they were told)."""
     validate_tenant(tenant)
     cause = clean_text(cause, "cause")
-    node_id = _node_id(node_id)
+    node_id = check_node_id(node_id)
     cut = await _cut_off(client, tenant, node_id, await _behind_rows(client, tenant, node_id, None))
     outage_id = "out-" + uuid.uuid4().hex[:16]
     rows = await client.run(tenant, q.OPEN_OUTAGE,
@@ -464,7 +452,7 @@ async def open_outage(
 async def close_outage(client: GraphClient, tenant: str, node_id: str, at: datetime | None = None) -> Outage | None:
     """Close the node's open outage; None when none is open (closing twice is harmless)."""
     validate_tenant(tenant)
-    rows = await client.run(tenant, q.CLOSE_OUTAGE, {"node_id": _node_id(node_id), "at_ms": _ms(at)})
+    rows = await client.run(tenant, q.CLOSE_OUTAGE, {"node_id": check_node_id(node_id), "at_ms": _ms(at)})
     if not rows:
         raise NotFound(f"unknown network node {node_id!r}", code="node_not_found")
     closed = rows[0]["closed"]
@@ -477,7 +465,7 @@ async def open_outages_for_customer(client: GraphClient, tenant: str, customer: 
     """Open outages that reach this customer, oldest first. `customers` holds only this customer:
     who else is affected is not theirs to read (affected_count gives the size)."""
     validate_tenant(tenant)
-    _, _, uid = _customer(customer)
+    _, _, uid = customer_identity(customer)
     rows = await client.run(tenant, q.OPEN_OUTAGES_FOR_CUSTOMER, {"uid": uid})
     if not rows:
         raise NotFound(f"unknown customer {customer!r}", code="customer_not_found")
@@ -510,13 +498,13 @@ async def build_sample_network(
     same city twice changes nothing."""
     validate_tenant(tenant)
     slug = name_key(clean_text(city, "city")).replace(" ", "-")
-    _node_id(slug, "city")
+    check_node_id(slug, "city")
     title = city.strip().title()
     bb, pop = f"{slug}-bb-1", f"{slug}-pop-1"
     olts = [f"{slug}-olt-{i}" for i in (1, 2)]
     cabinets = [(f"{olt}-spl-{j}", f"{i + 1}{j}") for i, olt in enumerate(olts) for j in ("a", "b")]
     splitters = [s for s, _ in cabinets]
-    names = [_customer(c)[0] for c in customers]
+    names = [customer_identity(c)[0] for c in customers]
     onts = {name: f"{slug}-ont-{i + 1}" for i, name in enumerate(names)}
     splitter_of = {ont: splitters[i % len(splitters)] for i, ont in enumerate(onts.values())}
 

@@ -45,16 +45,21 @@ so bandwidth flows down every UPLINK/PON link (target -> source) and along every
 
 from __future__ import annotations
 
-import weakref
 from collections import deque
-from dataclasses import dataclass, field
-from typing import Any, Iterable
 
 import networkx as nx
 
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput, NotFound
-from relay_graph.desk.network import _customer, _node_id, customers_behind, get_node
+from relay_graph.desk.network import check_node_id, customer_identity, customers_behind, get_node
+from relay_graph.desk.network_graph import (
+    LinkView,
+    NetGraph,
+    NodeView,
+    load_network,
+    load_upward,
+    served_nodes,
+)
 from relay_graph.desk.network_models import (
     AffectedCustomer,
     AffectedPath,
@@ -76,83 +81,6 @@ EPS = 1e-9
 MAX_TOP = 1_000
 FALKOR_MAX_FLOW = "algo.maxFlow"
 FALKOR_HARMONIC = "algo.HarmonicCentrality"
-
-
-@dataclass(frozen=True)
-class NodeView:
-    node_id: str
-    kind: NodeKind
-    name: str
-    up: bool
-    capacity_gbps: float
-    customers: int = 0  # customers whose home hangs off this node directly
-
-
-@dataclass(frozen=True)
-class LinkView:
-    type: LinkType
-    source: str
-    target: str
-    up: bool = True
-    capacity_gbps: float | None = None
-    length_m: float | None = None
-    backup: bool = False
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.type.value, self.source, self.target)
-
-
-@dataclass
-class NetGraph:
-    """A read of (part of) a tenant's network: every algorithm below works on one of these."""
-
-    nodes: dict[str, NodeView] = field(default_factory=dict)
-    links: list[LinkView] = field(default_factory=list)
-
-    @classmethod
-    def from_rows(cls, nodes: Iterable[dict[str, Any]], links: Iterable[dict[str, Any]]) -> "NetGraph":
-        g = cls()
-        for n in nodes:
-            g.nodes[n["node_id"]] = NodeView(
-                node_id=n["node_id"], kind=NodeKind(n["kind"]), name=n.get("name") or n["node_id"],
-                up=bool(n.get("up", True)), capacity_gbps=float(n.get("capacity_gbps") or 0.0),
-                customers=int(n.get("customers") or 0))
-        seen: set[tuple[str, str, str]] = set()
-        for r in links:
-            link = LinkView(
-                type=LinkType(r["type"]), source=r["source"], target=r["target"], up=r.get("up") is not False,
-                capacity_gbps=None if r.get("capacity_gbps") is None else float(r["capacity_gbps"]),
-                length_m=None if r.get("length_m") is None else float(r["length_m"]),
-                backup=bool(r.get("backup")))
-            if link.key not in seen and link.source in g.nodes and link.target in g.nodes:
-                seen.add(link.key)
-                g.links.append(link)
-        g.links.sort(key=lambda x: x.key)
-        return g
-
-    def link_capacity(self, link: LinkView) -> float:
-        if link.capacity_gbps is not None:
-            return link.capacity_gbps
-        return min(self.nodes[link.source].capacity_gbps, self.nodes[link.target].capacity_gbps)
-
-    def working(self, link: LinkView, *, nominal: bool = False, avoid: frozenset[str] = frozenset(),
-                avoid_links: frozenset[tuple[str, str, str]] = frozenset(), primary_only: bool = False) -> bool:
-        """A link traffic can use: it and both its ends are up (or nominal), and neither it nor an
-        end is avoided (a what-if failure); with primary_only, standby links do not count."""
-        a, b = self.nodes[link.source], self.nodes[link.target]
-        if a.node_id in avoid or b.node_id in avoid or link.key in avoid_links or (primary_only and link.backup):
-            return False
-        return nominal or (link.up and a.up and b.up)
-
-    @staticmethod
-    def downward(link: LinkView) -> tuple[str, str]:
-        """The (from, to) direction bandwidth takes over a link: from the core towards homes."""
-        return (link.source, link.target) if link.type is LinkType.DROP else (link.target, link.source)
-
-    def backbones(self, *, nominal: bool = False, avoid: frozenset[str] = frozenset()) -> list[str]:
-        return sorted(n.node_id for n in self.nodes.values()
-                      if n.kind is NodeKind.BACKBONE and (nominal or n.up) and n.node_id not in avoid)
 
 
 # ---------------------------------------------------------------- pure algorithms
@@ -221,25 +149,6 @@ def max_flow(g: NetGraph, node_id: str, *, nominal: bool = False) -> Capacity:
     cut.sort(key=lambda c: (c.type.value, c.source, c.target))
     return Capacity(node=node_id, max_flow_gbps=round(float(value), 9), paths=_decompose(flow, node_id),
                     cut=cut, nominal=nominal)
-
-
-def served_nodes(g: NetGraph, *, nominal: bool = False, avoid: frozenset[str] = frozenset(),
-                 avoid_links: frozenset[tuple[str, str, str]] = frozenset(), primary_only: bool = False) -> set[str]:
-    """Nodes a working backbone reaches over working links (downwards): the ones with service."""
-    seen = set(g.backbones(nominal=nominal, avoid=avoid))
-    below: dict[str, list[str]] = {}
-    for link in g.links:
-        if g.working(link, nominal=nominal, avoid=avoid, avoid_links=avoid_links, primary_only=primary_only):
-            u, v = g.downward(link)
-            below.setdefault(u, []).append(v)
-    todo = deque(sorted(seen))
-    while todo:
-        u = todo.popleft()
-        for v in below.get(u, ()):
-            if v not in seen:
-                seen.add(v)
-                todo.append(v)
-    return seen
 
 
 def path_to_core(g: NetGraph, node_id: str, *, nominal: bool = True, avoid: frozenset[str] = frozenset(),
@@ -395,39 +304,13 @@ def _falkor_max_flow_applies(g: NetGraph, node_id: str, procedures: frozenset[st
 # ---------------------------------------------------------------- reading the graph
 
 
-def _graph(rows: list[dict[str, Any]]) -> NetGraph:
-    if not rows:
-        return NetGraph()
-    return NetGraph.from_rows(rows[0]["nodes"] or [], rows[0]["links"] or [])
-
-
-async def load_upward(client: GraphClient, tenant: str, node_ids: list[str]) -> NetGraph:
-    """The nodes above the given ones (and the splitter dropping to an ONT) with every link among
-    them, in one query: all a max flow or a reachability check for those nodes needs."""
-    validate_tenant(tenant)
-    ids = sorted({_node_id(n) for n in node_ids})
-    if not ids:
-        return NetGraph()
-    return _graph(await client.run(tenant, q.UPWARD_CLOSURE, {"ids": ids}))
-
-
-async def load_network(client: GraphClient, tenant: str) -> NetGraph:
-    """The tenant's whole network in one query."""
-    validate_tenant(tenant)
-    return _graph(await client.run(tenant, q.WHOLE_NETWORK))
-
-
-_PROCEDURES: "weakref.WeakKeyDictionary[GraphClient, frozenset[str]]" = weakref.WeakKeyDictionary()
-
-
 async def server_procedures(client: GraphClient, tenant: str) -> frozenset[str]:
     """The procedures the server registers (`CALL dbms.procedures()`), read once per client."""
-    names = _PROCEDURES.get(client)
-    if names is None:
+    kept: dict[str, frozenset[str]] = client.kept("desk.network_algorithms.procedures", dict)
+    if "names" not in kept:
         rows = await client.run(tenant, q.PROCEDURES)
-        names = frozenset(rows[0]["names"] if rows else [])
-        _PROCEDURES[client] = names
-    return names
+        kept["names"] = frozenset(rows[0]["names"] if rows else [])
+    return kept["names"]
 
 
 # ---------------------------------------------------------------- the questions
@@ -437,7 +320,7 @@ async def capacity(client: GraphClient, tenant: str, node_id: str, *, nominal: b
     """How much bandwidth can reach the node from the backbones through nodes and links that are up
     (with `nominal`, as if everything were up). One read of the subgraph above the node."""
     validate_tenant(tenant)
-    g = await load_upward(client, tenant, [_node_id(node_id)])
+    g = await load_upward(client, tenant, [check_node_id(node_id)])
     result = max_flow(g, node_id, nominal=nominal)
     if not nominal and _falkor_max_flow_applies(g, node_id, await server_procedures(client, tenant)):
         rows = await client.run(tenant, q.FALKOR_MAX_FLOW, {"node": node_id})
@@ -451,7 +334,7 @@ async def customer_access(client: GraphClient, tenant: str, customer: str) -> tu
     """(customer name, access node id, its kind, splitters dropping to it). NotFound for an unknown
     customer (customer_not_found) or one without a line (customer_not_connected)."""
     validate_tenant(tenant)
-    _, _, uid = _customer(customer)
+    _, _, uid = customer_identity(customer)
     rows = await client.run(tenant, q.CUSTOMER_ACCESS, {"uid": uid})
     if not rows:
         raise NotFound(f"unknown customer {customer!r}", code="customer_not_found")
@@ -467,7 +350,7 @@ async def why_affected(client: GraphClient, tenant: str, customer: str, node_id:
     the node (algo.SPpaths from the splitter or OLT their home hangs off), and whether, with that
     node failed on top of the network's current state, no working path reaches a backbone."""
     validate_tenant(tenant)
-    node_id = _node_id(node_id)
+    node_id = check_node_id(node_id)
     name, access, kind, splitters = await customer_access(client, tenant, customer)
     await get_node(client, tenant, node_id)  # NotFound for an unknown node
     candidates: list[list[str]] = []

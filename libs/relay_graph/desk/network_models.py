@@ -8,13 +8,25 @@ the queries walk PON/UPLINK one way and DROP the other."""
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from enum import Enum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from relay_graph.runtime.errors import InvalidInput
+
 NODE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$"
+
+
+def check_node_id(value: object, what: str = "node") -> str:
+    """The node id, or InvalidInput when it is not one (NODE_ID_PATTERN)."""
+    if not isinstance(value, str) or not re.fullmatch(NODE_ID_PATTERN, value):
+        raise InvalidInput(f"{what} id must match {NODE_ID_PATTERN}")
+    return value
+
+
 MAX_NODE_NAME = 200
 
 
@@ -46,9 +58,6 @@ LINK_ENDPOINTS: dict[LinkType, tuple[frozenset[NodeKind], frozenset[NodeKind]]] 
 }
 # Kinds a customer's home may hang off directly.
 ACCESS_KINDS: frozenset[NodeKind] = frozenset({NodeKind.ONT, NodeKind.OLT})
-
-STATUS_UP = "up"
-STATUS_DOWN = "down"
 
 
 class NetNodeIn(BaseModel):

@@ -140,11 +140,6 @@ def _decimal(raw: str) -> Decimal | None:
         return None
 
 
-def find_amounts(text: str) -> list[str]:
-    """Money amounts ("₹1,499", "Rs. 999", "30 USD"), as written."""
-    return [m.group(0).strip() for m in _AMOUNT.finditer(text or "")]
-
-
 def _numbers_in(values: Iterable[str]) -> set[Decimal]:
     out: set[Decimal] = set()
     for v in values:

@@ -3,11 +3,12 @@ whether a fact or a ticket is theirs (the live feed of a customer session keeps 
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
 
+from relay_graph.runtime.times import from_ms
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import entity_uid, name_key
 from relay_graph.runtime.errors import NotFound
@@ -41,15 +42,11 @@ def customer_uid(customer: str) -> str:
     return entity_uid("Customer", name_key(customer))
 
 
-def _dt(ms: Any) -> datetime | None:
-    return None if ms is None else datetime.fromtimestamp(int(ms) / 1000, tz=timezone.utc)
-
-
 async def conversations(client: GraphClient, tenant: str, customer: str) -> list[Conversation]:
     """The customer's conversations, newest first."""
     rows = await client.run(validate_tenant(tenant), q.CUSTOMER_SESSIONS,
                             {"uid": customer_uid(customer), "limit": MAX_SESSIONS})
-    return [Conversation(session=r["session"], started_at=_dt(r["first_at_ms"]), last_at=_dt(r["last_at_ms"]),
+    return [Conversation(session=r["session"], started_at=from_ms(r["first_at_ms"]), last_at=from_ms(r["last_at_ms"]),
                          first_text=r["first_text"]) for r in rows]
 
 
@@ -61,7 +58,7 @@ async def turns(client: GraphClient, tenant: str, customer: str, session: str) -
     if not rows:
         raise NotFound("you have no conversation with that id", code="conversation_not_found")
     return [ConversationTurn(episode_id=r["episode_id"], kind=r["kind"], speaker=r["speaker"], text=r["text"] or "",
-                 at=_dt(r["at_ms"]), reply_to=r["reply_to"], ticket_id=r["ticket_id"],
+                 at=from_ms(r["at_ms"]), reply_to=r["reply_to"], ticket_id=r["ticket_id"],
                  how_i_know=[str(h) for h in r["how_i_know"]] if isinstance(r["how_i_know"], list) else [])
             for r in rows]
 

@@ -32,9 +32,10 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from relay_graph.runtime.times import from_ms, ms_of
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import entity_uid, name_key
 from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound
@@ -72,11 +73,7 @@ MAX_LIST = 1000
 
 
 def _ms(at: datetime | None) -> int:
-    return int((check_time(at, "at") if at is not None else utcnow()).timestamp() * 1000)
-
-
-def _dt(ms: int | None) -> datetime | None:
-    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    return ms_of(check_time(at, "at") if at is not None else utcnow())
 
 
 def _pattern(value: object, rx: re.Pattern, what: str) -> str:
@@ -159,9 +156,9 @@ def _ticket(row: dict[str, Any], cls: type[Ticket] = Ticket, **extra: Any) -> Ti
         issue=row["issue"],
         summary=row["summary"],
         session=row.get("session"),
-        opened_at=_dt(row["opened_at_ms"]),
-        updated_at=_dt(row["updated_at_ms"]),
-        closed_at=_dt(row.get("closed_at_ms")),
+        opened_at=from_ms(row["opened_at_ms"]),
+        updated_at=from_ms(row["updated_at_ms"]),
+        closed_at=from_ms(row.get("closed_at_ms")),
         round=row.get("round") or 0,
         changed=bool(row.get("changed", False)),
         **extra,
@@ -179,8 +176,8 @@ def _visit(row: dict[str, Any]) -> TechVisit:
         visit_id=row["visit_id"],
         ticket_id=row["ticket_id"],
         technician=row["technician"],
-        at=_dt(row["at_ms"]),
-        scheduled_at=_dt(row["scheduled_at_ms"]),
+        at=from_ms(row["at_ms"]),
+        scheduled_at=from_ms(row["scheduled_at_ms"]),
         status=row.get("status") or "scheduled",
         changed=bool(row.get("changed", False)),
     )
@@ -470,9 +467,9 @@ async def get_ticket(client: GraphClient, tenant: str, ticket_id: str) -> Ticket
     return _ticket(
         row,
         TicketDetail,
-        timeline=[TimelineEntry(at=_dt(e["at_ms"]), agent=e["agent"], event=e["event"], detail=e.get("detail"))
+        timeline=[TimelineEntry(at=from_ms(e["at_ms"]), agent=e["agent"], event=e["event"], detail=e.get("detail"))
                   for e in events],
-        handoffs=[Handoff(**{"from": h["giver"], "to": h["to"], "at": _dt(h["at_ms"])}) for h in handoffs],
+        handoffs=[Handoff(**{"from": h["giver"], "to": h["to"], "at": from_ms(h["at_ms"])}) for h in handoffs],
         visits=[_visit(v) for v in visits],
         fixed_by=sorted(row["fixed_by"]),
     )
@@ -486,8 +483,8 @@ def _summary(row: dict[str, Any]) -> TicketSummary:
         owner=row.get("owner"),
         customer=row["customer"],
         issue=row["issue"],
-        opened_at=_dt(row["opened_at_ms"]),
-        updated_at=_dt(row["updated_at_ms"]),
+        opened_at=from_ms(row["opened_at_ms"]),
+        updated_at=from_ms(row["updated_at_ms"]),
     )
 
 
@@ -587,7 +584,7 @@ async def escalations(client: GraphClient, tenant: str, ticket_id: str) -> list[
 
 def _escalation(row: dict[str, Any]) -> Escalation:
     return Escalation(escalation_id=row["escalation_id"], ticket_id=row["ticket_id"], round=row["round"],
-                      reason=row["reason"], to=row["to"], agent=row["agent"], at=_dt(row["at_ms"]),
+                      reason=row["reason"], to=row["to"], agent=row["agent"], at=from_ms(row["at_ms"]),
                       priority=row["priority"])
 
 

@@ -11,6 +11,7 @@ import random
 import uuid
 from datetime import datetime
 
+from relay_graph.runtime.times import ms_of
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.memory.models import aware, utcnow
@@ -71,7 +72,7 @@ async def _read(client: GraphClient, tenant: str, ctx: Context, test: Test, at: 
     reading_id = "rd-" + uuid.uuid4().hex[:16]
     seq = await truth.record_measurement(client, tenant, {
         "measurement_id": reading_id, "customer_uid": ctx.uid, "customer": ctx.name, "test": test.value,
-        "at_ms": int(at.timestamp() * 1000)})
+        "at_ms": ms_of(at)})
     values, noise = physics.reading(test, ctx.line, _hidden(ctx), at, physics.profile(tenant, ctx.uid),
                                     _noise(tenant, ctx.uid, test, seq))
     return Reading(reading_id=reading_id, test=test, customer=ctx.name, at=at, values=values, noise=noise)
@@ -122,7 +123,7 @@ async def act(
     verdicts = [{"fault_id": f["fault_id"], "repairs": FaultKind(f["kind"]) in REPAIRS[action]} for f in ctx.faults]
     _, fixed = await truth.record_action(client, tenant, {
         "action_id": action_id, "customer_uid": ctx.uid, "customer": ctx.name, "action": action.value,
-        "at_ms": int(at.timestamp() * 1000), "ticket_id": ticket, "actor": actor}, verdicts)
+        "at_ms": ms_of(at), "ticket_id": ticket, "actor": actor}, verdicts)
     visible = []
     for f in ctx.faults:
         if f["fault_id"] in fixed:

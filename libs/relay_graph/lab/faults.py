@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from relay_graph.runtime.times import ms_of
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput, NotFound, StateConflict
 from relay_graph.memory.inputs import check_identifier
 from relay_graph.memory.models import aware, utcnow
-from relay_graph.desk.network import _node_id, customers_behind, get_node, set_link_status, set_node_status
-from relay_graph.desk.network_algorithms import LinkView, load_upward, served_nodes
+from relay_graph.desk.network import check_node_id, customers_behind, get_node, set_link_status, set_node_status
+from relay_graph.desk.network_graph import LinkView, load_upward, served_nodes
 from relay_graph.desk.network_models import LinkType, NodeKind
 from relay_graph.lab.queries import lab as q
 from relay_graph.runtime.tenancy import validate_tenant
@@ -45,10 +46,6 @@ class Plan:
         if self.link is not None:
             return f"{self.link.source}->{self.link.target}"
         return self.node_id
-
-
-def _ms(at: datetime) -> int:
-    return int(at.timestamp() * 1000)
 
 
 def _kind(kind: object) -> FaultKind | None:
@@ -234,7 +231,7 @@ async def inject(
     if customer is not None:
         plan = await _customer_plan(client, tenant, customer, want, rng, refuse_busy=True)
     elif node is not None:
-        node = _node_id(node)
+        node = check_node_id(node)
         plans = []
         if want is None or want in NETWORK_KINDS:
             plans = await node_plans(client, tenant, node)
@@ -265,7 +262,7 @@ async def inject(
         "fault_id": fault_id, "kind": plan.kind.value, "effect": plan.effect, "network": plan.kind in NETWORK_KINDS,
         "customer": plan.customer, "customer_uid": plan.uid, "node_id": plan.node_id,
         "link_type": link.type.value if link else None, "link_source": link.source if link else None,
-        "link_target": link.target if link else None, "target": plan.target, "started_at_ms": _ms(at),
+        "link_target": link.target if link else None, "target": plan.target, "started_at_ms": ms_of(at),
         "true_cause": plan.cause, "proper_fix": FIX_FOR[plan.kind].value,
         "seed": None if seed is None else str(seed),
     })

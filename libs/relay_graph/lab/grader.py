@@ -8,12 +8,13 @@ when a right action repaired it and the customer who got the repair was measured
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 
+from relay_graph.runtime.times import from_ms, ms_of
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput, NotFound
 from relay_graph.memory.models import aware, utcnow
-from relay_graph.desk.network import _customer
+from relay_graph.desk.network import customer_identity
 from relay_graph.lab.queries import lab as q
 from relay_graph.runtime.tenancy import validate_tenant
 from relay_graph.lab import truth
@@ -21,10 +22,6 @@ from relay_graph.lab.line import context
 from relay_graph.lab.models import Action, DiagnosisRecord, FaultKind, Scoreboard, ScoreRow
 
 HEALTHY = "healthy"
-
-
-def _dt(ms: int | None) -> datetime | None:
-    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
 
 
 async def record_diagnosis(
@@ -49,8 +46,8 @@ async def record_diagnosis(
             diagnosis = FaultKind(kind).value
         except ValueError:
             raise InvalidInput(f"unknown fault kind {kind!r}", code="unknown_fault_kind") from None
-    _, _, uid = _customer(customer)
-    at_ms = int((aware(at) or utcnow()).timestamp() * 1000)
+    _, _, uid = customer_identity(customer)
+    at_ms = ms_of(aware(at) or utcnow())
     rows = await client.run(tenant, q.RECORD_DIAGNOSIS, {"id": ticket_id, "uid": uid, "kind": diagnosis,
                                                          "at_ms": at_ms})
     if not rows:
@@ -77,7 +74,7 @@ async def scoreboard(client: GraphClient, tenant: str) -> Scoreboard:
         tickets = sorted(t for t in r["tickets"] if t)
         diagnoses = [current.get(t) for t in tickets]
         fixed = f.get("status") == "fixed"
-        started, fixed_at = _dt(f["started_at_ms"]), _dt(f.get("fixed_at_ms"))
+        started, fixed_at = from_ms(f["started_at_ms"]), from_ms(f.get("fixed_at_ms"))
         out.append(ScoreRow(
             fault_id=f["fault_id"], kind=kind, customer=f.get("customer"), target=f.get("target"),
             started_at=started, tickets=tickets, diagnoses=diagnoses,

@@ -10,7 +10,7 @@ from typing import Any
 
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import NotFound
-from relay_graph.desk.network import _customer
+from relay_graph.desk.network import customer_identity
 from relay_graph.desk.network_algorithms import (
     NetGraph,
     customer_access,
@@ -105,7 +105,7 @@ def strikes(fault: dict[str, Any], uid: str, g: NetGraph, line: LineView) -> boo
 async def context(client: GraphClient, tenant: str, customer: str, *, with_faults: bool = True) -> Context:
     """The customer's line and the active faults that strike it. A known customer without a line
     gets an unconnected view (billing still answers); an unknown one is NotFound."""
-    text, _, uid = _customer(customer)
+    text, _, uid = customer_identity(customer)
     try:
         name, access, kind, _ = await customer_access(client, tenant, customer)
     except NotFound as exc:

@@ -29,7 +29,7 @@ from relay_graph.runtime.errors import InvalidInput
 from relay_graph.memory.inputs import check_identifier
 from relay_graph.desk.network import (
     MAX_BATCH,
-    _customer,
+    customer_identity,
     attach_customers,
     home_box_name,
     upsert_links,
@@ -197,7 +197,7 @@ async def generate_network(
     for item in customers:
         if not isinstance(item, (list, tuple)) or len(item) != 3:
             raise InvalidInput("each customer must be a (name, city, area) triple")
-        text, key, _ = _customer(item[0])
+        text, key, _ = customer_identity(item[0])
         if key in seen:
             raise InvalidInput(f"customer {text!r} appears twice")
         seen.add(key)

@@ -10,7 +10,6 @@ readings, never this module's rows."""
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from relay_graph.runtime.db import GraphClient
@@ -18,7 +17,6 @@ from relay_graph.runtime.queries import Query
 from relay_graph.lab.queries import lab as q
 from relay_graph.runtime.tenancy import TRUTH_PREFIX, validate_tenant
 
-_READY: "weakref.WeakKeyDictionary[GraphClient, set[str]]" = weakref.WeakKeyDictionary()
 
 
 def _graph(client: GraphClient, tenant: str):
@@ -35,7 +33,7 @@ def _plain(value: Any) -> Any:
 
 
 async def _ensure(client: GraphClient, tenant: str) -> None:
-    ready = _READY.setdefault(client, set())
+    ready: set[str] = client.kept("lab.truth.ready", set)
     if tenant in ready:
         return
     g = _graph(client, tenant)
@@ -68,10 +66,6 @@ async def record_fault(client: GraphClient, tenant: str, fault: dict[str, Any]) 
 async def active_faults(client: GraphClient, tenant: str, uid: str) -> list[dict[str, Any]]:
     """The customer's own active faults and every active network fault."""
     return [r["f"] for r in await _run(client, tenant, q.ACTIVE_FAULTS, {"uid": uid})]
-
-
-async def faults_by_id(client: GraphClient, tenant: str, ids: list[str]) -> list[dict[str, Any]]:
-    return [r["f"] for r in await _run(client, tenant, q.FAULTS_BY_ID, {"ids": sorted(set(ids))})]
 
 
 async def record_action(

@@ -27,6 +27,7 @@ from typing import Iterable
 
 from pydantic import BaseModel
 
+from relay_graph.runtime.times import ms_of
 from relay_graph.desk.catalogue import ensure_catalogue, place, seeded_regions
 from relay_graph.desk.catalogue.footprint import footprint
 from relay_graph.desk.catalogue.models import Placement, PlacementStatus
@@ -36,7 +37,7 @@ from relay_graph.memory.entities import name_key
 from relay_graph.runtime.errors import InvalidInput, NotFound, RelayError
 from relay_graph.desk.network import (
     MAX_BATCH,
-    _customer,
+    customer_identity,
     attach_customers,
     home_box_name,
     upsert_links,
@@ -142,7 +143,7 @@ async def _record_seed(client: GraphClient, tenant: str, region: str, seed: int 
     another seed would rewire the live network under its customers and tickets."""
     wanted = check_seed(seed if seed is not None else region)
     row = (await client.run(tenant, q.RECORD_SEED, {"region": region, "seed": wanted, "max_cities": max_cities or 0,
-                                                   "at_ms": int(utcnow().timestamp() * 1000)}))[0]
+                                                   "at_ms": ms_of(utcnow())}))[0]
     recorded_seed, recorded_cities = row["seed"], row["max_cities"] or None
     if seed is not None and check_seed(seed) != recorded_seed:
         raise WorldSeeded(f"the {region} network of this tenant was seeded with seed {recorded_seed!r}; a network "
@@ -190,7 +191,7 @@ async def connect_homes(
     for item in pairs:
         if not isinstance(item, (list, tuple)) or len(item) != 2:
             raise InvalidInput("each customer must be a (name, address) pair")
-        text, key, _ = _customer(item[0])
+        text, key, _ = customer_identity(item[0])
         if key in seen:
             raise InvalidInput(f"customer {text!r} appears twice")
         seen.add(key)
@@ -232,7 +233,7 @@ async def connect_homes(
             attached[a.uid] = a
     out = []
     for h in homes:
-        a = attached[_customer(h.customer)[2]]
+        a = attached[customer_identity(h.customer)[2]]
         out.append(h.model_copy(update={"customer": a.customer, "previous": [n for n in a.previous if n != h.node_id]}))
     return out
 

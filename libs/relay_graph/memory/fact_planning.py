@@ -71,7 +71,6 @@ from relay_graph.memory.models import Outcome
 from relay_graph.memory.registry import ConflictPolicy
 
 CURRENT, SUPERSEDED, RETIRED, CLAIM = "current", "superseded", "retired", "claim"
-STATES = (CURRENT, SUPERSEDED, RETIRED, CLAIM)
 DEFAULT_TRUST = 0.5
 
 
@@ -460,7 +459,7 @@ def rank_claims(facts: Iterable[SlotFact], trust: dict[str, float]) -> list[Rank
 
 
 __all__ = [
-    "CURRENT", "SUPERSEDED", "RETIRED", "CLAIM", "STATES", "DEFAULT_TRUST",
+    "CURRENT", "SUPERSEDED", "RETIRED", "CLAIM", "DEFAULT_TRUST",
     "SlotFact", "Slot", "NewValue", "Kind", "Change", "NewFact", "TrustDelta", "Plan", "ConflictState",
     "RankedClaim", "belief_now", "timeline", "fact_true_at", "next_after", "plan_write", "plan_retire",
     "plan_settle", "apply_plan", "match_object", "trust_score", "rank_claims",

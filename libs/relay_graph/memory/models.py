@@ -9,17 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from relay_graph.memory.inputs import Identifier, Name, Text, Time, name_type
-
-
-def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-def aware(value: datetime | None) -> datetime | None:
-    """Times without an offset are refused upstream; here naive ones are taken as UTC."""
-    if value is None:
-        return None
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+from relay_graph.runtime.times import aware, utcnow  # noqa: F401  (re-exported: the engine's callers use them)
 
 
 AGENT_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,63}$"

@@ -110,10 +110,10 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from relay_graph.runtime.times import now_ms
 from relay_graph.memory import inputs, names
 from relay_graph.memory.entities import best_candidate
 from relay_graph.memory.facts import from_ms
@@ -692,7 +692,7 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
         shape = RecallShape.MEMORY
 
     if reader and facts:
-        await client.run(tenant, fq.CONSULTED, {"reader": reader, "fact_ids": list(facts), "now_ms": _now_ms()})
+        await client.run(tenant, fq.CONSULTED, {"reader": reader, "fact_ids": list(facts), "now_ms": now_ms()})
     return RecallResult(shape=shape, items=items, facts=list(facts.values()), matched=matched)
 
 
@@ -700,7 +700,7 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
 
 
 class _SpeakerKeys:
-    """Per process and graph client, each tenant's speaker keys as last read: a guess at which of a
+    """Per graph client (kept with it), each tenant's speaker keys as last read: a guess at which of a
     question's n-grams are speakers, so its vector (embedded without their names) can start before
     the speaker query answers. The guess is only a head start: recall checks it against that query
     every time and embeds again when they differ, so a stale list (a speaker added since the last
@@ -710,11 +710,8 @@ class _SpeakerKeys:
     TTL_S = 5.0
     MAX = 20_000  # keys read per tenant; a bigger tenant's guess covers the first MAX
 
-    def __init__(self) -> None:
-        self._by_client: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
     def _tenants(self, client: GraphClient) -> dict[str, tuple[frozenset[str], float]]:
-        return self._by_client.setdefault(client, {})
+        return client.kept("memory.recall.speaker_keys", dict)
 
     def guess(self, client: GraphClient, tenant: str) -> frozenset[str] | None:
         """The tenant's speaker keys as last known (None before the first read)."""
@@ -735,23 +732,8 @@ class _SpeakerKeys:
         keys, at = tenants.get(tenant, (frozenset(), 0.0))  # learnt alone: still due for a read
         tenants[tenant] = ((keys - set(grams)) | found, at)
 
-    def forget(self, tenant: str | None = None) -> None:
-        """Drop the lists of one tenant (or all): the next recall reads them again."""
-        for tenants in self._by_client.values():
-            if tenant is None:
-                tenants.clear()
-            else:
-                tenants.pop(tenant, None)
-
 
 SPEAKER_KEYS = _SpeakerKeys()
-
-
-def forget_speakers(tenant: str | None = None) -> None:
-    """Tell recall that a tenant's speakers changed (a writer in this process may call it after
-    writing episodes): its next question reads them again. Optional: recall checks its guess every
-    time, so this only saves a second embedding."""
-    SPEAKER_KEYS.forget(tenant)
 
 
 def _start_question_vector(client: GraphClient, embedder: Embedder, tenant: str, question: str, grams: list[str],
@@ -850,10 +832,6 @@ def _order(c: "_Candidate") -> tuple[float, float, str]:
     return (-c.fused, c.d, c.id)
 
 
-def _now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
 async def _empty() -> list:
     return []
 
@@ -862,4 +840,4 @@ async def _none() -> Any:
     return None
 
 
-__all__ = ["recall", "forget_speakers", "find_entities", "resolve_subject", "Subject", "fulltext_query", "Anchor", "fact_view", "RRF_K", "WEIGHTS"]
+__all__ = ["recall", "find_entities", "resolve_subject", "Subject", "fulltext_query", "Anchor", "fact_view", "RRF_K", "WEIGHTS"]

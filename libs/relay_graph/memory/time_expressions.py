@@ -19,6 +19,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+from relay_graph.runtime.times import ms_of
+
 DAY_SLACK = timedelta(hours=14)
 
 MONTHS = {m: i + 1 for i, m in enumerate(
@@ -70,10 +72,6 @@ class Window:
 def needs_reference(text: str) -> bool:
     """Whether a question's time expressions are read against a reference time."""
     return any(w.relative for w in windows(text, reference=None))
-
-
-def _ms(d: datetime) -> int:
-    return int(d.timestamp() * 1000)
 
 
 def _day(y: int, m: int, d: int) -> tuple[datetime, datetime] | None:
@@ -174,7 +172,7 @@ def windows(text: str, reference: datetime | None) -> list[Window]:
                 continue
             taken.append((m.start(), m.end()))
             relative = span == ()
-            start, end = (0, 0) if relative else (_ms(span[0]), _ms(span[1]))
+            start, end = (0, 0) if relative else (ms_of(span[0]), ms_of(span[1]))
             found.append((m.start(), Window(start, end, text[m.start():m.end()], relative or _is_relative(kind))))
     return [w for _, w in sorted(found, key=lambda x: x[0])]
 

@@ -30,6 +30,7 @@ from redis.exceptions import (
 )
 from redis.retry import Retry
 
+from relay_graph.runtime.config import parse_seeds
 from relay_graph.runtime.embedded import EmbeddedFalkorDB
 
 log = logging.getLogger("relay_graph.runtime.cluster")
@@ -64,20 +65,6 @@ def free_ports(count: int, *, low: int = 20000, high: int = 45000, host: str = "
         if all(free(p) and free(p + 10000) for p in ports):
             return ports
     raise RuntimeError(f"no {count} free consecutive ports between {low} and {high}")
-
-
-def parse_seeds(text: str | None) -> list[tuple[str, int]]:
-    """`host:port,host:port` as pairs; empty for a single server. A malformed one is a ValueError."""
-    seeds = []
-    for part in (text or "").split(","):
-        part = part.strip()
-        if not part:
-            continue
-        host, sep, port = part.rpartition(":")
-        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise ValueError(f"a cluster seed must be host:port, not {part!r}")
-        seeds.append((host, int(port)))
-    return seeds
 
 
 def is_cluster(client: Any) -> bool:

@@ -9,6 +9,20 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
+def parse_seeds(text: str | None) -> list[tuple[str, int]]:
+    """`host:port,host:port` as pairs; empty for a single server. A malformed one is a ValueError."""
+    seeds = []
+    for part in (text or "").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        host, sep, port = part.rpartition(":")
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError(f"a cluster seed must be host:port, not {part!r}")
+        seeds.append((host, int(port)))
+    return seeds
+
+
 class GraphSettings(BaseSettings):
     """Where FalkorDB is and where the embedding model lives, from RELAY_* variables."""
 
@@ -51,8 +65,6 @@ class GraphSettings(BaseSettings):
     @field_validator("falkordb_cluster")
     @classmethod
     def _seeds(cls, value: str) -> str:
-        from relay_graph.runtime.cluster import parse_seeds
-
         parse_seeds(value)  # a malformed seed fails at start, not at the first query
         return value
 

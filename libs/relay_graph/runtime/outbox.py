@@ -32,6 +32,7 @@ from typing import Any, Awaitable, Callable, Iterable
 
 import redis.asyncio as aioredis
 
+from relay_graph.runtime.times import now_ms
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import Unavailable
 from relay_graph.runtime.queries import outbox as q
@@ -43,10 +44,6 @@ log = logging.getLogger("relay_graph.runtime.outbox")
 PENDING_TENANTS = "relay:outbox:tenants"  # sorted set: tenant -> when it last kept an announcement (ms)
 
 Publish = Callable[[list[NotificationBase]], Awaitable[Any]]
-
-
-def _ms() -> int:
-    return int(time.time() * 1000)
 
 
 def _text(value: Any) -> str:
@@ -97,7 +94,7 @@ class Outbox:
         await self._mark_once(tenant)  # before the node: no node is ever unmarked
         done = self._published.pop(tenant, [])
         try:
-            await self.client.run(tenant, q.KEEP, {"at_ms": _ms(), "done": done, "items": [
+            await self.client.run(tenant, q.KEEP, {"at_ms": now_ms(), "done": done, "items": [
                 {"notification_id": str(n.notification_id), "payload": encode(n)} for n in items]})
         except BaseException:
             self._published.setdefault(tenant, []).extend(done)
@@ -142,13 +139,13 @@ class Outbox:
         now = time.monotonic()
         if now - self._marked.get(tenant, -1e9) < self.MARK_EVERY_S:
             return
-        await self.redis.zadd(PENDING_TENANTS, {tenant: _ms()})
+        await self.redis.zadd(PENDING_TENANTS, {tenant: now_ms()})
         self._marked[tenant] = now
 
     async def publish_pending(self, tenant: str, *, older_than_s: float = 2.0, limit: int = 200) -> tuple[int, int]:
         """Publish the tenant's kept announcements older than `older_than_s` and take them out.
         (published, left): left > 0 when the publish failed (they stay for the next pass)."""
-        rows = await self.client.run(tenant, q.PENDING, {"before_ms": _ms() - int(older_than_s * 1000),
+        rows = await self.client.run(tenant, q.PENDING, {"before_ms": now_ms() - int(older_than_s * 1000),
                                                          "limit": limit})
         if not rows:
             return 0, 0
@@ -171,7 +168,7 @@ class Outbox:
         """One pass of the relay: the tenants marked in the last `keep_s` (every graph with sweep).
         Returns how many announcements it published."""
         await self.flush()  # first: what this process published is not published again
-        now = _ms()
+        now = now_ms()
         since = now - int(keep_s * 1000)
         tenants = {_text(t) for t in await self.redis.zrangebyscore(PENDING_TENANTS, since, "+inf")}
         if sweep:
@@ -188,7 +185,7 @@ class Outbox:
                 sent, left = await self.publish_pending(tenant, older_than_s=older_than_s)
                 published += sent
                 if left:
-                    await self.redis.zadd(PENDING_TENANTS, {tenant: _ms()})  # stay marked: try again
+                    await self.redis.zadd(PENDING_TENANTS, {tenant: now_ms()})  # stay marked: try again
             except Exception as exc:  # noqa: BLE001 - the next pass tries again; other tenants go on
                 log.warning("outbox of %s: %s", tenant, exc)
         # Marked long enough ago that anything they kept was published (or re-marked above).

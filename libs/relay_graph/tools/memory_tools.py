@@ -3,12 +3,12 @@ the graph knows about one customer."""
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from relay_graph.runtime import times
 from relay_graph.desk import customers, network, tickets
 from relay_graph.memory import facts
 from relay_graph.runtime import udf
@@ -371,7 +371,7 @@ def _fact_sentence(f: FactView) -> str:
 
 def _learnt(f: FactView, now_ms: int) -> str:
     # relay.ago words it the same in the database; this one serves a fact gone since.
-    return udf.ago(int(f.recorded_at.timestamp() * 1000), now_ms)
+    return udf.ago(times.ms_of(f.recorded_at), now_ms)
 
 
 @tool("ask", """Answer a question from memory: recall (with the customer as subject, if given) and the
@@ -391,7 +391,7 @@ async def ask(ctx: Call, args: AskInput) -> ToolResult:
     learnt = None
     if result.facts:
         top = result.facts[0]
-        now_ms = time.time_ns() // 1_000_000
+        now_ms = times.now_ms()
         worded = (await facts.sentences(ctx.client, ctx.tenant, [top], now_ms=now_ms)).get(top.fact_id)
         sentence, learnt = (worded.sentence, worded.learnt) if worded else (_fact_sentence(top), _learnt(top, now_ms))
         answer, source = f"{sentence}, learnt {learnt}", "fact"

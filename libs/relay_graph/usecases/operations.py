@@ -21,7 +21,7 @@ from pydantic import BaseModel
 
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound
-from relay_graph.desk.network import _customer
+from relay_graph.desk.network import customer_identity
 from relay_graph.usecases.queries import operations as q
 from relay_graph.runtime.tenancy import (
     admin_entries,
@@ -147,7 +147,7 @@ async def forget_customer(client: GraphClient, tenant: str, customer: str) -> Fo
     """Removes every episode, session, fact, ticket and edge about one customer, and the customer.
     Idempotent: a second call removes nothing and says so."""
     validate_tenant(tenant)
-    name, _, uid = _customer(customer)
+    name, _, uid = customer_identity(customer)
     one = lambda rows, col="removed": int((rows[0][col] if rows else 0) or 0)  # noqa: E731
     p = {"uid": uid}
     episodes = one(await client.run(tenant, q.FORGET_EPISODES, p))

@@ -7,33 +7,19 @@ fictional; the domain uses the reserved `.example` TLD so nothing in a demo can 
 from __future__ import annotations
 
 BRAND_NAME = "Lanternfish"
-LEGAL_NAME = "Lanternfish Networks Ltd."
 PRODUCT_LINE = "Fiber"  # plan names read "Fiber 100", "Fiber 300", "Fiber 1000"
-TAGLINE = "Light, all the way home."
 DOMAIN = "lanternfish.example"
 SUPPORT_EMAIL = f"help@{DOMAIN}"
 STATUS_PAGE = f"https://status.{DOMAIN}"
 APP_NAME = f"{BRAND_NAME} app"
 OWN_ROUTER_MAKER = BRAND_NAME  # the maker name on the routers we supply
 
-# Console styling: deep-sea blue and the lantern's amber glow.
-COLOR_PRIMARY = "#0B3D91"
-COLOR_ACCENT = "#FFB000"
-COLOR_INK = "#0A1628"
-COLOR_PAPER = "#F5F7FA"
-
 __all__ = [
     "APP_NAME",
     "BRAND_NAME",
-    "COLOR_ACCENT",
-    "COLOR_INK",
-    "COLOR_PAPER",
-    "COLOR_PRIMARY",
     "DOMAIN",
-    "LEGAL_NAME",
     "OWN_ROUTER_MAKER",
     "PRODUCT_LINE",
     "STATUS_PAGE",
     "SUPPORT_EMAIL",
-    "TAGLINE",
 ]

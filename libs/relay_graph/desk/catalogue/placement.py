@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -446,9 +445,6 @@ def footprint_index() -> ServedIndex:
     return index_from_footprint(footprint())
 
 
-_own_cache: "weakref.WeakKeyDictionary[GraphClient, OrderedDict[str, tuple[tuple, ServedIndex, ServedIndex]]]" = (
-    weakref.WeakKeyDictionary()
-)
 _OWN_CACHE_TENANTS = 256
 async def _world() -> World:
     """The gazetteer, built off the event loop the first time."""
@@ -461,7 +457,8 @@ async def served_index(client: GraphClient, tenant: str) -> tuple[ServedIndex, S
     """(own list from the tenant's graph, own list + whole footprint). Cached per tenant until
     its catalogue markers change (a region seeded or re-seeded)."""
     stamp = tuple((r["region"], r["version"], r["seeded_at_ms"]) for r in await client.run(tenant, q.SEED_MARKERS))
-    cache = _own_cache.setdefault(client, OrderedDict())
+    cache: OrderedDict[str, tuple[tuple, ServedIndex, ServedIndex]] = client.kept(
+        "desk.catalogue.placement.served", OrderedDict)
     hit = cache.get(tenant)
     if hit and hit[0] == stamp:
         cache.move_to_end(tenant)

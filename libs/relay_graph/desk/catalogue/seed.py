@@ -18,8 +18,8 @@ import asyncio
 import hashlib
 import time
 import uuid
-import weakref
 
+from relay_graph.runtime.times import now_ms
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import name_key
 from relay_graph.runtime.errors import Unavailable
@@ -47,17 +47,15 @@ LEASE_TTL_MS = 60_000  # longer than any seeding; a crashed seeder's lease simpl
 LEASE_WAIT_S = 90.0
 _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
 
-# One seeding at a time per (client, tenant, region) inside a process (no lease polling between
-# coroutines); across processes, the Redis lease.
-_locks: "weakref.WeakKeyDictionary[GraphClient, dict[tuple[str, str], asyncio.Lock]]" = weakref.WeakKeyDictionary()
-
 
 def lease_key(tenant: str, region: str) -> str:
     return LEASE_PREFIX + hashlib.sha256(f"{tenant}\n{region}".encode()).hexdigest()[:32]
 
 
 def _lock(client: GraphClient, tenant: str, region: str) -> asyncio.Lock:
-    per_client = _locks.setdefault(client, {})
+    """One seeding at a time per (client, tenant, region) inside a process (no lease polling
+    between coroutines); across processes, the Redis lease."""
+    per_client: dict[tuple[str, str], asyncio.Lock] = client.kept("desk.catalogue.seed.locks", dict)
     return per_client.setdefault((tenant, region), asyncio.Lock())
 
 
@@ -176,7 +174,7 @@ async def _seed(client: GraphClient, tenant: str, region: str, name: str, desk: 
     ]})
 
     await client.run(tenant, q.MARK_SEEDED, {"region": region, "version": CATALOGUE_VERSION,
-                                             "now_ms": int(time.time() * 1000)})
+                                             "now_ms": now_ms()})
     return res
 
 

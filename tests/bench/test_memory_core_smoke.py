@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from rich.console import Console
 
 from bench import memory_core
-
-pytestmark = [pytest.mark.falkordb, pytest.mark.model]
 
 TINY = memory_core.Sizes(raw_merges=50, plain_facts=20, embedded_facts=40, fact_batch=16, fact_writers=2,
                          episodes=24, episode_batch=8, recall_facts=(70, 140), recall_episodes=16,

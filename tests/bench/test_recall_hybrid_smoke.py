@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from rich.console import Console
 
 from bench import recall_hybrid
 from bench.conversations import TYPES, conversation
-
-pytestmark = [pytest.mark.falkordb, pytest.mark.model]
 
 TINY = recall_hybrid.Sizes(conversations=2, sessions=4, turns_per_session=10, latency_episodes=120,
                            latency_calls=8)

@@ -9,8 +9,6 @@ import pytest
 from bench import safety
 from relay_graph.runtime.queries import Query
 
-pytestmark = pytest.mark.falkordb
-
 PLANT = Query(
     "test_plant_fact",
     "CREATE (f:Fact:Current {fact_id: $id, slot: $slot, object_uid: $object, corroborations: 1})",

@@ -12,9 +12,11 @@ from relay_graph.runtime.config import GraphSettings
 from relay_graph.runtime.db import GraphClient
 from tests.conftest import REPO
 from tests.support import start_cluster
+from tests.markers import needs
 
 
 @pytest.fixture(scope="session")
+@needs("cluster", "falkordb")
 def cluster3(tmp_path_factory):
     """3 primaries + 3 replicas, each node its own data folder and log."""
     cluster = start_cluster(tmp_path_factory.mktemp("cluster"), 3, 1)

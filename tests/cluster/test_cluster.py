@@ -21,8 +21,6 @@ from relay_graph.runtime.streams.keys import DEAD_LETTER_STREAMS, error_key, see
 from relay_graph.runtime.tenancy import ADMIN_PREFIX, REGISTRY_GRAPH, TENANTS_KEY, graph_name
 from tests import support
 
-pytestmark = [pytest.mark.cluster, pytest.mark.falkordb]
-
 COUNT = Query("test_cluster_count", "MATCH (f:Fact) RETURN count(f) AS n", read_only=True)
 NODES = Query("test_cluster_nodes", "MATCH (n) RETURN count(n) AS n", read_only=True)
 

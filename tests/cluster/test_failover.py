@@ -21,8 +21,7 @@ from relay_graph.runtime.streams import FactChanged, Publisher, StreamApp, Strea
 from relay_graph.runtime.tenancy import graph_name
 from tests import support
 from tests.cluster.conftest import settings_for
-
-pytestmark = [pytest.mark.cluster, pytest.mark.falkordb]
+from tests.markers import needs
 
 FACT_IDS = Query("test_failover_fact_ids", "MATCH (f:Fact) RETURN f.fact_id AS id", read_only=True)
 WRITES, NOTIFICATIONS, WRITERS = 2000, 200, 8
@@ -31,6 +30,7 @@ FAST = StreamSettings(min_idle_ms=2_000, heartbeat_ms=300, reclaim_interval_ms=2
 
 
 @pytest.fixture(scope="module")
+@needs("cluster", "falkordb")
 def doomed_cluster(tmp_path_factory):
     """A 3+3 cluster of its own: this module kills one of its primaries."""
     c = support.start_cluster(tmp_path_factory.mktemp("failover"), 3, 1)

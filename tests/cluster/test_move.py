@@ -11,8 +11,6 @@ from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import FactInput
 from relay_graph.runtime.tenancy import ADMIN_PREFIX, TENANTS_KEY, graph_name, tenant_registered
 
-pytestmark = [pytest.mark.cluster, pytest.mark.falkordb]
-
 
 async def test_a_tenant_moves_from_one_server_to_the_cluster(graph_client, cluster_client, tenant):
     source = Memory(graph_client)

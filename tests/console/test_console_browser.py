@@ -32,8 +32,7 @@ from relay_graph.desk.ticket_models import TicketStage
 from tests import lab_network
 from tests.gateway.conftest import running_gateway  # noqa: F401 - the real gateway process, as a fixture
 from tests.site.browser import chromium, offline
-
-pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
+from tests.markers import needs
 
 SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
 WIDE = {"width": 1440, "height": 900}
@@ -42,6 +41,7 @@ LIVE_WITHIN_MS = 1_000  # the issue's promise: a fact written through the API is
 
 
 @pytest.fixture(scope="module")
+@needs("browser")
 def browser():
     from playwright.sync_api import sync_playwright
 

@@ -10,13 +10,7 @@ import pytest
 from services.gateway.settings import GatewaySettings
 
 from .helpers import ADMIN_KEY, client_for, create_tenant, make_app
-
-
-@pytest.fixture(scope="session")
-def memory(graph_client, embedder):
-    from relay_graph.memory.facade import Memory
-
-    return Memory(graph_client, embedder)
+from tests.markers import needs
 
 
 @pytest.fixture
@@ -61,6 +55,7 @@ class RunningGateway:
 
 
 @pytest.fixture(scope="session")
+@needs("processes")
 def running_gateway(falkordb_server, graph_settings, tmp_path_factory):
     """The real gateway process (no desk agents: ready once FalkorDB and the streams answer), with a
     rate limit that property tests do not meet."""

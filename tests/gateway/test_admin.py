@@ -4,11 +4,7 @@ the wiring, the confirmation step and the errors."""
 
 from __future__ import annotations
 
-import pytest
-
 from .helpers import ADMIN, assert_error, create_agent, create_tenant
-
-pytestmark = pytest.mark.falkordb
 
 
 async def test_snapshot_reset_restore_and_stats(client, tenant):

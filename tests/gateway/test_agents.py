@@ -11,8 +11,6 @@ from relay_graph.runtime.queries import Query
 
 from .helpers import ADMIN, assert_error, bearer, create_agent, create_tenant
 
-pytestmark = pytest.mark.falkordb
-
 WRITERS = Query("t_agents_writers", "MATCH (a:Agent)-[:WROTE]->(:Episode) RETURN collect(DISTINCT a.name) AS names",
                 read_only=True)
 DESK = ["intake", "resolver", "netops", "gateway", "simulator"]

@@ -6,8 +6,6 @@ import pytest
 
 from .helpers import ADMIN, assert_error, bearer, create_tenant
 
-pytestmark = pytest.mark.falkordb
-
 FACT = {"subject": "alice rao", "predicate": "lives_in", "object": "pune"}
 
 ROUTES = [

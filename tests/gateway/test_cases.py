@@ -16,8 +16,6 @@ from relay_graph.runtime.queries import Query
 
 from .helpers import ADMIN, assert_error, create_tenant
 
-pytestmark = pytest.mark.falkordb
-
 NODES = Query("t_cases_nodes", "MATCH (n) RETURN count(n) AS n", read_only=True)
 
 

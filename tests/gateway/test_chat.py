@@ -29,8 +29,6 @@ from relay_graph.runtime.streams import (
 from .helpers import assert_error, bearer, create_tenant
 from .stream_helpers import published
 
-pytestmark = pytest.mark.falkordb
-
 
 @pytest.fixture
 def base(tenant) -> str:

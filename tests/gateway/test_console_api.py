@@ -18,8 +18,6 @@ from relay_graph.usecases.console import band_of, kind_of, named_queries
 from .helpers import ADMIN, assert_error, create_agent, create_tenant
 from .stream_helpers import served
 
-pytestmark = pytest.mark.falkordb
-
 RECV_GUARD_S = 15  # a guard against hanging, not a speed assertion
 REPO = Path(__file__).resolve().parents[2]
 

@@ -3,9 +3,6 @@ benchmark would: turns with its own ids ("D1:3"), recall with only `q` and `k`."
 
 from __future__ import annotations
 
-import pytest
-
-pytestmark = [pytest.mark.falkordb, pytest.mark.model]
 
 SESSION_1 = "2023-05-08T13:56:00+00:00"
 SESSION_2 = "2023-06-27T10:12:00+00:00"

@@ -11,8 +11,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-
-pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
+from tests.markers import needs
 
 CHROMIUM = Path(os.environ.get("RELAY_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = Path(os.environ.get("RELAY_TEST_SCREENSHOTS", Path(__file__).resolve().parents[2] / ".relay" / "screens"))
@@ -23,6 +22,7 @@ if not CHROMIUM.exists():
 
 
 @pytest.fixture(scope="module")
+@needs("browser")
 def browser():
     from playwright.sync_api import sync_playwright
 

@@ -4,8 +4,6 @@ import re
 
 import pytest
 
-pytestmark = [pytest.mark.falkordb, pytest.mark.model]
-
 OFFSET = re.compile(r"[+-]\d{2}:\d{2}$")
 
 TURNS = [

@@ -12,8 +12,6 @@ from relay_graph.runtime.streams import FactChanged
 from .helpers import ADMIN, assert_error, client_for, create_tenant, make_app
 from .stream_helpers import published
 
-pytestmark = pytest.mark.falkordb
-
 COUNTS = Query("t_batch_counts",
                "MATCH (f:Fact) WITH count(f) AS facts "
                "OPTIONAL MATCH (e:Entity) WITH facts, count(e) AS entities "

@@ -9,8 +9,6 @@ import pytest
 
 from .helpers import assert_error, create_agent
 
-pytestmark = pytest.mark.falkordb
-
 OFFSET = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}:\d{2}$")
 FACT_KEYS = {"fact_id", "subject", "predicate", "object", "valid_from", "valid_to", "recorded_at", "expired_at",
              "asserted_by", "state"}

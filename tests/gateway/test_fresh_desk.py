@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-import pytest
-
 from relay_graph.desk import tickets
 from services.intake.bootstrap import bootstrap as intake_bootstrap
 from services.intake.handlers import HANDLERS as INTAKE
@@ -21,8 +19,6 @@ from services.resolver.settings import ResolverSettings
 
 from .helpers import ADMIN, bearer
 from .test_tracing import GUARD_S, eventually, start_agent
-
-pytestmark = pytest.mark.falkordb
 
 DONE = ("fixed", "technician_dispatched")
 

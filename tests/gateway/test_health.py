@@ -1,13 +1,9 @@
 from __future__ import annotations
 
-import pytest
-
 from relay_graph.runtime.embedded import free_port
 from services.gateway.readiness import ReadinessCheck
 
 from .helpers import assert_error, client_for, make_app
-
-pytestmark = pytest.mark.falkordb
 
 
 async def test_healthz(client):

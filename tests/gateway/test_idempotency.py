@@ -11,8 +11,6 @@ from relay_graph.runtime.streams import STREAM_TURNS
 from .helpers import assert_error
 from .stream_helpers import published
 
-pytestmark = pytest.mark.falkordb
-
 
 @pytest.fixture
 def base(tenant) -> str:

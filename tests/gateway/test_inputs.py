@@ -13,8 +13,6 @@ from relay_graph.memory.inputs import IDENTIFIER_PATTERN, NAME_PATTERN, TEXT_PAT
 
 from .helpers import assert_error
 
-pytestmark = pytest.mark.falkordb
-
 # A LoCoMo-like turn: line breaks, a tab, a family emoji made with zero-width joiners, a
 # right-to-left mark and Arabic, a flag (regional indicators), a variation selector.
 TURN = ("Hey Mel!\nGuess what \u2014 I went to the support group yesterday.\n\n"

@@ -21,9 +21,6 @@ from tests.lab_network import LINKS, NODES
 from .helpers import assert_error, assert_needs_own_key
 from .stream_helpers import published
 
-pytestmark = pytest.mark.falkordb
-
-
 
 @pytest.fixture
 def base(tenant) -> str:

@@ -55,7 +55,6 @@ def test_retry_after_is_whole_seconds_until_a_token():
     assert exc.value.retry_after == 3
 
 
-@pytest.mark.falkordb
 async def test_over_the_rate_is_429_with_retry_after(gateway_settings, memory, tenant):
     # The admin key has its own bucket of 3; so does each tenant key.
     app = make_app(gateway_settings, memory, limiter=RateLimiter(rate=0.001, burst=3))
@@ -73,7 +72,6 @@ async def test_over_the_rate_is_429_with_retry_after(gateway_settings, memory, t
         assert r.status_code == 200 and r.json()["facts"] == []
 
 
-@pytest.mark.falkordb
 async def test_a_body_over_the_limit_is_413(gateway_settings, memory, tenant):
     app = make_app(gateway_settings.model_copy(update={"max_body_bytes": 2048}), memory)
     async with client_for(app) as c:
@@ -86,7 +84,6 @@ async def test_a_body_over_the_limit_is_413(gateway_settings, memory, tenant):
         assert (await c.post(url, json=FACT, headers=headers)).status_code == 201
 
 
-@pytest.mark.falkordb
 async def test_a_streamed_body_is_cut_off_without_reading_it_all(gateway_settings, memory, tenant):
     app = make_app(gateway_settings.model_copy(update={"max_body_bytes": 2048}), memory)
     pulled = []
@@ -105,7 +102,6 @@ async def test_a_streamed_body_is_cut_off_without_reading_it_all(gateway_setting
         assert len(pulled) < 50
 
 
-@pytest.mark.falkordb
 async def test_a_declared_length_over_the_limit_is_refused_before_reading(gateway_settings, memory, tenant):
     app = make_app(gateway_settings.model_copy(update={"max_body_bytes": 2048}), memory)
     pulled = []
@@ -123,7 +119,6 @@ async def test_a_declared_length_over_the_limit_is_refused_before_reading(gatewa
         assert pulled == []
 
 
-@pytest.mark.falkordb
 async def test_the_limit_applies_before_auth_and_to_tenant_creation(gateway_settings, memory):
     app = make_app(gateway_settings.model_copy(update={"max_body_bytes": 64}), memory)
     async with client_for(app) as c:
@@ -132,7 +127,6 @@ async def test_the_limit_applies_before_auth_and_to_tenant_creation(gateway_sett
                      413, "payload_too_large")
 
 
-@pytest.mark.falkordb
 async def test_five_hundred_facts_one_by_one_meet_the_limit_one_batch_does_not(gateway_settings, memory, tenant):
     # The gateway's default bucket (50/s, burst 100), on a clock that stands still: only the burst counts.
     clock = Clock()
@@ -149,7 +143,6 @@ async def test_five_hundred_facts_one_by_one_meet_the_limit_one_batch_does_not(g
         assert r.status_code == 200 and r.json()["written"] == 500
 
 
-@pytest.mark.falkordb
 async def test_limits_are_per_tenant_and_shared_by_its_keys(gateway_settings, memory, tenant):
     app = make_app(gateway_settings, memory, limiter=RateLimiter(rate=1000, burst=1000, clock=Clock()))
     async with client_for(app) as c:
@@ -175,7 +168,6 @@ async def test_limits_are_per_tenant_and_shared_by_its_keys(gateway_settings, me
         assert r.json()["overrides"] == {} and r.json()["limits"]["rate_per_second"] == 1000
 
 
-@pytest.mark.falkordb
 async def test_only_the_admin_sets_limits(client, tenant, auth):
     url = f"/v1/tenants/{tenant}/limits"
     assert_error(await client.put(url, json={"burst": 5}, headers=auth), 403, "forbidden")

@@ -28,8 +28,6 @@ from services.gateway.live_feed import LiveHub, LiveSubscription, ReplyWaiters, 
 from .helpers import ADMIN_KEY, create_agent, create_tenant
 from .stream_helpers import served
 
-pytestmark = pytest.mark.falkordb
-
 RECV_GUARD_S = 15  # a guard against hanging, not a speed assertion
 
 

@@ -25,8 +25,7 @@ from relay_graph.runtime.embedded import free_port
 from relay_graph.tools import TOOLS
 
 from .test_process import wait_ready
-
-pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
+from tests.markers import needs
 
 REPO = Path(__file__).resolve().parents[2]
 ADMIN_KEY = "mcp-test-admin-key"
@@ -38,6 +37,7 @@ MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": 
 
 
 @pytest.fixture(scope="module")
+@needs("processes")
 def gateway(falkordb_server, tmp_path_factory):
     port = free_port()
     env = {

@@ -12,8 +12,6 @@ from relay_graph.runtime.streams import STREAM_NETWORK, NetworkChanged
 from .helpers import assert_error
 from .stream_helpers import published
 
-pytestmark = pytest.mark.falkordb
-
 CUSTOMERS = ["alice rao", "bob iyer", "chen li", "dana kapoor", "erin shah"]
 
 

@@ -2,9 +2,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
-pytestmark = pytest.mark.falkordb
 
 # Every path of docs/CONTRACT.md's v1 contract that this part of the gateway serves (health, tenants, memory).
 CONTRACT = {

@@ -20,8 +20,6 @@ from services.gateway.bus import Bus
 
 from .stream_helpers import published
 
-pytestmark = pytest.mark.falkordb
-
 
 @pytest.fixture
 async def acl_user(stream_redis):

@@ -14,7 +14,7 @@ import pytest
 
 from relay_graph.runtime.embedded import free_port
 
-pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
+pytestmark = pytest.mark.processes
 
 REPO = Path(__file__).resolve().parents[2]
 

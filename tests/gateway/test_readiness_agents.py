@@ -22,18 +22,8 @@ from relay_graph.runtime.streams import (
 
 from .helpers import ADMIN_KEY, client_for, make_app
 
-pytestmark = pytest.mark.falkordb
-
 AGENTS = ["intake", "resolver", "netops"]
 KIND_OF = {"intake": TurnReceived, "resolver": TicketChanged, "netops": NetworkChanged}
-
-
-@pytest.fixture
-def own_server(tmp_path):
-    server = EmbeddedFalkorDB(tmp_path / "db", free_port(), log_file=tmp_path / "server.log")
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

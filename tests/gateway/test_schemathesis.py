@@ -18,8 +18,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
-
 MAX_EXAMPLES = int(os.environ.get("RELAY_SCHEMATHESIS_EXAMPLES", "6"))
 # Operations that need a seeded world or the desk agents to answer more than 404/409 (the lab,
 # the network) still run: their 404/409 are the state explaining itself. MCP is not a plain

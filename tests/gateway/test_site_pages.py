@@ -5,13 +5,9 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from services.gateway.settings import GatewaySettings
 
 from .helpers import assert_error, client_for, make_app
-
-pytestmark = pytest.mark.falkordb
 
 DIST = GatewaySettings().site_dir
 

@@ -21,8 +21,6 @@ from services.gateway.customer_sessions import COOKIE
 from .helpers import assert_error, client_for, create_tenant, make_app
 from .stream_helpers import served
 
-pytestmark = pytest.mark.falkordb
-
 
 async def open_site(client, tenant) -> dict[str, str]:
     auth = await create_tenant(client, tenant)

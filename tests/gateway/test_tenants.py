@@ -9,8 +9,6 @@ from services.gateway.auth import KEY_INDEX, TENANTS_KEY
 
 from .helpers import ADMIN, assert_error, bearer, client_for, create_tenant, make_app
 
-pytestmark = pytest.mark.falkordb
-
 
 async def test_create_tenant_returns_a_key_that_works(client, tenant):
     r = await client.post("/v1/tenants", json={"tenant": tenant}, headers=ADMIN)

@@ -13,8 +13,6 @@ from relay_graph.desk.ticket_models import TicketStage
 from .helpers import assert_error, create_tenant
 from .stream_helpers import published
 
-pytestmark = pytest.mark.falkordb
-
 LIST_KEYS = {"id", "stage", "owner", "customer", "opened_at"}
 DETAIL_KEYS = {"id", "stage", "owner", "customer", "issue", "timeline", "handoffs"}
 INTERNAL = {"changed", "owner_replica"}

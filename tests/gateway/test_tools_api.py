@@ -3,13 +3,9 @@ POST /v1/tenants/{t}/tools/{name} calls one with its arguments as the body."""
 
 from __future__ import annotations
 
-import pytest
-
 from relay_graph.tools import TOOLS
 
 from .helpers import ADMIN, assert_error, create_agent, create_tenant
-
-pytestmark = pytest.mark.falkordb
 
 
 async def test_list_tools_gives_every_tool_with_its_schemas(client, tenant, auth):

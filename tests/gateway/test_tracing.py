@@ -39,31 +39,12 @@ from tests import support
 
 from .helpers import bearer
 
-pytestmark = pytest.mark.falkordb
-
 REPO = Path(__file__).resolve().parents[2]
 CHAT_ROUTE = "/v1/tenants/{t}/chat"
 GUARD_S = 60.0  # against hanging, not a speed assertion
 
 FAST = StreamSettings(block_ms=100, min_idle_ms=5_000, reclaim_interval_ms=500, order_poll_ms=10,
                       backoff_initial_ms=20, backoff_max_ms=200, transient_retry_s=0)
-
-
-@pytest.fixture(scope="module")
-def span_exporter():
-    """An in-memory exporter on the process's SDK provider (set once per process: OpenTelemetry
-    refuses to replace a global provider, so another test module's provider is reused)."""
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):
-        provider = TracerProvider()
-        trace.set_tracer_provider(provider)
-    exporter = InMemorySpanExporter()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    return exporter
 
 
 async def eventually(check, what: str, timeout: float = GUARD_S):

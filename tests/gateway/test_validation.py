@@ -6,8 +6,6 @@ import pytest
 
 from .helpers import assert_error
 
-pytestmark = pytest.mark.falkordb
-
 FACT = {"subject": "alice rao", "predicate": "lives_in", "object": "pune", "agent": "night-shift"}
 
 

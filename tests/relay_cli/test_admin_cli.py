@@ -8,12 +8,8 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 from relay_graph.memory import facts
 from relay_graph.memory.models import FactInput
-
-pytestmark = pytest.mark.falkordb
 
 
 def relay(server, *args, stdin: str = "") -> subprocess.CompletedProcess:

@@ -102,11 +102,6 @@ async def stream_redis(graph_settings):
     await client.aclose()
 
 
-@pytest.fixture(scope="session")
-def memory(graph_client, embedder) -> Memory:
-    return Memory(graph_client, embedder)
-
-
 def _settings(cls, graph_settings, **extra):
     extra.setdefault("streams", FAST)
     return cls(

@@ -31,8 +31,7 @@ from relay_graph.desk.ticket_models import TicketStage
 
 from .conftest import Gateway, counts, eventually, published, wipe_stream_keys
 from .processes import Desk
-
-pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
+from tests.markers import needs
 
 STEP_DELAY_MS = 300  # long enough to kill a resolver in the middle of a ticket
 
@@ -54,6 +53,7 @@ async def no_unproven_fix(graph_client, tenant):
 
 
 @pytest.fixture(scope="module")
+@needs("processes")
 async def desk_procs(falkordb_server, graph_settings, stream_redis, tmp_path_factory):
     await wipe_stream_keys(stream_redis)
     # RELAY_TEST_LOG_DIR keeps the processes' logs where pytest's temp clean-up does not reach

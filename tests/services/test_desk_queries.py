@@ -11,8 +11,6 @@ from relay_graph.desk import agent_reads as desk, network, tickets
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.desk.queries import agent_reads as q
 
-pytestmark = pytest.mark.falkordb
-
 T0 = datetime(2026, 9, 5, 10, 0, tzinfo=timezone.utc)
 
 

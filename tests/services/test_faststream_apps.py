@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-import pytest
 from faststream.redis import TestRedisBroker
 
 from relay_graph.desk import agent_reads as desk, network, tickets
@@ -35,8 +34,6 @@ from services.resolver.handlers import HANDLERS as RESOLVER
 from .conftest import Gateway, published
 
 FAST_SETTINGS = StreamSettings(block_ms=50, min_idle_ms=10_000, heartbeat_ms=200)
-
-pytestmark = pytest.mark.falkordb
 
 
 async def test_each_kind_reaches_its_plain_handler_as_its_model(stream_redis):

@@ -17,8 +17,6 @@ from services.intake.handlers import handle_turn_received
 
 from .conftest import Gateway
 
-pytestmark = pytest.mark.falkordb
-
 INVENTED = "T-DEADBEEF0000"
 PROBLEM = "Hi, my internet has been down since this morning. My router is a TP-Link Archer C6."
 

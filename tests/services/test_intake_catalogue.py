@@ -13,8 +13,6 @@ from services.intake.handlers import handle_turn_received
 
 from .conftest import Gateway
 
-pytestmark = pytest.mark.falkordb
-
 
 @pytest.fixture
 async def intake(agent_deps):

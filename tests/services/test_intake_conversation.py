@@ -19,8 +19,6 @@ from services.intake import agent as intake_agent
 from ..relay_graph.desk.llm.fakes import Clock, Groq, completion
 from .conftest import Gateway
 
-pytestmark = pytest.mark.falkordb
-
 
 @pytest.fixture
 async def seeded(graph_client, tenant):

@@ -22,8 +22,6 @@ from services.intake.handlers import HANDLERS, handle_turn_received
 
 from .conftest import CONSULTED, Gateway, counts, published
 
-pytestmark = pytest.mark.falkordb
-
 
 @pytest.fixture
 async def intake(agent_deps):

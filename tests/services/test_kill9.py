@@ -38,8 +38,7 @@ from relay_graph.desk.ticket_models import TicketStage
 
 from .conftest import Gateway, eventually, published, wipe_stream_keys
 from .processes import Desk
-
-pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
+from tests.markers import needs
 
 CUSTOMERS = 40
 TURNS_EACH = 5
@@ -60,6 +59,7 @@ TICKETS = Query(
 
 
 @pytest.fixture(scope="module")
+@needs("processes")
 async def desk_procs(falkordb_server, graph_settings, stream_redis, tmp_path_factory):
     await wipe_stream_keys(stream_redis)
     keep = os.environ.get("RELAY_TEST_LOG_DIR")

@@ -16,7 +16,7 @@ from relay_graph.runtime.queries import Query
 from .conftest import eventually, wipe_stream_keys
 from .processes import Desk
 
-pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
+pytestmark = pytest.mark.processes
 
 
 async def episode_count(client, tenant) -> int:

@@ -19,8 +19,6 @@ from services.intake.settings import IntakeSettings
 
 from .conftest import Gateway, _settings, published
 
-pytestmark = pytest.mark.falkordb
-
 
 @pytest.fixture
 async def refusable(stream_redis, falkordb_server):

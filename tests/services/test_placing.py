@@ -28,8 +28,6 @@ from services.resolver.handlers import handle_ticket_changed
 
 from .conftest import Gateway, published
 
-pytestmark = pytest.mark.falkordb
-
 SOURCE_OF = Query("test_fact_source", "MATCH (e:Episode)-[:DERIVED]->(f:Fact {fact_id: $fact_id}) "
                                       "RETURN e.episode_id AS episode_id", read_only=True)
 

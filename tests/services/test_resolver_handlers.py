@@ -22,9 +22,6 @@ from services.resolver.handlers import HANDLERS, handle_ticket_changed
 
 from .conftest import CONSULTED, FAST, Gateway, counts, published
 
-pytestmark = pytest.mark.falkordb
-
-
 
 @pytest.fixture(autouse=True)
 async def no_unproven_fix(graph_client, tenant):

@@ -33,15 +33,12 @@ from tests import lab_network
 
 from .conftest import Gateway, published
 
-pytestmark = pytest.mark.falkordb
-
 WHO: dict[FaultKind, str] = {k: "Asha" for k in FaultKind} | {FaultKind.HUB_LINK_DOWN: "Bilal"}
 VAGUE = "Hi, my internet is not working properly since this morning"
 
 
 async def build(client, tenant):
     await lab_network.build(client, tenant, flat_length_m=1000)
-
 
 
 @pytest.fixture(autouse=True)

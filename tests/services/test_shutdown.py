@@ -14,26 +14,14 @@ import time
 import httpx
 import pytest
 
-from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
+from relay_graph.runtime.embedded import free_port
 from relay_graph.runtime.streams import Publisher, TurnReceived, connect
 
 from .processes import REPO, Desk
 
-pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
+pytestmark = pytest.mark.processes
 
 STOP_WITHIN_S = 5.0
-
-
-@pytest.fixture
-async def own_server(tmp_path):
-    server = EmbeddedFalkorDB(tmp_path / "data", free_port(), log_file=tmp_path / "server.log")
-    await asyncio.to_thread(server.start)
-    yield server
-    if server.process is not None and server.process.poll() is None:
-        server.process.send_signal(signal.SIGCONT)
-        server.process.kill()
-        server.process.wait()
-    server.process = None
 
 
 def _gateway(server, tmp_path) -> tuple[subprocess.Popen, str]:

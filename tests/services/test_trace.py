@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-import pytest
 from opentelemetry import trace
 
 from relay_graph.desk import agent_reads as desk, network, tickets
@@ -19,23 +18,6 @@ from services.intake.handlers import HANDLERS as INTAKE
 from services.resolver.handlers import HANDLERS as RESOLVER
 
 from .conftest import Gateway, eventually, wipe_stream_keys
-
-pytestmark = pytest.mark.falkordb
-
-
-@pytest.fixture(scope="module")
-def span_exporter():
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):
-        provider = TracerProvider()
-        trace.set_tracer_provider(provider)
-    exporter = InMemorySpanExporter()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    return exporter
 
 
 async def test_one_trace_runs_from_the_request_through_intake_to_the_resolver(

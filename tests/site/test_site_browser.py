@@ -20,8 +20,7 @@ import pytest
 from tests.services.simulator.test_stack import stack  # noqa: F401 - the real stack, as a fixture
 
 from .browser import DESKTOP, PHONE, chromium, offline
-
-pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
+from tests.markers import needs
 
 SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
 STAGE_TIMEOUT_MS = 120_000  # a guard for the agents on a busy machine, not a speed claim
@@ -40,6 +39,7 @@ def site(stack):
 
 
 @pytest.fixture(scope="module")
+@needs("browser")
 def browser():
     from playwright.sync_api import sync_playwright
 

@@ -21,8 +21,6 @@ from relay_graph.memory.models import Clock, EpisodeInput, FactInput, RetireInpu
 from relay_graph.runtime.queries import Query
 from relay_graph.desk.queries import case_move as q
 
-pytestmark = pytest.mark.falkordb
-
 UTC = timezone.utc
 CUSTOMER = "Asha Verma"
 NODES = Query("t_move_nodes", "MATCH (n) RETURN count(n) AS n", read_only=True)

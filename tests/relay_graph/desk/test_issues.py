@@ -47,7 +47,6 @@ async def issues_of(graph_client, tenant) -> dict[str, list[str]]:
     return out
 
 
-@pytest.mark.falkordb
 async def test_two_customers_problems_are_not_merged_into_one_issue(graph_client, tenant):
     reports = {"Alice Rao": "my wifi keeps dropping upstairs since monday on the tv",
                "Bob Iyer": "wifi keeps dropping in the kitchen since friday on my laptop",

@@ -21,8 +21,6 @@ from relay_graph.desk.network_models import LinkIn, LinkType, NetNodeIn, NodeKin
 from relay_graph.runtime.queries import Query
 from relay_graph.desk.queries import network as q
 
-pytestmark = pytest.mark.falkordb
-
 T0 = datetime(2026, 9, 5, 10, 0, tzinfo=timezone.utc)
 
 NODES = [

@@ -330,7 +330,6 @@ def test_falkor_max_flow_is_used_only_where_it_means_the_same():
 # ---------------------------------------------------------------- real FalkorDB
 
 
-@pytest.mark.falkordb
 async def test_server_registers_what_we_call(graph_client, tenant):
     procs = await alg.server_procedures(graph_client, tenant)
     assert {"algo.SPpaths", "algo.MSF", "algo.betweenness", "algo.BFS"} <= procs
@@ -339,7 +338,6 @@ async def test_server_registers_what_we_call(graph_client, tenant):
     assert cap.engine == ("falkordb algo.maxFlow" if "algo.maxFlow" in procs else "networkx")
 
 
-@pytest.mark.falkordb
 async def test_capacity_on_hand_built_network(graph_client, tenant):
     await build(graph_client, tenant, HAND_NODES, HAND_LINKS, HOMES)
     cap = await alg.capacity(graph_client, tenant, "popA")
@@ -356,7 +354,6 @@ async def test_capacity_on_hand_built_network(graph_client, tenant):
         await alg.capacity(graph_client, tenant, "nope")
 
 
-@pytest.mark.falkordb
 async def test_capacity_matches_networkx_on_random_networks(graph_client, tenant):
     engines: dict[str, int] = {}
     for seed in range(30):
@@ -379,7 +376,6 @@ async def test_capacity_matches_networkx_on_random_networks(graph_client, tenant
     assert engines["networkx"] and engines.get("falkordb algo.maxFlow", 0) > 20, engines
 
 
-@pytest.mark.falkordb
 async def test_why_a_customer_is_affected(graph_client, tenant):
     await build(graph_client, tenant, HAND_NODES, HAND_LINKS, HOMES)
     asha = await alg.why_affected(graph_client, tenant, "asha", "popA")
@@ -406,7 +402,6 @@ async def test_why_a_customer_is_affected(graph_client, tenant):
         await alg.why_affected(graph_client, tenant, "Asha", "nope")
 
 
-@pytest.mark.falkordb
 async def test_failure_reach_splits_cut_off_from_rerouted(graph_client, tenant):
     await build(graph_client, tenant, HAND_NODES, HAND_LINKS, HOMES)
     reach = await alg.failure_reach(graph_client, tenant, "popA")
@@ -418,7 +413,6 @@ async def test_failure_reach_splits_cut_off_from_rerouted(graph_client, tenant):
     assert (await alg.failure_reach(graph_client, tenant, "splA2", depth=0)).cut_off == []
 
 
-@pytest.mark.falkordb
 async def test_critical_nodes_match_networkx_on_the_same_graph(graph_client, tenant):
     s = await generate_network(graph_client, tenant, seed=3, cities=[("Pune", ["Kothrud", "Baner"]),
                                ("Mumbai", ["Andheri"])],
@@ -440,7 +434,6 @@ async def test_critical_nodes_match_networkx_on_the_same_graph(graph_client, ten
         await alg.critical_nodes(graph_client, tenant, top=0)
 
 
-@pytest.mark.falkordb
 async def test_falkordb_betweenness_is_a_sampled_estimate(graph_client, tenant):
     """Canary for the engine choice in network_algorithms: this build's algo.betweenness samples
     source nodes with replacement, so seeded runs disagree with the exact scores (and each other).
@@ -456,7 +449,6 @@ async def test_falkordb_betweenness_is_a_sampled_estimate(graph_client, tenant):
     assert any(run != pytest.approx(exact) for run in runs)
 
 
-@pytest.mark.falkordb
 async def test_cheapest_cabling_on_hand_built_network(graph_client, tenant):
     await build(graph_client, tenant, HAND_NODES, HAND_LINKS, HOMES)
     msf = await alg.cheapest_cabling(graph_client, tenant)
@@ -466,7 +458,6 @@ async def test_cheapest_cabling_on_hand_built_network(graph_client, tenant):
     assert ("popA", "bb2") not in {(e.source, e.target) for e in msf.edges}
 
 
-@pytest.mark.falkordb
 async def test_cheapest_cabling_matches_networkx(graph_client, tenant):
     s = await generate_network(graph_client, tenant, seed=11, cities=[("Pune", ["Kothrud", "Baner"]),
                                ("Mumbai", ["Andheri", "Bandra"]), ("Goa", [])],
@@ -490,7 +481,6 @@ async def test_cheapest_cabling_matches_networkx(graph_client, tenant):
         assert msf.trees == nx.number_connected_components(u) and msf.nodes == len(nodes)
 
 
-@pytest.mark.falkordb
 async def test_upward_closure_starts_from_the_index(graph_client, tenant):
     await build(graph_client, tenant, HAND_NODES, HAND_LINKS, HOMES)
     for query, params in ((q.UPWARD_CLOSURE, {"ids": ["ontX"]}), (q.CUSTOMER_ACCESS, {"uid": "Customer|asha"}),
@@ -499,7 +489,6 @@ async def test_upward_closure_starts_from_the_index(graph_client, tenant):
         assert "Index Scan" in plan and "All Node Scan" not in plan, plan
 
 
-@pytest.mark.falkordb
 async def test_a_tenant_without_a_network(graph_client, tenant):
     assert await alg.critical_nodes(graph_client, tenant) == []
     assert (await alg.cheapest_cabling(graph_client, tenant)).model_dump() == {
@@ -508,7 +497,6 @@ async def test_a_tenant_without_a_network(graph_client, tenant):
         await alg.capacity(graph_client, tenant, "bb1")
 
 
-@pytest.mark.falkordb
 async def test_harmonic_centrality_matches_networkx_on_random_networks(graph_client, tenant):
     """The server's HyperLogLog estimate against networkx's exact sum, over links as stored
     (networkx sums distances *to* a node, so it is given the reversed graph)."""

@@ -17,8 +17,6 @@ from relay_graph.runtime.queries import Query
 from relay_graph.desk.queries import tickets as q
 from relay_graph.desk.ticket_models import TicketStage
 
-pytestmark = pytest.mark.falkordb
-
 T0 = datetime(2026, 9, 5, 10, 0, tzinfo=timezone.utc)
 
 # What the graph holds, counted directly (tests only: the module under test never exposes raw Cypher).

@@ -23,8 +23,6 @@ from relay_graph.runtime.queries import Query
 from relay_graph.runtime.tenancy import TRUTH_PREFIX, graph_name
 from tests import lab_network
 
-pytestmark = pytest.mark.falkordb
-
 EVENING = datetime(2026, 9, 5, 19, 0, tzinfo=timezone.utc)
 ESHA = ("Esha", "oltB")  # a home straight on an OLT, besides the shared network's homes
 

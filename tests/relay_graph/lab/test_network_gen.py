@@ -38,7 +38,6 @@ def test_slug_is_ascii_and_stable():
     assert tokyo.startswith("x") and tokyo == slug("東京") and tokyo != slug("大阪")
 
 
-@pytest.mark.falkordb
 async def test_same_seed_same_network_other_seed_another(graph_client, tenant):
     a = await generate_network(graph_client, tenant, cities=CITIES, seed=42, customers=PEOPLE)
     b = await generate_network(graph_client, tenant + "-b", cities=CITIES, seed=42, customers=PEOPLE)
@@ -49,7 +48,6 @@ async def test_same_seed_same_network_other_seed_another(graph_client, tenant):
     assert a.hubs == c.hubs and a.exchanges == c.exchanges  # names, not the seed, make ids
 
 
-@pytest.mark.falkordb
 async def test_shape_capacities_and_lengths(graph_client, tenant):
     s = await generate_network(graph_client, tenant, cities=CITIES, seed=7, customers=PEOPLE)
     assert s.backbones == ["core-1", "core-2"]  # more than one city: two backbones
@@ -95,7 +93,6 @@ async def test_shape_capacities_and_lengths(graph_client, tenant):
     assert sorted((x["s"], x["t"]) for x in links if x["backup"]) == [tuple(p) for p in s.backup_links]
 
 
-@pytest.mark.falkordb
 async def test_rerun_changes_nothing_and_additions_do_not_reshuffle(graph_client, tenant):
     first = await generate_network(graph_client, tenant, cities=CITIES, seed=5, customers=PEOPLE[:3])
     before = await dump(graph_client, tenant)
@@ -110,7 +107,6 @@ async def test_rerun_changes_nothing_and_additions_do_not_reshuffle(graph_client
     assert {tuple(sorted(x.items())) for x in before[1]} <= {tuple(sorted(x.items())) for x in after[1]}
 
 
-@pytest.mark.falkordb
 async def test_one_city_region(graph_client, tenant):
     s = await generate_network(graph_client, tenant, cities=[("Goa", [])], seed=1, customers=[("Zoe", "goa", "central")])
     assert len(s.backbones) in (1, 2)
@@ -118,7 +114,6 @@ async def test_one_city_region(graph_client, tenant):
     assert [h.kind for h in await net.customer_line(graph_client, tenant, "Zoe")] == SHAPE
 
 
-@pytest.mark.falkordb
 @pytest.mark.parametrize("cities,customers,code", [
     (CITIES, [("Alice Rao", "Pune", "Nowhere")], "unknown_area"),
     (CITIES, [("Alice Rao", "Atlantis", "Kothrud")], "unknown_area"),

@@ -12,8 +12,6 @@ from relay_graph.desk.catalogue import seeded_regions
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.runtime.queries import Query
 
-pytestmark = pytest.mark.falkordb
-
 COUNT = Query("t_world_count", "MATCH (n:NetNode) RETURN count(n) AS n", read_only=True)
 
 

@@ -13,8 +13,6 @@ from relay_graph.memory import entity_graph as eg
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.runtime.queries import Query
 
-pytestmark = [pytest.mark.falkordb]
-
 BUILD = Query(
     "t_entities",
     "UNWIND $names AS n CREATE (:Entity {uid: 'Thing|' + n, name: n}) WITH count(*) AS made "

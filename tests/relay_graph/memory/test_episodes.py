@@ -14,8 +14,6 @@ from relay_graph.memory.models import EpisodeInput
 from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries import episodes as q
 
-pytestmark = [pytest.mark.falkordb, pytest.mark.model]
-
 T0 = datetime(2026, 9, 1, 10, 0, tzinfo=timezone.utc)
 
 COUNTS = Query(

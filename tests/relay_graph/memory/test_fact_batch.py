@@ -468,7 +468,6 @@ async def test_concurrent_single_and_batch_writers_on_the_same_slots(graph_clien
 # embeddings
 
 
-@pytest.mark.model
 async def test_memory_write_facts_embeds_each_claim_once(graph_client, tenant, embedder):
     from relay_graph.memory.facade import Memory
 

@@ -25,8 +25,6 @@ from relay_graph.memory.models import ClaimsView, Clock, FactInput, FactState, O
 from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries import facts as q
 
-pytestmark = pytest.mark.falkordb
-
 
 def at(day: int, hour: int = 0) -> datetime:
     return datetime(2026, 9, day, hour, tzinfo=timezone.utc)

@@ -22,8 +22,6 @@ from relay_graph.memory.models import EpisodeInput, FactInput, RetireInput
 from relay_graph.runtime.queries import Query
 from relay_graph.tools import Shape, Call, call_tool
 
-pytestmark = pytest.mark.falkordb
-
 FIRST = """asha priya john mary ravi anil sunita kavya rohan meera arjun divya vikram neha sanjay pooja rahul
     anita kiran deepa zubin farah imran nadia tariq leela gopal hema naveen swati omkar jaya manoj ritu
     suresh geeta harish lata vinod usha""".split()

@@ -15,12 +15,9 @@ from relay_graph.runtime.embeddings import Embedder
 from relay_graph.runtime.errors import InvalidInput, InvalidValue
 from relay_graph.memory.fact_embeddings import claim_text, embed_facts
 from relay_graph.memory.facts import resolve_entity
-from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import EpisodeInput, FactInput, RecallShape
 from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries import recall as q
-
-pytestmark = [pytest.mark.falkordb, pytest.mark.model]
 
 T0 = datetime(2026, 9, 1, 10, 0, tzinfo=timezone.utc)
 
@@ -28,11 +25,6 @@ T0 = datetime(2026, 9, 1, 10, 0, tzinfo=timezone.utc)
 def turn(session, speaker, text, minutes, customer=None, **kw):
     return EpisodeInput(session=session, speaker=speaker, text=text, at=T0 + timedelta(minutes=minutes),
                         customer=customer, **kw)
-
-
-@pytest.fixture
-def memory(graph_client, embedder):
-    return Memory(graph_client, embedder)
 
 
 @pytest.fixture

@@ -9,12 +9,9 @@ from datetime import datetime, timezone
 import pytest
 
 from relay_graph.memory import recall as recall_mod
-from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import EpisodeInput, FactInput, RecallShape
 from relay_graph.memory.episodes import wire_vector
 from relay_graph.memory.queries import recall as q
-
-pytestmark = [pytest.mark.falkordb, pytest.mark.model]
 
 C, M = "Caroline", "Melanie"
 # Every turn of a session carries the session's time, as a LoCoMo-style loader gives them: the
@@ -53,11 +50,6 @@ def turns() -> list[EpisodeInput]:
         for i, (speaker, text) in enumerate(lines, start=1):
             out.append(EpisodeInput(id=f"{session}:{i}", session=session, speaker=speaker, text=text, at=at))
     return out
-
-
-@pytest.fixture
-def memory(graph_client, embedder):
-    return Memory(graph_client, embedder)
 
 
 @pytest.fixture

@@ -11,10 +11,7 @@ import pytest
 
 from relay_graph.memory import entity_graph
 from relay_graph.memory import recall as recall_mod
-from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import EpisodeInput, FactInput, RecallShape
-
-pytestmark = [pytest.mark.falkordb, pytest.mark.model]
 
 C, M = "Caroline", "Melanie"
 # Monday 8 May 2023 and a later session: every turn carries its session's time.
@@ -40,11 +37,6 @@ SESSIONS = {
 def turns() -> list[EpisodeInput]:
     return [EpisodeInput(id=f"{s}:{i}", session=s, speaker=sp, text=text, at=at)
             for s, (at, lines) in SESSIONS.items() for i, (sp, text) in enumerate(lines, start=1)]
-
-
-@pytest.fixture
-def memory(graph_client, embedder):
-    return Memory(graph_client, embedder)
 
 
 @pytest.fixture

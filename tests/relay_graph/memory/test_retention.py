@@ -14,8 +14,6 @@ from relay_graph.runtime.errors import InvalidInput
 from relay_graph.memory.models import EpisodeInput, FactInput
 from relay_graph.runtime.queries import Query
 
-pytestmark = pytest.mark.falkordb
-
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 NOW_MS = int(NOW.timestamp() * 1000)
 

@@ -81,7 +81,6 @@ SCALARS = Query(
 )
 
 
-@pytest.mark.falkordb
 async def test_rows_are_the_ones_the_falkordb_client_gives(graph_client, tenant):
     params = {"s": 'quo"te \\ ünï', "i": 7, "f": 0.125, "b": True, "n": None, "l": ["x", [1, 2.5]],
               "m": {"k": "v", "z": [None]}}
@@ -92,14 +91,12 @@ async def test_rows_are_the_ones_the_falkordb_client_gives(graph_client, tenant)
     assert lean[0]["s"] == 'quo"te \\ ünï' and lean[0]["m"] == {"k": "v", "z": [None]}
 
 
-@pytest.mark.falkordb
 async def test_nodes_come_back_as_their_properties(graph_client, tenant):
     await graph_client.run(tenant, Query("w", "CREATE (:Probe {name: 'n1', n: 3})"))
     rows = await graph_client.run(tenant, Query("r", "MATCH (p:Probe) RETURN p, p.name AS name", read_only=True))
     assert rows == [{"p": {"name": "n1", "n": 3}, "name": "n1"}]
 
 
-@pytest.mark.falkordb
 async def test_a_server_error_is_a_response_error_and_the_connection_goes_on(graph_client, tenant):
     with pytest.raises(redis.exceptions.ResponseError):
         await graph_client.run(tenant, Query("bad", "RETURN nosuchfunction(1) AS x", read_only=True))
@@ -108,7 +105,6 @@ async def test_a_server_error_is_a_response_error_and_the_connection_goes_on(gra
     assert await graph_client.run(tenant, Query("ok", "RETURN 1 AS x", read_only=True)) == [{"x": 1}]
 
 
-@pytest.mark.falkordb
 async def test_a_cancelled_read_does_not_leave_its_reply_for_the_next(graph_settings, tenant):
     client = GraphClient(graph_settings.model_copy(update={"max_connections": 1}))
     slow = Query("slow", "UNWIND range(1, 3000000) AS i WITH i WHERE i % 1000003 = 0 RETURN 'slow' AS x",
@@ -126,7 +122,6 @@ async def test_a_cancelled_read_does_not_leave_its_reply_for_the_next(graph_sett
         await client.close()
 
 
-@pytest.mark.falkordb
 async def test_a_connection_the_server_closed_is_replaced(graph_client, tenant):
     ask = Query("q", "RETURN $i AS x", read_only=True)
     assert await graph_client.run(tenant, ask, {"i": 1}) == [{"x": 1}]
@@ -160,7 +155,6 @@ async def test_reads_sign_in_where_the_server_wants_a_password(tmp_path):
         server.stop()
 
 
-@pytest.mark.falkordb
 async def test_the_client_keeps_a_bounded_log_of_its_last_queries(graph_settings, tenant):
     client = GraphClient(graph_settings.model_copy(update={"query_log_size": 3}))
     try:

@@ -22,8 +22,6 @@ from relay_graph.runtime.heartbeat import (
     this_host_prefix,
 )
 
-pytestmark = pytest.mark.falkordb
-
 
 @pytest.fixture
 async def r(falkordb_server):

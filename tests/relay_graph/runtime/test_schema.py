@@ -1,8 +1,5 @@
-import pytest
 
 from relay_graph.runtime.queries import Query
-
-pytestmark = pytest.mark.falkordb
 
 
 async def test_indexes_are_created_once_and_answer(graph_client, tenant):

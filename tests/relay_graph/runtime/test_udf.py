@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-import pytest
-
 from relay_graph.desk import catalogue as cat
 from relay_graph.memory import facts
 from relay_graph.runtime import udf
@@ -15,8 +13,6 @@ from relay_graph.desk.catalogue import pricing
 from relay_graph.memory.models import FactInput
 from relay_graph.runtime.queries import Query
 from relay_graph.tools.memory_tools import _fact_sentence
-
-pytestmark = pytest.mark.falkordb
 
 AMOUNTS = [0.0, 0.5, 1.5, 2.5, 0.125, 0.375, 1.005, 9.99, 24.99, 99.99, 100.0, 100.5, 589.0, 1234.5, 4299.0, 999999.99, 1234567.891, -12.5]
 

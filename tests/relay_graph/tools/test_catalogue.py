@@ -10,8 +10,6 @@ from relay_graph.memory.facade import Memory
 from relay_graph.tools import TOOLS, Call, UnknownTool, call_tool, mcp_agent_name, tool_specs
 from relay_graph.tools.mcp_server import mcp_tool
 
-pytestmark = pytest.mark.falkordb
-
 REQUIRED = {"remember", "remember_fact", "recall", "ask", "explain", "tickets", "handoff", "recall_customer",
             "facts_at", "claims", "who_handled", "affected_by", "capacity", "past_fixes"}
 

@@ -14,8 +14,6 @@ from relay_graph.tools import Shape, call_tool
 
 from .conftest import RESOLUTION, counts
 
-pytestmark = pytest.mark.falkordb
-
 T0 = datetime(2026, 9, 5, 10, 0, tzinfo=timezone.utc)
 
 

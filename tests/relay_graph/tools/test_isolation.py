@@ -6,12 +6,8 @@ from __future__ import annotations
 import json
 import uuid
 
-import pytest
-
 from relay_graph.desk import tickets
 from relay_graph.tools import Shape, call_tool
-
-pytestmark = [pytest.mark.falkordb, pytest.mark.model]
 
 
 async def test_a_canary_in_one_tenant_is_unreachable_through_the_tools_of_another(make_ctx, graph_client):

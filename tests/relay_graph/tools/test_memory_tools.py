@@ -16,8 +16,6 @@ from relay_graph.tools import Shape, call_tool
 
 from .conftest import RESOLUTION, counts
 
-pytestmark = [pytest.mark.falkordb, pytest.mark.model]
-
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
 
 

@@ -17,8 +17,6 @@ from relay_graph.tools import Shape, call_tool
 
 from .conftest import RESOLUTION, counts
 
-pytestmark = pytest.mark.falkordb
-
 BB, POP, OLT, SPL, ONT = NodeKind.BACKBONE, NodeKind.POP, NodeKind.OLT, NodeKind.SPLITTER, NodeKind.ONT
 UP, PON, DROP = LinkType.UPLINK, LinkType.PON, LinkType.DROP
 NODES = [("bb1", BB, 400), ("bb2", BB, 400), ("popA", POP, 200), ("popB", POP, 200), ("oltA1", OLT, 40),

@@ -5,14 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-import pytest
 from jsonschema.validators import validator_for
 
 from relay_graph.desk import network, tickets
 from relay_graph.desk.ticket_models import TicketStage
 from relay_graph.tools import TOOLS, Shape, call_tool
-
-pytestmark = [pytest.mark.falkordb, pytest.mark.model]
 
 T0 = datetime(2026, 9, 5, 10, 0, tzinfo=timezone.utc)
 

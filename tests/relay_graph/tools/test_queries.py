@@ -6,8 +6,6 @@ import pytest
 
 from relay_graph.memory.queries import provenance as q
 
-pytestmark = pytest.mark.falkordb
-
 
 @pytest.mark.parametrize("query, params, start", [
     (q.FACT_PROVENANCE, {"fact_id": "f"}, "Node By Index Scan | (f:Fact)"),

@@ -17,8 +17,6 @@ from relay_graph.runtime.tenancy import graph_name
 
 from tests.relay_graph.desk.test_case_move import CUSTOMER, build_case
 
-pytestmark = pytest.mark.falkordb
-
 NODES = Query("t_ops_nodes", "MATCH (n) RETURN id(n) AS id, labels(n) AS labels, properties(n) AS props",
               read_only=True)
 EDGES = Query("t_ops_edges", "MATCH (a)-[r]->(b) RETURN id(a) AS a, type(r) AS type, id(b) AS b, "

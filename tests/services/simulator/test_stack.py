@@ -33,6 +33,7 @@ from services.simulator.faults import NetworkFaults
 from services.simulator.storylines import EventKind, cast, plan_storylines
 
 from ..processes import REPO, Desk
+from tests.markers import needs
 
 pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
 
@@ -117,6 +118,7 @@ class Stack:
 
 
 @pytest.fixture(scope="module")
+@needs("processes")
 def stack(falkordb_server, graph_settings, tmp_path_factory):
     s = Stack(falkordb_server, graph_settings, tmp_path_factory.mktemp("sim-stack"))
     try:

@@ -23,8 +23,6 @@ from relay_graph.memory.models import FactInput
 from relay_graph.runtime.queries import Query
 from relay_graph.desk.queries import catalogue as q
 
-pytestmark = pytest.mark.falkordb
-
 
 async def raw(client, tenant, cypher, params=None):
     return await client.run(tenant, Query("test", cypher, True), params)

@@ -8,7 +8,6 @@ import uuid
 from contextlib import asynccontextmanager
 
 import pytest
-from opentelemetry import trace
 
 from relay_graph.runtime.streams import StreamSettings, connect
 from tests import support
@@ -77,22 +76,6 @@ async def running(*consumers):
 
 async def pending_count(redis, stream: str, group: str) -> int:
     return int((await redis.xpending(stream, group))["pending"])
-
-
-@pytest.fixture(scope="session")
-def span_exporter():
-    """An in-memory exporter on the global tracer provider (installed once per session)."""
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    provider = trace.get_tracer_provider()
-    if not isinstance(provider, TracerProvider):
-        provider = TracerProvider()
-        trace.set_tracer_provider(provider)
-    exporter = InMemorySpanExporter()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    return exporter
 
 
 async def all_acknowledged(redis, stream: str, group: str) -> None:

@@ -7,13 +7,9 @@ import sys
 import uuid
 from pathlib import Path
 
-import pytest
-
 from relay_graph.runtime.streams import STREAM_TICKETS, StreamApp, Publisher, TicketChanged
 
 from .conftest import FAST, all_acknowledged, eventually, running
-
-pytestmark = pytest.mark.falkordb
 
 SCRIPT = Path(__file__).with_name("blocking_consumer.py")
 

@@ -22,8 +22,6 @@ from relay_graph.runtime.streams.wire import to_fields
 
 from .conftest import FAST, STEADY, all_acknowledged, eventually, pending_count, running
 
-pytestmark = pytest.mark.falkordb
-
 
 def ticket(tenant: str, ref: str | int, version: int = 1) -> TicketChanged:
     return TicketChanged(tenant=tenant, ticket_id=f"T-{ref}", version=version, change="opened", actor="test")

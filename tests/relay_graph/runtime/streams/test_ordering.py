@@ -5,13 +5,9 @@ from __future__ import annotations
 import asyncio
 import random
 
-import pytest
-
 from relay_graph.runtime.streams import STREAM_TURNS, StreamApp, Publisher, TurnReceived
 
 from .conftest import FAST, STEADY, all_acknowledged, eventually, running
-
-pytestmark = pytest.mark.falkordb
 
 
 def turn(tenant: str, session: str, seq: int) -> TurnReceived:

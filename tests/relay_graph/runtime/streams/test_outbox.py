@@ -19,8 +19,6 @@ from relay_graph.runtime.streams import STREAM_FACTS, STREAM_TICKETS, FactChange
 from relay_graph.runtime.streams.wire import from_fields, text_fields
 from relay_graph.runtime.tenancy import graph_name
 
-pytestmark = pytest.mark.falkordb
-
 
 @pytest.fixture
 async def acl_redis(redis, falkordb_server):

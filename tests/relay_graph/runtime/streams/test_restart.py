@@ -5,23 +5,10 @@ from __future__ import annotations
 import asyncio
 import shutil
 
-import pytest
-
-from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
 from relay_graph.runtime.errors import Unavailable
 from relay_graph.runtime.streams import STREAM_TICKETS, StreamApp, Publisher, TicketChanged, connect
 
 from .conftest import FAST, all_acknowledged, eventually, running
-
-pytestmark = pytest.mark.falkordb
-
-
-@pytest.fixture
-async def own_server(tmp_path):
-    server = EmbeddedFalkorDB(tmp_path / "data", free_port(), log_file=tmp_path / "server.log")
-    await asyncio.to_thread(server.start)
-    yield server
-    await asyncio.to_thread(server.stop)
 
 
 def ticket(tenant: str, ref: str) -> TicketChanged:

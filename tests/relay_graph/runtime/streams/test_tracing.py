@@ -10,8 +10,6 @@ from relay_graph.runtime.streams import StreamApp, Publisher, TicketChanged, Tur
 
 from .conftest import FAST, STEADY, eventually, running
 
-pytestmark = pytest.mark.falkordb
-
 
 async def test_publisher_and_handler_spans_share_one_trace(redis, group, tenant, span_exporter):
     span_exporter.clear()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from datetime import datetime, timezone
 
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
@@ -25,6 +24,7 @@ from relay_graph.runtime.tenancy import validate_tenant
 from ..deps import AdminDep, BusDep, KeysDep, MemoryDep, respond
 from ..errors import responses
 from ..schemas import Strict
+from relay_graph.runtime.times import utcnow
 
 router = APIRouter(prefix="/v1/console", tags=["console"])
 ACTOR = "console"
@@ -72,7 +72,7 @@ async def isolation(body: IsolationBody, _: AdminDep, memory: MemoryDep, keys: K
     with contextlib.ExitStack() as stack:
         subs = {t: stack.enter_context(bus.hub.subscribe(t)) for t in tenants}
         await bus.tail.start()
-        now = datetime.now(timezone.utc)
+        now = utcnow()
         session = f"isolation-{uuid.uuid4().hex[:8]}"
         await memory.write_episodes(home, [EpisodeInput(
             session=session, speaker="Isolation Canary", customer="Isolation Canary", at=now, agent=ACTOR,

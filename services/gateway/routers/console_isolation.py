@@ -13,7 +13,6 @@ import uuid
 from datetime import datetime, timezone
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from relay_graph.runtime.errors import NotFound
@@ -22,9 +21,9 @@ from relay_graph.usecases.queries import console as q
 from relay_graph.runtime.streams import FactChanged
 from relay_graph.runtime.tenancy import validate_tenant
 
-from ..deps import AdminDep, BusDep, KeysDep, MemoryDep, respond
+from ..deps import AdminDep, BusDep, KeysDep, MemoryDep
 from ..errors import responses
-from ..schemas import Strict
+from ..schemas import Answer, Strict
 
 router = APIRouter(prefix="/v1/console", tags=["console"])
 ACTOR = "console"
@@ -60,9 +59,9 @@ async def _drain(sub) -> list[dict]:
     return got
 
 
-@router.post("/isolation", response_model=IsolationResult, responses=responses(401, 403, 404, 413, 422, 429, 503),
+@router.post("/isolation", response_model=Answer[IsolationResult], responses=responses(401, 403, 404, 413, 422, 429, 503),
              summary="Write a secret word into one tenant and look for it in every tenant (admin key)")
-async def isolation(body: IsolationBody, _: AdminDep, memory: MemoryDep, keys: KeysDep, bus: BusDep) -> JSONResponse:
+async def isolation(body: IsolationBody, _: AdminDep, memory: MemoryDep, keys: KeysDep, bus: BusDep) -> IsolationResult:
     home = validate_tenant(body.tenant)
     tenants = sorted(await keys.tenants())
     if home not in tenants:
@@ -103,5 +102,5 @@ async def isolation(body: IsolationBody, _: AdminDep, memory: MemoryDep, keys: K
     control = findings[0]
     isolated = bool(control.recall_hits and control.cypher_hits and control.live_events) and \
         not any(f.found for f in findings[1:])
-    return respond(IsolationResult(word=word, tenant=home, fact_id=fact.fact_id, findings=findings,
-                                   isolated=isolated))
+    return IsolationResult(word=word, tenant=home, fact_id=fact.fact_id, findings=findings,
+                                   isolated=isolated)

@@ -17,6 +17,7 @@ from ..errors import responses
 from ..schemas import (
     Answer,
     AffectedResult,
+    AffectedView,
     CapacityResult,
     CriticalResult,
     LineResult,
@@ -57,7 +58,7 @@ async def affected(
     depth: Annotated[int | None, Query(ge=0, le=64, description="links below the node; default: all")] = None,
 ) -> AffectedResult:
     customers = await network.affected_customers(memory.client, tenant, node, depth)
-    return AffectedResult(node=node, customers=customers)
+    return AffectedResult(node=node, customers=[AffectedView(customer=c.customer, path=c.path) for c in customers])
 
 
 @router.post("/network/nodes/{node_id}/status", response_model=Answer[NodeStatusResult],

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Annotated, Awaitable
 
 from fastapi import Depends, Path, Request
-from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from relay_graph.memory.facade import Memory
@@ -18,7 +17,6 @@ from .bus import Bus
 from .errors import NotReady, Unauthorized
 from .limits import Limits, LimitStore, RateLimiter
 from .readiness import ReadinessCheck
-from .schemas import to_json
 from .settings import GatewaySettings
 
 
@@ -154,8 +152,3 @@ MemoryDep = Annotated[Memory, Depends(get_memory)]
 KeysDep = Annotated[TenantKeys, Depends(get_keys)]
 BusDep = Annotated[Bus, Depends(get_bus)]
 ReaderDep = Annotated[str, Depends(reader)]
-
-
-def respond(body: object, status_code: int = 200) -> JSONResponse:
-    """A JSON answer with times as ISO 8601 with a numeric offset (see schemas.to_json)."""
-    return JSONResponse(to_json(body), status_code=status_code)

@@ -12,7 +12,6 @@ import contextlib
 import uuid
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from relay_graph.runtime.errors import NotFound
@@ -21,9 +20,9 @@ from relay_graph.usecases import console, facts
 from relay_graph.usecases.context import Call
 from relay_graph.runtime.tenancy import validate_tenant
 
-from ..deps import AdminDep, BusDep, KeysDep, MemoryDep, respond
+from ..deps import AdminDep, BusDep, KeysDep, MemoryDep
 from ..errors import responses
-from ..schemas import Strict
+from ..schemas import Answer, Strict
 from relay_graph.runtime.times import utcnow
 
 router = APIRouter(prefix="/v1/console", tags=["console"])
@@ -60,9 +59,9 @@ async def _drain(sub) -> list[dict]:
     return got
 
 
-@router.post("/isolation", response_model=IsolationResult, responses=responses(401, 403, 404, 413, 422, 429, 503),
+@router.post("/isolation", response_model=Answer[IsolationResult], responses=responses(401, 403, 404, 413, 422, 429, 503),
              summary="Write a secret word into one tenant and look for it in every tenant (admin key)")
-async def isolation(body: IsolationBody, _: AdminDep, memory: MemoryDep, keys: KeysDep, bus: BusDep) -> JSONResponse:
+async def isolation(body: IsolationBody, _: AdminDep, memory: MemoryDep, keys: KeysDep, bus: BusDep) -> IsolationResult:
     home = validate_tenant(body.tenant)
     tenants = sorted(await keys.tenants())
     if home not in tenants:
@@ -104,5 +103,5 @@ async def isolation(body: IsolationBody, _: AdminDep, memory: MemoryDep, keys: K
     control = findings[0]
     isolated = bool(control.recall_hits and control.cypher_hits and control.live_events) and \
         not any(f.found for f in findings[1:])
-    return respond(IsolationResult(word=word, tenant=home, fact_id=fact.fact_id, findings=findings,
-                                   isolated=isolated))
+    return IsolationResult(word=word, tenant=home, fact_id=fact.fact_id, findings=findings,
+                                   isolated=isolated)

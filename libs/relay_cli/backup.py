@@ -21,7 +21,6 @@ import os
 import shutil
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 
 import redis
@@ -29,6 +28,7 @@ import redis
 from relay_cli import admin_key
 from relay_cli import lock as locks
 from relay_graph.runtime.embedded import EmbeddedFalkorDB, compact_aof, free_port
+from relay_graph.runtime.times import utcnow
 
 DB_DIR = "falkordb"  # where `relay up` keeps FalkorDB's files inside the data folder
 DUMP = "dump.rdb"
@@ -101,7 +101,7 @@ def _backup_from(data_dir: Path, dest: Path, host: str, port: int, timeout: floa
     receipt = BackupReceipt(dest=str(dest), graphs=graphs, keys=keys, bytes=(dest / DB_DIR / DUMP).stat().st_size,
                             server_was_running=running)
     (dest / MANIFEST).write_text(json.dumps(
-        {**receipt.__dict__, "source": str(data_dir), "taken_at": datetime.now(timezone.utc).isoformat()}, indent=2))
+        {**receipt.__dict__, "source": str(data_dir), "taken_at": utcnow().isoformat()}, indent=2))
     return receipt
 
 

@@ -19,7 +19,7 @@ from relay_graph.memory.facade import Memory
 
 from . import errors, judge_tenants, outbox
 from . import mcp as mcp_http
-from . import site_pages
+from . import schemas, site_pages
 from .auth import Authenticator, TenantKeys
 from .backend import Backend
 from .bus import Bus
@@ -174,10 +174,11 @@ def create_app(
     generate = app.openapi
 
     def openapi() -> dict:
-        # What FastAPI cannot see from the routes: the 400 of a body that is not JSON, and each
-        # tool's own arguments.
+        # What FastAPI cannot see from the routes: the 400 of a body that is not JSON, each tool's
+        # own arguments, and which model of a route with two success statuses goes with which.
         if app.openapi_schema is None:
-            app.openapi_schema = tools.document_tools(errors.document_invalid_json(generate()))
+            app.openapi_schema = schemas.document_status_models(
+                tools.document_tools(errors.document_invalid_json(generate())))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

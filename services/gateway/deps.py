@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Annotated, Awaitable
 
 from fastapi import Depends, Path, Request
-from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from relay_graph.memory.facade import Memory
@@ -20,7 +19,6 @@ from .bus import Bus
 from .errors import NotReady, Unauthorized
 from .limits import Limits, LimitStore, RateLimiter
 from .readiness import ReadinessCheck
-from .schemas import to_json
 from .settings import GatewaySettings
 
 
@@ -165,7 +163,3 @@ async def get_call(who: IdentityDep, memory: MemoryDep, bus: BusDep) -> Call:
 
 CallDep = Annotated[Call, Depends(get_call)]
 
-
-def respond(body: object, status_code: int = 200) -> JSONResponse:
-    """A JSON answer with times as ISO 8601 with a numeric offset (see schemas.to_json)."""
-    return JSONResponse(to_json(body), status_code=status_code)

@@ -17,16 +17,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Annotated, Awaitable, Callable
+from typing import Annotated, Any, Awaitable, Callable
 
-from fastapi import Depends, Header
-from fastapi.responses import JSONResponse
+from fastapi import Depends, Header, Response
 from pydantic import BaseModel
 
 from relay_graph.runtime.errors import InvalidInput, StateConflict
 from relay_graph.runtime.tenancy import validate_tenant
 
 from .deps import ServicesDep
+from .schemas import to_json
 
 PREFIX = "relay-idem:"
 KEY_RE = re.compile(r"^[\x21-\x7e]{1,200}$")
@@ -57,39 +57,41 @@ class Idempotency:
         digest = hashlib.sha256(self.key.encode()).hexdigest()  # type: ignore[union-attr]
         return f"{PREFIX}{validate_tenant(tenant)}:{scope}:{digest}"
 
-    async def run_once(self, tenant: str, scope: str, body: BaseModel,
-                       work: Callable[[], Awaitable[JSONResponse]]) -> JSONResponse:
-        """`work()` once per key; its answer again for a retry."""
+    async def run_once(self, tenant: str, scope: str, body: BaseModel, response: Response,
+                       work: Callable[[], Awaitable[Any]]) -> Any:
+        """`work()` once per key; its answer again for a retry. `work` returns the route's model and
+        sets `response.status_code`; a replay sets the status kept and returns the body kept (the
+        route's response model validates it again)."""
         if self.key is None:
             return await work()
         self._slot = self._slot_for(tenant, scope)
         self._fingerprint = hashlib.sha256(body.model_dump_json().encode()).hexdigest()
         claim = json.dumps({"state": "pending", "fp": self._fingerprint})
         if not await self.redis.set(self._slot, claim, nx=True, ex=self.lock_s):
-            return await self._replay()
+            return await self._replay(response)
         try:
-            response = await work()
+            answer = await work()
         except BaseException:
             if not self._kept:
                 await self.redis.delete(self._slot)
             raise
         if not self._kept:
-            if response.status_code < 500:
-                await self.keep(response)
+            status = response.status_code or 200
+            if status < 500:
+                await self.keep(status, answer)
             else:
                 await self.redis.delete(self._slot)
-        return response
+        return answer
 
-    async def keep(self, response: JSONResponse) -> None:
+    async def keep(self, status: int, answer: Any) -> None:
         """The answer this key gives from now on (a route may keep one before it fails later)."""
         if self._slot is None:
             return
-        record = {"state": "done", "fp": self._fingerprint, "status": response.status_code,
-                  "body": json.loads(bytes(response.body) or b"null")}
+        record = {"state": "done", "fp": self._fingerprint, "status": status, "body": to_json(answer)}
         await self.redis.set(self._slot, json.dumps(record), ex=self.ttl_s)
         self._kept = True
 
-    async def _replay(self) -> JSONResponse:
+    async def _replay(self, response: Response) -> Any:
         raw = await self.redis.get(self._slot)
         if raw is None:  # the first request gave the key back a moment ago
             raise KeyInUse("a request with this Idempotency-Key just failed; retry")
@@ -98,7 +100,9 @@ class Idempotency:
             raise KeyReused("this Idempotency-Key was used for a different request; use a new key")
         if record["state"] != "done":
             raise KeyInUse("a request with this Idempotency-Key is still being handled; retry shortly")
-        return JSONResponse(record["body"], status_code=record["status"], headers={REPLAYED: "true"})
+        response.status_code = record["status"]
+        response.headers[REPLAYED] = "true"
+        return record["body"]
 
 
 async def get_idempotency(

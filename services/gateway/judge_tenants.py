@@ -13,6 +13,7 @@ from relay_graph.usecases import operations
 
 from .backend import Backend
 from .customer_sessions import CustomerSessions
+from relay_graph.runtime import times
 
 log = logging.getLogger("relay.gateway")
 
@@ -28,7 +29,7 @@ async def sweep(backend: Backend, now_ms: int | None = None) -> list[str]:
     """Deletes every Judge tenant whose time is up; returns them."""
     memory = await backend.memory()
     keys = await backend.keys()
-    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    now_ms = times.now_ms() if now_ms is None else now_ms
     expired = [t.decode() if isinstance(t, bytes) else t
                for t in await keys.redis.zrangebyscore(JUDGE_TENANTS_KEY, "-inf", now_ms)]
     sessions = CustomerSessions(keys.redis)

@@ -8,7 +8,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SerializationInfo, StrictBool, StrictInt, WrapSerializer
 
 from relay_graph.memory.inputs import AwareTime, Identifier, Name, Text, name_type
 from relay_graph.memory.models import (
@@ -37,7 +37,7 @@ from .errors import ErrorDetail
 __all__ = [
     "ApiTime", "ClaimsView", "EpisodesBody", "EpisodesResult", "FactBody", "FactView", "FactWriteResult",
     "FactsResult", "RecallResult", "RetireBody", "RetiredResult", "SettleBody", "SettleResult", "TenantBody",
-    "TenantCreated", "to_json", "AgentBody", "AgentCreated", "AgentList", "FactsBatchBody", "FactsBatchResult",
+    "TenantCreated", "to_json", "Answer", "AgentBody", "AgentCreated", "AgentList", "FactsBatchBody", "FactsBatchResult",
     "ItemError", "LimitsBody", "LimitsView", "TenantLimits",
     # the desk and the network
     "AffectedResult", "AffectedView", "ChatAccepted", "ChatAnswered", "ChatBody", "ChatReplyView", "ChatTicketView",
@@ -234,6 +234,20 @@ def to_json(value: Any) -> Any:
     return value
 
 
+def _times_with_offset(value: Any, handler: Any, info: SerializationInfo):  # no return type: keeps the schema
+    # pydantic writes a UTC time with "Z" and a naive one with no offset; the API's times carry
+    # "+00:00" (the contract), whatever model they come from.
+    return to_json(value) if info.mode_is_json() else handler(value)
+
+
+class Answer:
+    """`Answer[Model]` is a route's `response_model`: FastAPI validates the handler's return against
+    `Model` and publishes `Model`'s schema; the body is written by `to_json`."""
+
+    def __class_getitem__(cls, model: Any) -> Any:
+        return Annotated[model, WrapSerializer(_times_with_offset)]
+
+
 # ---------------------------------------------------------------- the desk
 
 
@@ -266,7 +280,8 @@ class ChatAccepted(BaseModel):
     session: str
     episode_id: str = Field(description="the turn's episode id")
     customer: str = Field(description="the customer's id: send it with their next turns")
-    note: str | None = Field(default=None, description="set when `wait` ran out before the reply came")
+    note: str | None = Field(default=None, exclude_if=lambda v: v is None,
+                             description="set when `wait` ran out before the reply came")
 
 
 class ChatReplyView(BaseModel):
@@ -455,3 +470,25 @@ class HomeBody(Strict):
     address: Name = Field(examples=["Koramangala, Bengaluru"])
     region: Region | None = Field(default=None, description="the desk the customer talks to; default the tenant's "
                                "only seeded region")
+
+
+def document_status_models(schema: dict[str, Any]) -> dict[str, Any]:
+    """A route whose success status varies (POST /chat: 202 accepted, 200 answered) has the union
+    of its answers as its model, and FastAPI publishes that union under its default status. Each
+    model documented under another success status of the operation is that status's, not the
+    default's: the default keeps the rest (so the 202 of /chat says ChatAccepted, exactly)."""
+    for ops in schema.get("paths", {}).values():
+        for op in ops.values():
+            if not isinstance(op, dict):
+                continue
+            answers = {status: r.get("content", {}).get("application/json", {}).get("schema", {})
+                       for status, r in op.get("responses", {}).items() if str(status).startswith("2")}
+            elsewhere = {s.get("$ref") for s in answers.values() if "$ref" in s}
+            for status, body in answers.items():
+                if "anyOf" not in body:
+                    continue
+                kept = [s for s in body["anyOf"] if s.get("$ref") not in elsewhere]
+                if kept and len(kept) < len(body["anyOf"]):
+                    body.clear()
+                    body.update(kept[0] if len(kept) == 1 else {"anyOf": kept})
+    return schema

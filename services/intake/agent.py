@@ -44,7 +44,6 @@ import asyncio
 import logging
 import re
 import time
-import weakref
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -391,14 +390,17 @@ async def _answer(deps: Deps, n: TurnReceived, turn: EpisodeView, customer: str,
 
 CONTEXT_TTL_S = 30.0  # a region seeded meanwhile is known to the extractor this much later at most
 _CONTEXT_TENANTS = 256
-_contexts: "weakref.WeakKeyDictionary[object, OrderedDict[str, tuple[float, ExtractionContext]]]" = (
-    weakref.WeakKeyDictionary())
+
+
+def extraction_contexts(deps: Deps) -> "OrderedDict[str, tuple[float, ExtractionContext]]":
+    """The extraction contexts read lately, by tenant, kept with the process's graph client."""
+    return deps.client.kept("intake.extraction_contexts", OrderedDict)
 
 
 async def _extraction_context(deps: Deps, tenant: str) -> ExtractionContext:
     """The tenant catalogue's cities, plans and routers for the extractor, read at most once per
     CONTEXT_TTL_S per tenant (empty when the tenant has no catalogue: the extractor's own lists)."""
-    cache = _contexts.setdefault(deps.client, OrderedDict())
+    cache = extraction_contexts(deps)
     now = time.monotonic()
     hit = cache.get(tenant)
     if hit is not None and now - hit[0] < CONTEXT_TTL_S:

@@ -25,7 +25,7 @@ async def test_the_catalogues_cities_reach_the_extractor(intake, memory, stream_
     assert not [f for f in await memory.facts(tenant, "Ola Nowak") if f.predicate == "lives_in"]
 
     await ensure_catalogue(graph_client, tenant, "europe")
-    intake_agent._contexts.clear()  # the cache would know the new region within CONTEXT_TTL_S anyway
+    intake_agent.extraction_contexts(intake).clear()  # the cache would know the new region within CONTEXT_TTL_S anyway
     await handle_turn_received(intake, await gateway.write_turn("Ola Nowak", "Hi, I live in Łódź now."))
     lives = [f.object for f in await memory.facts(tenant, "Ola Nowak") if f.predicate == "lives_in"]
     assert lives == ["Łódź"]

@@ -101,7 +101,7 @@ async def test_prices_are_in_the_country_of_the_city_the_customer_lives_in(intak
     from relay_graph.desk.catalogue import ensure_catalogue
 
     await ensure_catalogue(graph_client, tenant, "europe")
-    intake_agent._contexts.clear()  # the extractor learns the region's cities now, not within CONTEXT_TTL_S
+    intake_agent.extraction_contexts(intake).clear()  # the extractor learns the region's cities now, not within CONTEXT_TTL_S
     gw = Gateway(memory, Publisher(stream_redis), tenant)
     home = await intake_agent.answer_turn(intake, await gw.write_turn("Lena Vogel", "What do your plans cost?",
                                                                        session="s-l"))

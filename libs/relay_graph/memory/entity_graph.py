@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 
 from pydantic import BaseModel
 
@@ -30,6 +29,7 @@ from relay_graph.runtime.errors import InvalidInput
 from relay_graph.memory.queries import entity_graph as q
 from relay_graph.memory.retention import periodic, tenants
 from relay_graph.runtime.tenancy import validate_tenant
+from relay_graph.runtime.times import now_ms
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ async def detect_communities(client: GraphClient, tenant: str, *, min_size: int 
     row = {"communities": 0, "members": 0}
     if found:
         rows = await client.run(tenant, q.WRITE_COMMUNITIES, {
-            "communities": found, "at_ms": at_ms if at_ms is not None else int(time.time() * 1000)})
+            "communities": found, "at_ms": at_ms if at_ms is not None else now_ms()})
         row = rows[0] if rows else row
     return CommunityReceipt(communities=row["communities"], members=row["members"], removed=removed)
 

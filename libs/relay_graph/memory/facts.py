@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -54,6 +53,7 @@ from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries import facts as q
 from relay_graph.memory.registry import ENTITY_TYPES, REGISTRY, Predicate, clean_text
 from relay_graph.memory.registry import get as get_predicate
+from relay_graph.runtime.times import now_ms
 from relay_graph.runtime.tenancy import validate_tenant
 
 MAX_ATTEMPTS = 50
@@ -148,6 +148,8 @@ async def resolve_entity(
 # time and ids
 
 
+# The fact clocks' own conversions: exact (integer arithmetic over a timedelta, no float) and
+# bounded by the times a write may carry (inputs.check_time); runtime.times serves the rest.
 def to_ms(value: datetime, what: str = "time") -> int:
     return (check_time(value, what) - _EPOCH) // _MS
 
@@ -161,8 +163,7 @@ def from_ms(value: int | None) -> datetime | None:
     return None if value is None else _EPOCH + min(max(value, _MS_MIN), _MS_MAX) * _MS
 
 
-def _wall_ms() -> int:
-    return time.time_ns() // 1_000_000
+_wall_ms = now_ms
 
 
 def _new_id() -> str:

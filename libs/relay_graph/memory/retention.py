@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 
 from pydantic import BaseModel
 
@@ -15,6 +14,7 @@ from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.memory.queries import retention as q
 from relay_graph.runtime.tenancy import GRAPH_PREFIX, validate_tenant
+from relay_graph.runtime import times
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +55,7 @@ async def compact(client: GraphClient, tenant: str, *, now_ms: int | None = None
     days = await get_retention(client, tenant)
     if days is None:
         return CompactReceipt(tenant=tenant, retention_days=None, cutoff_ms=None)
-    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    now_ms = times.now_ms() if now_ms is None else now_ms
     receipt = CompactReceipt(tenant=tenant, retention_days=days, cutoff_ms=now_ms - days * DAY_MS)
     while True:
         row = (await client.run(tenant, q.COMPACT_EPISODES,

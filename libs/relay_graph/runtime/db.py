@@ -30,6 +30,7 @@ from relay_graph.runtime.config import GraphSettings
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.queries import schema
 from relay_graph.runtime.tenancy import graph_name, validate_tenant
+from relay_graph.runtime.times import now_ms
 
 log = logging.getLogger("relay_graph.runtime.db")
 
@@ -188,7 +189,7 @@ class GraphClient:
         finally:
             self.recent.append({"query": query.name, "tenant": tenant, "ok": ok, "rows": rows,
                                 "ms": round((time.perf_counter() - started) * 1000, 3),
-                                "at_ms": int(time.time() * 1000)})
+                                "at_ms": now_ms()})
 
     async def _run(self, tenant: str, query: Query, params: dict[str, Any] | None) -> list[dict[str, Any]]:
         await self.ensure_schema(tenant)

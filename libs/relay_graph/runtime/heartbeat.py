@@ -18,9 +18,9 @@ import logging
 import re
 import socket
 import sys
-import time
 
 from relay_graph.runtime.errors import InvalidInput
+from relay_graph.runtime.times import now_ms
 
 PREFIX = "relay:heartbeat:"
 DEFAULT_TTL_S = 15
@@ -54,7 +54,7 @@ async def beat(redis, service: str, consumer: str, ttl_s: int = DEFAULT_TTL_S) -
     """Mark `consumer` of `service` alive for `ttl_s` seconds (value: epoch ms of the beat)."""
     if ttl_s <= 0:
         raise InvalidInput(f"ttl_s must be positive, got {ttl_s}")
-    await redis.set(heartbeat_key(service, consumer), int(time.time() * 1000), ex=int(ttl_s))
+    await redis.set(heartbeat_key(service, consumer), now_ms(), ex=int(ttl_s))
 
 
 async def heartbeat_loop(

@@ -35,14 +35,14 @@ from relay_graph.runtime.outbox import Outbox, publish_all
 from relay_graph.runtime.streams import FactChanged, NotificationBase, Publisher, connect
 from relay_graph.runtime.agents.settings import AgentSettings
 from relay_graph.runtime.tenancy import validate_tenant
+from relay_graph.runtime.times import utcnow
 
 log = logging.getLogger("relay_graph.runtime.agents")
 
 Clock = Callable[[], datetime]
 
 
-def utc_clock() -> datetime:
-    return datetime.now(timezone.utc)
+utc_clock = utcnow  # the clock every process runs on unless a test gives its own
 
 
 _AGENT = re.compile(AGENT_PATTERN)

@@ -14,7 +14,6 @@ its admin entries, checks the copy and removes the source."""
 from __future__ import annotations
 
 import re
-import time
 from typing import Any
 
 from pydantic import BaseModel
@@ -23,6 +22,7 @@ from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound
 from relay_graph.desk.network import customer_identity
 from relay_graph.usecases.queries import operations as q
+from relay_graph.runtime.times import now_ms
 from relay_graph.runtime.tenancy import (
     admin_entries,
     graph_name,
@@ -126,7 +126,7 @@ async def reset_tenant(client: GraphClient, tenant: str, confirm: object) -> Sna
     _confirm(tenant, confirm)
     snap = None
     if await client.graph_exists(tenant):
-        snap = await create_snapshot(client, tenant, f"pre-reset-{int(time.time() * 1000)}")
+        snap = await create_snapshot(client, tenant, f"pre-reset-{now_ms()}")
     await client.redis.delete(graph_name(tenant))
     client._ready.discard(tenant)
     await client.ensure_schema(tenant)

@@ -7,15 +7,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
 from relay_graph.usecases import operations as ops
 from relay_graph.runtime.tenancy import validate_tenant
 
-from ..deps import AdminDep, KeysDep, MemoryDep, respond
+from ..deps import AdminDep, KeysDep, MemoryDep
 from ..errors import responses
-from ..schemas import Strict
+from ..schemas import Answer, Strict
 
 router = APIRouter(prefix="/v1/admin/tenants/{tenant}", tags=["admin"])
 process_router = APIRouter(prefix="/v1/admin", tags=["admin"])
@@ -63,21 +63,21 @@ class DeleteDone(BaseModel):
     api_key_revoked: bool
 
 
-@router.get("/snapshots", response_model=Snapshots, responses=ERRORS, summary="List a tenant's snapshots")
-async def list_snapshots(tenant: TenantPath, _: AdminDep, memory: MemoryDep) -> JSONResponse:
-    return respond(Snapshots(snapshots=await ops.list_snapshots(memory.client, validate_tenant(tenant))))
+@router.get("/snapshots", response_model=Answer[Snapshots], responses=ERRORS, summary="List a tenant's snapshots")
+async def list_snapshots(tenant: TenantPath, _: AdminDep, memory: MemoryDep) -> Snapshots:
+    return Snapshots(snapshots=await ops.list_snapshots(memory.client, validate_tenant(tenant)))
 
 
-@router.post("/snapshots", status_code=201, response_model=ops.Snapshot, responses=ERRORS,
+@router.post("/snapshots", status_code=201, response_model=Answer[ops.Snapshot], responses=ERRORS,
              summary="Snapshot the tenant's graph (GRAPH.COPY)")
-async def create_snapshot(tenant: TenantPath, body: SnapshotBody, _: AdminDep, memory: MemoryDep) -> JSONResponse:
-    return respond(await ops.create_snapshot(memory.client, validate_tenant(tenant), body.name), 201)
+async def create_snapshot(tenant: TenantPath, body: SnapshotBody, _: AdminDep, memory: MemoryDep) -> ops.Snapshot:
+    return await ops.create_snapshot(memory.client, validate_tenant(tenant), body.name)
 
 
-@router.post("/snapshots/{name}/restore", response_model=ops.Snapshot, responses=ERRORS,
+@router.post("/snapshots/{name}/restore", response_model=Answer[ops.Snapshot], responses=ERRORS,
              summary="Replace the tenant's graph by a copy of the snapshot")
-async def restore_snapshot(tenant: TenantPath, name: str, _: AdminDep, memory: MemoryDep) -> JSONResponse:
-    return respond(await ops.restore_snapshot(memory.client, validate_tenant(tenant), name))
+async def restore_snapshot(tenant: TenantPath, name: str, _: AdminDep, memory: MemoryDep) -> ops.Snapshot:
+    return await ops.restore_snapshot(memory.client, validate_tenant(tenant), name)
 
 
 @router.delete("/snapshots/{name}", status_code=204, responses=ERRORS, summary="Delete a snapshot")
@@ -86,35 +86,35 @@ async def delete_snapshot(tenant: TenantPath, name: str, _: AdminDep, memory: Me
     return Response(status_code=204)
 
 
-@router.post("/reset", response_model=ResetDone, responses=ERRORS,
+@router.post("/reset", response_model=Answer[ResetDone], responses=ERRORS,
              summary="Empty the tenant's graph, after a snapshot (confirm: the tenant id)")
-async def reset(tenant: TenantPath, body: ConfirmBody, _: AdminDep, memory: MemoryDep) -> JSONResponse:
+async def reset(tenant: TenantPath, body: ConfirmBody, _: AdminDep, memory: MemoryDep) -> ResetDone:
     tenant = validate_tenant(tenant)
     snap = await ops.reset_tenant(memory.client, tenant, body.confirm)
-    return respond(ResetDone(tenant=tenant, snapshot=snap))
+    return ResetDone(tenant=tenant, snapshot=snap)
 
 
-@router.post("/delete", response_model=DeleteDone, responses=ERRORS,
+@router.post("/delete", response_model=Answer[DeleteDone], responses=ERRORS,
              summary="Delete the tenant: its graph, its snapshots and its API key (confirm: the tenant id)")
-async def delete(tenant: TenantPath, body: ConfirmBody, _: AdminDep, memory: MemoryDep, keys: KeysDep) -> JSONResponse:
+async def delete(tenant: TenantPath, body: ConfirmBody, _: AdminDep, memory: MemoryDep, keys: KeysDep) -> DeleteDone:
     tenant = validate_tenant(tenant)
     removed = await ops.delete_tenant(memory.client, tenant, body.confirm)
-    return respond(DeleteDone(tenant=tenant, removed_keys=removed, api_key_revoked=await keys.remove(tenant)))
+    return DeleteDone(tenant=tenant, removed_keys=removed, api_key_revoked=await keys.remove(tenant))
 
 
-@router.post("/forget", response_model=ops.ForgetReceipt, responses=ERRORS,
+@router.post("/forget", response_model=Answer[ops.ForgetReceipt], responses=ERRORS,
              summary="Forget one customer: every episode, fact, ticket and edge about them")
-async def forget(tenant: TenantPath, body: CustomerBody, _: AdminDep, memory: MemoryDep) -> JSONResponse:
-    return respond(await ops.forget_customer(memory.client, validate_tenant(tenant), body.customer))
+async def forget(tenant: TenantPath, body: CustomerBody, _: AdminDep, memory: MemoryDep) -> ops.ForgetReceipt:
+    return await ops.forget_customer(memory.client, validate_tenant(tenant), body.customer)
 
 
-@router.get("/stats", response_model=ops.GraphStats, responses=ERRORS,
+@router.get("/stats", response_model=Answer[ops.GraphStats], responses=ERRORS,
             summary="Counts by label and type, GRAPH.MEMORY USAGE and GRAPH.SLOWLOG")
-async def stats(tenant: TenantPath, _: AdminDep, memory: MemoryDep) -> JSONResponse:
-    return respond(await ops.graph_stats(memory.client, validate_tenant(tenant)))
+async def stats(tenant: TenantPath, _: AdminDep, memory: MemoryDep) -> ops.GraphStats:
+    return await ops.graph_stats(memory.client, validate_tenant(tenant))
 
 
-@process_router.get("/queries", response_model=RecentQueries, responses=responses(401, 403, 429),
+@process_router.get("/queries", response_model=Answer[RecentQueries], responses=responses(401, 403, 429),
                     summary="The last queries this gateway process ran, with their times (admin key)")
-async def recent_queries(_: AdminDep, memory: MemoryDep) -> JSONResponse:
-    return respond(RecentQueries(queries=list(memory.client.recent)))
+async def recent_queries(_: AdminDep, memory: MemoryDep) -> RecentQueries:
+    return RecentQueries(queries=list(memory.client.recent))

@@ -20,7 +20,8 @@ def _document(host: str, port: int) -> dict:
     return document(GraphSettings(falkordb_host=host, falkordb_port=port))
 
 
-@router.get("/asyncapi.json", summary="AsyncAPI 3.0 description of the change notifications on the streams",
+# The body is an AsyncAPI document (its schema is AsyncAPI's own), not one of the API's models.
+@router.get("/asyncapi.json", response_class=JSONResponse, summary="AsyncAPI 3.0 description of the change notifications on the streams",
             description="The thin notifications the gateway and the agents exchange through Redis Streams "
             "(what the live feed is made of): channels, message schemas, trace headers, dead letters.")
 async def asyncapi(request: Request) -> JSONResponse:

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from relay_graph.desk import case_move
 from relay_graph.memory.models import AGENT_PATTERN
 from relay_graph.runtime.tenancy import TENANT_RE
 
-from ..deps import KeysDep, MemoryDep, TenantDep, respond
+from ..deps import KeysDep, MemoryDep, TenantDep
 from ..errors import Forbidden, responses
+from ..schemas import Answer
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["desk"])
 
@@ -47,7 +47,7 @@ class CaseMoveResult(BaseModel):
     tickets_marked: int
 
 
-@router.post("/cases/move", status_code=201, response_model=CaseMoveResult,
+@router.post("/cases/move", status_code=201, response_model=Answer[CaseMoveResult],
              responses={200: {"model": CaseMoveResult, "description": "moved before: nothing new was copied"},
                         **responses(401, 403, 404, 409, 413, 422, 429, 503)},
              summary="Move a customer's case, with its history, to another regional desk",
@@ -58,10 +58,11 @@ class CaseMoveResult(BaseModel):
              "in `to_tenant_key` (403 `target_forbidden` otherwise). 201 when something was copied, 200 on a "
              "repeat (counts 0). 404 `unknown_customer`; 422 `not_a_regional_desk`, `same_desk`; 409 "
              "`case_diverged` when the target holds different facts about the customer.")
-async def move_case(body: CaseMoveBody, tenant: TenantDep, memory: MemoryDep, keys: KeysDep) -> JSONResponse:
+async def move_case(body: CaseMoveBody, tenant: TenantDep, memory: MemoryDep, keys: KeysDep,
+                    response: Response) -> CaseMoveResult:
     owner = await keys.tenant_for(body.to_tenant_key)
     if owner is None or owner != body.to_tenant:
         raise Forbidden("moving a case needs the target tenant's key in `to_tenant_key`", code="target_forbidden")
     moved = await case_move.move_case(memory.client, tenant, owner, body.customer, by=body.by)
-    result = CaseMoveResult(**moved.model_dump())
-    return respond(result, 201 if moved.copied else 200)
+    response.status_code = 201 if moved.copied else 200
+    return CaseMoveResult(**moved.model_dump())

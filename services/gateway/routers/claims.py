@@ -5,21 +5,20 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
-from fastapi.responses import JSONResponse
 
 from relay_graph.memory.inputs import Identifier, Name
 
 from relay_graph.memory import registry
 from relay_graph.usecases import facts
 
-from ..deps import CallDep, IdentityDep, MemoryDep, ReaderDep, TenantDep, respond
+from ..deps import CallDep, IdentityDep, MemoryDep, ReaderDep, TenantDep
 from ..errors import Forbidden, responses
-from ..schemas import ClaimsView, PredicateName, SettleBody, SettleResult
+from ..schemas import Answer, ClaimsView, PredicateName, SettleBody, SettleResult
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["claims"])
 
 
-@router.get("/claims", response_model=ClaimsView, responses=responses(401, 403, 422, 429, 503),
+@router.get("/claims", response_model=Answer[ClaimsView], responses=responses(401, 403, 422, 429, 503),
             summary="Every agent's claim for a subject's predicate, best first")
 async def claims(
     tenant: TenantDep,
@@ -28,12 +27,12 @@ async def claims(
     subject: Annotated[Name, Query(description="the subject's id, or a name: `matched` says what a name was read "
                                                "as, `ambiguous` lists the candidates when it names two or more")],
     predicate: Annotated[PredicateName, Query()],
-) -> JSONResponse:
+) -> ClaimsView:
     registry.get(predicate)
-    return respond(await memory.claims(tenant, subject, predicate, reader=agent))
+    return await memory.claims(tenant, subject, predicate, reader=agent)
 
 
-@router.post("/conflicts/{id}/settle", response_model=SettleResult,
+@router.post("/conflicts/{id}/settle", response_model=Answer[SettleResult],
              responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
              summary="Settle a conflict (tenant key): the right claim wins, the agents' trust moves")
 async def settle(
@@ -41,11 +40,11 @@ async def settle(
     who: IdentityDep,
     call: CallDep,
     conflict_id: Annotated[Identifier, Path(alias="id")],
-) -> JSONResponse:
+) -> SettleResult:
     # A person settles, with the tenant's key: an agent's key could otherwise settle its own
     # disputes and raise its own trust.
     if not who.tenant_key:
         raise Forbidden("a conflict is settled by a person, with the tenant's key; an agent key cannot settle")
     result, owed = await facts.settle(call, conflict_id, body.fact_id, body.by)
     await call.notify(*owed)
-    return respond(result)
+    return result

@@ -10,7 +10,6 @@ import json
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from relay_graph.usecases import console
@@ -20,8 +19,9 @@ from relay_graph.memory.inputs import Identifier
 from relay_graph.runtime.tenancy import validate_tenant
 
 from ..auth import Caller
-from ..deps import BearerDep, MemoryDep, Services, ServicesDep, _identified, _token, respond
+from ..deps import BearerDep, MemoryDep, Services, ServicesDep, _identified, _token
 from ..errors import Forbidden, responses
+from ..schemas import Answer
 from .admin import RecentQuery
 from .live import CLOSE_FORBIDDEN, CLOSE_TRY_AGAIN, _close_code, _refuse, pump
 
@@ -69,54 +69,54 @@ class Database(BaseModel):
     indexes: list[console.IndexInfo]
 
 
-@router.get("/whoami", response_model=Whoami, responses=responses(401, 429, 503),
+@router.get("/whoami", response_model=Answer[Whoami], responses=responses(401, 429, 503),
             summary="Who a key is, and which tenants it may open in the console")
-async def whoami(services: ServicesDep, credentials: BearerDep, request: Request) -> JSONResponse:
+async def whoami(services: ServicesDep, credentials: BearerDep, request: Request) -> Whoami:
     caller = await _identified(services, request, services.auth.identify(_token(credentials)))
     await services.admit(caller)
     if caller.admin:
         tenants = sorted(await (await services.backend.keys()).tenants())
-        return respond(Whoami(admin=True, tenant=None, agent=None, tenants=tenants))
-    return respond(Whoami(admin=False, tenant=caller.tenant, agent=caller.agent, tenants=[caller.tenant]))
+        return Whoami(admin=True, tenant=None, agent=None, tenants=tenants)
+    return Whoami(admin=False, tenant=caller.tenant, agent=caller.agent, tenants=[caller.tenant])
 
 
-@router.get("/tenants/{t}/graph", response_model=console.ConsoleGraph, responses=ERRORS,
+@router.get("/tenants/{t}/graph", response_model=Answer[console.ConsoleGraph], responses=ERRORS,
             summary="The tenant's graph: every node and edge (up to `limit`), by band, with both clocks")
 async def graph(tenant: ConsoleTenant, memory: MemoryDep,
-                limit: Annotated[int, Query(ge=1, le=console.MAX_LIMIT)] = 5_000) -> JSONResponse:
-    return respond(await console.graph(memory.client, tenant, limit))
+                limit: Annotated[int, Query(ge=1, le=console.MAX_LIMIT)] = 5_000) -> console.ConsoleGraph:
+    return await console.graph(memory.client, tenant, limit)
 
 
-@router.get("/tenants/{t}/conflicts", response_model=console.OpenConflicts, responses=ERRORS,
+@router.get("/tenants/{t}/conflicts", response_model=Answer[console.OpenConflicts], responses=ERRORS,
             summary="The tenant's open conflicts, newest first")
 async def conflicts(tenant: ConsoleTenant, memory: MemoryDep,
-                    limit: Annotated[int, Query(ge=1, le=500)] = 50) -> JSONResponse:
-    return respond(await console.open_conflicts(memory.client, tenant, limit))
+                    limit: Annotated[int, Query(ge=1, le=500)] = 50) -> console.OpenConflicts:
+    return await console.open_conflicts(memory.client, tenant, limit)
 
 
-@router.get("/tenants/{t}/knowledge", response_model=console.KnowledgeFlows, responses=ERRORS,
+@router.get("/tenants/{t}/knowledge", response_model=Answer[console.KnowledgeFlows], responses=ERRORS,
             summary="Knowledge flows between agents: whose facts which agent consulted, how often")
-async def knowledge(tenant: ConsoleTenant, memory: MemoryDep) -> JSONResponse:
-    return respond(await console.knowledge_flows(memory.client, tenant))
+async def knowledge(tenant: ConsoleTenant, memory: MemoryDep) -> console.KnowledgeFlows:
+    return await console.knowledge_flows(memory.client, tenant)
 
 
-@router.get("/tenants/{t}/database", response_model=Database, responses=ERRORS,
+@router.get("/tenants/{t}/database", response_model=Answer[Database], responses=ERRORS,
             summary="Counts by label and type, memory use, the slow log and the indexes")
-async def database(tenant: ConsoleTenant, memory: MemoryDep) -> JSONResponse:
+async def database(tenant: ConsoleTenant, memory: MemoryDep) -> Database:
     stats = await ops.graph_stats(memory.client, tenant)
-    return respond(Database(stats=stats, indexes=(await console.indexes(memory.client, tenant)).indexes))
+    return Database(stats=stats, indexes=(await console.indexes(memory.client, tenant)).indexes)
 
 
-@router.get("/tenants/{t}/queries", response_model=ConsoleQueries, responses=ERRORS,
+@router.get("/tenants/{t}/queries", response_model=Answer[ConsoleQueries], responses=ERRORS,
             summary="The last queries the gateway ran on this tenant, with their times and rows")
-async def queries(tenant: ConsoleTenant, memory: MemoryDep) -> JSONResponse:
-    return respond(ConsoleQueries(queries=[q for q in memory.client.recent if q["tenant"] == tenant]))
+async def queries(tenant: ConsoleTenant, memory: MemoryDep) -> ConsoleQueries:
+    return ConsoleQueries(queries=[q for q in memory.client.recent if q["tenant"] == tenant])
 
 
-@router.get("/tenants/{t}/queries/{name}/plan", response_model=console.QueryPlan, responses=ERRORS,
+@router.get("/tenants/{t}/queries/{name}/plan", response_model=Answer[console.QueryPlan], responses=ERRORS,
             summary="GRAPH.EXPLAIN of a named statement on the tenant's graph")
-async def query_plan(tenant: ConsoleTenant, memory: MemoryDep, name: Annotated[Identifier, Path()]) -> JSONResponse:
-    return respond(await console.plan(memory.client, tenant, name))
+async def query_plan(tenant: ConsoleTenant, memory: MemoryDep, name: Annotated[Identifier, Path()]) -> console.QueryPlan:
+    return await console.plan(memory.client, tenant, name)
 
 
 @router.websocket("/tenants/{t}/live")

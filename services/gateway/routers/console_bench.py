@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
-from ..deps import BearerDep, ServicesDep, _identified, _token, respond
+from ..deps import BearerDep, ServicesDep, _identified, _token
 from ..errors import responses
+from ..schemas import Answer
 
 router = APIRouter(prefix="/v1/console", tags=["console"])
 RESULTS = Path(__file__).resolve().parents[3] / "bench" / "results"
@@ -82,9 +82,9 @@ def latest(results: Path = RESULTS) -> Benchmarks:
                                             for r in render["rows"]])
 
 
-@router.get("/benchmarks", response_model=Benchmarks, responses=responses(401, 429, 503),
+@router.get("/benchmarks", response_model=Answer[Benchmarks], responses=responses(401, 429, 503),
             summary="The latest benchmark results (suite figures, accuracy by question type, render)")
-async def benchmarks(services: ServicesDep, credentials: BearerDep, request: Request) -> JSONResponse:
+async def benchmarks(services: ServicesDep, credentials: BearerDep, request: Request) -> Benchmarks:
     caller = await _identified(services, request, services.auth.identify(_token(credentials)))
     await services.admit(caller)
-    return respond(latest())
+    return latest()

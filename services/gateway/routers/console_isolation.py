@@ -10,10 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from datetime import datetime, timezone
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
 from relay_graph.runtime.errors import NotFound
@@ -22,9 +20,10 @@ from relay_graph.usecases import console, facts
 from relay_graph.usecases.context import Call
 from relay_graph.runtime.tenancy import validate_tenant
 
-from ..deps import AdminDep, BusDep, KeysDep, MemoryDep, respond
+from ..deps import AdminDep, BusDep, KeysDep, MemoryDep
 from ..errors import responses
-from ..schemas import Strict
+from ..schemas import Answer, Strict
+from relay_graph.runtime.times import utcnow
 
 router = APIRouter(prefix="/v1/console", tags=["console"])
 ACTOR = "console"
@@ -60,9 +59,9 @@ async def _drain(sub) -> list[dict]:
     return got
 
 
-@router.post("/isolation", response_model=IsolationResult, responses=responses(401, 403, 404, 413, 422, 429, 503),
+@router.post("/isolation", response_model=Answer[IsolationResult], responses=responses(401, 403, 404, 413, 422, 429, 503),
              summary="Write a secret word into one tenant and look for it in every tenant (admin key)")
-async def isolation(body: IsolationBody, _: AdminDep, memory: MemoryDep, keys: KeysDep, bus: BusDep) -> JSONResponse:
+async def isolation(body: IsolationBody, _: AdminDep, memory: MemoryDep, keys: KeysDep, bus: BusDep) -> IsolationResult:
     home = validate_tenant(body.tenant)
     tenants = sorted(await keys.tenants())
     if home not in tenants:
@@ -72,7 +71,7 @@ async def isolation(body: IsolationBody, _: AdminDep, memory: MemoryDep, keys: K
     with contextlib.ExitStack() as stack:
         subs = {t: stack.enter_context(bus.hub.subscribe(t)) for t in tenants}
         await bus.tail.start()
-        now = datetime.now(timezone.utc)
+        now = utcnow()
         session = f"isolation-{uuid.uuid4().hex[:8]}"
         await memory.write_episodes(home, [EpisodeInput(
             session=session, speaker="Isolation Canary", customer="Isolation Canary", at=now, agent=ACTOR,
@@ -104,5 +103,5 @@ async def isolation(body: IsolationBody, _: AdminDep, memory: MemoryDep, keys: K
     control = findings[0]
     isolated = bool(control.recall_hits and control.cypher_hits and control.live_events) and \
         not any(f.found for f in findings[1:])
-    return respond(IsolationResult(word=word, tenant=home, fact_id=fact.fact_id, findings=findings,
-                                   isolated=isolated))
+    return IsolationResult(word=word, tenant=home, fact_id=fact.fact_id, findings=findings,
+                                   isolated=isolated)

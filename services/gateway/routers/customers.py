@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from fastapi.responses import JSONResponse
 
 from relay_graph.desk import customers
 
-from ..deps import MemoryDep, TenantDep, respond
+from ..deps import MemoryDep, TenantDep
 from ..errors import responses
+from ..schemas import Answer
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["customers"])
 
@@ -22,11 +22,11 @@ when two or more different names are that close, nothing is picked: `ambiguous` 
 ("did you mean asha rao or isha rao?")."""
 
 
-@router.get("/customers", response_model=customers.CustomersAnswer, responses=responses(401, 403, 422, 429, 503),
+@router.get("/customers", response_model=Answer[customers.CustomersAnswer], responses=responses(401, 403, 422, 429, 503),
             summary="Find customers called ...", description=DESCRIPTION)
 async def find_customers(
     tenant: TenantDep,
     memory: MemoryDep,
     name: Annotated[str, Query(min_length=1, max_length=200, examples=["Priya Raman"])],
-) -> JSONResponse:
-    return respond(await customers.find(memory.client, tenant, name))
+) -> customers.CustomersAnswer:
+    return await customers.find(memory.client, tenant, name)

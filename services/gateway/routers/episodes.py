@@ -3,24 +3,24 @@ key's agent (`api` for the tenant key), whatever an episode's `agent` says."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Response
 
-from ..deps import IdentityDep, MemoryDep, respond
+from ..deps import IdentityDep, MemoryDep
 from ..errors import responses
 from ..idempotency import IdempotencyDep
-from ..schemas import EpisodesBody, EpisodesResult
+from ..schemas import Answer, EpisodesBody, EpisodesResult
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["episodes"])
 
 
-@router.post("/episodes", status_code=201, response_model=EpisodesResult,
+@router.post("/episodes", status_code=201, response_model=Answer[EpisodesResult],
              responses=responses(401, 403, 413, 422, 429, 503), summary="Write conversation turns")
 async def write_episodes(body: EpisodesBody, who: IdentityDep, memory: MemoryDep,
-                         idem: IdempotencyDep) -> JSONResponse:
-    async def work() -> JSONResponse:
+                         idem: IdempotencyDep, response: Response) -> EpisodesResult:
+    async def work() -> EpisodesResult:
         items = [ep.model_copy(update={"agent": who.agent}) for ep in body.episodes]
         ids = await memory.write_episodes(who.tenant, items)
-        return respond(EpisodesResult(episode_ids=ids), 201)
+        response.status_code = 201
+        return EpisodesResult(episode_ids=ids)
 
-    return await idem.run_once(who.tenant, "episodes", body, work)
+    return await idem.run_once(who.tenant, "episodes", body, response, work)

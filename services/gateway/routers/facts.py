@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Query, Response
 from pydantic import ValidationError
 
 from relay_graph.memory import registry
@@ -15,10 +14,11 @@ from relay_graph.memory.inputs import Name
 from relay_graph.memory.models import Clock, FactInput
 from relay_graph.usecases import facts
 
-from ..deps import CallDep, IdentityDep, MemoryDep, ReaderDep, TenantDep, respond
+from ..deps import CallDep, IdentityDep, MemoryDep, ReaderDep, TenantDep
 from ..errors import PayloadTooLarge, responses
 from ..idempotency import IdempotencyDep
 from ..schemas import (
+    Answer,
     ApiTime,
     FactBody,
     FactsBatchBody,
@@ -41,16 +41,18 @@ Subject = Annotated[Name, Query(examples=["c-1f0e4b2a9c3d5e6f", "alice rao"],
 OptPredicate = Annotated[PredicateName | None, Query()]
 
 
-@router.post("/facts", status_code=201, response_model=FactWriteResult, responses=ERRORS,
+@router.post("/facts", status_code=201, response_model=Answer[FactWriteResult], responses=ERRORS,
              summary="Assert a fact: created, corroborated, superseded or conflict")
-async def write_fact(body: FactBody, who: IdentityDep, call: CallDep, idem: IdempotencyDep) -> JSONResponse:
-    async def work() -> JSONResponse:
+async def write_fact(body: FactBody, who: IdentityDep, call: CallDep, idem: IdempotencyDep,
+                     response: Response) -> FactWriteResult:
+    async def work() -> FactWriteResult:
         registry.get(body.predicate)  # an unknown predicate is refused before anything is written
         result, changes = await facts.write_fact(call, body.to_input(who.agent, who.label(body.agent)), embed=True)
         await call.notify(*changes)  # for the live feed and the desk
-        return respond(result, 201)
+        response.status_code = 201
+        return result
 
-    return await idem.run_once(who.tenant, "facts", body, work)
+    return await idem.run_once(who.tenant, "facts", body, response, work)
 
 
 def _item_error(exc: ValidationError | RelayError) -> ItemError:
@@ -61,10 +63,10 @@ def _item_error(exc: ValidationError | RelayError) -> ItemError:
     return ItemError(error={"code": "invalid_fact", "message": where})
 
 
-@router.post("/facts/batch", response_model=FactsBatchResult, responses=ERRORS,
+@router.post("/facts/batch", response_model=Answer[FactsBatchResult], responses=ERRORS,
              summary="Assert many facts in one request: one result per fact, in order; a bad fact is "
                      "answered in its slot, the others are written")
-async def write_facts_batch(body: FactsBatchBody, who: IdentityDep, call: CallDep) -> JSONResponse:
+async def write_facts_batch(body: FactsBatchBody, who: IdentityDep, call: CallDep) -> FactsBatchResult:
     if len(body.facts) > who.limits.batch_max_facts:
         raise PayloadTooLarge(f"{len(body.facts)} facts in one batch; this tenant's limit is "
                               f"{who.limits.batch_max_facts} (GET /v1/tenants/{{t}}/limits): send fewer per request",
@@ -86,20 +88,20 @@ async def write_facts_batch(body: FactsBatchBody, who: IdentityDep, call: CallDe
         slots[i] = _item_error(result) if isinstance(result, RelayError) else result
     written = [r for r in slots if isinstance(r, FactWriteResult)]
     await call.notify(*changes)
-    return respond(FactsBatchResult(results=slots, written=len(written),  # type: ignore[arg-type]
-                                    failed=len(slots) - len(written)))
+    return FactsBatchResult(results=slots, written=len(written),  # type: ignore[arg-type]
+                            failed=len(slots) - len(written))
 
 
-@router.post("/facts/retire", response_model=RetiredResult, responses=ERRORS,
+@router.post("/facts/retire", response_model=Answer[RetiredResult], responses=ERRORS,
              summary="End a fact (or one value of a multi-valued one)")
-async def retire_fact(body: RetireBody, who: IdentityDep, call: CallDep) -> JSONResponse:
+async def retire_fact(body: RetireBody, who: IdentityDep, call: CallDep) -> RetiredResult:
     registry.get(body.predicate)
     retired, changes = await facts.retire_fact(call, body.to_input(who.agent))
     await call.notify(*changes)
-    return respond(RetiredResult(retired=retired))
+    return RetiredResult(retired=retired)
 
 
-@router.get("/facts", response_model=FactsResult, responses=ERRORS,
+@router.get("/facts", response_model=Answer[FactsResult], responses=ERRORS,
             summary="Facts about a subject: current now, or as of a time on either clock")
 async def read_facts(
     tenant: TenantDep,
@@ -109,18 +111,18 @@ async def read_facts(
     predicate: OptPredicate = None,
     as_of: Annotated[ApiTime | None, Query(description="ISO 8601 with offset; default: what is current now")] = None,
     clock: Annotated[Clock, Query(description="world: true in the world then; belief: on file then")] = Clock.WORLD,
-) -> JSONResponse:
+) -> FactsResult:
     if predicate is not None:
         registry.get(predicate)
     answer = await memory.facts_about(tenant, subject, predicate, as_of=as_of, clock=clock, reader=agent)
-    return respond(FactsResult(**answer.model_dump()))
+    return FactsResult(**answer.model_dump())
 
 
-@router.get("/facts/history", response_model=FactsResult, responses=ERRORS,
+@router.get("/facts/history", response_model=Answer[FactsResult], responses=ERRORS,
             summary="Every version of a subject's facts, current and ended")
 async def fact_history(tenant: TenantDep, memory: MemoryDep, subject: Subject,
-                       predicate: OptPredicate = None) -> JSONResponse:
+                       predicate: OptPredicate = None) -> FactsResult:
     if predicate is not None:
         registry.get(predicate)
     answer = await memory.history_about(tenant, subject, predicate)
-    return respond(FactsResult(**answer.model_dump()))
+    return FactsResult(**answer.model_dump())

@@ -12,8 +12,7 @@ import asyncio
 import logging
 import secrets
 
-from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
 from relay_graph.desk import customers, tickets
@@ -24,8 +23,9 @@ from services.simulator.demo import SAYS, WIFI_FAULT
 
 from .. import judge_tenants
 from ..customer_sessions import CustomerSessions
-from ..deps import ServicesDep, respond
+from ..deps import ServicesDep
 from ..errors import Forbidden, responses
+from ..schemas import Answer
 from .me import with_cookie
 
 router = APIRouter(prefix="/v1/site", tags=["customer site"])
@@ -42,12 +42,12 @@ class JudgeStory(BaseModel):
     says: dict[str, str] = Field(description="what the customer says at each step, by step name")
 
 
-@router.post("/judge", status_code=201, response_model=JudgeStory, responses=responses(403, 429, 503),
+@router.post("/judge", status_code=201, response_model=Answer[JudgeStory], responses=responses(403, 429, 503),
              summary="Start Judge mode: a throwaway tenant with the story's customer signed in",
              description="Rate-limited per client address; 403 when this gateway has Judge mode off "
              "(RELAY_JUDGE_MODE=false). Sets the customer session cookie for the new tenant's site. "
              "The tenant and everything in it is deleted after RELAY_JUDGE_TENANT_TTL_S (an hour).")
-async def start_judge(request: Request, services: ServicesDep) -> JSONResponse:
+async def start_judge(request: Request, response: Response, services: ServicesDep) -> JudgeStory:
     if not services.settings.judge_mode:
         raise Forbidden("Judge mode is off on this gateway (RELAY_JUDGE_MODE)")
     services.judge_limiter.hit("judge:" + (request.client.host if request.client else "?"))
@@ -64,8 +64,8 @@ async def start_judge(request: Request, services: ServicesDep) -> JSONResponse:
     task = asyncio.create_task(_wifi_fault_after_first(memory.client, tenant, session.customer))
     _running.add(task)
     task.add_done_callback(_running.discard)
-    story = JudgeStory(tenant=tenant, customer=session.customer, says=SAYS)
-    return with_cookie(respond(story, 201), request, token, tenant)
+    with_cookie(response, request, token, tenant)
+    return JudgeStory(tenant=tenant, customer=session.customer, says=SAYS)
 
 
 async def _wifi_fault_after_first(client, tenant: str, customer: str) -> None:

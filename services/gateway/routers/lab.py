@@ -7,21 +7,20 @@ declares the outage and warns the customers behind it before they complain."""
 from __future__ import annotations
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
 
 from relay_graph import lab
 from relay_graph.runtime.streams import NetworkChanged
 
-from ..deps import BusDep, MemoryDep, TenantDep, respond
+from ..deps import BusDep, MemoryDep, TenantDep
 from ..errors import responses
-from ..schemas import FaultBody, FaultInjected, ScoreboardResult
+from ..schemas import Answer, FaultBody, FaultInjected, ScoreboardResult
 
 router = APIRouter(prefix="/v1/tenants/{t}/lab", tags=["lab"])
 
 ACTOR = "lab"
 
 
-@router.post("/faults", status_code=201, response_model=FaultInjected,
+@router.post("/faults", status_code=201, response_model=Answer[FaultInjected],
              responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
              summary="Inject a fault (no kind: a blind random one)",
              description="Breaks something on the tenant's network or in a customer's home. `kind` is one of "
@@ -33,22 +32,22 @@ ACTOR = "lab"
              "down is announced so netops warns the customers it reaches. 409 `fault_active`: that customer "
              "already has a fault; 422 `fault_not_applicable`: that kind cannot strike there; 404 "
              "`no_customers`: nobody is connected yet (seed the world: POST /v1/tenants/{t}/world).")
-async def inject_fault(body: FaultBody, tenant: TenantDep, memory: MemoryDep, bus: BusDep) -> JSONResponse:
+async def inject_fault(body: FaultBody, tenant: TenantDep, memory: MemoryDep, bus: BusDep) -> FaultInjected:
     injection = await lab.inject(memory.client, tenant, kind=body.kind, customer=body.customer, node=body.node,
                                  seed=body.seed)
     await bus.announce(tenant, [NetworkChanged(tenant=tenant, id=change.node_id, version=change.version,
                                                change="up" if change.up else "down", actor=ACTOR)
                                 for change in injection.visible
                                 if change.node_id is not None and change.version is not None])
-    return respond(injection, 201)
+    return injection
 
 
-@router.get("/scoreboard", response_model=ScoreboardResult, responses=responses(401, 403, 422, 429, 503),
+@router.get("/scoreboard", response_model=Answer[ScoreboardResult], responses=responses(401, 403, 422, 429, 503),
             summary="The grader: faults injected, diagnosed right, fixes proven",
             description="Every fault injected into the tenant, oldest first, against what the desk did: the "
             "tickets whose diagnosis was recorded while the fault struck their customer and what they say now "
             "(`diagnosed_right`: all of them name the fault's kind), whether a right action repaired it "
             "(`fixed`, `fixed_by`, `minutes_to_fix` on the lab's clock) and whether the customer was measured "
             "again after the repair (`fixed_proven`). For people, not for the agents.")
-async def scoreboard(tenant: TenantDep, memory: MemoryDep) -> JSONResponse:
-    return respond(await lab.scoreboard(memory.client, tenant))
+async def scoreboard(tenant: TenantDep, memory: MemoryDep) -> ScoreboardResult:
+    return await lab.scoreboard(memory.client, tenant)

@@ -11,8 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Depends, Path, Query, Request, Response, WebSocket
 from pydantic import BaseModel, Field, StrictBool
 
 from relay_graph.desk import customers, network, site, tickets
@@ -23,10 +22,10 @@ from relay_graph.memory.models import FactView
 from relay_graph.desk.network_models import CityStatus
 
 from ..customer_sessions import COOKIE, SESSION_TTL_S, CustomerSession, CustomerSessions, cookie_path
-from ..deps import BusDep, MemoryDep, ServicesDep, TenantDep, respond
+from ..deps import BusDep, MemoryDep, ServicesDep, TenantDep
 from ..errors import responses
 from ..idempotency import IdempotencyDep
-from ..schemas import ChatAccepted, ChatAnswered, ConfirmResult, LineResult, Strict, TicketsResult, TicketView
+from ..schemas import Answer, ChatAccepted, ChatAnswered, ConfirmResult, LineResult, Strict, TicketsResult, TicketView
 from . import live as live_route
 from .chat import MAX_WAIT_SECONDS, take_turn
 from .tickets import TicketId, confirm_ticket, ticket_row, ticket_view
@@ -93,48 +92,50 @@ class Coverage(BaseModel):
     cities: list[CityStatus] = Field(description="the served cities short of normal right now; empty when all run")
 
 
-@router.put("/site", response_model=SiteState, responses=responses(401, 403, 413, 422, 429, 503),
+@router.put("/site", response_model=Answer[SiteState], responses=responses(401, 403, 413, 422, 429, 503),
             summary="Open or close this tenant's customer site (tenant key)")
-async def set_site(body: SiteBody, tenant: TenantDep, services: ServicesDep) -> JSONResponse:
+async def set_site(body: SiteBody, tenant: TenantDep, services: ServicesDep) -> SiteState:
     await (await _sessions(services)).set_site_open(tenant, body.open)
-    return respond(SiteState(tenant=tenant, open=body.open))
+    return SiteState(tenant=tenant, open=body.open)
 
 
-@router.post("/me/session", status_code=201, response_model=Me,
+@router.post("/me/session", status_code=201, response_model=Answer[Me],
              responses={200: {"model": Me, "description": "the cookie already names a live session"},
                         **responses(404, 422, 429, 503)},
              summary="Start a customer session on an open site (sets the HttpOnly cookie)",
              description="A new customer id and a session cookie (HttpOnly, SameSite=Strict, path `/v1/tenants/{t}/me`). "
              "A cookie of a live session on this site answers 200 with it and creates nothing. Rate-limited per "
              "client address. 404 `site_closed` when the tenant has not opened its site.")
-async def start_session(request: Request, services: ServicesDep, tenant: TenantPath) -> JSONResponse:
+async def start_session(request: Request, response: Response, services: ServicesDep, tenant: TenantPath) -> Me:
     store = await _sessions(services)
     existing = request.cookies.get(COOKIE)
     if existing:
         try:
             session = await store.resolve(existing, tenant)
-            return respond(Me(tenant=session.tenant, customer=session.customer), 200)
+            response.status_code = 200
+            return Me(tenant=session.tenant, customer=session.customer)
         except RelayError:
             pass  # ended or another site's: a new one replaces it
     services.site_limiter.hit("site:" + (request.client.host if request.client else "?"))
     await store.check_open(tenant)  # before a customer is made
     customer = await customers.create((await services.backend.memory()).client, tenant, agent="gateway")
     token, session = await store.create(tenant, customer)
-    return with_cookie(respond(Me(tenant=session.tenant, customer=session.customer), 201), request, token, tenant)
+    with_cookie(response, request, token, tenant)
+    return Me(tenant=session.tenant, customer=session.customer)
 
 
-def with_cookie(answer: JSONResponse, request: Request, token: str, tenant: str) -> JSONResponse:
-    answer.set_cookie(COOKIE, token, max_age=SESSION_TTL_S, path=cookie_path(tenant), httponly=True,
-                      samesite="strict", secure=request.url.scheme == "https")
-    return answer
+def with_cookie(response: Response, request: Request, token: str, tenant: str) -> None:
+    """Sets the customer session's cookie on the route's response."""
+    response.set_cookie(COOKIE, token, max_age=SESSION_TTL_S, path=cookie_path(tenant), httponly=True,
+                        samesite="strict", secure=request.url.scheme == "https")
 
 
-@router.get("/me", response_model=Me, responses=responses(401, 403, 404, 429, 503), summary="Who this session is")
-async def me(session: CustomerDep) -> JSONResponse:
-    return respond(Me(tenant=session.tenant, customer=session.customer))
+@router.get("/me", response_model=Answer[Me], responses=responses(401, 403, 404, 429, 503), summary="Who this session is")
+async def me(session: CustomerDep) -> Me:
+    return Me(tenant=session.tenant, customer=session.customer)
 
 
-@router.post("/me/chat", status_code=202, response_model=ChatAccepted,
+@router.post("/me/chat", status_code=202, response_model=Answer[ChatAccepted | ChatAnswered],
              responses={200: {"model": ChatAnswered, "description": "the desk replied within `wait`"},
                         **responses(401, 403, 404, 409, 413, 422, 429, 503)},
              summary="Say something to the desk, as yourself",
@@ -145,83 +146,84 @@ async def my_chat(
     memory: MemoryDep,
     bus: BusDep,
     idem: IdempotencyDep,
+    response: Response,
     wait: Annotated[float, Query(ge=0, le=MAX_WAIT_SECONDS)] = 0,
-) -> JSONResponse:
-    return await idem.run_once(session.tenant, f"me-chat:{session.customer}", body, lambda: take_turn(
-        memory, bus, idem, session.tenant, customer=session.customer, text=body.text, session=body.session,
+) -> ChatAccepted | ChatAnswered:
+    return await idem.run_once(session.tenant, f"me-chat:{session.customer}", body, response, lambda: take_turn(
+        memory, bus, idem, response, session.tenant, customer=session.customer, text=body.text, session=body.session,
         wait=wait))
 
 
-@router.get("/me/conversations", response_model=Conversations, responses=responses(401, 403, 404, 429, 503),
+@router.get("/me/conversations", response_model=Answer[Conversations], responses=responses(401, 403, 404, 429, 503),
             summary="Your conversations, newest first")
-async def my_conversations(session: CustomerDep, memory: MemoryDep) -> JSONResponse:
-    return respond(Conversations(conversations=await site.conversations(memory.client, session.tenant,
-                                                                         session.customer)))
+async def my_conversations(session: CustomerDep, memory: MemoryDep) -> Conversations:
+    return Conversations(conversations=await site.conversations(memory.client, session.tenant,
+                                                                         session.customer))
 
 
-@router.get("/me/conversations/{session_id}", response_model=Turns, responses=responses(401, 403, 404, 429, 503),
+@router.get("/me/conversations/{session_id}", response_model=Answer[Turns], responses=responses(401, 403, 404, 429, 503),
             summary="One of your conversations, turn by turn (with each reply's how-I-know)")
 async def my_conversation(session: CustomerDep, memory: MemoryDep,
-                          session_id: Annotated[str, Path(min_length=1, max_length=128)]) -> JSONResponse:
+                          session_id: Annotated[str, Path(min_length=1, max_length=128)]) -> Turns:
     turns = await site.turns(memory.client, session.tenant, session.customer, session_id)
-    return respond(Turns(session=session_id, turns=turns))
+    return Turns(session=session_id, turns=turns)
 
 
-@router.get("/me/tickets", response_model=TicketsResult, responses=responses(401, 403, 404, 429, 503),
+@router.get("/me/tickets", response_model=Answer[TicketsResult], responses=responses(401, 403, 404, 429, 503),
             summary="Your tickets, newest first")
-async def my_tickets(session: CustomerDep, memory: MemoryDep) -> JSONResponse:
+async def my_tickets(session: CustomerDep, memory: MemoryDep) -> TicketsResult:
     rows = await tickets.list_tickets(memory.client, session.tenant, session.customer)
-    return respond({"tickets": [ticket_row(r) for r in rows]})
+    return TicketsResult(tickets=[ticket_row(r) for r in rows])
 
 
-@router.get("/me/tickets/{id}", response_model=TicketView, responses=responses(401, 403, 404, 429, 503),
+@router.get("/me/tickets/{id}", response_model=Answer[TicketView], responses=responses(401, 403, 404, 429, 503),
             summary="One of your tickets with its timeline (another customer's: 404)")
-async def my_ticket(session: CustomerDep, memory: MemoryDep, ticket_id: TicketId) -> JSONResponse:
+async def my_ticket(session: CustomerDep, memory: MemoryDep, ticket_id: TicketId) -> TicketView:
     if not await site.ticket_is_for(memory.client, session.tenant, ticket_id, session.customer):
         raise NotFound("you have no ticket with that id", code="ticket_not_found")
-    return respond(ticket_view(await tickets.get_ticket(memory.client, session.tenant, ticket_id)))
+    return ticket_view(await tickets.get_ticket(memory.client, session.tenant, ticket_id))
 
 
 class MeConfirmBody(Strict):
     fixed: StrictBool = Field(description="true: it works now (the ticket closes); false: it does not (it reopens)")
 
 
-@router.post("/me/tickets/{id}/confirm", response_model=ConfirmResult,
+@router.post("/me/tickets/{id}/confirm", response_model=Answer[ConfirmResult],
              responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
              summary="Your word on one of your tickets: fixed closes it, not fixed reopens it")
 async def my_confirm(body: MeConfirmBody, session: CustomerDep, memory: MemoryDep, bus: BusDep,
-                     ticket_id: TicketId) -> JSONResponse:
+                     ticket_id: TicketId) -> ConfirmResult:
     if not await site.ticket_is_for(memory.client, session.tenant, ticket_id, session.customer):
         raise NotFound("you have no ticket with that id", code="ticket_not_found")
-    return respond(await confirm_ticket(memory, bus, session.tenant, ticket_id, fixed=body.fixed, by="customer"))
+    return await confirm_ticket(memory, bus, session.tenant, ticket_id, fixed=body.fixed, by="customer")
 
 
-@router.get("/me/facts", response_model=MyFacts, responses=responses(401, 403, 404, 429, 503),
+@router.get("/me/facts", response_model=Answer[MyFacts], responses=responses(401, 403, 404, 429, 503),
             summary="Everything the desk holds about you, current and ended")
-async def my_facts(session: CustomerDep, memory: MemoryDep) -> JSONResponse:
-    return respond(MyFacts(facts=await memory.history(session.tenant, session.customer)))
+async def my_facts(session: CustomerDep, memory: MemoryDep) -> MyFacts:
+    return MyFacts(facts=await memory.history(session.tenant, session.customer))
 
 
-@router.get("/me/line", response_model=LineResult, responses=responses(401, 403, 404, 429, 503),
+@router.get("/me/line", response_model=Answer[LineResult], responses=responses(401, 403, 404, 429, 503),
             summary="Your path from home to the core, each node's status (empty until you have a line)")
-async def my_line(session: CustomerDep, memory: MemoryDep) -> JSONResponse:
+async def my_line(session: CustomerDep, memory: MemoryDep) -> LineResult:
     try:
         hops = await network.customer_line(memory.client, session.tenant, session.customer)
     except NotFound:  # the desk has not met you yet
         hops = []
-    return respond({"customer": session.customer, "line": hops})
+    return LineResult(customer=session.customer, line=hops)
 
 
-@router.get("/me/plans", response_model=Offers, responses=responses(401, 403, 404, 422, 429, 503),
+@router.get("/me/plans", response_model=Answer[Offers], responses=responses(401, 403, 404, 422, 429, 503),
             summary="The plans and add-ons of a country, priced locally with tax")
 async def my_plans(session: CustomerDep, memory: MemoryDep,
-                   country: Annotated[str, Query(min_length=2, max_length=2, examples=["IN"])]) -> JSONResponse:
+                   country: Annotated[str, Query(min_length=2, max_length=2, examples=["IN"])]) -> Offers:
     plans = await plans_for(memory.client, session.tenant, country)
     addons = await addons_for(memory.client, session.tenant, country)
-    return respond(Offers(country=country.upper(), plans=plans, addons=addons))
+    return Offers(country=country.upper(), plans=plans, addons=addons)
 
 
-@router.get("/me/coverage", response_model=Coverage, responses=responses(401, 403, 404, 429, 503),
+@router.get("/me/coverage", response_model=Answer[Coverage], responses=responses(401, 403, 404, 429, 503),
             summary="The cities whose network is degraded or cut off right now")
 async def my_coverage(session: CustomerDep, memory: MemoryDep) -> Coverage:
     return Coverage(cities=await network.degraded_cities(memory.client, session.tenant))

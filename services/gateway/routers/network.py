@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
-from fastapi.responses import JSONResponse
 
 from relay_graph.memory.inputs import Name
 
@@ -13,10 +12,12 @@ from relay_graph.desk import network, network_algorithms
 from relay_graph.desk.network_models import NODE_ID_PATTERN
 from relay_graph.runtime.streams import NetworkChanged
 
-from ..deps import BusDep, MemoryDep, TenantDep, respond
+from ..deps import BusDep, MemoryDep, TenantDep
 from ..errors import responses
 from ..schemas import (
+    Answer,
     AffectedResult,
+    AffectedView,
     CapacityResult,
     CriticalResult,
     LineResult,
@@ -30,18 +31,18 @@ router = APIRouter(prefix="/v1/tenants/{t}", tags=["network"])
 NodeId = Annotated[str, Query(pattern=NODE_ID_PATTERN, description="a network node id", examples=["pune-olt-1"])]
 
 
-@router.get("/customers/{c}/line", response_model=LineResult, responses=responses(401, 403, 404, 422, 429, 503),
+@router.get("/customers/{c}/line", response_model=Answer[LineResult], responses=responses(401, 403, 404, 422, 429, 503),
             summary="The customer's path from home to core, each node with status and capacity")
 async def customer_line(
     tenant: TenantDep,
     memory: MemoryDep,
     customer: Annotated[Name, Path(alias="c", examples=["alice rao"])],
-) -> JSONResponse:
+) -> LineResult:
     hops = await network.customer_line(memory.client, tenant, customer)
-    return respond({"customer": customer, "line": hops})
+    return LineResult(customer=customer, line=hops)
 
 
-@router.get("/network/affected", response_model=AffectedResult, responses=responses(401, 403, 404, 422, 429, 503),
+@router.get("/network/affected", response_model=Answer[AffectedResult], responses=responses(401, 403, 404, 422, 429, 503),
             summary="The customers a fault of a node reaches",
             description="Every customer behind `node` whose every path up to the core, with `node` down (on top of "
             "whatever else is down now), runs through a node or link that is down: who the node's outage warns. "
@@ -55,12 +56,12 @@ async def affected(
     memory: MemoryDep,
     node: NodeId,
     depth: Annotated[int | None, Query(ge=0, le=64, description="links below the node; default: all")] = None,
-) -> JSONResponse:
+) -> AffectedResult:
     customers = await network.affected_customers(memory.client, tenant, node, depth)
-    return respond({"node": node, "customers": customers})
+    return AffectedResult(node=node, customers=[AffectedView(customer=c.customer, path=c.path) for c in customers])
 
 
-@router.post("/network/nodes/{node_id}/status", response_model=NodeStatusResult,
+@router.post("/network/nodes/{node_id}/status", response_model=Answer[NodeStatusResult],
              responses=responses(401, 403, 404, 413, 422, 429, 503),
              summary="Mark a node up or down (netops reacts)",
              description="A change moves the node's version and is announced (NetworkChanged down/up), so "
@@ -72,15 +73,15 @@ async def set_node_status(
     memory: MemoryDep,
     bus: BusDep,
     node_id: Annotated[str, Path(pattern=NODE_ID_PATTERN, examples=["pune-olt-1"])],
-) -> JSONResponse:
+) -> NodeStatusResult:
     change = await network.set_node_status(memory.client, tenant, node_id, up=body.up)
     if change.changed:
         await bus.announce(tenant, [NetworkChanged(tenant=tenant, id=node_id, version=change.version,
                                                    change="up" if body.up else "down", actor=body.by)])
-    return respond(change)
+    return change
 
 
-@router.get("/network/capacity", response_model=CapacityResult, responses=responses(401, 403, 404, 422, 429, 503),
+@router.get("/network/capacity", response_model=Answer[CapacityResult], responses=responses(401, 403, 404, 422, 429, 503),
             summary="How much bandwidth can reach a node over links that are up (max flow)",
             description="The max flow from the backbones down to `node` through nodes and links that are up, "
             "with a decomposition of the flow into `paths` (their gbps add up to `max_flow_gbps`) and a minimum "
@@ -91,11 +92,11 @@ async def capacity(
     memory: MemoryDep,
     node: NodeId,
     nominal: Annotated[bool, Query(description="as if everything were up")] = False,
-) -> JSONResponse:
-    return respond(await network_algorithms.capacity(memory.client, tenant, node, nominal=nominal))
+) -> CapacityResult:
+    return await network_algorithms.capacity(memory.client, tenant, node, nominal=nominal)
 
 
-@router.get("/network/critical", response_model=CriticalResult, responses=responses(401, 403, 422, 429, 503),
+@router.get("/network/critical", response_model=Answer[CriticalResult], responses=responses(401, 403, 422, 429, 503),
             summary="The most critical nodes (betweenness), each with the customers behind it",
             description="The `top` nodes most shortest paths of the network run through (exact betweenness over "
             "the undirected network), each with its score, the customers behind it and its path to the core.")
@@ -103,13 +104,13 @@ async def critical(
     tenant: TenantDep,
     memory: MemoryDep,
     top: Annotated[int, Query(ge=1, le=1000, description="how many nodes")] = 10,
-) -> JSONResponse:
-    return respond({"nodes": await network_algorithms.critical_nodes(memory.client, tenant, top)})
+) -> CriticalResult:
+    return CriticalResult(nodes=await network_algorithms.critical_nodes(memory.client, tenant, top))
 
 
-@router.get("/network/cabling", response_model=SpanningForest, responses=responses(401, 403, 422, 429, 503),
+@router.get("/network/cabling", response_model=Answer[SpanningForest], responses=responses(401, 403, 422, 429, 503),
             summary="The cheapest cabling that keeps the network connected (minimum spanning forest)",
             description="A minimum spanning forest over every network link, weighted by cable length (FalkorDB "
             "algo.MSF): the cable a rebuild would need at least, per connected part of the network.")
-async def cabling(tenant: TenantDep, memory: MemoryDep) -> JSONResponse:
-    return respond(await network_algorithms.cheapest_cabling(memory.client, tenant))
+async def cabling(tenant: TenantDep, memory: MemoryDep) -> SpanningForest:
+    return await network_algorithms.cheapest_cabling(memory.client, tenant)

@@ -5,19 +5,18 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from fastapi.responses import JSONResponse
 
 from relay_graph.memory.inputs import Identifier, Name, text_type
 from relay_graph.memory.recall import MAX_QUESTION
 
-from ..deps import MemoryDep, ReaderDep, TenantDep, respond
+from ..deps import MemoryDep, ReaderDep, TenantDep
 from ..errors import responses
-from ..schemas import RecallResult
+from ..schemas import Answer, RecallResult
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["recall"])
 
 
-@router.get("/recall", response_model=RecallResult, responses=responses(401, 403, 422, 429, 503),
+@router.get("/recall", response_model=Answer[RecallResult], responses=responses(401, 403, 422, 429, 503),
             summary="What the graph remembers about a question")
 async def recall(
     tenant: TenantDep,
@@ -29,5 +28,5 @@ async def recall(
         description="only this customer's memory: their id, or a name (`matched` says what it was read as; a "
                     "name of two or more customers answers shape `ambiguous` with the candidates)")] = None,
     session: Annotated[Identifier | None, Query()] = None,
-) -> JSONResponse:
-    return respond(await memory.recall(tenant, q, k=k, subject=subject, session=session, reader=agent))
+) -> RecallResult:
+    return await memory.recall(tenant, q, k=k, subject=subject, session=session, reader=agent)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 
 from relay_graph.desk import regional_desks as desks
 from relay_graph.lab import world
@@ -13,14 +13,14 @@ from relay_graph.runtime.errors import AlreadyExists
 from relay_graph.runtime.tenancy import validate_tenant
 
 from ..auth import AGENT_ID_PATTERN
-from ..deps import AdminDep, AdminOfTenantDep, IdentityDep, KeysDep, MemoryDep, ServicesDep, respond
+from ..deps import AdminDep, AdminOfTenantDep, IdentityDep, KeysDep, MemoryDep, ServicesDep
 from ..errors import Forbidden, responses
-from ..schemas import AgentBody, AgentCreated, AgentList, LimitsBody, LimitsView, TenantBody, TenantCreated, TenantLimits
+from ..schemas import Answer, AgentBody, AgentCreated, AgentList, LimitsBody, LimitsView, TenantBody, TenantCreated, TenantLimits
 
 router = APIRouter(prefix="/v1/tenants", tags=["tenants"])
 
 
-@router.post("", status_code=201, response_model=TenantCreated, responses=responses(401, 403, 409, 413, 422, 429, 503),
+@router.post("", status_code=201, response_model=Answer[TenantCreated], responses=responses(401, 403, 409, 413, 422, 429, 503),
              summary="Create a tenant with its region's world, and its API key (admin key)",
              description="Creates the tenant, its key (shown once) and, unless `world` is false, its region's "
              "world: the catalogue (plans priced per country, FAQs, playbooks, served cities and areas) and the "
@@ -28,7 +28,7 @@ router = APIRouter(prefix="/v1/tenants", tags=["tenants"])
              "`world: false` makes an empty tenant. With `operator`, the tenant is that operator's desk for `region`: "
              "a customer whose address another of its desks serves is moved there by the desk (409 `desk_taken` "
              "when the operator has a desk for that region already).")
-async def create_tenant(body: TenantBody, _: AdminDep, keys: KeysDep, memory: MemoryDep) -> JSONResponse:
+async def create_tenant(body: TenantBody, _: AdminDep, keys: KeysDep, memory: MemoryDep) -> TenantCreated:
     """The tenant with its region's world (catalogue, prices, network) from the first message, unless
     the caller asks for an empty one; seeding is idempotent, so a later `POST /world` of the same
     region writes nothing new."""
@@ -40,17 +40,17 @@ async def create_tenant(body: TenantBody, _: AdminDep, keys: KeysDep, memory: Me
     summary = await world.seed_world(memory.client, tenant, body.region) if body.world else None
     if body.operator:
         await desks.register_desk(memory.client, tenant, body.operator, body.region)
-    return respond(TenantCreated(tenant=tenant, api_key=api_key, world=summary), 201)
+    return TenantCreated(tenant=tenant, api_key=api_key, world=summary)
 
 
-@router.post("/{t}/agents", status_code=201, response_model=AgentCreated,
+@router.post("/{t}/agents", status_code=201, response_model=Answer[AgentCreated],
              responses=responses(401, 403, 409, 413, 422, 429, 503),
              summary="Give an agent of the tenant its own key (tenant key); it writes and reads as that agent")
-async def create_agent(body: AgentBody, who: IdentityDep, keys: KeysDep) -> JSONResponse:
+async def create_agent(body: AgentBody, who: IdentityDep, keys: KeysDep) -> AgentCreated:
     if not who.tenant_key:
         raise Forbidden("only the tenant's own key issues agent keys; an agent key cannot")
     api_key = await keys.create_agent(who.tenant, body.agent)
-    return respond(AgentCreated(tenant=who.tenant, agent=body.agent, api_key=api_key), 201)
+    return AgentCreated(tenant=who.tenant, agent=body.agent, api_key=api_key)
 
 
 @router.delete("/{t}/agents/{agent}", status_code=204, responses=responses(401, 403, 404, 422, 429, 503),
@@ -64,10 +64,10 @@ async def delete_agent(who: IdentityDep, keys: KeysDep,
     return Response(status_code=204)
 
 
-@router.get("/{t}/agents", response_model=AgentList, responses=responses(401, 403, 429, 503),
+@router.get("/{t}/agents", response_model=Answer[AgentList], responses=responses(401, 403, 429, 503),
             summary="The tenant's agents that have a key")
-async def list_agents(who: IdentityDep, keys: KeysDep) -> JSONResponse:
-    return respond(AgentList(agents=await keys.agents(who.tenant)))
+async def list_agents(who: IdentityDep, keys: KeysDep) -> AgentList:
+    return AgentList(agents=await keys.agents(who.tenant))
 
 
 async def _limits_view(services, tenant: str) -> TenantLimits:
@@ -76,14 +76,14 @@ async def _limits_view(services, tenant: str) -> TenantLimits:
                         overrides=await services.limits.overrides(tenant))
 
 
-@router.get("/{t}/limits", response_model=TenantLimits, responses=responses(401, 403, 429, 503),
+@router.get("/{t}/limits", response_model=Answer[TenantLimits], responses=responses(401, 403, 429, 503),
             summary="The limits the tenant runs with: its rate, burst and batch size")
-async def get_limits(who: IdentityDep, services: ServicesDep) -> JSONResponse:
-    return respond(await _limits_view(services, who.tenant))
+async def get_limits(who: IdentityDep, services: ServicesDep) -> TenantLimits:
+    return await _limits_view(services, who.tenant)
 
 
-@router.put("/{t}/limits", response_model=TenantLimits, responses=responses(401, 403, 404, 413, 422, 429, 503),
+@router.put("/{t}/limits", response_model=Answer[TenantLimits], responses=responses(401, 403, 404, 413, 422, 429, 503),
             summary="Set the tenant's own limits (admin key); a field left out or null takes the default")
-async def put_limits(body: LimitsBody, tenant: AdminOfTenantDep, services: ServicesDep) -> JSONResponse:
+async def put_limits(body: LimitsBody, tenant: AdminOfTenantDep, services: ServicesDep) -> TenantLimits:
     await services.limits.set(tenant, body.model_dump())
-    return respond(await _limits_view(services, tenant))
+    return await _limits_view(services, tenant)

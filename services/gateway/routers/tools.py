@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Path, Query
-from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, ValidationError
 from pydantic.json_schema import models_json_schema
 
 from relay_graph.memory.models import LABEL_PATTERN
 from relay_graph.tools import Call, call_tool, get_tool, tool_specs
 
-from ..deps import BusDep, IdentityDep, MemoryDep, TenantDep, respond
+from ..deps import BusDep, IdentityDep, MemoryDep, TenantDep
 from ..errors import responses
+from ..schemas import Answer
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["tools"])
 
@@ -41,13 +41,13 @@ class ToolAnswer(BaseModel):
     message: str | None = None
 
 
-@router.get("/tools", response_model=ToolList, responses=responses(401, 403, 429, 503),
+@router.get("/tools", response_model=Answer[ToolList], responses=responses(401, 403, 429, 503),
             summary="The typed tool catalogue (the same tools as /mcp), with JSON schemas")
-async def list_tools(tenant: TenantDep) -> JSONResponse:
-    return respond(ToolList(tools=[ToolSpec(**s) for s in tool_specs()]))
+async def list_tools(tenant: TenantDep) -> ToolList:
+    return ToolList(tools=[ToolSpec(**s) for s in tool_specs()])
 
 
-@router.post("/tools/{name}", response_model=ToolAnswer, responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
+@router.post("/tools/{name}", response_model=Answer[ToolAnswer], responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
              operation_id="call_tool",
              summary="Call a tool; the body is its arguments. The key's agent is recorded as writer and reader "
                      "(`api` for the tenant key); `agent` is a sub-label under it")
@@ -59,10 +59,10 @@ async def call(
     arguments: Annotated[dict[str, Any] | None, Body(description="the tool's arguments (its input_schema)")] = None,
     agent: Annotated[str | None, Query(pattern=LABEL_PATTERN, description="a sub-label under the key's agent "
                                        "(kept as the `label` of the facts it writes)")] = None,
-) -> JSONResponse:
+) -> ToolAnswer:
     get_tool(name)  # an unknown tool is 404 before anything else
     ctx = Call(memory, who.tenant, who.agent, announcer=bus, label=who.label(agent))
-    return respond((await call_tool(ctx, name, arguments or {})).to_json())
+    return ToolAnswer.model_validate((await call_tool(ctx, name, arguments or {})).to_json())
 
 
 def _takes_no_arguments(model: type[BaseModel]) -> bool:

@@ -8,20 +8,19 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path
-from fastapi.responses import JSONResponse
 
 from relay_graph.memory.inputs import Name
 
 from relay_graph.lab import world
 
-from ..deps import MemoryDep, TenantDep, respond
+from ..deps import MemoryDep, TenantDep
 from ..errors import responses
-from ..schemas import HomeBody, HomeLine, WorldBody, WorldSummary
+from ..schemas import Answer, HomeBody, HomeLine, WorldBody, WorldSummary
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["world"])
 
 
-@router.post("/world", response_model=WorldSummary, responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
+@router.post("/world", response_model=Answer[WorldSummary], responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
              summary="Seed a region's catalogue and access network, and connect customers",
              description="Seeds the region's catalogue (countries, served cities and areas, plans priced per "
              "country, FAQs, playbooks) and generates its access network over every served city and area "
@@ -32,13 +31,13 @@ router = APIRouter(prefix="/v1/tenants/{t}", tags=["world"])
              "This writes network state only; what customers say about themselves is the desk agents' to "
              "file. Every address is placed before anything is written: 422 `unknown_region`, "
              "`ambiguous_address`, `no_line_there` or `unknown_place` and nothing changes.")
-async def seed_world(body: WorldBody, tenant: TenantDep, memory: MemoryDep) -> JSONResponse:
+async def seed_world(body: WorldBody, tenant: TenantDep, memory: MemoryDep) -> WorldSummary:
     summary = await world.seed_world(memory.client, tenant, body.region, seed=body.seed, max_cities=body.max_cities,
                                      customers=[(c.customer, c.address) for c in body.customers])
-    return respond(summary)
+    return summary
 
 
-@router.post("/customers/{c}/line", response_model=HomeLine, responses=responses(401, 403, 404, 413, 422, 429, 503),
+@router.post("/customers/{c}/line", response_model=Answer[HomeLine], responses=responses(401, 403, 404, 413, 422, 429, 503),
              summary="Connect a customer's home to the network, from their address",
              description="Places the address (own list of served areas, then the offline gazetteer) and installs "
              "a home box on a cabinet of that area's exchange (moving the customer if they had a line "
@@ -49,5 +48,5 @@ async def connect_home(
     tenant: TenantDep,
     memory: MemoryDep,
     customer: Annotated[Name, Path(alias="c", examples=["ravi nair"])],
-) -> JSONResponse:
-    return respond(await world.connect_home(memory.client, tenant, customer, body.address, region=body.region))
+) -> HomeLine:
+    return await world.connect_home(memory.client, tenant, customer, body.address, region=body.region)

@@ -9,13 +9,13 @@ from the pending list and missing from the dead letters.
 from __future__ import annotations
 
 import logging
-from datetime import datetime, timezone
 from typing import Any
 
 import redis.asyncio as aioredis
 from pydantic import BaseModel
 
 from relay_graph.runtime.streams.keys import dead_letter_stream, error_key
+from relay_graph.runtime.times import utcnow
 
 log = logging.getLogger("relay_graph.runtime.streams")
 
@@ -58,7 +58,7 @@ async def dead_letter(
             "dlq.group": group,
             "dlq.consumer": consumer,
             "dlq.deliveries": str(deliveries),
-            "dlq.at": datetime.now(timezone.utc).isoformat(),
+            "dlq.at": utcnow().isoformat(),
         }
     )
     # Original field names could collide with ours only in a hand-made entry; ours win.

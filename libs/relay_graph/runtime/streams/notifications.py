@@ -13,7 +13,6 @@ publisher can add a field without sending older consumers' messages to the dead 
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
 from typing import Annotated, Any, ClassVar, Literal, Union
 
 from pydantic import (
@@ -28,6 +27,7 @@ from pydantic import (
     field_validator,
 )
 
+from relay_graph.runtime.times import utcnow
 from relay_graph.runtime.errors import InvalidInput, RelayError
 from relay_graph.runtime.tenancy import TENANT_RE, validate_tenant
 from relay_graph.runtime.streams.keys import (
@@ -49,8 +49,6 @@ class InvalidNotification(InvalidInput):
     code = "invalid_notification"
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
 
 
 class NotificationBase(BaseModel):
@@ -64,7 +62,7 @@ class NotificationBase(BaseModel):
     id: Ref
     version: int = Field(ge=0, description="the version the thing reached with this change")
     actor: Ref = Field(description="the agent, person or process that made the change")
-    at: AwareDatetime = Field(default_factory=_now, description="when the change happened")
+    at: AwareDatetime = Field(default_factory=utcnow, description="when the change happened")
     notification_id: uuid.UUID = Field(default_factory=uuid.uuid4, description="for dedupe")
 
     @field_validator("tenant")

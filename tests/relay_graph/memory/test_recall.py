@@ -93,11 +93,15 @@ async def test_a_misspelt_name_found_after_the_vector_gives_the_same_answer(memo
     settled = await memory.recall(tenant, question, k=3)
     run = memory.client.run
     started = []
+    round_trip_2 = asyncio.Event()
 
     async def slow_fuzzy(t, query, params=None):
         started.append(query.name)
+        if query.name.startswith("recall_fused"):
+            round_trip_2.set()
         if query is recall_mod.q.ENTITIES_FUZZY:
-            await asyncio.sleep(0.3)  # well after the question's vector (cached by the first recall)
+            # answers only once round trip 2 has started on the names found exactly
+            await asyncio.wait_for(round_trip_2.wait(), 10)
         return await run(t, query, params)
 
     monkeypatch.setattr(memory.client, "run", slow_fuzzy)

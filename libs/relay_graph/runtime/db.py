@@ -125,7 +125,7 @@ class GraphClient:
                     if self.cluster:  # functions are per node: every primary, and its replicas by replication
                         await self.redis.initialize()
                         await self.redis.execute_command(*udf.load_command(), target_nodes=self.redis.get_primaries())
-                    else:
+                    elif not udf.loaded(await self.redis.execute_command(*udf.LIST_COMMAND)):
                         await self.redis.execute_command(*udf.load_command())
                     self.udfs = True
 

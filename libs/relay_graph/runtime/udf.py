@@ -88,6 +88,26 @@ def load_command() -> tuple[str, ...]:
     return ("GRAPH.UDF", "LOAD", "REPLACE", LIBRARY, source())
 
 
+LIST_COMMAND = ("GRAPH.UDF", "LIST", "WITHCODE")
+
+
+def loaded(listing: object) -> bool:
+    """Whether `GRAPH.UDF LIST WITHCODE` shows this very library already loaded. A process then
+    loads nothing: replacing a library while other clients' queries run crashed FalkorDB 4.22.1
+    (UDF_RepoRemoveLib racing UDF_RepoPopulateJSContext, seen once in a full test run)."""
+    want = source()
+    for entry in listing if isinstance(listing, list) else []:
+        if not isinstance(entry, dict):
+            continue
+        fields = {(k.decode() if isinstance(k, bytes) else k): v for k, v in entry.items()}
+        name, code = fields.get("library_name"), fields.get("library_code")
+        name = name.decode() if isinstance(name, bytes) else name
+        code = code.decode() if isinstance(code, bytes) else code
+        if name == LIBRARY and code == want:
+            return True
+    return False
+
+
 def ago(ms: int, now_ms: int) -> str:
     """"just now", "1 minute ago", "3 hours ago", "12 days ago": how long before `now_ms`."""
     s = (now_ms - ms) // 1000

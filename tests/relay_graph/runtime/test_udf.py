@@ -89,3 +89,23 @@ async def test_the_sentence_read_starts_from_the_fact_id_index(graph_client, ten
 
     plan = await graph_client.explain(tenant, q.FACT_SENTENCES, {"facts": [{"fact_id": "f1", "subject": "x"}]})
     assert "Node By Index Scan" in plan and "All Node Scan" not in plan
+
+
+async def test_a_process_loads_the_library_only_when_the_server_lacks_this_very_code(graph_client):
+    """A second process finds the same library loaded and replaces nothing (replacing it while other
+    queries ran crashed FalkorDB 4.22.1); a different library on the server is replaced."""
+    from relay_graph.runtime import udf
+    from relay_graph.runtime.db import GraphClient
+
+    await graph_client.ensure_udfs()
+    assert udf.loaded(await graph_client.redis.execute_command(*udf.LIST_COMMAND))
+    stale = udf.source().replace("'just now'", "'a moment ago'")
+    await graph_client.redis.execute_command("GRAPH.UDF", "LOAD", "REPLACE", udf.LIBRARY, stale)
+    assert not udf.loaded(await graph_client.redis.execute_command(*udf.LIST_COMMAND))
+    fresh = GraphClient(graph_client.settings)
+    try:
+        await fresh.ensure_udfs()
+    finally:
+        await fresh.close()
+    assert udf.loaded(await graph_client.redis.execute_command(*udf.LIST_COMMAND))
+    assert not udf.loaded([{b"library_name": b"relay", b"library_code": b"other"}]) and not udf.loaded(None)

@@ -53,6 +53,7 @@ from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries import facts as q
 from relay_graph.memory.registry import ENTITY_TYPES, REGISTRY, Predicate, clean_text
 from relay_graph.memory.registry import get as get_predicate
+from relay_graph.runtime import times
 from relay_graph.runtime.times import now_ms
 from relay_graph.runtime.tenancy import validate_tenant
 
@@ -161,9 +162,6 @@ def from_ms(value: int | None) -> datetime | None:
     # Writes are bounded (inputs.check_time); a value stored before they were is read at the bound
     # it passed rather than failing every read of its subject.
     return None if value is None else _EPOCH + min(max(value, _MS_MIN), _MS_MAX) * _MS
-
-
-_wall_ms = now_ms
 
 
 def _new_id() -> str:
@@ -360,7 +358,7 @@ async def write_fact(client: GraphClient, tenant: str, fact: FactInput) -> FactW
     for attempt in range(MAX_ATTEMPTS):
         snap = await _read_slot(client, tenant, w.p, w.subject, w.object)
         assert snap.object is not None
-        now = w.recorded_at_ms if w.recorded_at_ms is not None else fp.belief_now(_wall_ms(), snap.slot.facts)
+        now = w.recorded_at_ms if w.recorded_at_ms is not None else fp.belief_now(now_ms(), snap.slot.facts)
         new = fp.NewValue(snap.object.uid, snap.object.name, w.agent,
                           w.valid_from_ms if w.valid_from_ms is not None else now)
         plan = fp.plan_write(snap.slot, new, single=w.p.single, policy=w.p.policy, now_ms=now,
@@ -531,7 +529,7 @@ async def _write_checked(client: GraphClient, tenant: str, writes: list[_Write],
     for i, (w, (subject, obj)) in enumerate(zip(writes, refs)):
         key = _slot_key(subject.uid, w.p.name)
         slot = slots.get(key) or fp.Slot()  # a subject new to the graph has no slots yet
-        now = w.recorded_at_ms if w.recorded_at_ms is not None else fp.belief_now(_wall_ms(), slot.facts)
+        now = w.recorded_at_ms if w.recorded_at_ms is not None else fp.belief_now(now_ms(), slot.facts)
         new = fp.NewValue(obj.uid, obj.name, w.agent, w.valid_from_ms if w.valid_from_ms is not None else now)
         plan = fp.plan_write(slot, new, single=w.p.single, policy=w.p.policy, now_ms=now,
                              fact_id=_new_id(), conflict_id=_new_id())
@@ -592,7 +590,7 @@ async def retire_fact(client: GraphClient, tenant: str, retire: RetireInput) -> 
             object_uid = fp.match_object(snap.slot.facts, obj.uid)
             if object_uid is None:
                 return []
-        now = recorded if recorded is not None else fp.belief_now(_wall_ms(), snap.slot.facts)
+        now = recorded if recorded is not None else fp.belief_now(now_ms(), snap.slot.facts)
         plan = fp.plan_retire(snap.slot, object_uid, valid_to_ms=valid_to, now_ms=now)
         if plan.kind is fp.Kind.NOTHING:
             return []
@@ -672,7 +670,7 @@ async def _subject_rows(client: GraphClient, tenant: str, subject: object, predi
 
 async def _consulted(client: GraphClient, tenant: str, reader: str | None, fact_ids: list[str]) -> None:
     if reader is not None and fact_ids:
-        await client.run(tenant, q.CONSULTED, {"reader": reader, "fact_ids": fact_ids, "now_ms": _wall_ms()})
+        await client.run(tenant, q.CONSULTED, {"reader": reader, "fact_ids": fact_ids, "now_ms": now_ms()})
 
 
 async def record_consulted(client: GraphClient, tenant: str, reader: str, fact_ids: list[str]) -> None:
@@ -697,7 +695,7 @@ async def sentences(client: GraphClient, tenant: str, views: list[FactView], *,
         return {}
     rows = await client.run(tenant, q.FACT_SENTENCES,
                             {"facts": [{"fact_id": v.fact_id, "subject": v.subject} for v in views],
-                             "now_ms": _wall_ms() if now_ms is None else now_ms})
+                             "now_ms": times.now_ms() if now_ms is None else now_ms})
     return {r["fact_id"]: Worded(r["sentence"], r["learnt"]) for r in rows}
 
 
@@ -811,7 +809,7 @@ async def settle(client: GraphClient, tenant: str, conflict_id: str, fact_id: st
         facts = tuple(_slot_fact(m) for m in row["facts"] or () if m.get("fact_id"))
         conflict = fp.ConflictState(conflict_id, bool(row["open"]), tuple(f.fact_id for f in facts))
         slot = fp.Slot(version=row["version"] or 0, facts=facts, conflict_id=row["slot_conflict_id"])
-        now = fp.belief_now(_wall_ms(), facts)
+        now = fp.belief_now(now_ms(), facts)
         plan = fp.plan_settle(slot, conflict, fact_id, now_ms=now)
         p = get_predicate(row["predicate"])
         subject = EntityRef(row["subject_uid"], "", p.subject_type)

@@ -48,6 +48,16 @@ def _send_span(stream: str, attributes: dict[str, Any]) -> Any:
                     "messaging.destination.name": stream, **attributes})
 
 
+def _one_stream(notifications: list[NotificationBase]) -> str:
+    """The one stream a batch goes to; a batch of anything but notifications of one kind is refused."""
+    if not all(isinstance(n, NotificationBase) for n in notifications):
+        raise InvalidNotification("only notification models can be published")
+    streams = {type(n).stream for n in notifications}
+    if len(streams) != 1:
+        raise InvalidNotification("publish_many takes notifications of one kind")
+    return streams.pop()
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -86,12 +96,7 @@ class Publisher:
         carries; returns the entry ids in order. Unavailable if Redis cannot be reached."""
         if not notifications:
             return []
-        if not all(isinstance(n, NotificationBase) for n in notifications):
-            raise InvalidNotification("only notification models can be published")
-        streams = {type(n).stream for n in notifications}
-        if len(streams) != 1:
-            raise InvalidNotification("publish_many takes notifications of one kind")
-        stream = streams.pop()
+        stream = _one_stream(notifications)
         with _send_span(stream, {"messaging.batch.message_count": len(notifications),
                                  "relay.tenant": notifications[0].tenant}):
             headers = [x for kv in trace_headers().items() for x in kv]
@@ -185,12 +190,7 @@ class BrokerPublisher:
         """Notifications of one kind in one round trip (a pipeline), inside one span."""
         if not notifications:
             return []
-        if not all(isinstance(n, NotificationBase) for n in notifications):
-            raise InvalidNotification("only notification models can be published")
-        streams = {type(n).stream for n in notifications}
-        if len(streams) != 1:
-            raise InvalidNotification("publish_many takes notifications of one kind")
-        stream = streams.pop()
+        stream = _one_stream(notifications)
         with _send_span(stream, {"messaging.batch.message_count": len(notifications),
                                  "relay.tenant": notifications[0].tenant}):
             async def send_all() -> list:

@@ -12,11 +12,11 @@ import uuid
 import pytest
 import redis.asyncio as aioredis
 
-from relay_graph.desk import chat
 from relay_graph.runtime.queries import outbox as q
 from relay_graph.runtime.streams import STREAM_TURNS
 from services.gateway import outbox
 from services.gateway.bus import Bus
+from tests import reads
 
 from .stream_helpers import published
 
@@ -95,7 +95,7 @@ async def test_xadd_failing_for_a_second_loses_no_turn(app, client, auth, tenant
     assert sorted(by_seq) == list(range(1, 32))
     assert all(len(ids) == 1 for ids in by_seq.values())  # a copy, if any, is the same notification
     assert await memory.client.run(tenant, q.PENDING, {"before_ms": 2**62, "limit": 10}) == []
-    assert [await chat.turn_seq(memory.client, tenant, n.id) for n in turns[:1]] == [turns[0].seq]
+    assert [await reads.turn_seq(memory.client, tenant, n.id) for n in turns[:1]] == [turns[0].seq]
 
 
 async def test_the_gateway_publishes_through_its_faststream_broker(app, client, auth, tenant, stream_redis):

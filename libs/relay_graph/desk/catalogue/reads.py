@@ -149,11 +149,6 @@ async def playbook_steps(client: GraphClient, tenant: str, issue_kind: str) -> l
     return [PlaybookStep(order=int(r["order"]), action=r["action"], instruction=r["instruction"]) for r in rows]
 
 
-async def playbook(client: GraphClient, tenant: str, issue_kind: str) -> list[str]:
-    """The playbook's step actions in order (PlaybookAction codes)."""
-    return [s.action for s in await playbook_steps(client, tenant, issue_kind)]
-
-
 async def extraction_context(client: GraphClient, tenant: str) -> ExtractionContext:
     """The served cities, plans and router models of this tenant's catalogue, for the extractor."""
     validate_tenant(tenant)
@@ -172,7 +167,6 @@ __all__ = [
     "extraction_context",
     "faq",
     "faq_query",
-    "playbook",
     "playbook_steps",
     "plans_for",
     "services_for",

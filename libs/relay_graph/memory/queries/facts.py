@@ -416,16 +416,6 @@ MERGE (a)-[c:CONSULTED]->(f)
 RETURN count(c) AS consulted""",
 )
 
-# What the hot paths run, for plan checks (tests assert each starts from an index).
-HOT_READS = (SLOT_READ, ENTITY_LOOKUP, FACTS_CURRENT, FACTS_WORLD_AT, FACTS_BELIEF_AT, FACTS_HISTORY, CLAIMS,
-             CONFLICT_READ)
-
-
-def hot_writes(predicate: str) -> tuple[Query, ...]:
-    return (CREATE_PLAIN[predicate], CREATE_CURRENT[predicate], CREATE_HISTORY[predicate], CREATE_CLAIM[predicate],
-            CORROBORATE[predicate], RETIRE[predicate], SETTLE[predicate], CONSULTED)
-
-
 # ---------------------------------------------------------------------------------------------
 # batches (facts.write_facts)
 #

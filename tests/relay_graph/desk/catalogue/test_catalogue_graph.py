@@ -159,10 +159,15 @@ async def test_faq_full_text_search(graph_client, tenant) -> None:
         await cat.faq(graph_client, tenant, "wifi", limit=0)
 
 
+async def playbook(client, tenant: str, issue_kind: str) -> list[str]:
+    """The playbook's step actions in order (PlaybookAction codes)."""
+    return [s.action for s in await cat.playbook_steps(client, tenant, issue_kind)]
+
+
 async def test_playbooks_are_step_paths(graph_client, tenant) -> None:
     await cat.ensure_catalogue(graph_client, tenant, "india")
     for kind, spec in PLAYBOOKS.items():
-        assert await cat.playbook(graph_client, tenant, kind) == [a.value for a in spec.steps]
+        assert await playbook(graph_client, tenant, kind) == [a.value for a in spec.steps]
     steps = await cat.playbook_steps(graph_client, tenant, "no_signal_light")
     assert [s.order for s in steps] == [1, 2, 3, 4]
     assert steps[-1].instruction == INSTRUCTIONS[cat.PlaybookAction.DISPATCH_TECHNICIAN]
@@ -172,12 +177,12 @@ async def test_playbooks_are_step_paths(graph_client, tenant) -> None:
                      "RETURN f.order AS first, length(p) AS hops", {"k": "slow_speed"})
     assert rows == [{"first": 1, "hops": len(PLAYBOOKS["slow_speed"].steps) - 1}]
     with pytest.raises(InvalidInput):
-        await cat.playbook(graph_client, tenant, "alien_invasion")
+        await playbook(graph_client, tenant, "alien_invasion")
 
 
 async def test_playbook_of_an_unseeded_tenant(graph_client, tenant) -> None:
     with pytest.raises(NotFound):
-        await cat.playbook(graph_client, tenant, "no_connection")
+        await playbook(graph_client, tenant, "no_connection")
 
 
 async def test_extraction_context_lists_the_seeded_catalogue(graph_client, tenant) -> None:

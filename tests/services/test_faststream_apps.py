@@ -31,6 +31,7 @@ from services.intake.handlers import HANDLERS as INTAKE
 from services.netops.handlers import HANDLERS as NETOPS
 from services.resolver.handlers import HANDLERS as RESOLVER
 from tests import reads, sample_network
+from tests.support import eventually
 
 from .conftest import Gateway, published
 
@@ -123,10 +124,7 @@ async def test_an_entry_for_a_tenant_never_created_makes_no_graph(agent_deps, gr
         async def dead():
             return [d for d in await read_dead_letters(stream_redis, STREAM_TURNS) if d.original_id == entry]
 
-        for _ in range(200):
-            if await dead():
-                break
-            await asyncio.sleep(0.05)
+        await eventually(dead, what="the entry dead-lettered")
     finally:
         app.stop()
         await asyncio.wait_for(task, 20)

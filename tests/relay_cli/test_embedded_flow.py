@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from rich.console import Console
 from relay_cli.services import ServiceSpec
 from relay_cli.up import STATE_NAME, EmbeddedRelay, StopFlag, UpOptions, run_demo
 from relay_graph.runtime.embedded import free_port, port_in_use
+from tests.support import wait_until
 
 pytestmark = pytest.mark.processes
 
@@ -51,14 +51,6 @@ def _start(relay: EmbeddedRelay) -> tuple[threading.Thread, dict]:
     return thread, result
 
 
-def _wait_for(predicate, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached")
-        time.sleep(0.05)
-
-
 def _state(data_dir: Path) -> dict:
     try:
         return json.loads((data_dir / STATE_NAME).read_text())
@@ -76,7 +68,8 @@ def test_up_runs_supervises_and_stops_in_order(tmp_path):
     opts = _opts(tmp_path)
     relay = EmbeddedRelay(opts, console, stop)
     thread, result = _start(relay)
-    _wait_for(lambda: "Ctrl-C stops everything" in console.export_text(clear=False))
+    wait_until(lambda: "Ctrl-C stops everything" in console.export_text(clear=False), timeout=60,
+               what="relay up ready")
 
     state = _state(tmp_path)
     assert state["port"] == opts.port and len(_pids(state, "agent")) == 2 and _pids(state, "falkordb")
@@ -91,7 +84,8 @@ def test_up_runs_supervises_and_stops_in_order(tmp_path):
     # A service that dies is restarted (after its 1s backoff) under a new pid.
     victim = _pids(state, "agent")[0]
     os.kill(victim, signal.SIGKILL)
-    _wait_for(lambda: victim not in _pids(_state(tmp_path), "agent") and len(_pids(_state(tmp_path), "agent")) == 2)
+    wait_until(lambda: victim not in _pids(_state(tmp_path), "agent") and len(_pids(_state(tmp_path), "agent")) == 2,
+               timeout=60, what="the killed agent replaced")
     assert "exited with code -9; restarting in 1s" in console.export_text(clear=False)
 
     stop.event.set()
@@ -114,7 +108,8 @@ def test_a_password_from_the_environment_is_used_and_not_written(tmp_path):
     relay = EmbeddedRelay(opts, console, stop)
     thread, result = _start(relay)
     try:
-        _wait_for(lambda: "Ctrl-C stops everything" in console.export_text(clear=False))
+        wait_until(lambda: "Ctrl-C stops everything" in console.export_text(clear=False), timeout=60,
+                   what="relay up ready")
         assert "FalkorDB password: from RELAY_FALKORDB_PASSWORD" in console.export_text(clear=False)
         assert not (tmp_path / "falkordb.password").exists()
         assert all(c.env["RELAY_FALKORDB_PASSWORD"] == "from-the-env" for c in relay.supervisor.children)
@@ -203,7 +198,8 @@ def test_up_with_shards_runs_a_cluster_each_node_its_folder_and_log_and_a_dead_n
     opts.shards, opts.falkordb_replicas = 3, 1
     relay = EmbeddedRelay(opts, console, stop)
     thread, result = _start(relay)
-    _wait_for(lambda: "Ctrl-C stops everything" in console.export_text(clear=False), timeout=120)
+    wait_until(lambda: "Ctrl-C stops everything" in console.export_text(clear=False), timeout=120,
+               what="relay up ready")
 
     state = _state(tmp_path)
     ports = [opts.falkordb_port + k for k in range(6)]
@@ -218,7 +214,8 @@ def test_up_with_shards_runs_a_cluster_each_node_its_folder_and_log_and_a_dead_n
     assert {c.env.get("RELAY_FALKORDB_CLUSTER") for c in relay.supervisor.children} == {state["falkordb_cluster"]}
 
     os.kill(_pids(state, "falkordb")[1], signal.SIGKILL)  # a primary
-    _wait_for(lambda: "falkordb node 1" in console.export_text(clear=False))
+    wait_until(lambda: "falkordb node 1" in console.export_text(clear=False), timeout=60,
+               what="the status naming falkordb node 1")
     assert thread.is_alive(), "one node's death does not stop Relay"
 
     stop.event.set()

@@ -80,6 +80,12 @@ A = AskKind
     ("things are slightly better now", [(A.READING, "better")]),
     ("ring me before 6pm please", [(A.CALLBACK, "before 6pm")]),
     ("Hi\nWhat plans do you have?\nAnd do you sell iPhones?", [(A.PLANS, None), (A.NOT_SOLD, "iPhones")]),
+    # a plan for someone: a recommendation, which carries the price asked next
+    ("Do you have a plan for gamers with low ping? What would it cost per month?", [(A.RECOMMEND, None)]),
+    ("is there a package good for streaming 4K?", [(A.RECOMMEND, None)]),
+    ("What would it cost per month?", [(A.PLANS, None)]),
+    ("what is the monthly fee?", [(A.PLANS, None)]),
+    ("Is there a cheaper plan?", [(A.PLANS, None)]),
 ])
 def test_what_a_turn_asks(text, expected):
     assert [(a.kind, a.detail) for a in recognise(text)] == expected

@@ -152,6 +152,13 @@ def test_the_recommendation_names_the_plan_its_reason_and_its_price():
     assert part.reply.how_i_know == [compose._plan_ref(PLANS[1])]
 
 
+def test_a_recommendation_never_states_a_household_the_customer_did_not_give():
+    text = compose.recommend(PLANS, Household(None, frozenset({"gaming"})), "India").reply.text
+    assert text.startswith("For a home where you game, I would suggest")
+    assert "2 people who" not in text and "assumed 2 people on the line" in text
+    assert "assumed" not in compose.recommend(PLANS, Household(3, frozenset()), "India").reply.text
+
+
 def test_what_we_do_not_sell_is_said_then_what_we_do():
     part = compose.not_sold("iPhones", PLANS, "India")
     assert part.kind is ReplyKind.NOT_SOLD

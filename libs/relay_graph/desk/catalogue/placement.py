@@ -374,6 +374,8 @@ def _candidate(name: str, country: str, admin1: str | None, lat: float, lon: flo
     is_area = near.place.kind == AREA and (
         (geonameid is not None and geonameid == near.place.geonameid) or near.km <= LOCALITY_MATCH_KM
         and place_key(name) in near.place.keys
+        # a postal code is a position: the nearest served area is the one whose exchange serves it
+        or source is PlacementSource.POSTAL_CODE
     )
     return PlaceCandidate(
         name=name, country=country, country_name=country_name, admin1=admin1, region=near.city.region,

@@ -220,6 +220,7 @@ def test_a_pin_code_alone_places_the_home_by_its_position():
     p = locate("I live at 560034", own=own("india"), served=footprint_index(), world_=world(), region="india",
                postal_places=places)
     assert (p.status, p.city, p.country, p.source) == (SERVED, "Bengaluru", "IN", PlacementSource.POSTAL_CODE)
+    assert p.area == "Bengaluru South"  # the served area nearest to Koramangala's post offices
     # a served city named in the words is the own list's, and wins over the code
     p = locate("Pune 560034", own=own("india"), served=footprint_index(), world_=world(), postal_places=places)
     assert (p.city, p.source) == ("Pune", OWN)

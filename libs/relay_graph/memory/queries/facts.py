@@ -649,8 +649,6 @@ BATCH_CORROBORATE = _batch(
     _B_GUARD, _B_SET_INTERVALS, _B_TO_SUPERSEDED, _B_UNMIRROR, _B_SYNC_WAS, _B_DERIVED_EXISTING, _B_DONE,
 )
 
-BATCH_WRITES = (BATCH_CREATE_PLAIN, BATCH_CREATE_CURRENT, BATCH_CREATE_HISTORY, BATCH_CREATE_CLAIM, BATCH_CORROBORATE)
-
 # Facts worded as sentences by the database (relay.sentence, udf.py), each under the subject name
 # the caller read it with, and how long ago Relay learnt it (relay.ago of its recorded time); a
 # fact gone since is left out.

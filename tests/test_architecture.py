@@ -266,13 +266,13 @@ def _referenced_names(trees) -> dict[str, set[str]]:
 def functions_only_tests_use(defined, production, tests) -> list[str]:
     """`module.name` of every public, undecorated module-level function in `defined` that `tests`
     use and `production` does not (decorated ones are registered by their decorator: routes,
-    tools, commands). Each argument: (file, AST) pairs; `defined`: (module, AST)."""
+    tools, commands). Each argument: (file, AST) pairs; `defined`: (module, AST). Uses are found by
+    name: a function whose name production code uses for something else is not caught, and one
+    production reaches only through a string (getattr) would need an entry in TESTED_ONLY."""
     used, tested = _referenced_names(production), _referenced_names(tests)
     return sorted(f"{module}.{node.name}" for module, tree in defined for node in tree.body
                   if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_")
                   and not node.decorator_list and node.name in tested and node.name not in used)
-
-
 
 
 def _trees(root: Path):

@@ -1,10 +1,34 @@
-"""Helpers shared by test folders: bounded polling and wiping the streams' fixed keys."""
+"""Helpers shared by test folders: bounded polling, the streams' fast settings and wiping the
+streams' fixed keys."""
 
 from __future__ import annotations
 
 import asyncio
 import inspect
 from typing import Iterable
+
+from relay_graph.runtime.streams import StreamSettings
+
+# Small timeouts so reclaiming and dead-lettering happen within a test. A folder that needs other
+# timings derives its own from this one (FAST.model_copy(update=...)) and says why.
+FAST = StreamSettings(
+    min_idle_ms=1_000,
+    heartbeat_ms=200,
+    reclaim_interval_ms=100,
+    block_ms=100,
+    order_poll_ms=10,
+    backoff_initial_ms=20,
+    backoff_max_ms=200,
+    max_deliveries=3,
+    transient_retry_s=0,
+)
+
+# For tests where reclaiming is not the subject: a stalled event loop must not look like a dead replica.
+STEADY = FAST.model_copy(update={"min_idle_ms": 10_000})
+
+# The streams' fixed keys (shared by every test of a session): entries, dead letters, dedupe marks,
+# last errors, the replicas' heartbeats.
+STREAM_KEY_PATTERNS = ("relay:stream:*", "relay:dlq:*", "relay:seen:*", "relay:lasterr:*", "relay:heartbeat:*")
 
 
 async def eventually(check, *, timeout: float = 20.0, interval: float = 0.02, what: str = "condition"):
@@ -28,6 +52,10 @@ async def wipe_keys(redis, patterns: Iterable[str]) -> None:
         keys = [k async for k in redis.scan_iter(match=pattern, count=500)]
         if keys:
             await redis.delete(*keys)
+
+
+async def wipe_stream_keys(redis) -> None:
+    await wipe_keys(redis, STREAM_KEY_PATTERNS)
 
 
 def start_cluster(data, shards: int, replicas: int):

@@ -116,6 +116,14 @@ def _faq_rank(words: list[str], row: dict) -> float:
     return float(sum(2 if found(w, head) else 1 if found(w, body) else 0 for w in words))
 
 
+def faq_floor(q_text: str) -> float:
+    """The least rank an FAQ needs to answer `q_text`: half the question's meaningful words found
+    in the FAQ's question or keywords (and never less than one), so a long question that shares one
+    word with an FAQ ("a plan for gamers with low ping" and "how do I change my plan?") is not
+    answered by it."""
+    return max(2.0, float(len(_faq_words(q_text))))
+
+
 async def faq(client: GraphClient, tenant: str, q_text: str, *, limit: int = 3) -> list[FaqAnswer]:
     """The FAQs that best answer a question, best first (full-text search, typo tolerant)."""
     validate_tenant(tenant)

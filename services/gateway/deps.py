@@ -166,7 +166,7 @@ ReaderDep = Annotated[str, Depends(reader)]
 
 async def get_call(who: IdentityDep, deps: DepsDep, memory: MemoryDep) -> Call:
     """The use cases' per-call context for this request (the key's tenant and agent): its
-    notifications go through the process's outbox, as an agent's do."""
+    notifications go through the process's outbox, as an agent's do. (`memory`: opened first.)"""
     return deps.call(who.tenant, who.agent)
 
 

@@ -52,7 +52,7 @@ async def customer_session(request: Request, http: HttpDep, tenant: TenantPath) 
 CustomerDep = Annotated[CustomerSession, Depends(customer_session)]
 
 
-async def desk_call(session: CustomerDep, deps: DepsDep, memory: MemoryDep) -> Call:
+async def session_call(session: CustomerDep, deps: DepsDep, memory: MemoryDep) -> Call:
     """The call the session's turns are taken in: written down by the desk's front door."""
     return deps.call(session.tenant, chat_turns.AGENT)
 
@@ -62,7 +62,7 @@ async def customer_call(session: CustomerDep, deps: DepsDep, memory: MemoryDep) 
     return deps.call(session.tenant, "customer")
 
 
-DeskCallDep = Annotated[Call, Depends(desk_call)]
+SessionCallDep = Annotated[Call, Depends(session_call)]
 CustomerCallDep = Annotated[Call, Depends(customer_call)]
 
 
@@ -170,7 +170,7 @@ async def me(session: CustomerDep) -> Me:
 async def my_chat(
     body: MeChatBody,
     session: CustomerDep,
-    call: DeskCallDep,
+    call: SessionCallDep,
     feed: FeedDep,
     idem: IdempotencyDep,
     response: Response,

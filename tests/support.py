@@ -7,7 +7,8 @@ import asyncio
 import inspect
 from typing import Iterable
 
-from relay_graph.runtime.streams import StreamSettings
+from relay_graph.runtime.streams import InvalidNotification, NotificationBase, StreamSettings
+from relay_graph.runtime.streams.wire import from_fields, text_fields
 
 # Small timeouts so reclaiming and dead-lettering happen within a test. A folder that needs other
 # timings derives its own from this one (FAST.model_copy(update=...)) and says why.
@@ -56,6 +57,21 @@ async def wipe_keys(redis, patterns: Iterable[str]) -> None:
 
 async def wipe_stream_keys(redis) -> None:
     await wipe_keys(redis, STREAM_KEY_PATTERNS)
+
+
+async def published(redis, stream: str, tenant: str, **match) -> list[NotificationBase]:
+    """Every notification of `tenant` on `stream`, oldest first, optionally only those whose fields
+    have the values in `match` (the tenant is unique per test). The streams are shared by the
+    session's tests: another test's poison entry is not ours."""
+    out = []
+    for _id, fields in await redis.xrange(stream):
+        try:
+            n = from_fields(text_fields(fields))  # our fields, or a FastStream envelope (the gateway's)
+        except InvalidNotification:
+            continue
+        if n.tenant == tenant and all(getattr(n, k) == v for k, v in match.items()):
+            out.append(n)
+    return out
 
 
 def start_cluster(data, shards: int, replicas: int):

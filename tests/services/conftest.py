@@ -12,10 +12,9 @@ import pytest
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.runtime.queries import Query
-from relay_graph.runtime.streams.wire import from_fields, text_fields
-from relay_graph.runtime.streams import InvalidNotification, Publisher, TurnReceived, connect
+from relay_graph.runtime.streams import Publisher, TurnReceived, connect
 from tests import support
-from tests.support import FAST
+from tests.support import FAST, published  # noqa: F401 (the desk's tests import published from here)
 
 # What the graph holds, counted directly (tests only: the services never hold raw Cypher).
 COUNTS = Query(
@@ -45,19 +44,6 @@ async def counts(client, tenant: str) -> dict[str, int]:
 
 async def eventually(check, *, timeout: float = 30.0, interval: float = 0.05, what: str = "condition"):
     return await support.eventually(check, timeout=timeout, interval=interval, what=what)
-
-
-async def published(redis, stream: str, tenant: str, **match) -> list:
-    """Notifications of one tenant on a stream, oldest first, optionally filtered by field values."""
-    out = []
-    for _id, fields in await redis.xrange(stream, count=100_000):
-        try:
-            n = from_fields(text_fields(fields))  # our fields, or a FastStream envelope (the gateway's)
-        except InvalidNotification:  # e.g. the garbage a poison-message test put there
-            continue
-        if n.tenant == tenant and all(getattr(n, k) == v for k, v in match.items()):
-            out.append(n)
-    return out
 
 
 @pytest.fixture(autouse=True)

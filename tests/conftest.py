@@ -102,6 +102,16 @@ def memory(graph_client, embedder):
 
 
 @pytest.fixture(scope="session")
+async def stream_redis(graph_settings):
+    """A bytes client on the session server's streams (what the services use)."""
+    from relay_graph.runtime.streams import connect
+
+    client = connect(graph_settings)
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture(scope="session")
 def span_exporter():
     """An in-memory exporter on the process's SDK provider (set once per process: OpenTelemetry
     refuses to replace a global provider). Tests clear it before they look."""

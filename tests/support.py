@@ -1,4 +1,5 @@
-"""Helpers shared by test folders: bounded polling and wiping the streams' fixed keys."""
+"""Helpers shared by test folders: bounded polling, the streams' fast settings and wiping the
+streams' fixed keys."""
 
 from __future__ import annotations
 
@@ -6,6 +7,30 @@ import asyncio
 import inspect
 import time
 from typing import Iterable
+
+from relay_graph.runtime.streams import InvalidNotification, NotificationBase, StreamSettings
+from relay_graph.runtime.streams.wire import from_fields, text_fields
+
+# Small timeouts so reclaiming and dead-lettering happen within a test. A folder that needs other
+# timings derives its own from this one (FAST.model_copy(update=...)) and says why.
+FAST = StreamSettings(
+    min_idle_ms=1_000,
+    heartbeat_ms=200,
+    reclaim_interval_ms=100,
+    block_ms=100,
+    order_poll_ms=10,
+    backoff_initial_ms=20,
+    backoff_max_ms=200,
+    max_deliveries=3,
+    transient_retry_s=0,
+)
+
+# For tests where reclaiming is not the subject: a stalled event loop must not look like a dead replica.
+STEADY = FAST.model_copy(update={"min_idle_ms": 10_000})
+
+# The streams' fixed keys (shared by every test of a session): entries, dead letters, dedupe marks,
+# last errors, the replicas' heartbeats.
+STREAM_KEY_PATTERNS = ("relay:stream:*", "relay:dlq:*", "relay:seen:*", "relay:lasterr:*", "relay:heartbeat:*")
 
 
 async def eventually(check, *, timeout: float = 20.0, interval: float = 0.02, what: str = "condition"):
@@ -29,6 +54,25 @@ async def wipe_keys(redis, patterns: Iterable[str]) -> None:
         keys = [k async for k in redis.scan_iter(match=pattern, count=500)]
         if keys:
             await redis.delete(*keys)
+
+
+async def wipe_stream_keys(redis) -> None:
+    await wipe_keys(redis, STREAM_KEY_PATTERNS)
+
+
+async def published(redis, stream: str, tenant: str, **match) -> list[NotificationBase]:
+    """Every notification of `tenant` on `stream`, oldest first, optionally only those whose fields
+    have the values in `match` (the tenant is unique per test). The streams are shared by the
+    session's tests: another test's poison entry is not ours."""
+    out = []
+    for _id, fields in await redis.xrange(stream):
+        try:
+            n = from_fields(text_fields(fields))  # our fields, or a FastStream envelope (the gateway's)
+        except InvalidNotification:
+            continue
+        if n.tenant == tenant and all(getattr(n, k) == v for k, v in match.items()):
+            out.append(n)
+    return out
 
 
 def start_cluster(data, shards: int, replicas: int):

@@ -14,6 +14,11 @@ under `if TYPE_CHECKING:` not):
    production code (libs/, services/, bench/), but for the few listed with their reasons.
 6. The tests' shared helpers (modules of tests/ other than test modules and conftests) keep their
    Cypher in tests/statements.py, as named statements.
+7. Every process runs on the one process context (relay_graph.usecases.context.Deps), built by its
+   one bootstrap: outside a process's bootstrap module (services/<name>/bootstrap.py, `relay mcp`'s
+   stdio server), no entry point (services/, the tool catalogue) constructs the parts the context
+   holds (a GraphClient, Memory, Outbox, Publisher, a Deps or a Call) or calls `make_deps` or
+   `build_deps`. A route or handler gets its `Call` from the context (`Deps.call`).
 """
 
 from __future__ import annotations
@@ -190,6 +195,66 @@ def test_no_import_cycles():
     graph = nx.DiGraph([(m, t) for m, targets in GRAPH.items() for t in targets])
     cycles = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
     assert not cycles, cycles
+
+
+# What a process's context holds, and what builds one.
+CONTEXT_PARTS = {"GraphClient", "Memory", "Outbox", "Publisher", "BrokerPublisher", "Deps", "Call"}
+CONTEXT_BUILDERS = {"make_deps", "build_deps"}
+BOOTSTRAPS = re.compile(r"^services\.\w+\.bootstrap$|^relay_graph\.tools\.stdio$")
+
+
+def _ours(tree: ast.AST, name: str) -> set[str]:
+    """The names a module binds by importing them from our packages (the ones a call could mean)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            source = _absolute(name, node) if name in MODULES else (node.module or "")
+            if source.split(".")[0] in ("relay_graph", "services"):
+                out |= {a.asname or a.name for a in node.names}
+        elif isinstance(node, ast.Import):
+            out |= {(a.asname or a.name).split(".")[0] for a in node.names if a.name.startswith("relay_graph")}
+    return out
+
+
+def context_built(name: str, tree: ast.AST) -> list[str]:
+    """Where module `name`, not a bootstrap, constructs a part of the process context or builds a
+    context: `Memory(...)` (imported from our packages), `db.GraphClient(...)`, `make_deps(...)`."""
+    if BOOTSTRAPS.match(name):
+        return []
+    ours = _ours(tree, name)
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = (func.id if isinstance(func, ast.Name) and func.id in ours else
+                  func.attr if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                  and func.value.id in ours else None)
+        if called in CONTEXT_PARTS | CONTEXT_BUILDERS:
+            found.append(f"{name}:{node.lineno}: {called}(...)")
+    return found
+
+
+def test_entry_points_build_no_context_of_their_own():
+    wrong = sorted(f for module, tree in TREES.items() if module.startswith(("services.", "relay_graph.tools."))
+                   for f in context_built(module, tree))
+    assert not wrong, "build these through the process's bootstrap (usecases.context.make_deps):\n" + "\n".join(wrong)
+    for service in ("gateway", "intake", "resolver", "netops"):  # each process has its bootstrap, and uses it
+        assert f"services.{service}.bootstrap" in MODULES, service
+        assert any(CONTEXT_BUILDERS & {n.id for n in ast.walk(TREES[f"services.{service}.bootstrap"])
+                                       if isinstance(n, ast.Name)}), service
+
+
+def test_a_context_built_by_hand_would_be_seen():
+    route = ast.parse("from relay_graph.memory.facade import Memory\nfrom relay_graph.runtime import db\n"
+                      "from relay_graph.usecases.context import build_deps\n"
+                      "def f(c):\n    return Memory(db.GraphClient(c)), build_deps('x', c)\n")
+    assert sorted(context_built("services.gateway.routers.chat", route)) == [
+        "services.gateway.routers.chat:5: GraphClient(...)", "services.gateway.routers.chat:5: Memory(...)",
+        "services.gateway.routers.chat:5: build_deps(...)"]
+    assert context_built("services.intake.bootstrap", route) == []  # the composition root builds them
+    local = ast.parse("class Memory:\n    pass\nm = Memory()\n")  # a name of its own is not ours
+    assert context_built("services.simulator.world", local) == []
 
 
 def test_a_cycle_or_a_wrong_import_would_be_seen():

@@ -1,31 +1,25 @@
-"""The gateway's composition root: builds the services a request needs and the FastAPI app.
+"""The gateway's FastAPI app, on the process context its bootstrap builds (bootstrap.py).
 
 `create_app(settings)` is what runs in production (it opens the pool and closes it when the app's
 lifespan ends); tests pass their own `memory` (and whatever else they want to replace) and call
-the app directly, without running the lifespan: everything is on `app.state` from the start."""
+the app directly, without running the lifespan: everything is on `app.state.deps` from the start."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 from contextlib import asynccontextmanager
-from typing import AsyncIterator, Sequence
+from typing import Any, AsyncIterator
 
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 from relay_graph.runtime import tenancy
-from relay_graph.memory.facade import Memory
-
-from . import errors, judge_tenants, outbox
+from . import errors, judge_tenants
 from . import mcp as mcp_http
 from . import schemas, site_pages
-from .auth import Authenticator, TenantKeys
-from .backend import Backend
-from .bus import Bus
-from .deps import Services
-from .limits import AddressLimiter, BodyLimitMiddleware, Limits, LimitStore, RateLimiter
-from .readiness import ReadinessCheck, falkordb_check, full_readiness
+from .bootstrap import bootstrap
+from .limits import BodyLimitMiddleware
 from .routers import (
     admin,
     asyncapi,
@@ -83,68 +77,35 @@ ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.
            console.router, console_bench.router, console_isolation.router, console_page.router)
 
 
-async def _registry_redis(backend: Backend):
-    return (await backend.keys()).redis
-
-
-def create_app(
-    settings: GatewaySettings | None = None,
-    *,
-    memory: Memory | None = None,
-    keys: TenantKeys | None = None,
-    limiter: RateLimiter | None = None,
-    address_limiter: RateLimiter | None = None,
-    readiness: Sequence[ReadinessCheck] | None = None,
-    ready_agents: Sequence[str] | None = None,
-) -> FastAPI:
-    """The gateway app. `memory` given: the caller owns (and closes) its pool; otherwise the app
-    opens one on first need and closes it when its lifespan ends. `readiness`: the checks /readyz
-    runs; without it, `ready_agents` given: FalkorDB, the streams and those agents' groups with a
-    live replica (what `python -m services.gateway` uses); neither: FalkorDB only. The stream
-    client and tail (`services.bus`) are closed by the lifespan, or by the caller with
-    `await app.state.services.bus.close()`. `limiter` given: its rate and burst are every tenant's
-    default limits (the settings' otherwise)."""
+def create_app(settings: GatewaySettings | None = None, **parts: Any) -> FastAPI:
+    """The gateway app on the context `bootstrap(settings, **parts)` builds (`memory`, `redis`,
+    `keys`, `limiter`, `address_limiter`, `readiness`, `ready_agents`: see there). `memory` given:
+    the caller owns (and closes) its pool; otherwise the app opens one on first need and closes it
+    when its lifespan ends. What the context opened (the stream client and tail, the pool) is closed
+    by the lifespan, or by the caller with `await app.state.deps.aclose()`."""
     settings = settings or GatewaySettings()
-    backend = Backend(settings, memory=memory, keys=keys)
-    bus = Bus(settings, graph=backend.graph_client)
-    if readiness is None:
-        readiness = ([falkordb_check(backend)] if ready_agents is None
-                     else full_readiness(backend, bus, ready_agents))
-    admin_key = settings.admin_key.get_secret_value() if settings.admin_key else None
-    services = Services(
-        settings=settings,
-        backend=backend,
-        auth=Authenticator(backend.keys, admin_key),
-        limiter=limiter or RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst),
-        limits=LimitStore(Limits(rate_per_second=limiter.rate if limiter else settings.rate_limit_per_second,
-                                 burst=limiter.burst if limiter else settings.rate_limit_burst,
-                                 batch_max_facts=settings.batch_max_facts),
-                          lambda: _registry_redis(backend)),
-        address_limiter=address_limiter or AddressLimiter(settings.keyless_rate_per_second, settings.keyless_burst),
-        readiness=list(readiness),
-        bus=bus,
-        site_limiter=RateLimiter(settings.site_sessions_per_second, settings.site_sessions_burst),
-        judge_limiter=RateLimiter(settings.judge_runs_per_second, settings.judge_runs_burst),
-    )
-    mcp_endpoint = mcp_http.McpEndpoint(services)  # /mcp: its session manager runs with the lifespan
+    deps = bootstrap(settings, **parts)
+    feed = deps.http.feed
+    admin_key = settings.admin_key
+    mcp_endpoint = mcp_http.McpEndpoint(deps)  # /mcp: its session manager runs with the lifespan
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if admin_key is None:
             log.warning("RELAY_ADMIN_KEY is not set: POST /v1/tenants is disabled")
         try:
-            memory = await backend.memory()  # connect early when we can; until then requests get 503
+            memory = await deps.open()  # connect early when we can; until then requests get 503
             if moved := await tenancy.migrate_admin_keys(memory.client.redis):
                 log.info("renamed the admin keys of before to their hash-tagged names: %s", ", ".join(moved))
         except Exception as exc:  # noqa: BLE001
             log.warning("starting without FalkorDB: %s", exc)
         try:
-            await bus.tail.start()  # the live feed and chat waits see what happens from now on
+            await feed.tail.start()  # the live feed and chat waits see what happens from now on
         except Exception as exc:  # noqa: BLE001 - started again on first need
             log.warning("starting without the stream tail: %s", exc)
         stop_relay = asyncio.Event()
-        relay = asyncio.create_task(outbox.relay_loop(bus, stop_relay, every_s=settings.outbox_every_s))
-        sweep = asyncio.create_task(judge_tenants.sweep_loop(backend, stop_relay,
+        relay = asyncio.create_task(deps.relay_loop(stop_relay, every_s=settings.outbox_every_s))
+        sweep = asyncio.create_task(judge_tenants.sweep_loop(deps, stop_relay,
                                                              every_s=settings.judge_sweep_every_s))
         try:
             async with mcp_endpoint.running():
@@ -152,8 +113,7 @@ def create_app(
         finally:
             stop_relay.set()
             await asyncio.wait({relay, sweep}, timeout=2)
-            await bus.close()
-            await backend.close()
+            await deps.aclose()
 
     live.redact_tokens_in_server_logs()
     # FastAPI's own request spans are off: TracingMiddleware is the one SERVER span per request
@@ -163,13 +123,13 @@ def create_app(
     # package (served under /static-offline-docs), never from a CDN: they work with no internet.
     app = FastAPIOffline(title="Relay", version="1", description=DESCRIPTION, lifespan=lifespan,
                          telemetry={"tracing": False})
-    app.state.services = services
+    app.state.deps = deps
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(TracingMiddleware)  # added last: outermost, so a refused body is traced too
     for router in ROUTERS:
         app.include_router(router)
-    app.include_router(bus.router)  # FastStream's FastAPI integration: its broker lives with the app's lifespan
+    app.include_router(feed.router)  # FastStream's FastAPI integration: its broker lives with the app's lifespan
     mcp_http.mount(app, mcp_endpoint)
     generate = app.openapi
 

@@ -1,37 +1,40 @@
-"""What a request handler can ask for, as Annotated aliases. Everything comes from the `Services`
-the composition root put on `app.state`, so tests hand in their own. A route that runs a use case
-asks for its `Call` (CallDep: the key's tenant and agent, the memory, the bus to announce on)."""
+"""What a request handler can ask for, as Annotated aliases. Everything comes from the process
+context (relay_graph.usecases.context.Deps) the gateway's bootstrap put on `app.state.deps`, with
+its HTTP-only part (`Http`, at `deps.http`), so tests hand in their own parts. A route that runs a
+use case asks for its `Call` (CallDep: the key's tenant and agent, the memory, the process's
+outbox to announce through)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Awaitable
+from typing import Annotated, Awaitable, Callable
 
 from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from relay_graph.memory.facade import Memory
-from relay_graph.usecases.context import Call
+from relay_graph.usecases.context import Call, Deps
 
 from .auth import DEFAULT_AGENT, Authenticator, Caller, TenantKeys
-from .backend import Backend
-from .bus import Bus
 from .errors import NotReady, Unauthorized
+from .feed import Feed
 from .limits import Limits, LimitStore, RateLimiter
 from .readiness import ReadinessCheck
 from .settings import GatewaySettings
 
 
 @dataclass
-class Services:
+class Http:
+    """The gateway's own part of its process context (`Deps.http`): what only its HTTP side uses."""
+
     settings: GatewaySettings
-    backend: Backend
+    keys: Callable[[], Awaitable[TenantKeys]]  # the tenant registry, on the memory's pool (opened on need)
     auth: Authenticator
     limiter: RateLimiter
     limits: LimitStore
+    feed: Feed  # the stream tail, the chat waiters, the live sockets, FastStream's router
     address_limiter: RateLimiter | None = None  # requests without a valid key, per client address
     readiness: list[ReadinessCheck] = field(default_factory=list)
-    bus: Bus | None = None  # the notification streams (publisher, stream tail, live sockets)
     # New customer sessions per client address (the customer site's first visit)
     site_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(0.5, 20))
     judge_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(1 / 30, 3))  # Judge mode's tenants
@@ -61,14 +64,21 @@ class Identity:
 
 # Dependencies are `async def` even when they do not await: FastAPI runs a plain `def` dependency
 # in its thread pool, a thread hop on every request for nothing.
-async def get_services(request: Request) -> Services:
-    services = getattr(request.app.state, "services", None)
-    if services is None:
+async def get_deps(request: Request) -> Deps:
+    deps = getattr(request.app.state, "deps", None)
+    if deps is None:
         raise NotReady("the gateway is starting; retry shortly")
-    return services
+    return deps
 
 
-ServicesDep = Annotated[Services, Depends(get_services)]
+DepsDep = Annotated[Deps, Depends(get_deps)]
+
+
+async def get_http(deps: DepsDep) -> Http:
+    return deps.http
+
+
+HttpDep = Annotated[Http, Depends(get_http)]
 
 bearer = HTTPBearer(auto_error=False, description="a tenant's API key (the admin key for POST /v1/tenants)")
 BearerDep = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
@@ -85,38 +95,38 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-def refused_key(services: Services, request: Request, exc: Exception) -> None:
+def refused_key(http: Http, request: Request, exc: Exception) -> None:
     """A request without a valid key costs its client address a token: past that bucket, 429
     instead of an endless stream of 401s."""
-    if services.address_limiter is not None and isinstance(exc, Unauthorized):
-        services.address_limiter.hit(client_address(request))
+    if http.address_limiter is not None and isinstance(exc, Unauthorized):
+        http.address_limiter.hit(client_address(request))
 
 
-async def _identified(services: Services, request: Request, who: Awaitable[Caller]) -> Caller:
+async def _identified(http: Http, request: Request, who: Awaitable[Caller]) -> Caller:
     """The caller `who` authenticates, after `refused_key` when it is nobody."""
     try:
         return await who
     except Unauthorized as exc:
-        refused_key(services, request, exc)
+        refused_key(http, request, exc)
         raise
 
 
-async def admin_caller(services: ServicesDep, credentials: BearerDep, request: Request) -> Caller:
-    caller = await _identified(services, request, services.auth.admin(_token(credentials)))
-    await services.admit(caller)
+async def admin_caller(http: HttpDep, credentials: BearerDep, request: Request) -> Caller:
+    caller = await _identified(http, request, http.auth.admin(_token(credentials)))
+    await http.admit(caller)
     return caller
 
 
-async def admin_of_tenant(services: ServicesDep, credentials: BearerDep, t: PathTenant, request: Request) -> str:
+async def admin_of_tenant(http: HttpDep, credentials: BearerDep, t: PathTenant, request: Request) -> str:
     """The admin key, acting on the settings of tenant `t` (which must exist)."""
-    caller = await _identified(services, request, services.auth.admin_for_tenant(_token(credentials), t))
-    await services.admit(caller)
+    caller = await _identified(http, request, http.auth.admin_for_tenant(_token(credentials), t))
+    await http.admit(caller)
     return t
 
 
-async def identity_of_key(services: ServicesDep, credentials: BearerDep, t: PathTenant, request: Request) -> Identity:
-    caller = await _identified(services, request, services.auth.tenant(_token(credentials), t))
-    limits = await services.admit(caller)
+async def identity_of_key(http: HttpDep, credentials: BearerDep, t: PathTenant, request: Request) -> Identity:
+    caller = await _identified(http, request, http.auth.tenant(_token(credentials), t))
+    limits = await http.admit(caller)
     # The graph is chosen from the tenant the key authenticates, not from the path text; so is the agent.
     assert caller.tenant is not None and caller.agent is not None
     return Identity(tenant=caller.tenant, agent=caller.agent, tenant_key=caller.agent == DEFAULT_AGENT,
@@ -127,18 +137,16 @@ async def tenant_of_key(identity: Annotated[Identity, Depends(identity_of_key)])
     return identity.tenant
 
 
-async def get_memory(services: ServicesDep) -> Memory:
-    return await services.backend.memory()
+async def get_memory(deps: DepsDep) -> Memory:
+    return await deps.open()
 
 
-async def get_keys(services: ServicesDep) -> TenantKeys:
-    return await services.backend.keys()
+async def get_keys(http: HttpDep) -> TenantKeys:
+    return await http.keys()
 
 
-async def get_bus(services: ServicesDep) -> Bus:
-    if services.bus is None:
-        raise NotReady("the notification streams are not configured in this process")
-    return services.bus
+async def get_feed(http: HttpDep) -> Feed:
+    return http.feed
 
 
 async def reader(identity: Annotated[Identity, Depends(identity_of_key)]) -> str:
@@ -152,13 +160,14 @@ IdentityDep = Annotated[Identity, Depends(identity_of_key)]
 TenantDep = Annotated[str, Depends(tenant_of_key)]
 MemoryDep = Annotated[Memory, Depends(get_memory)]
 KeysDep = Annotated[TenantKeys, Depends(get_keys)]
-BusDep = Annotated[Bus, Depends(get_bus)]
+FeedDep = Annotated[Feed, Depends(get_feed)]
 ReaderDep = Annotated[str, Depends(reader)]
 
 
-async def get_call(who: IdentityDep, memory: MemoryDep, bus: BusDep) -> Call:
-    """The use cases' per-call context for this request: its notifications go through the bus's outbox."""
-    return Call(memory, who.tenant, who.agent, bus)
+async def get_call(who: IdentityDep, deps: DepsDep, memory: MemoryDep) -> Call:
+    """The use cases' per-call context for this request (the key's tenant and agent): its
+    notifications go through the process's outbox, as an agent's do. (`memory`: opened first.)"""
+    return deps.call(who.tenant, who.agent)
 
 
 CallDep = Annotated[Call, Depends(get_call)]

@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from relay_graph.runtime.errors import InvalidInput, StateConflict
 from relay_graph.runtime.tenancy import validate_tenant
 
-from .deps import ServicesDep
+from .deps import DepsDep
 from .schemas import to_json
 
 PREFIX = "relay-idem:"
@@ -106,12 +106,12 @@ class Idempotency:
 
 
 async def get_idempotency(
-    services: ServicesDep,
+    deps: DepsDep,
     idempotency_key: Annotated[str | None, Header(
         alias="Idempotency-Key", pattern=KEY_RE.pattern, description="send the same key again to retry this write safely: the first "
         "result comes back and nothing is written twice (kept 24 h)")] = None,
 ) -> Idempotency:
-    redis = (await services.backend.memory()).client.redis if idempotency_key is not None else None
+    redis = (await deps.open()).client.redis if idempotency_key is not None else None
     return Idempotency(redis, idempotency_key)
 
 

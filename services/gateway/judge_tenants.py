@@ -11,7 +11,8 @@ import time
 
 from relay_graph.usecases import operations
 
-from .backend import Backend
+from relay_graph.usecases.context import Deps
+
 from .customer_sessions import CustomerSessions
 from relay_graph.runtime import times
 
@@ -25,10 +26,10 @@ async def note(redis, tenant: str, ttl_s: float) -> None:
     await redis.zadd(JUDGE_TENANTS_KEY, {tenant: int((time.time() + ttl_s) * 1000)})
 
 
-async def sweep(backend: Backend, now_ms: int | None = None) -> list[str]:
+async def sweep(deps: Deps, now_ms: int | None = None) -> list[str]:
     """Deletes every Judge tenant whose time is up; returns them."""
-    memory = await backend.memory()
-    keys = await backend.keys()
+    memory = await deps.open()
+    keys = await deps.http.keys()
     now_ms = times.now_ms() if now_ms is None else now_ms
     expired = [t.decode() if isinstance(t, bytes) else t
                for t in await keys.redis.zrangebyscore(JUDGE_TENANTS_KEY, "-inf", now_ms)]
@@ -43,10 +44,10 @@ async def sweep(backend: Backend, now_ms: int | None = None) -> list[str]:
     return expired
 
 
-async def sweep_loop(backend: Backend, stop: asyncio.Event, *, every_s: float) -> None:
+async def sweep_loop(deps: Deps, stop: asyncio.Event, *, every_s: float) -> None:
     while not stop.is_set():
         try:
-            await sweep(backend)
+            await sweep(deps)
         except Exception as exc:  # noqa: BLE001 - FalkorDB not answering: next time
             log.debug("judge tenant sweep: %s", exc)
         try:

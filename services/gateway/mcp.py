@@ -41,10 +41,11 @@ from starlette.types import Receive, Scope, Send
 
 from relay_graph.runtime.errors import RelayError, Unavailable
 from relay_graph.tools import Call, mcp_agent_name
+from relay_graph.usecases.context import Deps
 from relay_graph.tools.mcp_server import build_server, client_name
 
 from .auth import DEFAULT_AGENT
-from .deps import Services, refused_key
+from .deps import refused_key
 from .errors import Forbidden, NotReady, RateLimited, Unauthorized
 
 PATHS = ("/mcp", "/v1/tenants/{t}/mcp")
@@ -93,10 +94,10 @@ class TenantSessionManager(StreamableHTTPSessionManager):
 class McpEndpoint:
     """An ASGI app: authentication in front of the MCP session manager."""
 
-    def __init__(self, services: Services) -> None:
-        self.services = services
+    def __init__(self, deps: Deps) -> None:
+        self.deps, self.http = deps, deps.http
         self.server = build_server(self._context_for)
-        self.manager = TenantSessionManager(app=self.server, per_tenant=services.settings.mcp_sessions_per_tenant)
+        self.manager = TenantSessionManager(app=self.server, per_tenant=self.http.settings.mcp_sessions_per_tenant)
         self._running = False
 
     @asynccontextmanager
@@ -110,16 +111,16 @@ class McpEndpoint:
 
     async def _authenticate(self, request: Request) -> McpCaller:
         try:
-            caller = await self.services.auth.identify(_bearer(request))
+            caller = await self.http.auth.identify(_bearer(request))
         except Unauthorized as exc:
-            refused_key(self.services, request, exc)
+            refused_key(self.http, request, exc)
             raise
         if caller.admin:
             raise Forbidden("the admin key only creates tenants; use the tenant's own key")
         path_tenant = request.path_params.get("t")
         if path_tenant is not None and caller.tenant != path_tenant:
             raise Forbidden("this key belongs to another tenant")
-        await self.services.admit(caller)
+        await self.http.admit(caller)
         return McpCaller(tenant=caller.tenant or "", key_id=caller.key_id, agent=caller.agent or DEFAULT_AGENT,
                          agent_hint=request.headers.get(AGENT_HEADER))
 
@@ -156,10 +157,8 @@ class McpEndpoint:
         caller = request.scope.get(SCOPE_KEY) if isinstance(request, Request) else None
         if not isinstance(caller, McpCaller):  # every request passed __call__; this is a guard, not a path
             raise Unauthorized("send your key as `Authorization: Bearer <key>`")
-        memory = await self.services.backend.memory()
-        bus = self.services.bus
-        return Call(memory, caller.tenant, caller.agent, announcer=bus,
-                           label=mcp_agent_name(client_name(ctx), caller.agent_hint))
+        await self.deps.open()
+        return self.deps.call(caller.tenant, caller.agent, label=mcp_agent_name(client_name(ctx), caller.agent_hint))
 
 
 def mount(app: FastAPI, endpoint: McpEndpoint) -> None:

@@ -21,8 +21,7 @@ from relay_graph.runtime.config import GraphSettings
 from relay_graph.runtime.heartbeat import alive
 from relay_graph.runtime.streams import STREAM_NETWORK, STREAM_TICKETS, STREAM_TURNS, missing_groups
 
-from .backend import Backend
-from .bus import Bus
+from relay_graph.usecases.context import Deps
 
 # A graph of its own, so the probe never creates or touches a tenant's graph.
 PROBE_GRAPH = "relay-health"
@@ -34,9 +33,9 @@ class ReadinessCheck:
     probe: Callable[[], Awaitable[object]]
 
 
-def falkordb_check(backend: Backend) -> ReadinessCheck:
+def falkordb_check(deps: Deps) -> ReadinessCheck:
     async def probe() -> bool:
-        client = (await backend.memory()).client
+        client = (await deps.open()).client
         if not await client.ping():
             return False
         res = await client.db.select_graph(PROBE_GRAPH).query("RETURN 1")
@@ -45,9 +44,9 @@ def falkordb_check(backend: Backend) -> ReadinessCheck:
     return ReadinessCheck("falkordb", probe)
 
 
-def streams_check(bus: Bus) -> ReadinessCheck:
+def streams_check(deps: Deps) -> ReadinessCheck:
     async def probe() -> bool:
-        return bool(await bus.redis().ping())
+        return bool(await deps.redis.ping())
 
     return ReadinessCheck("streams", probe)
 
@@ -60,22 +59,22 @@ AGENT_STREAMS: dict[str, tuple[str, ...]] = {
 }
 
 
-def agent_check(bus: Bus, agent: str) -> ReadinessCheck:
+def agent_check(deps: Deps, agent: str) -> ReadinessCheck:
     """Passes when `agent`'s group exists on its streams and one of its replicas beats."""
     if agent not in AGENT_STREAMS:
         raise ValueError(f"unknown agent {agent!r}; known: {', '.join(AGENT_STREAMS)}")
 
     async def probe() -> bool:
-        redis = bus.redis()
+        redis = deps.redis
         lacking = await missing_groups(redis, {s: [agent] for s in AGENT_STREAMS[agent]})
         return not lacking and await alive(redis, agent) > 0
 
     return ReadinessCheck(agent, probe)
 
 
-def full_readiness(backend: Backend, bus: Bus, agents: Sequence[str]) -> list[ReadinessCheck]:
+def full_readiness(deps: Deps, agents: Sequence[str]) -> list[ReadinessCheck]:
     """FalkorDB, the streams, and every agent in `agents`."""
-    return [falkordb_check(backend), streams_check(bus), *(agent_check(bus, a) for a in agents)]
+    return [falkordb_check(deps), streams_check(deps), *(agent_check(deps, a) for a in agents)]
 
 
 async def missing(checks: Sequence[ReadinessCheck], timeout: float) -> list[str]:

@@ -1,5 +1,5 @@
 """Composition root of the intake agent: Deps with a graph client, Memory, the streams' Redis and
-Publisher, a clock and an extractor. Tests pass any of them in (see build_deps)."""
+Publisher, a clock and an extractor. Tests pass any of them in (see relay_graph.usecases.context.build_deps)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Composition root of the resolver: Deps with a graph client, Memory, the streams' Redis and
-Publisher, and a clock. Tests pass any of them in (see relay_graph.runtime.agents.build_deps)."""
+Publisher, and a clock. Tests pass any of them in (see relay_graph.usecases.context.build_deps)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from relay_graph.usecases import operations
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import EpisodeInput, FactInput
 from relay_graph.runtime.queries import Query
-from relay_graph.runtime.streams import STREAMS, FactChanged, Publisher, StreamApp, StreamSettings, connect
+from relay_graph.runtime.streams import STREAMS, FactChanged, Publisher, StreamApp, connect
 from relay_graph.runtime.streams.keys import DEAD_LETTER_STREAMS, error_key, seen_key
 from relay_graph.runtime.tenancy import ADMIN_PREFIX, REGISTRY_GRAPH, TENANTS_KEY, graph_name
 from tests import support
@@ -95,8 +95,7 @@ async def test_snapshot_and_restore_stay_in_the_tenant_slot(cluster_client, tena
     assert sorted(gone) == sorted([graph_name(tenant), snap.key])
 
 
-FAST = StreamSettings(min_idle_ms=1_000, heartbeat_ms=200, reclaim_interval_ms=100, block_ms=100,
-                      backoff_initial_ms=20, backoff_max_ms=200, max_deliveries=2, transient_retry_s=0)
+FAST = support.FAST.model_copy(update={"max_deliveries": 2})  # a poison entry dead-letters on its second try
 
 
 async def test_the_streams_runtime_delivers_dedupes_and_dead_letters_on_the_cluster(cluster_settings):

@@ -17,7 +17,7 @@ from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import FactInput
 from relay_graph.runtime.queries import Query
-from relay_graph.runtime.streams import FactChanged, Publisher, StreamApp, StreamSettings, connect
+from relay_graph.runtime.streams import FactChanged, Publisher, StreamApp, connect
 from relay_graph.runtime.tenancy import graph_name
 from tests import support
 from tests.cluster.conftest import settings_for
@@ -25,8 +25,11 @@ from tests.markers import needs
 
 FACT_IDS = Query("test_failover_fact_ids", "MATCH (f:Fact) RETURN f.fact_id AS id", read_only=True)
 WRITES, NOTIFICATIONS, WRITERS = 2000, 200, 8
-FAST = StreamSettings(min_idle_ms=2_000, heartbeat_ms=300, reclaim_interval_ms=200, block_ms=200,
-                      backoff_initial_ms=20, backoff_max_ms=500, max_deliveries=20, transient_retry_s=60)
+# Slower than the shared settings, and patient: a failover takes seconds, during which deliveries
+# fail and are retried rather than dead-lettered.
+FAST = support.FAST.model_copy(update={"min_idle_ms": 2_000, "heartbeat_ms": 300, "reclaim_interval_ms": 200,
+                                       "block_ms": 200, "backoff_max_ms": 500, "max_deliveries": 20,
+                                       "transient_retry_s": 60})
 
 
 @pytest.fixture(scope="module")

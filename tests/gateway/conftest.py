@@ -22,7 +22,7 @@ def gateway_settings(graph_settings) -> GatewaySettings:
 async def app(gateway_settings, memory):
     app = make_app(gateway_settings, memory)
     yield app
-    await app.state.services.bus.close()  # the stream client and tail, if the test used them
+    await app.state.deps.aclose()  # the stream client and tail, if the test used them
 
 
 @pytest.fixture
@@ -35,16 +35,6 @@ async def client(app):
 async def auth(client, tenant) -> dict[str, str]:
     """Authorization headers with the key of a fresh tenant (the `tenant` fixture)."""
     return await create_tenant(client, tenant)
-
-
-@pytest.fixture
-async def stream_redis(graph_settings):
-    """A bytes client on the test server's streams (what the services use)."""
-    from relay_graph.runtime.streams import connect
-
-    redis = connect(graph_settings)
-    yield redis
-    await redis.aclose()
 
 
 class RunningGateway:

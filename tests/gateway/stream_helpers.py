@@ -1,5 +1,5 @@
-"""Helpers of the desk and live-feed tests: what a tenant published on a stream, and the app
-served by a real uvicorn on the test's own event loop (for WebSockets)."""
+"""Helpers of the desk and live-feed tests: the app served by a real uvicorn on the test's own
+event loop (for WebSockets), and what a tenant published on a stream (tests.support.published)."""
 
 from __future__ import annotations
 
@@ -10,23 +10,7 @@ from typing import AsyncIterator
 import uvicorn
 
 from relay_graph.runtime.embedded import free_port
-from relay_graph.runtime.streams.wire import from_fields, text_fields
-from relay_graph.runtime.streams import NotificationBase, decode
-from relay_graph.runtime.streams.notifications import InvalidNotification
-
-
-async def published(redis, stream: str, tenant: str) -> list[NotificationBase]:
-    """Every notification of `tenant` on `stream`, oldest first (the tenant is unique per test).
-    The streams are shared by the session's tests: another test's poison entry is not ours."""
-    out = []
-    for _id, fields in await redis.xrange(stream):
-        try:
-            n = from_fields(text_fields(fields))  # our fields, or a FastStream envelope (the gateway's)
-        except InvalidNotification:
-            continue
-        if n.tenant == tenant:
-            out.append(n)
-    return out
+from tests.support import published  # noqa: F401 (the gateway's tests import it from here)
 
 
 @contextlib.asynccontextmanager

@@ -125,7 +125,7 @@ async def test_ten_thousand_facts_with_bad_ones_in_their_slots(gateway_settings,
                     assert (res["outcome"], res["fact_id"]) == ("corroborated", results[i]["fact_id"]), (i, res)
             assert await counts(graph_client, tenant) == after
     finally:
-        await app.state.services.bus.close()
+        await app.state.deps.aclose()
 
 
 async def test_facts_of_one_slot_in_one_batch_go_in_order(client, tenant, auth):

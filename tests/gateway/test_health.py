@@ -55,10 +55,10 @@ async def test_readyz_names_every_failing_check(gateway_settings, memory):
 
 async def test_lifespan_opens_and_closes_its_own_pool(gateway_settings):
     app = make_app(gateway_settings, memory=None)
-    backend = app.state.services.backend
+    deps = app.state.deps
     async with app.router.lifespan_context(app):
         async with client_for(app) as c:
             assert (await c.get("/readyz")).status_code == 200
-        client = (await backend.memory()).client
+        client = (await deps.open()).client
         assert await client.ping()
-    assert not backend.is_open  # closed and dropped at the end of the lifespan
+    assert deps.memory is None  # closed and dropped at the end of the lifespan

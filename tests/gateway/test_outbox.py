@@ -15,11 +15,10 @@ import redis.asyncio as aioredis
 
 from relay_graph.runtime.queries import outbox as q
 from relay_graph.runtime.streams import STREAM_TURNS
-from services.gateway import outbox
-from services.gateway.bus import Bus
 from tests import reads
 from tests.support import eventually
 
+from .helpers import client_for, create_tenant, make_app
 from .stream_helpers import published
 
 
@@ -31,19 +30,20 @@ async def acl_user(stream_redis):
     await stream_redis.execute_command("ACL", "DELUSER", name)
 
 
-async def test_xadd_failing_for_a_while_loses_no_turn(app, client, auth, tenant, memory, stream_redis,
+async def test_xadd_failing_for_a_while_loses_no_turn(gateway_settings, tenant, memory, stream_redis,
                                                         graph_settings, acl_user):
     name, password = acl_user
-    services = app.state.services
     user_redis = aioredis.Redis(host=graph_settings.falkordb_host, port=graph_settings.falkordb_port,
                                 username=name, password=password, decode_responses=False)
-    bus = Bus(services.settings, redis=user_redis, graph=services.backend.graph_client)
-    services.bus = bus
+    app = make_app(gateway_settings, memory, redis=user_redis)  # the gateway's streams as that user
+    deps = app.state.deps
     stop = asyncio.Event()
-    relay = asyncio.create_task(outbox.relay_loop(bus, stop, every_s=0.2, older_than_s=0.5))
+    relay = asyncio.create_task(deps.relay_loop(stop, every_s=0.2, older_than_s=0.5))
     base = f"/v1/tenants/{tenant}"
     statuses: list[int] = []
+    client = client_for(app)
     try:
+        auth = await create_tenant(client, tenant)
         r = await client.post(f"{base}/chat", json={"customer": "Ann Bell", "text": "hello"}, headers=auth)
         assert r.status_code == 202
         session = r.json()["session"]
@@ -77,7 +77,8 @@ async def test_xadd_failing_for_a_while_loses_no_turn(app, client, auth, tenant,
     finally:
         stop.set()
         await asyncio.wait_for(relay, 10)
-        await bus.close()
+        await client.aclose()
+        await deps.aclose()
         await user_redis.aclose()
 
     turns = await published(stream_redis, STREAM_TURNS, tenant)
@@ -91,13 +92,13 @@ async def test_xadd_failing_for_a_while_loses_no_turn(app, client, auth, tenant,
 
 
 async def test_the_gateway_publishes_through_its_faststream_broker(app, client, auth, tenant, stream_redis):
-    """FastStream's FastAPI integration: the app includes the Bus's RedisRouter, whose broker XADDs
+    """FastStream's FastAPI integration: the app includes the Feed's RedisRouter, whose broker XADDs
     the turn's announcement as FastStream's envelope (the agents read both shapes alike)."""
     from faststream.redis.fastapi import RedisRouter
 
     from relay_graph.runtime.streams.wire import from_fields, text_fields
 
-    assert isinstance(app.state.services.bus.router, RedisRouter)
+    assert isinstance(app.state.deps.http.feed.router, RedisRouter)
     r = await client.post(f"/v1/tenants/{tenant}/chat", json={"customer": "Eve Fox", "text": "hello"}, headers=auth)
     assert r.status_code == 202
     mine = []

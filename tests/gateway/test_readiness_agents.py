@@ -76,8 +76,7 @@ async def test_ready_once_every_agent_has_a_group_and_a_live_replica(settings):
             body = (await c.get("/readyz")).json()
             assert body["error"]["code"] == "not_ready" and "intake" in body["error"]["message"]
     finally:
-        await app.state.services.bus.close()
-        await app.state.services.backend.close()
+        await app.state.deps.aclose()
         await redis.aclose()
 
 
@@ -88,7 +87,7 @@ async def test_not_ready_names_falkordb_and_streams_when_the_server_is_gone(gate
         async with client_for(app) as c:
             assert await readyz(c) == (503, ["falkordb", "streams"])
     finally:
-        await app.state.services.bus.close()
+        await app.state.deps.aclose()
 
 
 def test_unknown_agent_names_are_refused(gateway_settings, memory):
@@ -116,8 +115,7 @@ async def test_a_wrong_falkordb_password_is_named_in_the_503(gateway_settings, t
                     message = r.json()["error"]["message"]
                     assert "FalkorDB refused the password: check RELAY_FALKORDB_PASSWORD" in message, message
             finally:
-                await app.state.services.bus.close()
-                await app.state.services.backend.close()
+                await app.state.deps.aclose()
         right = gateway_settings.model_copy(update={
             "falkordb_host": server.host, "falkordb_port": server.port, "falkordb_password": "right"})
         app = make_app(right, memory=None, ready_agents=[])
@@ -125,7 +123,6 @@ async def test_a_wrong_falkordb_password_is_named_in_the_503(gateway_settings, t
             async with client_for(app) as c:
                 assert await readyz(c) == (200, [])
         finally:
-            await app.state.services.bus.close()
-            await app.state.services.backend.close()
+            await app.state.deps.aclose()
     finally:
         server.stop()

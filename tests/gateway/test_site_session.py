@@ -154,7 +154,7 @@ async def test_new_sessions_are_rate_limited_per_address(gateway_settings, memor
                 got.append((await browser.post(f"/v1/tenants/{tenant}/me/session")).status_code)
         assert got == [201, 201, 429]
     finally:
-        await app.state.services.bus.close()
+        await app.state.deps.aclose()
 
 
 async def test_the_customer_feed_carries_only_their_events(app, client, tenant, memory, stream_redis, visitor):
@@ -219,9 +219,9 @@ async def test_judge_mode_makes_a_throwaway_tenant_with_the_story_customer_signe
 async def test_judge_tenants_are_deleted_when_their_time_is_up(app, client, memory):
     from services.gateway import judge_tenants
 
-    services = app.state.services
+    deps = app.state.deps
     old, young = [(await client.post("/v1/site/judge")).json() for _ in range(2)]
-    keys = await services.backend.keys()
+    keys = await deps.http.keys()
     redis = keys.redis
     # `young` made later: give it a later expiry than the sweep's "now"
     await redis.zadd(judge_tenants.JUDGE_TENANTS_KEY, {young["tenant"]: 10**15})
@@ -229,7 +229,7 @@ async def test_judge_tenants_are_deleted_when_their_time_is_up(app, client, memo
     assert expiry is not None
     assert await memory.client.graph_exists(old["tenant"]) and await keys.exists(old["tenant"])
 
-    gone = await judge_tenants.sweep(services.backend, now_ms=int(expiry) + 1)
+    gone = await judge_tenants.sweep(deps, now_ms=int(expiry) + 1)
 
     assert old["tenant"] in gone and young["tenant"] not in gone
     assert not await memory.client.graph_exists(old["tenant"])
@@ -240,7 +240,7 @@ async def test_judge_tenants_are_deleted_when_their_time_is_up(app, client, memo
     # the young one is untouched, and a second sweep has nothing to do
     assert await memory.client.graph_exists(young["tenant"])
     assert (await client.get(f"/v1/tenants/{young['tenant']}/me")).json()["customer"] == young["customer"]
-    assert await judge_tenants.sweep(services.backend, now_ms=int(expiry) + 1) == []
+    assert await judge_tenants.sweep(deps, now_ms=int(expiry) + 1) == []
     await redis.zrem(judge_tenants.JUDGE_TENANTS_KEY, young["tenant"])
 
 
@@ -256,7 +256,7 @@ async def test_judge_mode_can_be_off_and_is_rate_limited(gateway_settings, memor
             assert_error(await c.post("/v1/site/judge"), 429, "rate_limited")
     finally:
         for app in (off, limited):
-            await app.state.services.bus.close()
+            await app.state.deps.aclose()
 
 
 async def test_coverage_names_the_cities_degraded_or_cut_off_right_now(client, memory):

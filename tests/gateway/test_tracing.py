@@ -26,7 +26,7 @@ from relay_graph.desk import agent_reads as desk, tickets
 from relay_graph import lab
 from relay_graph.runtime.agents.runner import bind
 from relay_graph.runtime.embedded import free_port
-from relay_graph.runtime.streams import StreamApp, StreamSettings, stream_for
+from relay_graph.runtime.streams import StreamApp, stream_for
 from relay_graph.desk.ticket_models import TicketStage
 from services.gateway.tracing import TracingMiddleware
 from services.intake.bootstrap import bootstrap as intake_bootstrap
@@ -43,8 +43,7 @@ REPO = Path(__file__).resolve().parents[2]
 CHAT_ROUTE = "/v1/tenants/{t}/chat"
 GUARD_S = 60.0  # against hanging, not a speed assertion
 
-FAST = StreamSettings(block_ms=100, min_idle_ms=5_000, reclaim_interval_ms=500, order_poll_ms=10,
-                      backoff_initial_ms=20, backoff_max_ms=200, transient_retry_s=0)
+FAST = support.FAST.model_copy(update={"min_idle_ms": 5_000, "reclaim_interval_ms": 500})  # nothing is reclaimed here
 
 
 async def eventually(check, what: str, timeout: float = GUARD_S):

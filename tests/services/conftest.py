@@ -1,10 +1,9 @@
 """Fixtures for the desk agents: Deps built by each service's bootstrap against the session's real
-FalkorDB (shared client and embedder), a streams client, the gateway's part of a turn (the
-customer's episode, then TurnReceived), graph counters and bounded polling."""
+FalkorDB (shared client and embedder; `intake`, `resolver`, `netops`), the gateway's part of a
+turn (`gateway`: the customer's episode, then TurnReceived), graph counters and bounded polling."""
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -13,24 +12,9 @@ import pytest
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.runtime.queries import Query
-from relay_graph.runtime.streams.wire import from_fields, text_fields
-from relay_graph.runtime.streams import InvalidNotification, StreamSettings, TurnReceived, connect, decode
+from relay_graph.runtime.streams import Publisher, TurnReceived, connect
 from tests import support
-
-# Small timeouts so reclaiming happens within a test.
-FAST = StreamSettings(
-    min_idle_ms=1_000,
-    heartbeat_ms=200,
-    reclaim_interval_ms=100,
-    block_ms=100,
-    order_poll_ms=10,
-    backoff_initial_ms=20,
-    backoff_max_ms=200,
-    max_deliveries=3,
-    transient_retry_s=0,
-)
-
-STREAM_KEY_PATTERNS = ("relay:stream:*", "relay:dlq:*", "relay:seen:*", "relay:lasterr:*", "relay:heartbeat:*")
+from tests.support import FAST, published  # noqa: F401 (the desk's tests import published from here)
 
 # What the graph holds, counted directly (tests only: the services never hold raw Cypher).
 COUNTS = Query(
@@ -62,23 +46,6 @@ async def eventually(check, *, timeout: float = 30.0, interval: float = 0.05, wh
     return await support.eventually(check, timeout=timeout, interval=interval, what=what)
 
 
-async def wipe_stream_keys(redis) -> None:
-    await support.wipe_keys(redis, STREAM_KEY_PATTERNS)
-
-
-async def published(redis, stream: str, tenant: str, **match) -> list:
-    """Notifications of one tenant on a stream, oldest first, optionally filtered by field values."""
-    out = []
-    for _id, fields in await redis.xrange(stream, count=100_000):
-        try:
-            n = from_fields(text_fields(fields))  # our fields, or a FastStream envelope (the gateway's)
-        except InvalidNotification:  # e.g. the garbage a poison-message test put there
-            continue
-        if n.tenant == tenant and all(getattr(n, k) == v for k, v in match.items()):
-            out.append(n)
-    return out
-
-
 @pytest.fixture(autouse=True)
 async def registered_tenant(request):
     """The agents handle only tenants that were created: a test's `tenant` is registered the way
@@ -93,13 +60,6 @@ async def registered_tenant(request):
             await redis.hset(TENANTS_KEY, request.getfixturevalue("tenant"), "test")
         finally:
             await redis.aclose()
-
-
-@pytest.fixture(scope="session")
-async def stream_redis(graph_settings):
-    client = connect(graph_settings)
-    yield client
-    await client.aclose()
 
 
 def _settings(cls, graph_settings, **extra):
@@ -137,6 +97,27 @@ def agent_deps(graph_settings, graph_client, memory, stream_redis):
         return deps
 
     return build  # nothing to close: the client, memory and redis are the session's
+
+
+@pytest.fixture
+async def intake(agent_deps):
+    return await agent_deps("intake")
+
+
+@pytest.fixture
+async def resolver(agent_deps):
+    return await agent_deps("resolver", consumer_name="resolver-host-1-aaaaaa")
+
+
+@pytest.fixture
+async def netops(agent_deps):
+    return await agent_deps("netops")
+
+
+@pytest.fixture
+def gateway(memory, stream_redis, tenant):
+    """The gateway's part of a turn in the test's tenant, published on the session's streams."""
+    return Gateway(memory, Publisher(stream_redis), tenant)
 
 
 class Gateway:

@@ -29,7 +29,9 @@ from relay_graph.runtime.streams import (
 from relay_graph.runtime.queries import Query
 from relay_graph.desk.ticket_models import TicketStage
 
-from .conftest import Gateway, counts, eventually, published, wipe_stream_keys
+from tests.support import wipe_stream_keys
+
+from .conftest import counts, eventually, published
 from .processes import Desk
 from tests.markers import needs
 from tests import reads, sample_network
@@ -72,11 +74,6 @@ async def desk_procs(falkordb_server, graph_settings, stream_redis, tmp_path_fac
     finally:
         codes = procs.stop()
     assert set(codes.values()) <= {0}, f"unclean stop {codes}\n{procs.logs()}"
-
-
-@pytest.fixture
-def gateway(memory, stream_redis, tenant):
-    return Gateway(memory, Publisher(stream_redis), tenant)
 
 
 async def reply_to(redis, tenant: str, turn_id: str, timeout: float = 30.0):

@@ -19,7 +19,6 @@ from relay_graph.runtime.streams import (
     NetworkChanged,
     Publisher,
     StreamApp,
-    StreamSettings,
     TicketChanged,
     TurnReceived,
     connect,
@@ -33,9 +32,10 @@ from services.resolver.handlers import HANDLERS as RESOLVER
 from tests import reads, sample_network
 from tests.support import eventually
 
-from .conftest import Gateway, published
+from tests.support import STEADY
 
-FAST_SETTINGS = StreamSettings(block_ms=50, min_idle_ms=10_000, heartbeat_ms=200)
+from .conftest import published
+
 
 
 async def test_each_kind_reaches_its_plain_handler_as_its_model(stream_redis):
@@ -82,9 +82,9 @@ async def test_netops_app_declares_the_outage_of_a_node_down(agent_deps, graph_c
     assert [(d.change, d.node_id) for d in declared] == [("declared", node)]
 
 
-async def test_intake_app_answers_a_turn(agent_deps, memory, stream_redis, tenant):
+async def test_intake_app_answers_a_turn(gateway, agent_deps, memory, stream_redis, tenant):
     intake = await agent_deps("intake")
-    n = await Gateway(memory, Publisher(stream_redis), tenant).write_turn(
+    n = await gateway.write_turn(
         "Cara Diaz", "Hi, I'm Cara Diaz. My wifi keeps dropping.")
     app = make_app("intake", intake, INTAKE, delivery=False)
     async with TestRedisBroker(app.broker) as broker:
@@ -113,7 +113,7 @@ async def test_resolver_app_picks_up_a_ticket_handed_to_it(agent_deps, graph_cli
 
 async def test_an_entry_for_a_tenant_never_created_makes_no_graph(agent_deps, graph_client, stream_redis):
     ghost = "never-" + uuid.uuid4().hex[:10]
-    intake = await agent_deps("intake", streams=FAST_SETTINGS)
+    intake = await agent_deps("intake", streams=STEADY)
     app = make_app("intake", intake, INTAKE)
     task = asyncio.create_task(app.run())
     try:

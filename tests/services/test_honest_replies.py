@@ -6,17 +6,14 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-import pytest
 
 from relay_graph.desk import agent_reads as desk
 from relay_graph.usecases.replies import honest_words
 from relay_graph.desk.reply_templates import Reply
 from relay_graph.desk.llm.wording import GroqWriter, TemplateWriter
-from relay_graph.runtime.streams import Publisher
 from services.intake.handlers import handle_turn_received
 from tests import reads
 
-from .conftest import Gateway
 
 INVENTED = "T-DEADBEEF0000"
 PROBLEM = "Hi, my internet has been down since this morning. My router is a TP-Link Archer C6."
@@ -39,11 +36,6 @@ class FakeWriter:
 class BrokenWriter:
     async def word(self, draft, *, rows=(), customer_text=None):
         raise RuntimeError("the model is down")
-
-
-@pytest.fixture
-def gateway(memory, stream_redis, tenant):
-    return Gateway(memory, Publisher(stream_redis), tenant)
 
 
 async def _reply_to(intake, gateway, graph_client, tenant, text=PROBLEM):

@@ -4,23 +4,14 @@ recognised with the catalogue's spelling, one the built-in lists do not know at 
 
 from __future__ import annotations
 
-import pytest
 
 from relay_graph.desk.catalogue import ensure_catalogue
-from relay_graph.runtime.streams import Publisher
 from services.intake import agent as intake_agent
 from services.intake.handlers import handle_turn_received
 
-from .conftest import Gateway
 
 
-@pytest.fixture
-async def intake(agent_deps):
-    return await agent_deps("intake")
-
-
-async def test_the_catalogues_cities_reach_the_extractor(intake, memory, stream_redis, graph_client, tenant):
-    gateway = Gateway(memory, Publisher(stream_redis), tenant)
+async def test_the_catalogues_cities_reach_the_extractor(gateway, intake, memory, stream_redis, graph_client, tenant):
     await handle_turn_received(intake, await gateway.write_turn("Ola Nowak", "Hi, I live in Łódź now."))
     assert not [f for f in await memory.facts(tenant, "Ola Nowak") if f.predicate == "lives_in"]
 

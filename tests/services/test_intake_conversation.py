@@ -13,11 +13,9 @@ from relay_graph.desk import tickets
 from relay_graph.lab import world
 from relay_graph.desk.conversation.reads import ticket_promises
 from relay_graph.desk.llm import GroqWriter
-from relay_graph.runtime.streams import Publisher
 from services.intake import agent as intake_agent
 
 from ..relay_graph.desk.llm.fakes import Clock, Groq, completion
-from .conftest import Gateway
 
 
 @pytest.fixture
@@ -26,13 +24,8 @@ async def seeded(graph_client, tenant):
     return tenant
 
 
-@pytest.fixture
-async def intake(agent_deps):
-    return await agent_deps("intake")
-
-
-async def test_a_redelivered_callback_turn_keeps_one_promise(intake, memory, stream_redis, graph_client, seeded):
-    gw = Gateway(memory, Publisher(stream_redis), seeded)
+async def test_a_redelivered_callback_turn_keeps_one_promise(gateway, intake, memory, stream_redis, graph_client, seeded):
+    gw = gateway
     first = await intake_agent.answer_turn(intake, await gw.write_turn("Asha Rao", "My router is frozen.", session="s-p"))
     ticket = first.ticket.id
     n = await gw.write_turn("Asha Rao", "Can a technician call me before 10?", session="s-p")
@@ -47,8 +40,8 @@ async def test_a_redelivered_callback_turn_keeps_one_promise(intake, memory, str
     assert events.count("promised") == 1
 
 
-async def test_a_returning_customer_hears_how_the_last_ticket_ended(intake, memory, stream_redis, graph_client, seeded):
-    gw = Gateway(memory, Publisher(stream_redis), seeded)
+async def test_a_returning_customer_hears_how_the_last_ticket_ended(gateway, intake, memory, stream_redis, graph_client, seeded):
+    gw = gateway
     opened = await intake_agent.answer_turn(intake, await gw.write_turn("Ravi Nair", "My wifi keeps dropping.",
                                                                          session="s-1"))
     tid = opened.ticket.id
@@ -72,10 +65,10 @@ def groq_writer(*said: str) -> GroqWriter:
     ("Our plans: Fiber 100 at ₹629, Fiber 300 at ₹1,099 and Fiber 1000 at ₹1,699 a month, plus GST.", True),
     ("Our plans: Fiber 100 at ₹629 and Fiber 500 at ₹899 a month, plus GST.", False),  # a plan and a price nobody has
 ])
-async def test_with_a_key_the_llm_words_the_catalogue_rows_and_the_check_holds(intake, memory, stream_redis, seeded,
+async def test_with_a_key_the_llm_words_the_catalogue_rows_and_the_check_holds(gateway, intake, memory, stream_redis, seeded,
                                                                               worded, kept):
     deps = dataclasses.replace(intake, writer=groq_writer(worded))
-    gw = Gateway(memory, Publisher(stream_redis), seeded)
+    gw = gateway
     got = await intake_agent.answer_turn(deps, await gw.write_turn("Jaya Das", "Which plans do you have?"))
     assert got.answers == ["plans"]
     if kept:
@@ -85,8 +78,8 @@ async def test_with_a_key_the_llm_words_the_catalogue_rows_and_the_check_holds(i
     assert any(h.startswith("plan fiber-300") for h in got.reply.how_i_know)
 
 
-async def test_a_yes_to_is_it_fixed_is_a_confirmation_not_a_reading(intake, memory, stream_redis, graph_client, seeded):
-    gw = Gateway(memory, Publisher(stream_redis), seeded)
+async def test_a_yes_to_is_it_fixed_is_a_confirmation_not_a_reading(gateway, intake, memory, stream_redis, graph_client, seeded):
+    gw = gateway
     opened = await intake_agent.answer_turn(intake, await gw.write_turn("Mira Das", "My router is frozen.", session="s-c"))
     tid = opened.ticket.id
     await tickets.set_stage(graph_client, seeded, tid, stage="fixed", agent="resolver")
@@ -96,13 +89,13 @@ async def test_a_yes_to_is_it_fixed_is_a_confirmation_not_a_reading(intake, memo
     assert "customer_reading" not in events
 
 
-async def test_prices_are_in_the_country_of_the_city_the_customer_lives_in(intake, memory, stream_redis, graph_client,
+async def test_prices_are_in_the_country_of_the_city_the_customer_lives_in(gateway, intake, memory, stream_redis, graph_client,
                                                                            tenant):
     from relay_graph.desk.catalogue import ensure_catalogue
 
     await ensure_catalogue(graph_client, tenant, "europe")
     intake_agent.extraction_contexts(intake).clear()  # the extractor learns the region's cities now, not within CONTEXT_TTL_S
-    gw = Gateway(memory, Publisher(stream_redis), tenant)
+    gw = gateway
     home = await intake_agent.answer_turn(intake, await gw.write_turn("Lena Vogel", "What do your plans cost?",
                                                                        session="s-l"))
     assert home.answers == ["plans"] and "£" in home.reply.text  # the desk's first country: the UK

@@ -9,29 +9,12 @@ from relay_graph.desk import agent_reads as desk, network, tickets
 from relay_graph.runtime.errors import NotFound
 from relay_graph.runtime.queries import Query
 from relay_graph.desk.reply_templates import ASK_WORDING
-from relay_graph.runtime.streams import (
-    Publisher,
-    ReplyWritten,
-    STREAM_FACTS,
-    STREAM_REPLIES,
-    STREAM_TICKETS,
-    TurnReceived,
-)
+from relay_graph.runtime.streams import ReplyWritten, STREAM_FACTS, STREAM_REPLIES, STREAM_TICKETS, TurnReceived
 from relay_graph.desk.ticket_models import TicketStage
 from services.intake.handlers import HANDLERS, handle_turn_received
 from tests import reads, sample_network
 
-from .conftest import CONSULTED, Gateway, counts, published
-
-
-@pytest.fixture
-async def intake(agent_deps):
-    return await agent_deps("intake")
-
-
-@pytest.fixture
-def gateway(memory, stream_redis, tenant):
-    return Gateway(memory, Publisher(stream_redis), tenant)
+from .conftest import CONSULTED, counts, published
 
 
 def test_handlers_table_names_the_kind_it_consumes():

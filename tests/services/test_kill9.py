@@ -36,7 +36,9 @@ from relay_graph.runtime.streams import (
 )
 from relay_graph.desk.ticket_models import TicketStage
 
-from .conftest import Gateway, eventually, published, wipe_stream_keys
+from tests.support import wipe_stream_keys
+
+from .conftest import Gateway, eventually, published
 from .processes import Desk
 from tests.markers import needs
 from tests import sample_network

@@ -8,13 +8,7 @@ import pytest
 from relay_graph.desk import agent_reads as desk, network, tickets
 from relay_graph.runtime.errors import NotFound
 from relay_graph.lab.network_gen import generate_network
-from relay_graph.runtime.streams import (
-    NetworkChanged,
-    Publisher,
-    STREAM_OUTAGES,
-    STREAM_REPLIES,
-    STREAM_TICKETS,
-)
+from relay_graph.runtime.streams import NetworkChanged, STREAM_OUTAGES, STREAM_REPLIES, STREAM_TICKETS
 from relay_graph.desk.ticket_models import TicketStage
 from services.intake import agent as intake_agent
 from services.netops import agent
@@ -23,22 +17,12 @@ from services.resolver.handlers import handle_ticket_changed
 from relay_graph.runtime.streams import TicketChanged
 from tests import reads, sample_network
 
-from .conftest import Gateway, counts, published
+from .conftest import counts, published
 
 pytestmark = pytest.mark.falkordb
 
 # Dealt round-robin over four splitters: the first splitter serves customers 0 and 4.
 CUSTOMERS = ["Ann Bell", "Ben Cole", "Cat Dunn", "Dan Eady", "Eve Fox", "Fin Gale"]
-
-
-@pytest.fixture
-async def netops(agent_deps):
-    return await agent_deps("netops")
-
-
-@pytest.fixture
-def gateway(memory, stream_redis, tenant):
-    return Gateway(memory, Publisher(stream_redis), tenant)
 
 
 def test_handlers_table_names_the_kind_it_consumes():

@@ -13,7 +13,9 @@ from relay_graph.memory import episodes, facts, retention
 from relay_graph.memory.models import EpisodeInput, FactInput
 from relay_graph.runtime.queries import Query
 
-from .conftest import eventually, wipe_stream_keys
+from tests.support import wipe_stream_keys
+
+from .conftest import eventually
 from .processes import Desk
 
 pytestmark = pytest.mark.processes

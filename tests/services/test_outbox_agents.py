@@ -12,13 +12,13 @@ import redis.asyncio as aioredis
 
 from relay_graph.desk import agent_reads as desk
 from relay_graph.runtime.queries import outbox as q
-from relay_graph.runtime.streams import STREAM_FACTS, STREAM_REPLIES, STREAM_TICKETS, Publisher
+from relay_graph.runtime.streams import STREAM_FACTS, STREAM_REPLIES, STREAM_TICKETS
 from services.intake.bootstrap import bootstrap
 from services.intake.handlers import handle_turn_received
 from services.intake.settings import IntakeSettings
 from tests import reads
 
-from .conftest import Gateway, _settings, published
+from .conftest import _settings, published
 
 
 @pytest.fixture
@@ -33,12 +33,12 @@ async def refusable(stream_redis, falkordb_server):
     await stream_redis.execute_command("ACL", "DELUSER", name)
 
 
-async def test_a_turn_handled_while_the_streams_refuse_entries_is_announced_by_the_relay(
+async def test_a_turn_handled_while_the_streams_refuse_entries_is_announced_by_the_relay(gateway,
         refusable, graph_settings, memory, graph_client, stream_redis, tenant):
     user, name = refusable
     deps = await bootstrap(_settings(IntakeSettings, graph_settings), memory=memory, redis=user,
                            consumer_name=f"intake-test-{uuid.uuid4().hex[:6]}")
-    n = await Gateway(memory, Publisher(stream_redis), tenant).write_turn(
+    n = await gateway.write_turn(
         "Ola Berg", "Hi, I'm Ola Berg. My wifi keeps dropping. My router is a TP-Link Archer C6.")
     await stream_redis.execute_command("ACL", "SETUSER", name, "-xadd")
     try:

@@ -21,30 +21,15 @@ from relay_graph.lab import world
 from relay_graph.runtime.errors import AlreadyExists
 from relay_graph.desk.network_models import NodeKind
 from relay_graph.runtime.queries import Query
-from relay_graph.runtime.streams import STREAM_FACTS, STREAM_TICKETS, Publisher, TicketChanged
+from relay_graph.runtime.streams import STREAM_FACTS, STREAM_TICKETS, TicketChanged
 from relay_graph.desk.ticket_models import TicketStage
 from services.intake import agent as intake_agent
 from services.resolver.handlers import handle_ticket_changed
 
-from .conftest import Gateway, published
+from .conftest import published
 
 SOURCE_OF = Query("test_fact_source", "MATCH (e:Episode)-[:DERIVED]->(f:Fact {fact_id: $fact_id}) "
                                       "RETURN e.episode_id AS episode_id", read_only=True)
-
-
-@pytest.fixture
-async def intake(agent_deps):
-    return await agent_deps("intake")
-
-
-@pytest.fixture
-async def resolver(agent_deps):
-    return await agent_deps("resolver", consumer_name="resolver-host-1-placing")
-
-
-@pytest.fixture
-def gateway(memory, stream_redis, tenant):
-    return Gateway(memory, Publisher(stream_redis), tenant)
 
 
 @pytest.fixture

@@ -14,14 +14,16 @@ from relay_graph.desk import agent_reads as desk, network, tickets
 from relay_graph import lab
 from relay_graph.runtime.errors import NotFound
 from relay_graph.runtime.heartbeat import beat
-from relay_graph.runtime.streams import Delivery, Publisher, STREAM_TICKETS, STREAM_REPLIES, TicketChanged
+from relay_graph.runtime.streams import Delivery, STREAM_TICKETS, STREAM_REPLIES, TicketChanged
 from relay_graph.desk.ticket_models import TicketStage
 from services.intake import agent as intake_agent
 from services.resolver import agent, playbooks
 from services.resolver.handlers import HANDLERS, handle_ticket_changed
 from tests import reads, sample_network
 
-from .conftest import CONSULTED, FAST, Gateway, counts, published
+from tests.support import FAST
+
+from .conftest import CONSULTED, counts, published
 
 
 @pytest.fixture(autouse=True)
@@ -30,21 +32,6 @@ async def no_unproven_fix(graph_client, tenant):
     reading taken after the last action."""
     yield
     assert await tickets.unproven_fixes(graph_client, tenant) == {}
-
-
-@pytest.fixture
-async def intake(agent_deps):
-    return await agent_deps("intake")
-
-
-@pytest.fixture
-async def resolver(agent_deps):
-    return await agent_deps("resolver", consumer_name="resolver-host-1-aaaaaa")
-
-
-@pytest.fixture
-def gateway(memory, stream_redis, tenant):
-    return Gateway(memory, Publisher(stream_redis), tenant)
 
 
 def handed(tenant: str, ticket) -> TicketChanged:

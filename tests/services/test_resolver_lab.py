@@ -17,13 +17,7 @@ import pytest
 from relay_graph.desk import agent_reads as desk, tickets
 from relay_graph import lab
 from relay_graph.lab import Action, FaultKind, Test
-from relay_graph.runtime.streams import (
-    STREAM_NETWORK,
-    STREAM_TICKETS,
-    NetworkChanged,
-    Publisher,
-    TicketChanged,
-)
+from relay_graph.runtime.streams import STREAM_NETWORK, STREAM_TICKETS, NetworkChanged, TicketChanged
 from relay_graph.desk.ticket_models import TicketStage
 from services.intake import agent as intake_agent
 from services.netops import agent as netops_agent
@@ -31,7 +25,7 @@ from services.resolver import diagnosing
 from services.resolver.handlers import handle_ticket_changed
 from tests import lab_network, reads
 
-from .conftest import Gateway, published
+from .conftest import published
 
 WHO: dict[FaultKind, str] = {k: "Asha" for k in FaultKind} | {FaultKind.HUB_LINK_DOWN: "Bilal"}
 VAGUE = "Hi, my internet is not working properly since this morning"
@@ -47,26 +41,6 @@ async def no_unproven_fix(graph_client, tenant):
     reading taken after the last action."""
     yield
     assert await tickets.unproven_fixes(graph_client, tenant) == {}
-
-
-@pytest.fixture
-async def intake(agent_deps):
-    return await agent_deps("intake")
-
-
-@pytest.fixture
-async def resolver(agent_deps):
-    return await agent_deps("resolver", consumer_name="resolver-lab-1-aaaaaa")
-
-
-@pytest.fixture
-async def netops(agent_deps):
-    return await agent_deps("netops")
-
-
-@pytest.fixture
-def gateway(memory, stream_redis, tenant):
-    return Gateway(memory, Publisher(stream_redis), tenant)
 
 
 async def report(intake, gateway, customer: str, text: str = VAGUE, session: str | None = None):

@@ -12,16 +12,17 @@ from opentelemetry import trace
 from relay_graph.desk import agent_reads as desk, tickets
 from relay_graph import lab
 from relay_graph.runtime.agents.runner import make_app
-from relay_graph.runtime.streams import Publisher
 from relay_graph.desk.ticket_models import TicketStage
 from services.intake.handlers import HANDLERS as INTAKE
 from services.resolver.handlers import HANDLERS as RESOLVER
 from tests import sample_network
 
-from .conftest import Gateway, eventually, wipe_stream_keys
+from tests.support import wipe_stream_keys
+
+from .conftest import eventually
 
 
-async def test_one_trace_runs_from_the_request_through_intake_to_the_resolver(
+async def test_one_trace_runs_from_the_request_through_intake_to_the_resolver(gateway,
         agent_deps, memory, graph_client, stream_redis, tenant, span_exporter):
     await wipe_stream_keys(stream_redis)  # no process of another test module is running now
     span_exporter.clear()
@@ -32,7 +33,6 @@ async def test_one_trace_runs_from_the_request_through_intake_to_the_resolver(
     tasks = [asyncio.create_task(c.run()) for c in consumers]
     try:
         await eventually(lambda: all(c.ready.is_set() for c in consumers), what="consumers ready")
-        gateway = Gateway(memory, Publisher(stream_redis), tenant)
         # the customer on a line with a frozen box: the resolver measures, acts, measures again
         await sample_network.build_sample_network(graph_client, tenant, city="pune", customers=["Trace Customer"])
         await lab.inject(graph_client, tenant, kind=lab.FaultKind.ROUTER_FROZEN, customer="Trace Customer")

@@ -111,6 +111,12 @@ class Outbox:
         await self.done(tenant, [str(n.notification_id) for n in items])
         return True
 
+    async def publish_kept(self, tenant: str, notification: NotificationBase) -> None:
+        """Publish an announcement its own write kept (a chat turn's, queries/chat.py) and take it
+        out. Unavailable when the streams refuse it: it stays kept, and the relay publishes it."""
+        await self.publish([notification])
+        await self.done(tenant, [str(notification.notification_id)])
+
     async def done(self, tenant: str, notification_ids: list[str]) -> None:
         """Published: they leave the outbox, with this process's next write to the tenant or its
         relay's next `flush`."""

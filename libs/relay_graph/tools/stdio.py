@@ -10,7 +10,6 @@ see them as they see their own."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 from typing import Any
 
@@ -18,38 +17,31 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.stdio import stdio_server
 
 from relay_graph.runtime.config import GraphSettings
-from relay_graph.runtime.db import GraphClient
-from relay_graph.memory.facade import Memory
-from relay_graph.runtime.outbox import Outbox, publish_all
-from relay_graph.runtime.streams import Publisher, connect
 from relay_graph.runtime.tenancy import validate_tenant
 from relay_graph.tools.context import mcp_agent_name
-from relay_graph.usecases.context import Call
+from relay_graph.usecases.context import Call, make_deps
 from relay_graph.tools.mcp_server import build_server, client_name
+
+SERVICE = "mcp"
 
 log = logging.getLogger("relay.mcp")
 
 
 async def serve_stdio(tenant: str, *, agent: str | None = None, settings: GraphSettings | None = None) -> None:
     tenant = validate_tenant(tenant)
-    settings = settings or GraphSettings()
-    # Building the client asks the server a question; keep the loop free meanwhile.
-    client = await asyncio.to_thread(GraphClient, settings)
-    memory = Memory(client)
-    redis = connect(settings)
-    publisher = Publisher(redis)
-    box = Outbox(client, redis, functools.partial(publish_all, publisher), enabled=settings.outbox)
-
-    async def context_for(ctx: ServerRequestContext[Any, Any]) -> Call:
-        return Call(memory, tenant, mcp_agent_name(client_name(ctx), agent), announcer=box)
-
-    server = build_server(context_for)
+    # The process context every entry point runs on (usecases.context.Deps), its memory opened now.
+    deps = make_deps(SERVICE, settings or GraphSettings())
     try:
+        await deps.open()
+
+        async def context_for(ctx: ServerRequestContext[Any, Any]) -> Call:
+            return deps.call(tenant, mcp_agent_name(client_name(ctx), agent))
+
+        server = build_server(context_for)
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
-        await redis.aclose()
-        await client.close()
+        await deps.aclose()
 
 
 def run(tenant: str, *, agent: str | None = None, settings: GraphSettings | None = None) -> None:

@@ -1,7 +1,8 @@
-"""The one context the use cases take: `Deps`, what a process holds (built once by an agent's
-bootstrap), and `Call`, a per-call view of it: who is calling (tenant, agent, label) with the
-memory, the clock and the way to announce. A tool, a use case and a route take a `Call`; an
-agent's handlers take the `Deps` and make a `Call` for each piece of work (`Deps.call`).
+"""The one context the use cases take: `Deps`, what a process holds (built once by its bootstrap:
+the gateway's and each agent's), and `Call`, a per-call view of it: who is calling (tenant, agent,
+label) with the memory, the clock and the way to announce. A tool, a use case and a route take a
+`Call`; an agent's handlers take the `Deps` and make a `Call` for each piece of work (`Deps.call`),
+as the gateway's routes get theirs from a dependency (services/gateway/deps.CallDep).
 
 Handlers are plain `async def handler(deps, notification[, delivery])` functions; everything they
 touch outside their arguments is in `Deps`, so a test builds one against the real FalkorDB (with
@@ -50,8 +51,8 @@ NOTIFY_CHUNK = 1_000
 
 
 class Announcer(Protocol):
-    """Where a call's notifications go: the outbox (relay_graph.runtime.outbox.Outbox) or what wraps
-    it (the gateway's Bus): kept in the graph, then published."""
+    """Where a call's notifications go: the process's outbox (relay_graph.runtime.outbox.Outbox: kept
+    in the graph, then published), or a test's collector."""
 
     async def announce(self, tenant: str, notifications: list[NotificationBase]) -> bool: ...
 
@@ -118,103 +119,164 @@ class Call:
 
 @dataclass
 class Deps:
+    """A process's context, the one every entry point runs on (the gateway and each agent): its
+    settings, the memory (graph client and embedder), the streams' Redis and publisher, the outbox
+    every announcement goes through, the clock, and the agents' extractor and reply writer. Built
+    by the process's bootstrap (`make_deps`, `build_deps`). `http` is what only the gateway's HTTP
+    side uses (services/gateway/deps.Http: auth, limiters, limits, readiness, the live feed).
+
+    The memory (and with it the outbox) opens on first need (`open`): an agent's bootstrap opens it
+    at once, the gateway when a request needs it, so the gateway starts and answers /healthz while
+    FalkorDB is down."""
+
     service: str
-    settings: AgentSettings
-    client: GraphClient
-    memory: Memory
+    settings: Any  # the process's one settings model (runtime.agents.AgentSettings, the gateway's)
     redis: aioredis.Redis  # bytes client for the streams and heartbeats
-    publisher: Publisher
+    publisher: Any  # runtime.streams.Publisher, or BrokerPublisher (the gateway's FastStream broker)
+    memory: Memory | None = None  # None until `open`
     clock: Clock = utc_clock
     extractor: Any = None  # relay_graph.desk.extraction.port.Extractor, for agents that read text
     consumer_name: str = ""  # this replica's consumer name (the replica id in claims)
     # relay_graph.desk.llm.wording.ReplyWriter: words replies (agents/replies.honest_words); None = templates
     writer: Any = None
-    outbox: Outbox | None = None  # every announcement goes through it (announce below); built from the rest
+    outbox: Outbox | None = None  # every announcement goes through it; built with the memory
+    http: Any = None  # the gateway's HTTP-only part; None in an agent
+    embedder: Embedder | None = None  # for the memory `open` builds
     _owned: list[Callable[[], Awaitable[None]]] = field(default_factory=list, repr=False)
+    _opened: bool = field(default=False, repr=False)  # the memory is ours (built by `open`)
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
 
     def __post_init__(self) -> None:
-        if self.outbox is None:
-            self.outbox = Outbox(self.client, self.redis, functools.partial(publish_all, self.publisher),
+        if self.memory is not None:
+            self._with(self.memory)
+
+    def _with(self, memory: Memory) -> None:
+        self.memory = memory
+        if self.outbox is None or self.outbox.client is not memory.client:
+            self.outbox = Outbox(memory.client, self.redis, functools.partial(publish_all, self.publisher),
                                  enabled=getattr(self.settings, "outbox", True))
+
+    @property
+    def client(self) -> GraphClient:
+        if self.memory is None:
+            raise Unavailable(f"{self.service} has not opened FalkorDB yet; retry shortly")
+        return self.memory.client
+
+    async def open(self) -> Memory:
+        """The memory, opened on first need (one client however many ask at once). Unavailable
+        while FalkorDB does not answer; the next call tries again."""
+        if self.memory is None:
+            async with self._lock:
+                if self.memory is None:
+                    settings = self.settings
+                    try:
+                        # Building the FalkorDB client does a blocking round trip; keep it off the event loop.
+                        client = await asyncio.to_thread(GraphClient, settings)
+                    except Exception as exc:  # refused, unreachable, loading, bad password ...
+                        raise Unavailable(f"FalkorDB at {settings.falkordb_host}:{settings.falkordb_port} "
+                                          "is not answering; retry shortly") from exc
+                    self._opened = True
+                    self._with(Memory(client, self.embedder))
+        assert self.memory is not None
+        return self.memory
 
     def now(self) -> datetime:
         at = self.clock()
         return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
 
     def call(self, tenant: str, agent: str | None = None, *, label: str | None = None) -> Call:
-        """This process's view for one piece of work in `tenant`, as `agent` (default: the service)."""
+        """This process's view for one piece of work in `tenant`, as `agent` (default: the service).
+        The memory must be open (an agent's always is; the gateway's dependency opens it)."""
+        if self.memory is None:
+            raise Unavailable(f"{self.service} has not opened FalkorDB yet; retry shortly")
         return Call(self.memory, tenant, agent or self.service, self.outbox, label=label, clock=self.now)
 
+    async def relay_loop(self, stop: asyncio.Event, *, every_s: float = 1.0, older_than_s: float = 2.0) -> None:
+        """The outbox relay every replica runs (relay_graph.runtime.outbox), once the memory opens."""
+        while not stop.is_set():
+            try:
+                await self.open()
+            except Exception as exc:  # noqa: BLE001 - FalkorDB not there yet: try again
+                log.debug("outbox relay waiting for FalkorDB: %s", exc)
+                try:
+                    await asyncio.wait_for(stop.wait(), every_s)
+                except asyncio.TimeoutError:
+                    pass
+                continue
+            assert self.outbox is not None
+            await self.outbox.relay_loop(stop, every_s=every_s, older_than_s=older_than_s)
+
+    def owns(self, closer: Callable[[], Awaitable[None]]) -> None:
+        """`closer` runs on `aclose`, before what was registered earlier."""
+        self._owned.append(closer)
+
     async def aclose(self) -> None:
-        """Close what bootstrap opened (not what the caller passed in)."""
-        while self._owned:
-            closer = self._owned.pop()
+        """Close what the bootstrap and `open` opened (not what the caller passed in)."""
+        owned, self._owned = self._owned, []
+        if self._opened and self.memory is not None:
+            owned.append(self.memory.client.close)
+        while owned:
+            closer = owned.pop()
             try:
                 await closer()
             except Exception as exc:  # closing must go on for the rest
                 log.warning("closing %s: %r", self.service, exc)
+        if self._opened:  # opened again on next need
+            self.memory, self.outbox, self._opened = None, None, False
 
 
-async def build_deps(
+def make_deps(
     service: str,
-    settings: AgentSettings,
+    settings: Any,
     *,
     client: GraphClient | None = None,
     memory: Memory | None = None,
     embedder: Embedder | None = None,
     redis: aioredis.Redis | None = None,
-    publisher: Publisher | None = None,
+    publisher: Any = None,
     clock: Clock | None = None,
     extractor: Any = None,
     consumer_name: str = "",
-    preload_model: bool | None = None,
     writer: Any = None,
 ) -> Deps:
-    """The composition root shared by the three agents. Anything passed in is used as is and left
-    open on `aclose()`; anything built here is closed by it."""
+    """A process's context, without connecting to anything (its memory opens on first need, unless
+    `client` or `memory` is given). Anything passed in is used as is and left open on `aclose()`;
+    anything built here is closed by it."""
     owned: list[Callable[[], Awaitable[None]]] = []
-    if client is None and memory is None:
-        try:
-            # Building the FalkorDB client does a blocking round trip; keep it off the event loop.
-            client = await asyncio.to_thread(GraphClient, settings)
-        except Exception as exc:
-            raise Unavailable(
-                f"FalkorDB at {settings.falkordb_host}:{settings.falkordb_port} is not answering"
-            ) from exc
-        owned.append(client.close)
-    if memory is None:
+    if memory is None and client is not None:
         memory = Memory(client, embedder)
-    client = memory.client
     if redis is None:
-        redis = connect(settings)
+        redis = connect(settings)  # building the client does not connect; it connects on use
         owned.append(redis.aclose)
     if publisher is None:
-        publisher = Publisher(redis, settings=settings.streams)
-    if preload_model if preload_model is not None else settings.preload_model:
-        if memory.embedder is None:
-            memory.embedder = await asyncio.to_thread(
-                Embedder, settings.model_dir, batch_size=settings.embed_batch_size,
-                cache_size=settings.embed_cache_size, threads=settings.embed_threads,
-            )
+        publisher = Publisher(redis, settings=getattr(settings, "streams", None))
     if writer is None:
         # templates without GROQ_API_KEY (nothing calls Groq), Groq behind the honest-reply check with one
         writer = build_writer(settings)
         closer = getattr(writer, "aclose", None)
         if closer is not None:
             owned.append(closer)
-    return Deps(
-        service=service,
-        settings=settings,
-        client=client,
-        memory=memory,
-        redis=redis,
-        publisher=publisher,
-        clock=clock or utc_clock,
-        extractor=extractor,
-        consumer_name=consumer_name,
-        writer=writer,
-        _owned=owned,
-    )
+    return Deps(service=service, settings=settings, redis=redis, publisher=publisher, memory=memory,
+                clock=clock or utc_clock, extractor=extractor, consumer_name=consumer_name, writer=writer,
+                embedder=embedder, _owned=owned)
+
+
+async def build_deps(service: str, settings: AgentSettings, *, preload_model: bool | None = None,
+                     **parts: Any) -> Deps:
+    """An agent's context (`make_deps`), its memory opened now (Unavailable when FalkorDB does not
+    answer) and the embedding model loaded unless the settings say not to."""
+    deps = make_deps(service, settings, **parts)
+    try:
+        memory = await deps.open()
+        if (preload_model if preload_model is not None else settings.preload_model) and memory.embedder is None:
+            memory.embedder = await asyncio.to_thread(
+                Embedder, settings.model_dir, batch_size=settings.embed_batch_size,
+                cache_size=settings.embed_cache_size, threads=settings.embed_threads,
+            )
+    except BaseException:
+        await deps.aclose()
+        raise
+    return deps
 
 
 async def announce(deps: Deps | Call, *notifications: NotificationBase) -> bool:
@@ -226,6 +288,7 @@ async def announce(deps: Deps | Call, *notifications: NotificationBase) -> bool:
         return True
     if isinstance(deps, Call):
         return await deps.announce(notifications)
+    assert deps.outbox is not None, "announce on a Deps whose memory is open"
     return await deps.outbox.announce(notifications[0].tenant, list(notifications))
 
 

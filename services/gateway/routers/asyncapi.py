@@ -25,5 +25,5 @@ def _document(host: str, port: int) -> dict:
             description="The thin notifications the gateway and the agents exchange through Redis Streams "
             "(what the live feed is made of): channels, message schemas, trace headers, dead letters.")
 async def asyncapi(request: Request) -> JSONResponse:
-    settings = request.app.state.services.settings
+    settings = request.app.state.deps.settings
     return JSONResponse(_document(settings.falkordb_host, settings.falkordb_port))

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Depends, Query, Response
 
 from relay_graph.desk import chat as chat_turns
-from relay_graph.runtime.errors import Unavailable
-from relay_graph.memory.facade import Memory
-from relay_graph.runtime.streams import ReplyWritten, TurnReceived
 from relay_graph.usecases import chat as chat_cases
 from relay_graph.usecases.context import Call
 
-from ..bus import Bus
-from ..deps import BusDep, MemoryDep, TenantDep
+from ..deps import DepsDep, FeedDep, MemoryDep, TenantDep
 from ..errors import responses
+from ..feed import Feed
 from ..idempotency import Idempotency, IdempotencyDep
 from ..schemas import Answer, ChatAccepted, ChatAnswered, ChatBody, ChatReplyView, ChatTicketView
 
@@ -42,20 +38,13 @@ with a `note` (the reply still comes: on the live feed and in the session).
 and reaches the desk a moment later (nothing is lost; send `Idempotency-Key` to retry safely)."""
 
 
-async def _announce(memory, bus, tenant: str, announced: TurnReceived, idem: Idempotency,
-                    accepted: ChatAccepted) -> None:
-    """Publish the turn's announcement and take it out of the outbox. A publish that fails is
-    503 with nothing lost: the turn and its announcement are in the graph, and the outbox relay
-    publishes it shortly (relay_graph.runtime.outbox); a retry with the same Idempotency-Key gets the
-    turn's 202 instead of storing it again."""
-    try:
-        await bus.publish(announced)
-    except Unavailable as exc:
-        await idem.keep(202, accepted)
-        raise Unavailable(f"turn {announced.id} of session {announced.session} is stored and will reach the desk "
-                          "shortly (its reply appears in the session); the notification streams are not "
-                          "taking entries right now") from exc
-    await (await bus.outbox()).done(tenant, [str(announced.notification_id)])
+async def desk_call(tenant: TenantDep, deps: DepsDep, memory: MemoryDep) -> Call:
+    """The call a customer's turn is taken in: the key's tenant, written down by the desk's front
+    door (desk.chat.AGENT), announced through the process's outbox."""
+    return deps.call(tenant, chat_turns.AGENT)
+
+
+DeskCallDep = Annotated[Call, Depends(desk_call)]
 
 
 # The 202 is a ChatAccepted, the 200 a ChatAnswered: the route's model is either (the 202's schema says
@@ -66,9 +55,8 @@ async def _announce(memory, bus, tenant: str, announced: TurnReceived, idem: Ide
              summary="Send a customer's message to the desk", description=DESCRIPTION)
 async def chat(
     body: ChatBody,
-    tenant: TenantDep,
-    memory: MemoryDep,
-    bus: BusDep,
+    call: DeskCallDep,
+    feed: FeedDep,
     idem: IdempotencyDep,
     response: Response,
     wait: Annotated[float, Query(ge=0, le=MAX_WAIT_SECONDS,
@@ -76,42 +64,34 @@ async def chat(
 ) -> ChatAccepted | ChatAnswered:
     if body.customer is not None:
         chat_turns.check_customer(body.customer)
-    return await idem.run_once(tenant, "chat", body, response, lambda: take_turn(
-        memory, bus, idem, response, tenant, customer=body.customer, name=body.name, text=body.text,
+    return await idem.run_once(call.tenant, "chat", body, response, lambda: answer_turn(
+        call, feed, idem, response, customer=body.customer, name=body.name, text=body.text,
         session=body.session, wait=wait))
 
 
-async def take_turn(memory: Memory, bus: Bus, idem: Idempotency, response: Response, tenant: str, *,
-                    customer: str | None, text: str, session: str | None, wait: float,
-                    name: str | None = None) -> ChatAccepted | ChatAnswered:
-    """A turn in, the 202 or 200 answer out (its status set on `response`): what POST /chat and the
-    customer site's POST /me/chat (always with the session's customer) both do."""
-    if wait > 0:
-        # Before anything is written: a gateway that cannot see replies refuses to wait for one.
-        await bus.tail.start()
-    await (await bus.outbox()).mark(tenant)  # the turn's statement keeps its announcement: the relay looks here
-    call = Call(memory, tenant, chat_turns.AGENT, bus)
-    turn, owed = await chat_cases.record_turn(call, customer=customer, name=name, text=text, session=session)
-    await call.notify(*owed)
-    announced = chat_turns.announcement(tenant, turn)
-    accepted = ChatAccepted(session=turn.session, episode_id=turn.episode_id, customer=turn.customer)
+async def answer_turn(call: Call, feed: Feed, idem: Idempotency, response: Response, *, customer: str | None,
+                      text: str, session: str | None, wait: float, name: str | None = None
+                      ) -> ChatAccepted | ChatAnswered:
+    """The use case's turn as POST /chat and the customer site's POST /me/chat answer it: 202 with
+    the turn (a `note` when the wait ran out), 200 with the reply. A turn stored but not announced
+    is 503 with nothing lost; a retry with the same Idempotency-Key gets the turn's 202 instead of
+    storing it again."""
+    try:
+        taken = await chat_cases.take_turn(call, feed, customer=customer, name=name, text=text,
+                                           session=session, wait=wait)
+    except chat_cases.TurnNotAnnounced as exc:
+        await idem.keep(202, _accepted(exc.turn))
+        raise
+    accepted = _accepted(taken.turn)
     response.status_code = 202
-    if wait <= 0:
-        await _announce(memory, bus, tenant, announced, idem, accepted)
-        return accepted
-
-    with bus.waiters.expect(tenant, turn.episode_id) as replied:  # registered before the turn is announced
-        await _announce(memory, bus, tenant, announced, idem, accepted)
-        try:
-            written: ReplyWritten = await asyncio.wait_for(asyncio.shield(replied), wait)
-        except asyncio.TimeoutError:
-            return accepted.model_copy(update={"note": STILL_HANDLING})
-
-    # the reply and its ticket's stage in one read
-    reply, ticket = await chat_turns.get_reply_and_ticket(memory.client, tenant, written.id, written.ticket_id)
-    if reply is None:  # announced but not readable (cannot happen unless the graph lost it)
-        return accepted.model_copy(update={"note": STILL_HANDLING})
+    if taken.reply is None:
+        return accepted.model_copy(update={"note": STILL_HANDLING}) if taken.waited else accepted
     response.status_code = 200
+    turn, reply, ticket = taken.turn, taken.reply, taken.ticket
     return ChatAnswered(session=turn.session, episode_id=turn.episode_id, customer=turn.customer,
                         reply=ChatReplyView(text=reply.text, how_i_know=reply.how_i_know, answers=reply.answers),
                         ticket=ChatTicketView(id=ticket.id, stage=ticket.stage) if ticket else None)
+
+
+def _accepted(turn: chat_turns.RecordedTurn) -> ChatAccepted:
+    return ChatAccepted(session=turn.session, episode_id=turn.episode_id, customer=turn.customer)

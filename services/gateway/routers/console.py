@@ -17,9 +17,10 @@ from relay_graph.usecases import operations as ops
 from relay_graph.runtime.errors import NotFound, RelayError
 from relay_graph.memory.inputs import Identifier
 from relay_graph.runtime.tenancy import validate_tenant
+from relay_graph.usecases.context import Deps
 
 from ..auth import Caller
-from ..deps import BearerDep, MemoryDep, Services, ServicesDep, _identified, _token
+from ..deps import BearerDep, Http, HttpDep, MemoryDep, _identified, _token
 from ..errors import Forbidden, responses
 from ..schemas import Answer
 from .admin import RecentQuery
@@ -30,23 +31,23 @@ ERRORS = responses(401, 403, 404, 422, 429, 503)
 FIRST_MESSAGE_S = 10.0  # how long a console socket waits for its key
 
 
-async def allowed(services: Services, token: str | None, tenant: str) -> Caller:
+async def allowed(http: Http, token: str | None, tenant: str) -> Caller:
     """The caller, when it may see `tenant` in the console: its own tenant's key, or the admin key
     for a tenant that exists."""
-    caller = await services.auth.identify(token)
+    caller = await http.auth.identify(token)
     if caller.admin:
         validate_tenant(tenant)
-        if not await (await services.backend.keys()).exists(tenant):
+        if not await (await http.keys()).exists(tenant):
             raise NotFound(f"no tenant {tenant!r}")
     elif caller.tenant != tenant:
         raise Forbidden("this key belongs to another tenant")
-    await services.admit(caller)
+    await http.admit(caller)
     return caller
 
 
-async def console_tenant(services: ServicesDep, credentials: BearerDep, request: Request,
+async def console_tenant(http: HttpDep, credentials: BearerDep, request: Request,
                          t: Annotated[str, Path(max_length=63, description="the tenant to look at")]) -> str:
-    await _identified(services, request, allowed(services, _token(credentials), t))
+    await _identified(http, request, allowed(http, _token(credentials), t))
     return t
 
 
@@ -71,11 +72,11 @@ class Database(BaseModel):
 
 @router.get("/whoami", response_model=Answer[Whoami], responses=responses(401, 429, 503),
             summary="Who a key is, and which tenants it may open in the console")
-async def whoami(services: ServicesDep, credentials: BearerDep, request: Request) -> Whoami:
-    caller = await _identified(services, request, services.auth.identify(_token(credentials)))
-    await services.admit(caller)
+async def whoami(http: HttpDep, credentials: BearerDep, request: Request) -> Whoami:
+    caller = await _identified(http, request, http.auth.identify(_token(credentials)))
+    await http.admit(caller)
     if caller.admin:
-        tenants = sorted(await (await services.backend.keys()).tenants())
+        tenants = sorted(await (await http.keys()).tenants())
         return Whoami(admin=True, tenant=None, agent=None, tenants=tenants)
     return Whoami(admin=False, tenant=caller.tenant, agent=caller.agent, tenants=[caller.tenant])
 
@@ -123,17 +124,17 @@ async def query_plan(tenant: ConsoleTenant, memory: MemoryDep, name: Annotated[I
 async def live(websocket: WebSocket, t: str) -> None:
     """The tenant's live events, as /v1/tenants/{t}/live sends them; the first message from the
     client is `{"token": "<key>"}` (close 4401 without a good one, 4403 for another tenant's)."""
-    services: Services | None = getattr(websocket.app.state, "services", None)
-    if services is None or services.bus is None:
+    deps: Deps | None = getattr(websocket.app.state, "deps", None)
+    if deps is None or deps.http is None:
         await _refuse(websocket, CLOSE_TRY_AGAIN, "the gateway is starting; retry shortly")
         return
-    bus = services.bus
+    http = deps.http
     await websocket.accept()
     try:
         first = await asyncio.wait_for(websocket.receive_text(), FIRST_MESSAGE_S)
         token = json.loads(first).get("token") if first.startswith("{") else None
-        await allowed(services, token if isinstance(token, str) else None, t)
-        await bus.tail.start()
+        await allowed(http, token if isinstance(token, str) else None, t)
+        await http.feed.tail.start()
     except RelayError as exc:
         code = CLOSE_FORBIDDEN if isinstance(exc, NotFound) else _close_code(exc)
         await websocket.close(code, exc.message.encode()[:123].decode(errors="ignore"))
@@ -142,4 +143,4 @@ async def live(websocket: WebSocket, t: str) -> None:
         await websocket.close(4401, "send {\"token\": \"<key>\"} first")
         return
     # "ready" goes out once subscribed: an event after it reaches the page.
-    await pump(websocket, bus, t, on_subscribed=lambda: websocket.send_text(json.dumps({"kind": "ready", "tenant": t})))
+    await pump(websocket, http.feed, t, on_subscribed=lambda: websocket.send_text(json.dumps({"kind": "ready", "tenant": t})))

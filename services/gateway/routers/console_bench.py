@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
-from ..deps import BearerDep, ServicesDep, _identified, _token
+from ..deps import BearerDep, HttpDep, _identified, _token
 from ..errors import responses
 from ..schemas import Answer
 
@@ -84,7 +84,7 @@ def latest(results: Path = RESULTS) -> Benchmarks:
 
 @router.get("/benchmarks", response_model=Answer[Benchmarks], responses=responses(401, 429, 503),
             summary="The latest benchmark results (suite figures, accuracy by question type, render)")
-async def benchmarks(services: ServicesDep, credentials: BearerDep, request: Request) -> Benchmarks:
-    caller = await _identified(services, request, services.auth.identify(_token(credentials)))
-    await services.admit(caller)
+async def benchmarks(http: HttpDep, credentials: BearerDep, request: Request) -> Benchmarks:
+    caller = await _identified(http, request, http.auth.identify(_token(credentials)))
+    await http.admit(caller)
     return latest()

@@ -17,10 +17,9 @@ from pydantic import BaseModel, Field
 from relay_graph.runtime.errors import NotFound
 from relay_graph.memory.models import EpisodeInput, FactInput
 from relay_graph.usecases import console, facts
-from relay_graph.usecases.context import Call
 from relay_graph.runtime.tenancy import validate_tenant
 
-from ..deps import AdminDep, BusDep, KeysDep, MemoryDep
+from ..deps import AdminDep, DepsDep, FeedDep, KeysDep, MemoryDep
 from ..errors import responses
 from ..schemas import Answer, Strict
 from relay_graph.runtime.times import utcnow
@@ -61,7 +60,8 @@ async def _drain(sub) -> list[dict]:
 
 @router.post("/isolation", response_model=Answer[IsolationResult], responses=responses(401, 403, 404, 413, 422, 429, 503),
              summary="Write a secret word into one tenant and look for it in every tenant (admin key)")
-async def isolation(body: IsolationBody, _: AdminDep, memory: MemoryDep, keys: KeysDep, bus: BusDep) -> IsolationResult:
+async def isolation(body: IsolationBody, _: AdminDep, deps: DepsDep, memory: MemoryDep, keys: KeysDep, feed: FeedDep
+                    ) -> IsolationResult:
     home = validate_tenant(body.tenant)
     tenants = sorted(await keys.tenants())
     if home not in tenants:
@@ -69,14 +69,14 @@ async def isolation(body: IsolationBody, _: AdminDep, memory: MemoryDep, keys: K
     word = body.word.lower()
     others = [t for t in tenants if t != home]
     with contextlib.ExitStack() as stack:
-        subs = {t: stack.enter_context(bus.hub.subscribe(t)) for t in tenants}
-        await bus.tail.start()
+        subs = {t: stack.enter_context(feed.hub.subscribe(t)) for t in tenants}
+        await feed.tail.start()
         now = utcnow()
         session = f"isolation-{uuid.uuid4().hex[:8]}"
         await memory.write_episodes(home, [EpisodeInput(
             session=session, speaker="Isolation Canary", customer="Isolation Canary", at=now, agent=ACTOR,
             kind="InternalNote", text=f"The secret word is {word}.")])
-        call = Call(memory, home, ACTOR, bus)
+        call = deps.call(home, ACTOR)
         fact, owed = await facts.write_fact(call, FactInput(subject="Isolation Canary", predicate="has_issue",
                                                             object=word, agent=ACTOR), embed=True)
         await call.notify(*owed)

@@ -14,7 +14,7 @@ router = APIRouter(include_in_schema=False)
 
 @router.get("/console")
 async def console_page(request: Request) -> FileResponse:
-    page = request.app.state.services.settings.site_dir / "console.html"
+    page = request.app.state.deps.settings.site_dir / "console.html"
     if not page.is_file():
         raise SiteNotBuilt(f"the console is not built ({page} is missing): run `make install`")
     return FileResponse(page, headers=PAGE_HEADERS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Response
 from pydantic import BaseModel, Field
 
-from ..deps import ServicesDep
+from ..deps import HttpDep
 from ..errors import ErrorDetail
 from ..readiness import missing, refuses_password
 from ..schemas import Answer
@@ -37,12 +37,12 @@ async def healthz() -> Status:
             "the stream it reads (turns, tickets, network) and at least one of its replicas has a fresh "
             "heartbeat. 503 lists the names of the checks that failed in `missing`; its message says when "
             "FalkorDB refused the password (RELAY_FALKORDB_PASSWORD).")
-async def readyz(services: ServicesDep, response: Response) -> Readiness:
-    timeout = services.settings.readiness_timeout_seconds
-    gone = await missing(services.readiness, timeout)
+async def readyz(http: HttpDep, response: Response) -> Readiness:
+    timeout = http.settings.readiness_timeout_seconds
+    gone = await missing(http.readiness, timeout)
     if gone:
         message = f"not answering: {', '.join(gone)}"
-        if await refuses_password(services.settings, timeout):
+        if await refuses_password(http.settings, timeout):
             message += "; FalkorDB refused the password: check RELAY_FALKORDB_PASSWORD"
         response.status_code = 503
         response.headers["Retry-After"] = "1"

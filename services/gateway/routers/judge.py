@@ -23,7 +23,7 @@ from services.simulator.demo import SAYS, WIFI_FAULT
 
 from .. import judge_tenants
 from ..customer_sessions import CustomerSessions
-from ..deps import ServicesDep
+from ..deps import DepsDep, HttpDep
 from ..errors import Forbidden, responses
 from ..schemas import Answer
 from .me import with_cookie
@@ -47,15 +47,15 @@ class JudgeStory(BaseModel):
              description="Rate-limited per client address; 403 when this gateway has Judge mode off "
              "(RELAY_JUDGE_MODE=false). Sets the customer session cookie for the new tenant's site. "
              "The tenant and everything in it is deleted after RELAY_JUDGE_TENANT_TTL_S (an hour).")
-async def start_judge(request: Request, response: Response, services: ServicesDep) -> JudgeStory:
-    if not services.settings.judge_mode:
+async def start_judge(request: Request, response: Response, deps: DepsDep, http: HttpDep) -> JudgeStory:
+    if not http.settings.judge_mode:
         raise Forbidden("Judge mode is off on this gateway (RELAY_JUDGE_MODE)")
-    services.judge_limiter.hit("judge:" + (request.client.host if request.client else "?"))
-    keys = await services.backend.keys()
+    http.judge_limiter.hit("judge:" + (request.client.host if request.client else "?"))
+    keys = await http.keys()
     tenant = "judge-" + secrets.token_hex(5)
     await keys.create(tenant)  # its key is never shown: the story runs as the customer only
-    await judge_tenants.note(keys.redis, tenant, services.settings.judge_tenant_ttl_s)
-    memory = await services.backend.memory()
+    await judge_tenants.note(keys.redis, tenant, http.settings.judge_tenant_ttl_s)
+    memory = await deps.open()
     store = CustomerSessions(keys.redis)
     await store.set_site_open(tenant, True)
     await world.seed_world(memory.client, tenant, REGION)

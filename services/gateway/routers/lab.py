@@ -11,7 +11,7 @@ from fastapi import APIRouter
 from relay_graph import lab
 from relay_graph.runtime.streams import NetworkChanged
 
-from ..deps import BusDep, MemoryDep, TenantDep
+from ..deps import CallDep, MemoryDep, TenantDep
 from ..errors import responses
 from ..schemas import Answer, FaultBody, FaultInjected, ScoreboardResult
 
@@ -32,12 +32,12 @@ ACTOR = "lab"
              "down is announced so netops warns the customers it reaches. 409 `fault_active`: that customer "
              "already has a fault; 422 `fault_not_applicable`: that kind cannot strike there; 404 "
              "`no_customers`: nobody is connected yet (seed the world: POST /v1/tenants/{t}/world).")
-async def inject_fault(body: FaultBody, tenant: TenantDep, memory: MemoryDep, bus: BusDep) -> FaultInjected:
-    injection = await lab.inject(memory.client, tenant, kind=body.kind, customer=body.customer, node=body.node,
+async def inject_fault(body: FaultBody, tenant: TenantDep, call: CallDep) -> FaultInjected:
+    injection = await lab.inject(call.client, tenant, kind=body.kind, customer=body.customer, node=body.node,
                                  seed=body.seed)
-    await bus.announce(tenant, [NetworkChanged(tenant=tenant, id=change.node_id, version=change.version,
-                                               change="up" if change.up else "down", actor=ACTOR)
-                                for change in injection.visible
+    await call.announce([NetworkChanged(tenant=tenant, id=change.node_id, version=change.version,
+                                        change="up" if change.up else "down", actor=ACTOR)
+                         for change in injection.visible
                                 if change.node_id is not None and change.version is not None])
     return injection
 

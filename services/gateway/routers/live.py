@@ -18,9 +18,10 @@ from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from relay_graph.runtime.errors import RelayError
+from relay_graph.usecases.context import Deps
 
-from ..deps import Services
 from ..errors import Forbidden, RateLimited, Unauthorized
+from ..feed import Feed
 
 log = logging.getLogger("relay.gateway.live")
 
@@ -83,15 +84,15 @@ async def _refuse(websocket: WebSocket, code: int, reason: str) -> None:
 
 @router.websocket("/v1/tenants/{t}/live")
 async def live(websocket: WebSocket, t: str) -> None:
-    services: Services | None = getattr(websocket.app.state, "services", None)
-    if services is None or services.bus is None:
+    deps: Deps | None = getattr(websocket.app.state, "deps", None)
+    if deps is None or deps.http is None:
         await _refuse(websocket, CLOSE_TRY_AGAIN, "the gateway is starting; retry shortly")
         return
-    bus = services.bus
+    http = deps.http
     try:
-        caller = await services.auth.tenant(socket_token(websocket), t)
-        await services.admit(caller)
-        await bus.tail.start()
+        caller = await http.auth.tenant(socket_token(websocket), t)
+        await http.admit(caller)
+        await http.feed.tail.start()
     except RelayError as exc:
         await _refuse(websocket, _close_code(exc), exc.message)
         return
@@ -101,15 +102,15 @@ async def live(websocket: WebSocket, t: str) -> None:
         return
     tenant: str = caller.tenant  # type: ignore[assignment]
 
-    await pump(websocket, bus, tenant)
+    await pump(websocket, http.feed, tenant)
 
 
-async def pump(websocket: WebSocket, bus, tenant: str, keep=None, *, on_subscribed=None) -> None:
+async def pump(websocket: WebSocket, feed: Feed, tenant: str, keep=None, *, on_subscribed=None) -> None:
     """Accepts the socket (unless `on_subscribed` is given: it is awaited instead, on a socket the
     caller accepted) and sends it the tenant's events (those `keep(event)` passes, when given)
     until the client leaves."""
     # Subscribed before the handshake completes: whatever happens once the client is connected reaches it.
-    with bus.hub.subscribe(tenant) as sub:
+    with feed.hub.subscribe(tenant) as sub:
         if on_subscribed is None:
             await websocket.accept()
         else:

@@ -14,6 +14,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, WebSocket
 from pydantic import BaseModel, Field, StrictBool
 
+from relay_graph.desk import chat as chat_turns
 from relay_graph.desk import customers, network, site, tickets
 from relay_graph.desk.catalogue.models import ExtraOffer, PlanOffer
 from relay_graph.desk.catalogue.reads import addons_for, plans_for
@@ -21,14 +22,15 @@ from relay_graph.desk.conversation.reads import customer_country
 from relay_graph.runtime.errors import NotFound, RelayError
 from relay_graph.memory.models import FactView
 from relay_graph.desk.network_models import CityStatus
+from relay_graph.usecases.context import Call, Deps
 
 from ..customer_sessions import COOKIE, SESSION_TTL_S, CustomerSession, CustomerSessions, cookie_path
-from ..deps import BusDep, MemoryDep, ServicesDep, TenantDep
+from ..deps import DepsDep, FeedDep, HttpDep, MemoryDep, TenantDep
 from ..errors import responses
 from ..idempotency import IdempotencyDep
 from ..schemas import Answer, ChatAccepted, ChatAnswered, ConfirmResult, LineResult, Strict, TicketsResult, TicketView
 from . import live as live_route
-from .chat import MAX_WAIT_SECONDS, take_turn
+from .chat import MAX_WAIT_SECONDS, answer_turn
 from .tickets import TicketId, confirm_ticket, ticket_row, ticket_view
 
 log = logging.getLogger("relay.gateway.me")
@@ -37,17 +39,31 @@ router = APIRouter(prefix="/v1/tenants/{t}", tags=["customer site"])
 TenantPath = Annotated[str, Path(alias="t", description="the tenant whose site this is", examples=["demo"])]
 
 
-async def _sessions(services) -> CustomerSessions:
-    return CustomerSessions((await services.backend.keys()).redis)
+async def _sessions(http) -> CustomerSessions:
+    return CustomerSessions((await http.keys()).redis)
 
 
-async def customer_session(request: Request, services: ServicesDep, tenant: TenantPath) -> CustomerSession:
-    session = await (await _sessions(services)).resolve(request.cookies.get(COOKIE), tenant)
-    services.limiter.hit("customer:" + session.customer)
+async def customer_session(request: Request, http: HttpDep, tenant: TenantPath) -> CustomerSession:
+    session = await (await _sessions(http)).resolve(request.cookies.get(COOKIE), tenant)
+    http.limiter.hit("customer:" + session.customer)
     return session
 
 
 CustomerDep = Annotated[CustomerSession, Depends(customer_session)]
+
+
+async def session_call(session: CustomerDep, deps: DepsDep, memory: MemoryDep) -> Call:
+    """The call the session's turns are taken in: written down by the desk's front door."""
+    return deps.call(session.tenant, chat_turns.AGENT)
+
+
+async def customer_call(session: CustomerDep, deps: DepsDep, memory: MemoryDep) -> Call:
+    """The call the session's customer acts in (their word on a ticket)."""
+    return deps.call(session.tenant, "customer")
+
+
+SessionCallDep = Annotated[Call, Depends(session_call)]
+CustomerCallDep = Annotated[Call, Depends(customer_call)]
 
 
 class SiteBody(Strict):
@@ -101,8 +117,8 @@ class Coverage(BaseModel):
 
 @router.put("/site", response_model=Answer[SiteState], responses=responses(401, 403, 413, 422, 429, 503),
             summary="Open or close this tenant's customer site (tenant key)")
-async def set_site(body: SiteBody, tenant: TenantDep, services: ServicesDep) -> SiteState:
-    await (await _sessions(services)).set_site_open(tenant, body.open)
+async def set_site(body: SiteBody, tenant: TenantDep, http: HttpDep) -> SiteState:
+    await (await _sessions(http)).set_site_open(tenant, body.open)
     return SiteState(tenant=tenant, open=body.open)
 
 
@@ -113,9 +129,9 @@ async def set_site(body: SiteBody, tenant: TenantDep, services: ServicesDep) -> 
              description="A new customer id and a session cookie (HttpOnly, SameSite=Strict, path `/v1/tenants/{t}/me`). "
              "A cookie of a live session on this site answers 200 with it and creates nothing. Rate-limited per "
              "client address. 404 `site_closed` when the tenant has not opened its site.")
-async def start_session(request: Request, response: Response, services: ServicesDep, tenant: TenantPath,
+async def start_session(request: Request, response: Response, deps: DepsDep, http: HttpDep, tenant: TenantPath,
                         body: StartSessionBody | None = None) -> Me:
-    store = await _sessions(services)
+    store = await _sessions(http)
     existing = request.cookies.get(COOKIE)
     if existing:
         try:
@@ -124,9 +140,9 @@ async def start_session(request: Request, response: Response, services: Services
             return Me(tenant=session.tenant, customer=session.customer)
         except RelayError:
             pass  # ended or another site's: a new one replaces it
-    services.site_limiter.hit("site:" + (request.client.host if request.client else "?"))
+    http.site_limiter.hit("site:" + (request.client.host if request.client else "?"))
     await store.check_open(tenant)  # before a customer is made
-    client = (await services.backend.memory()).client
+    client = (await deps.open()).client
     customer = await customers.create(client, tenant, agent="gateway")
     if body is not None and body.time_zone is not None:
         await customers.set_time_zone(client, tenant, customer, body.time_zone)
@@ -154,15 +170,14 @@ async def me(session: CustomerDep) -> Me:
 async def my_chat(
     body: MeChatBody,
     session: CustomerDep,
-    memory: MemoryDep,
-    bus: BusDep,
+    call: SessionCallDep,
+    feed: FeedDep,
     idem: IdempotencyDep,
     response: Response,
     wait: Annotated[float, Query(ge=0, le=MAX_WAIT_SECONDS)] = 0,
 ) -> ChatAccepted | ChatAnswered:
-    return await idem.run_once(session.tenant, f"me-chat:{session.customer}", body, response, lambda: take_turn(
-        memory, bus, idem, response, session.tenant, customer=session.customer, text=body.text, session=body.session,
-        wait=wait))
+    return await idem.run_once(session.tenant, f"me-chat:{session.customer}", body, response, lambda: answer_turn(
+        call, feed, idem, response, customer=session.customer, text=body.text, session=body.session, wait=wait))
 
 
 @router.get("/me/conversations", response_model=Answer[Conversations], responses=responses(401, 403, 404, 429, 503),
@@ -202,11 +217,11 @@ class MeConfirmBody(Strict):
 @router.post("/me/tickets/{id}/confirm", response_model=Answer[ConfirmResult],
              responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
              summary="Your word on one of your tickets: fixed closes it, not fixed reopens it")
-async def my_confirm(body: MeConfirmBody, session: CustomerDep, memory: MemoryDep, bus: BusDep,
+async def my_confirm(body: MeConfirmBody, session: CustomerDep, call: CustomerCallDep,
                      ticket_id: TicketId) -> ConfirmResult:
-    if not await site.ticket_is_for(memory.client, session.tenant, ticket_id, session.customer):
+    if not await site.ticket_is_for(call.client, session.tenant, ticket_id, session.customer):
         raise NotFound("you have no ticket with that id", code="ticket_not_found")
-    return await confirm_ticket(memory, bus, session.tenant, ticket_id, fixed=body.fixed, by="customer")
+    return await confirm_ticket(call, ticket_id, fixed=body.fixed)
 
 
 @router.get("/me/facts", response_model=Answer[MyFacts], responses=responses(401, 403, 404, 429, 503),
@@ -252,15 +267,16 @@ async def my_coverage(session: CustomerDep, memory: MemoryDep) -> Coverage:
 async def my_live(websocket: WebSocket, t: str) -> None:
     """The tenant's live feed, kept to the events about the session's customer: their tickets, the
     replies in their conversations, their facts and outages on their line."""
-    services = getattr(websocket.app.state, "services", None)
-    if services is None or services.bus is None:
+    deps: Deps | None = getattr(websocket.app.state, "deps", None)
+    if deps is None or deps.http is None:
         await live_route._refuse(websocket, live_route.CLOSE_TRY_AGAIN, "the gateway is starting; retry shortly")
         return
     try:
-        session = await (await _sessions(services)).resolve(websocket.cookies.get(COOKIE), t)
-        services.limiter.hit("customer:" + session.customer)
-        await services.bus.tail.start()
-        memory = await services.backend.memory()
+        http = deps.http
+        session = await (await _sessions(http)).resolve(websocket.cookies.get(COOKIE), t)
+        http.limiter.hit("customer:" + session.customer)
+        await http.feed.tail.start()
+        memory = await deps.open()
     except RelayError as exc:
         await live_route._refuse(websocket, live_route._close_code(exc), exc.message)
         return
@@ -268,7 +284,7 @@ async def my_live(websocket: WebSocket, t: str) -> None:
         log.warning("customer live socket refused: %r", exc)
         await live_route._refuse(websocket, live_route.CLOSE_TRY_AGAIN, "not ready; retry shortly")
         return
-    await live_route.pump(websocket, services.bus, session.tenant, keep=_keeper(memory.client, session))
+    await live_route.pump(websocket, http.feed, session.tenant, keep=_keeper(memory.client, session))
 
 
 def _keeper(client, session: CustomerSession):

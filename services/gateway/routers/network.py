@@ -12,7 +12,7 @@ from relay_graph.desk import network, network_algorithms
 from relay_graph.desk.network_models import NODE_ID_PATTERN
 from relay_graph.runtime.streams import NetworkChanged
 
-from ..deps import BusDep, MemoryDep, TenantDep
+from ..deps import CallDep, MemoryDep, TenantDep
 from ..errors import responses
 from ..schemas import (
     Answer,
@@ -70,14 +70,13 @@ async def affected(
 async def set_node_status(
     body: NodeStatusBody,
     tenant: TenantDep,
-    memory: MemoryDep,
-    bus: BusDep,
+    call: CallDep,
     node_id: Annotated[str, Path(pattern=NODE_ID_PATTERN, examples=["pune-olt-1"])],
 ) -> NodeStatusResult:
-    change = await network.set_node_status(memory.client, tenant, node_id, up=body.up)
+    change = await network.set_node_status(call.client, tenant, node_id, up=body.up)
     if change.changed:
-        await bus.announce(tenant, [NetworkChanged(tenant=tenant, id=node_id, version=change.version,
-                                                   change="up" if body.up else "down", actor=body.by)])
+        await call.announce([NetworkChanged(tenant=tenant, id=node_id, version=change.version,
+                                            change="up" if body.up else "down", actor=body.by)])
     return change
 
 

@@ -13,7 +13,7 @@ from relay_graph.runtime.errors import AlreadyExists
 from relay_graph.runtime.tenancy import validate_tenant
 
 from ..auth import AGENT_ID_PATTERN
-from ..deps import AdminDep, AdminOfTenantDep, IdentityDep, KeysDep, MemoryDep, ServicesDep
+from ..deps import AdminDep, AdminOfTenantDep, IdentityDep, KeysDep, MemoryDep, HttpDep
 from ..errors import Forbidden, responses
 from ..schemas import Answer, AgentBody, AgentCreated, AgentList, LimitsBody, LimitsView, TenantBody, TenantCreated, TenantLimits
 
@@ -70,20 +70,20 @@ async def list_agents(who: IdentityDep, keys: KeysDep) -> AgentList:
     return AgentList(agents=await keys.agents(who.tenant))
 
 
-async def _limits_view(services, tenant: str) -> TenantLimits:
-    limits = await services.limits.get(tenant)
+async def _limits_view(http, tenant: str) -> TenantLimits:
+    limits = await http.limits.get(tenant)
     return TenantLimits(tenant=tenant, limits=LimitsView(**limits.as_json()),
-                        overrides=await services.limits.overrides(tenant))
+                        overrides=await http.limits.overrides(tenant))
 
 
 @router.get("/{t}/limits", response_model=Answer[TenantLimits], responses=responses(401, 403, 429, 503),
             summary="The limits the tenant runs with: its rate, burst and batch size")
-async def get_limits(who: IdentityDep, services: ServicesDep) -> TenantLimits:
-    return await _limits_view(services, who.tenant)
+async def get_limits(who: IdentityDep, http: HttpDep) -> TenantLimits:
+    return await _limits_view(http, who.tenant)
 
 
 @router.put("/{t}/limits", response_model=Answer[TenantLimits], responses=responses(401, 403, 404, 413, 422, 429, 503),
             summary="Set the tenant's own limits (admin key); a field left out or null takes the default")
-async def put_limits(body: LimitsBody, tenant: AdminOfTenantDep, services: ServicesDep) -> TenantLimits:
-    await services.limits.set(tenant, body.model_dump())
-    return await _limits_view(services, tenant)
+async def put_limits(body: LimitsBody, tenant: AdminOfTenantDep, http: HttpDep) -> TenantLimits:
+    await http.limits.set(tenant, body.model_dump())
+    return await _limits_view(http, tenant)

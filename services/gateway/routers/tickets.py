@@ -10,13 +10,11 @@ from relay_graph.memory.inputs import Identifier, Name
 
 from relay_graph.desk import tickets
 from relay_graph.desk.conversation.reads import ticket_promises
-from relay_graph.memory.facade import Memory
 from relay_graph.desk.ticket_models import TicketDetail, TicketSummary
 from relay_graph.usecases import tickets as ticket_cases
 from relay_graph.usecases.context import Call
 
-from ..bus import Bus
-from ..deps import BusDep, MemoryDep, TenantDep
+from ..deps import DepsDep, MemoryDep, TenantDep
 from ..errors import responses
 from ..schemas import (
     Answer,
@@ -80,16 +78,14 @@ async def get_ticket(tenant: TenantDep, memory: MemoryDep, ticket_id: TicketId) 
              description="Not fixed reopens the ticket, counts a failure against the procedure credited "
              "with the fix, and announces the reopened ticket so the resolver works it again. Confirming "
              "into the stage the ticket is already in changes and announces nothing (`changed` false).")
-async def confirm(body: ConfirmBody, tenant: TenantDep, memory: MemoryDep, bus: BusDep,
+async def confirm(body: ConfirmBody, tenant: TenantDep, deps: DepsDep, memory: MemoryDep,
                   ticket_id: TicketId) -> ConfirmResult:
-    return await confirm_ticket(memory, bus, tenant, ticket_id, fixed=body.fixed, by=body.by)
+    return await confirm_ticket(deps.call(tenant, body.by), ticket_id, fixed=body.fixed)
 
 
-async def confirm_ticket(memory: Memory, bus: Bus, tenant: str, ticket_id: str, *, fixed: bool, by: str
-                         ) -> ConfirmResult:
+async def confirm_ticket(call: Call, ticket_id: str, *, fixed: bool) -> ConfirmResult:
     """The customer's word on a ticket, announced: what POST /tickets/{id}/confirm and the customer
     site's POST /me/tickets/{id}/confirm both do (the one who confirms is the call's agent)."""
-    call = Call(memory, tenant, by, bus)
     t, owed = await ticket_cases.confirm_fix(call, ticket_id, fixed=fixed)
     await call.announce(owed)
     return ConfirmResult(id=t.id, stage=t.stage.value, version=t.version, changed=t.changed)

@@ -9,9 +9,9 @@ from pydantic import BaseModel, Field, ValidationError
 from pydantic.json_schema import models_json_schema
 
 from relay_graph.memory.models import LABEL_PATTERN
-from relay_graph.tools import Call, call_tool, get_tool, tool_specs
+from relay_graph.tools import call_tool, get_tool, tool_specs
 
-from ..deps import BusDep, IdentityDep, MemoryDep, TenantDep
+from ..deps import DepsDep, IdentityDep, MemoryDep, TenantDep
 from ..errors import responses
 from ..schemas import Answer
 
@@ -53,15 +53,15 @@ async def list_tools(tenant: TenantDep) -> ToolList:
                      "(`api` for the tenant key); `agent` is a sub-label under it")
 async def call(
     who: IdentityDep,
+    deps: DepsDep,
     memory: MemoryDep,
-    bus: BusDep,
     name: Annotated[str, Path(min_length=1, max_length=64, description="a tool name from GET /tools")],
     arguments: Annotated[dict[str, Any] | None, Body(description="the tool's arguments (its input_schema)")] = None,
     agent: Annotated[str | None, Query(pattern=LABEL_PATTERN, description="a sub-label under the key's agent "
                                        "(kept as the `label` of the facts it writes)")] = None,
 ) -> ToolAnswer:
     get_tool(name)  # an unknown tool is 404 before anything else
-    ctx = Call(memory, who.tenant, who.agent, announcer=bus, label=who.label(agent))
+    ctx = deps.call(who.tenant, who.agent, label=who.label(agent))
     return ToolAnswer.model_validate((await call_tool(ctx, name, arguments or {})).to_json())
 
 

@@ -38,6 +38,8 @@ class Deps(Protocol):
     consumer_name: str
     outbox: Any
 
+    async def relay_loop(self, stop: asyncio.Event, *, every_s: float = ..., older_than_s: float = ...) -> None: ...
+
     async def aclose(self) -> None: ...
 
 
@@ -120,7 +122,7 @@ async def serve(service: str, settings: AgentSettings, handlers: Handlers, boots
     stopping = asyncio.create_task(app.stopping_event.wait())
     beat: asyncio.Task | None = None
     chores = asyncio.create_task(periodic(deps, stop)) if periodic is not None else None
-    relay = asyncio.create_task(deps.outbox.relay_loop(stop, every_s=settings.outbox_every_s))
+    relay = asyncio.create_task(deps.relay_loop(stop, every_s=settings.outbox_every_s))
     try:
         # Beat only once the groups exist: "alive" then also means "will see what is published".
         ready = asyncio.create_task(app.ready.wait())

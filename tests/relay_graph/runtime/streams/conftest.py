@@ -9,30 +9,16 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-from relay_graph.runtime.streams import StreamSettings, connect
+from relay_graph.runtime.streams import connect
 from tests import support
+from tests.support import wipe_stream_keys
 
-STREAM_KEY_PATTERNS = ("relay:stream:*", "relay:dlq:*", "relay:seen:*", "relay:lasterr:*")
-
-# Small timeouts so reclaiming and dead-lettering happen within a test; the heartbeat (a tenth
-# of min_idle) keeps a live replica's entries fresh even when the machine is busy.
-FAST = StreamSettings(
-    min_idle_ms=1_000,
-    heartbeat_ms=100,
-    reclaim_interval_ms=50,
-    block_ms=50,
-    order_poll_ms=10,
-    backoff_initial_ms=20,
-    backoff_max_ms=200,
-    max_deliveries=3,
-    transient_retry_s=0,
-)
+# The shared fast settings, a step quicker: the runtime's own tests reclaim and dead-letter many
+# times each, and the heartbeat (a tenth of min_idle) keeps a live replica's entries fresh even
+# when the machine is busy.
+FAST = support.FAST.model_copy(update={"heartbeat_ms": 100, "reclaim_interval_ms": 50, "block_ms": 50})
 # For tests where reclaiming is not the subject: a stalled event loop must not look like a dead replica.
 STEADY = FAST.model_copy(update={"min_idle_ms": 10_000})
-
-
-async def wipe_stream_keys(redis) -> None:
-    await support.wipe_keys(redis, STREAM_KEY_PATTERNS)
 
 
 @pytest.fixture

@@ -362,6 +362,24 @@ def nodes(address: tuple[str, int], *, password: str | None = None) -> list[dict
     return out
 
 
+def replaced(addresses: list[tuple[str, int]], address: tuple[str, int], *, password: str | None = None) -> bool:
+    """Whether the node at `address` holds no slots in the view of a live node: a replica, or a
+    primary whose replica the cluster promoted in its place. A node restarted then rejoins as a
+    replica (of the promoted primary: a node coming back to slots another owns with a newer
+    epoch follows that owner). False while no live node answers or the node still owns slots (the
+    failover has not happened yet, or its shard has no replica to promote)."""
+    for other in addresses:
+        if other == address:
+            continue
+        try:
+            layout = nodes(other, password=password)
+        except (ConnectionError, TimeoutError, ResponseError, OSError):
+            continue
+        me = [n for n in layout if (n["host"], n["port"]) == address]
+        return bool(me) and not me[0]["slots"]
+    return False
+
+
 class EmbeddedCluster:
     """`shards` primaries with `replicas` replicas each, on consecutive ports from `port` (primaries
     first), node k's data in `data_dir/node-k` and its log in `log_dir/falkordb-k.log`."""

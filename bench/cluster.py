@@ -206,12 +206,7 @@ async def run(quick: bool, console: Console) -> dict:
             "with_a_core_per_shard": CORE_PER_SHARD}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    console = Console()
-    data = asyncio.run(run(args.quick, console))
+def print_tables(console: Console, data: dict) -> None:
     table = Table(title="one server vs a 3-shard cluster (same machine, same run)")
     for col in ("topology", "fact writes/s", "recalls/s", "same top-10 as 1 server (set / order)"):
         table.add_column(col)
@@ -231,6 +226,15 @@ def main() -> None:
     console.print(f"{m['cpus']} CPUs shared with whatever else runs: load average before {m['load_avg_before']}, "
                   f"after {m['load_avg_after']}; the figures move with it.")
     console.print(CORE_PER_SHARD)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    console = Console()
+    data = asyncio.run(run(args.quick, console))
+    print_tables(console, data)
     if not args.quick:
         RESULTS.write_text(json.dumps(data, indent=2) + "\n")
         console.print(f"written to {RESULTS}")

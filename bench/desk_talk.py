@@ -126,6 +126,16 @@ TABLE: tuple[Conversation, ...] = (
         T("Is there anything I can do meanwhile?", "tip", group="tip", absent={"ask"}),
         T("it seems a little faster now", "reading", group="reading"),
         T("what's the status of my ticket?", "update", group="update"),
+        T("Do you have a plan for gamers with low ping? What would it cost per month?", "recommendation",
+          group="plans", says=("₹",)),
+        T("Can I pause my plan while travelling?", "clarify", group="faq", says=("no answer to that",)),
+    )),
+    # strangers' wordings: the name before "here", a PIN code for the address, then a move of house
+    Conversation("india", "Esha Rao", (
+        T("Hi, Esha Rao here.\nMy pin code is 560034 and my internet keeps dropping since morning.",
+          "placed", "ticket_opened", group="placing", ticket=True, fact=("name", "Esha Rao"), says=("Bengaluru",)),
+        T("We have just moved to Pune.", "placed", group="placing", fact=("lives_in", "Pune"),
+          says=("moved your line",)),
     )),
     Conversation("europe", "Oliver Smith", (
         T("Hello, which plans do you have and what do they cost?", "plans", group="plans", says=("£", "VAT")),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from typing import Iterable
 
 
@@ -36,3 +37,16 @@ def start_cluster(data, shards: int, replicas: int):
 
     return EmbeddedCluster(data, 0, shards=shards, replicas=replicas, log_dir=data / "logs",
                            ports=free_ports(shards * (1 + replicas))).start()
+
+
+def wait_until(check, *, timeout: float = 30.0, interval: float = 0.05, what: str = "condition"):
+    """`eventually` for code without an event loop (processes, threads): poll until `check()` is
+    truthy; fail after `timeout`, naming what was awaited (a guard, not a speed assertion)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} not reached within {timeout}s")
+        time.sleep(interval)

@@ -10,6 +10,10 @@ under `if TYPE_CHECKING:` not):
    imports a `queries` module.
 3. Cypher lives in the `queries` packages only.
 4. No module imports itself back through others: the import graph has no cycle.
+5. What only the tests use lives in tests/: no public function of libs/ is used by tests and by no
+   production code (libs/, services/, bench/), but for the few listed with their reasons.
+6. The tests' shared helpers (modules of tests/ other than test modules and conftests) keep their
+   Cypher in tests/statements.py, as named statements.
 """
 
 from __future__ import annotations
@@ -195,3 +199,102 @@ def test_a_cycle_or_a_wrong_import_would_be_seen():
     assert "relay_graph.runtime.db" in GRAPH["relay_graph.memory.facts"] or any(
         layer_of(t) == "runtime" for t in GRAPH["relay_graph.memory.facts"])
     assert _is_statements("relay_graph.memory.queries.facts") and not _is_statements("relay_graph.memory.facts")
+
+
+TESTS = REPO / "tests"
+# The tests' shared read helpers (tests/reads.py) keep their Cypher here, as named statements.
+TEST_STATEMENTS = TESTS / "statements.py"
+
+
+def _is_test_helper(path: Path) -> bool:
+    """A module of tests/ that tests share (not a test module, nor a conftest: those hold fixtures)."""
+    return not path.name.startswith("test_") and path.name != "conftest.py"
+
+
+def test_the_tests_shared_helpers_keep_their_cypher_in_one_module():
+    helpers = [p for p in sorted(TESTS.rglob("*.py")) if _is_test_helper(p)]
+    assert TEST_STATEMENTS in helpers and TESTS / "reads.py" in helpers
+    found = []
+    for path in helpers:
+        if path == TEST_STATEMENTS:
+            continue
+        tree = ast.parse(path.read_text(), filename=str(path))
+        found += [f"{path.relative_to(REPO)}:{node.lineno}: {node.value[:60]!r}" for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str) and CYPHER.search(node.value)
+                  and ast.get_docstring(tree) != node.value]
+    assert not found, "\n".join(found)
+
+
+# Public functions of libs/ that only tests call, each with why it stays in its package.
+TESTED_ONLY = {
+    "relay_graph.desk.case_move.needs_move":
+        "case_move's documented decision for a caller of move_case (its docstring's example)",
+    "relay_graph.memory.fact_planning.trust_score":
+        "the trust formula in Python; the writes compute it in Cypher (queries/facts.py), the test pins it",
+    "relay_graph.memory.recall.find_entities":
+        "the engine's public lookup (recall.__all__); recall itself runs its two halves concurrently",
+    "relay_graph.memory.entity_graph.entity_salience":
+        "the engine's PageRank read, public API of the entity graph with no entry point yet",
+    "relay_graph.desk.catalogue.geocoder.make_geocoder":
+        "the optional geocoder's factory (catalogue.__all__); nothing configures a geocoder yet",
+    "relay_graph.desk.catalogue.reads.playbook_steps":
+        "the seeded playbooks' read; the resolver still follows its own (services/resolver/playbooks.py)",
+    "relay_graph.runtime.streams.dead_letters.read_dead_letters":
+        "the reader of the format dead_letter writes, kept beside it; no operator route reads a DLQ yet",
+}
+
+
+def _referenced_names(trees) -> dict[str, set[str]]:
+    """Name -> the files whose code uses it (a name, an attribute, or an import that is not a
+    package's re-export: `from .x import f` in an __init__ makes `f` reachable, it does not use it)."""
+    out: dict[str, set[str]] = {}
+    for where, tree in trees:
+        reexports = where.endswith("__init__.py")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                name = node.id
+            elif isinstance(node, ast.Attribute):
+                name = node.attr
+            elif isinstance(node, ast.alias) and not reexports:
+                name = node.name.rsplit(".", 1)[-1]
+            else:
+                continue
+            out.setdefault(name, set()).add(where)
+    return out
+
+
+def functions_only_tests_use(defined, production, tests) -> list[str]:
+    """`module.name` of every public, undecorated module-level function in `defined` that `tests`
+    use and `production` does not (decorated ones are registered by their decorator: routes,
+    tools, commands). Each argument: (file, AST) pairs; `defined`: (module, AST). Uses are found by
+    name: a function whose name production code uses for something else is not caught, and one
+    production reaches only through a string (getattr) would need an entry in TESTED_ONLY."""
+    used, tested = _referenced_names(production), _referenced_names(tests)
+    return sorted(f"{module}.{node.name}" for module, tree in defined for node in tree.body
+                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not node.name.startswith("_")
+                  and not node.decorator_list and node.name in tested and node.name not in used)
+
+
+def _trees(root: Path):
+    return [(str(p.relative_to(REPO)), ast.parse(p.read_text(), filename=str(p))) for p in sorted(root.rglob("*.py"))]
+
+
+def test_no_public_function_of_libs_is_only_for_the_tests():
+    """A helper only tests call lives in tests/ (tests/reads.py, tests/sample_network.py), not in
+    the packages; the entries of TESTED_ONLY say why theirs stay."""
+    defined = [(m, TREES[m]) for m in MODULES if not m.startswith("services.")]
+    production = [(str(MODULES[m].relative_to(REPO)), TREES[m]) for m in MODULES] + _trees(REPO / "bench")
+    found = functions_only_tests_use(defined, production, _trees(TESTS))
+    only_tested = sorted(set(found) - set(TESTED_ONLY))
+    assert not only_tested, f"used only by tests, move them into tests/: {only_tested}"
+    stale = sorted(set(TESTED_ONLY) - set(found))
+    assert not stale, f"no longer used only by tests, drop them from TESTED_ONLY: {stale}"
+
+
+def test_a_function_only_the_tests_use_would_be_seen():
+    lib = ast.parse("def used(): ...\ndef tested(): ...\ndef _private(): ...\n@register\ndef tool(): ...\n"
+                    "def unused(): ...")
+    production = [("app.py", ast.parse("from lib import used\nused()")),
+                  ("pkg/__init__.py", ast.parse("from lib import tested"))]
+    tests = [("tests/test_lib.py", ast.parse("import lib\nlib.used(); lib.tested(); lib._private(); lib.tool()"))]
+    assert functions_only_tests_use([("lib", lib)], production, tests) == ["lib.tested"]

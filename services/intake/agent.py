@@ -266,6 +266,10 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
         elif extraction.intent in (Intent.CONFIRM_FIXED, Intent.CONFIRM_NOT_FIXED) and open_tickets:
             for t in open_tickets:
                 words.add(ReplyKind.TICKET_STATUS, ticket_status(t.id, t.stage, t.updated_at, owner=t.owner))
+        elif any(a.kind is AskKind.FAQ for a in asks):  # a question no help article of ours answers
+            words.add(ReplyKind.CLARIFY, replies.Reply(
+                "I'm sorry, I have no answer to that in our help articles. I can help with your connection and "
+                "its tickets, and with our plans, prices and coverage: tell me what you need.", []))
         else:
             words.add(ReplyKind.CLARIFY, replies.Reply(
                 "Thanks for your message. Could you tell me a little more about what you need help with?", []))

@@ -11,6 +11,8 @@ then the offline gazetteer, then the geocoder only when one is configured) and:
   and every ticket of the customer that waits for an address
   (ticket_work NEEDS_ADDRESS, handed to intake by the resolver) goes back to the resolver;
 - no line there, or a place we do not know: the customer hears so honestly, nothing is connected;
+- a customer with a line who says they live somewhere else now ("we moved to Mumbai last week") is
+  placed again the same way: their old home box is no longer theirs, their line is the new one;
 - served by another regional desk of the same operator (relay_graph.desk.regional_desks): the case moves there
   by itself with its history (case_move.move_case), the home is connected on that desk's network and
   its open tickets go to that desk's resolver; with no such desk the customer hears which desk
@@ -22,6 +24,7 @@ once and adds the words it returns."""
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 
 from relay_graph.desk import case_move, catalogue, regional_desks as desks, network, ticket_work, tickets
@@ -33,7 +36,8 @@ from relay_graph.desk.catalogue.regions import region_spec
 from relay_graph.runtime.errors import NotFound, RelayError
 from relay_graph.desk import reply_templates as replies
 from relay_graph.desk.agent_reads import EpisodeView
-from relay_graph.memory.models import FactInput, FactView
+from relay_graph.memory.entities import name_key
+from relay_graph.memory.models import FactInput, FactState, FactView
 
 log = logging.getLogger("services.intake")
 
@@ -50,6 +54,8 @@ class Placed:
     moved_to: str | None = None  # the tenant of the desk the case moved to
     words: list[replies.Reply] = field(default_factory=list)
 
+
+_EXCHANGE_CITY = re.compile(r" exchange \((.+)\)$")  # as network_gen names an exchange: "<area> exchange (<city>)"
 
 # A place name several places share ("London": England's, and Ontario's) means the one that is this
 # many times as populous as every other, as people and geocoders read it; otherwise the desk asks.
@@ -74,35 +80,41 @@ def which_place(candidates: list[PlaceCandidate]) -> replies.Reply:
                          [f"placement: {len(candidates)} places of that name"])
 
 
-async def has_line(deps: Deps, tenant: str, customer: str) -> bool:
-    try:
-        return bool(await network.customer_line(deps.client, tenant, customer))
-    except NotFound:
-        return False
-
-
 async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView | None, text: str,
                      learnt: list[FactView]) -> Placed | None:
-    """See the module doc. None when the turn names no new home or the customer has a line."""
+    """See the module doc. None when the turn names no new home, or the home it names is where the
+    customer's line already is. A customer with a line who says they live somewhere else now (a
+    current `lives_in` of this turn) is placed again: connected there (their old home box is no longer
+    theirs), moved to the desk that serves it, or told there is no line there (the old line stays)."""
     said_home = any(f.predicate == "lives_in" for f in learnt)
+    # a home they live in now (not "I used to live in Pune"): only that moves a line they have
+    moved_home = [f.object for f in learnt if f.predicate == "lives_in" and f.state is FactState.CURRENT
+                  and f.valid_to is None]
     text = " ".join(text.split())[:500]  # one line: an address is not a paragraph
     if not text:
         return None
-    if await has_line(deps, tenant, customer):
-        return None  # the first address places; a move is another story (case_move)
+    line_city = await _line_city(deps, tenant, customer)
+    if line_city is not None and not moved_home:
+        return None  # already on a line, and no new home in this turn
     region = await _desk_region(deps, tenant)
     if region is None:
         return None  # no world seeded here: nothing to connect to
     placement = await catalogue.place(deps.client, tenant, text, region=region)
+    if line_city is not None and (placement.status is not PlacementStatus.SERVED
+                                  or name_key(placement.city or "") == name_key(line_city)):
+        # the home they named is where their line is, or not one we can place: the line stays
+        return _unplaced_move(placement) if placement.status is PlacementStatus.NO_LINE else None
     if placement.status is PlacementStatus.AMBIGUOUS and said_home:
         dominant = dominant_candidate(placement.candidates)
         if dominant is None:
             return Placed("ambiguous", words=[which_place(placement.candidates)])
         placement = await catalogue.place(deps.client, tenant, text, region=region, country=dominant.country)
     if not said_home:
-        # no `lives_in` in the words ("I'm Meera from Chennai"): only a city or area of our own list
-        # counts, never a gazetteer guess at an ordinary word; then it is filed, with the turn as source
-        if placement.status is not PlacementStatus.SERVED or placement.source is not PlacementSource.OWN_LIST:
+        # no `lives_in` in the words ("I'm Meera from Chennai", "my pin code is 560034"): only a city or
+        # area of our own list, or a postal code given as an address, counts, never a gazetteer guess
+        # at an ordinary word; then it is filed, with the turn as source
+        if placement.status is not PlacementStatus.SERVED or placement.source not in (
+                PlacementSource.OWN_LIST, PlacementSource.POSTAL_CODE):
             return None
         if placement.region not in (None, region) or turn is None:
             return None
@@ -128,9 +140,32 @@ async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView |
         return Placed("unknown", city=placement.city)
     back = await _tickets_back(deps, tenant, customer)
     where = f"{home.area}, {home.city}" if home.area else home.city
+    said = (f"Thanks: I have moved your line from {line_city} to {where}." if line_city is not None
+            else f"Thanks: I found your line in {where}.")
     return Placed("connected", city=home.city, area=home.area, node_id=home.node_id, tickets_back=back,
-                  words=[replies.Reply(f"Thanks: I found your line in {where}.",
-                                       [f"network: home box {home.node_id} on cabinet {home.cabinet} ({where})"])])
+                  words=[replies.Reply(said, [f"network: home box {home.node_id} on cabinet {home.cabinet} ({where})"]
+                                       + ([f"network: the line in {line_city} is no longer theirs"] if line_city else []))])
+
+
+def _unplaced_move(placement) -> Placed:
+    """A move to a place we have no line in: said, and the old line is left as it is."""
+    where = placement.place or "that address"
+    return Placed("no_line", words=[replies.Reply(
+        f"I'm sorry: we have no line in {where}, so I cannot move your connection there.",
+        [f"placement: {where} is outside the area we serve"])])
+
+
+async def _line_city(deps: Deps, tenant: str, customer: str) -> str | None:
+    """The city of the customer's line (its exchange's), None when they have no line."""
+    try:
+        hops = await network.customer_line(deps.client, tenant, customer)
+    except NotFound:
+        return None
+    for hop in hops:
+        m = _EXCHANGE_CITY.search(hop.name or "")
+        if m:
+            return m.group(1)
+    return "" if hops else None
 
 
 async def _move(deps: Deps, tenant: str, customer: str, text: str, placement) -> Placed:
@@ -188,4 +223,4 @@ async def _tickets_back(deps: Deps, tenant: str, customer: str) -> list[str]:
     return back
 
 
-__all__ = ["Placed", "has_line", "place_home"]
+__all__ = ["Placed", "place_home"]

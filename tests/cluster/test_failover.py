@@ -24,7 +24,6 @@ import httpx
 import pytest
 from redis.crc import key_slot
 
-from relay_graph.desk import chat as chat_turns
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import FactInput
 from relay_graph.runtime import cluster
@@ -32,7 +31,7 @@ from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.embedded import free_port
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.tenancy import graph_name
-from tests import support
+from tests import reads, support
 from tests.cluster.conftest import settings_for
 from tests.markers import needs
 from tests.services.processes import Desk
@@ -217,7 +216,7 @@ async def test_a_primary_killed_under_chat_and_fact_load_is_failed_over_and_noth
 
         async def all_answered() -> bool:
             for t, e in list(unanswered):
-                if await chat_turns.get_reply(client, t, e) is not None:
+                if await reads.get_reply(client, t, e) is not None:
                     unanswered.discard((t, e))
             return not unanswered
 

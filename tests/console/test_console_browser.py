@@ -21,6 +21,7 @@ import asyncio
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import httpx
@@ -95,18 +96,18 @@ def desk(running_gateway, graph_settings):
         client = GraphClient(graph_settings)
         try:
             tid = "T-CONSOLE1"
+            # the steps' times are given (0.3 s apart, all past), not waited for
+            t0 = datetime.now(timezone.utc) - timedelta(seconds=2)
+            at = lambda s: t0 + timedelta(seconds=s)  # noqa: E731
             await tickets.open_ticket(client, tenant, customer="Asha Verma", issue_kind="no internet",
                                       summary="LOS light red after the move", agent="intake", session="s-asha-2",
-                                      ticket_id=tid)
-            await asyncio.sleep(0.3)
-            await tickets.hand_off(client, tenant, tid, from_agent="intake", to_role="resolver")
-            await asyncio.sleep(0.3)
-            assert await tickets.claim(client, tenant, tid, agent="resolver", replica="resolver-1")
-            await tickets.set_stage(client, tenant, tid, stage=TicketStage.FIXING, agent="resolver")
-            await asyncio.sleep(0.3)
+                                      ticket_id=tid, at=at(0))
+            await tickets.hand_off(client, tenant, tid, from_agent="intake", to_role="resolver", at=at(0.3))
+            assert await tickets.claim(client, tenant, tid, agent="resolver", replica="resolver-1", at=at(0.6))
+            await tickets.set_stage(client, tenant, tid, stage=TicketStage.FIXING, agent="resolver", at=at(0.601))
             await tickets.record_fix(client, tenant, tid, issue_kind="no internet", steps=["reseat the fibre"],
-                                     verified=True, agent="resolver")
-            await tickets.set_stage(client, tenant, tid, stage=TicketStage.FIXED, agent="resolver")
+                                     verified=True, agent="resolver", at=at(0.9))
+            await tickets.set_stage(client, tenant, tid, stage=TicketStage.FIXED, agent="resolver", at=at(0.901))
             await lab_network.build(client, tenant)  # a small network with known homes (Asha, Arun, Bilal)
         finally:
             await client.close()

@@ -12,7 +12,6 @@ from datetime import datetime, timezone
 import pytest
 
 from relay_graph.desk import chat, tickets
-from relay_graph.memory import episodes
 from relay_graph.memory.entities import is_customer_id
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.runtime.streams import (
@@ -25,6 +24,7 @@ from relay_graph.runtime.streams import (
     StreamSettings,
     TurnReceived,
 )
+from tests import reads, statements
 
 from .helpers import assert_error, bearer, create_tenant
 from .stream_helpers import published
@@ -69,11 +69,11 @@ async def test_a_turn_is_stored_numbered_and_announced(client, base, auth, tenan
     assert all(isinstance(n, TurnReceived) for n in turns)
 
     # In the graph: customer messages, written by the gateway, in the customer's session, numbered.
-    ep = await episodes.get_episode(memory.client, tenant, first)
+    ep = await reads.get_episode(memory.client, tenant, first)
     assert ep["kind"] == "CustomerMessage" and "CustomerMessage" in ep["labels"]
     assert ep["speaker"] == customer and ep["session"] == session
-    assert [await chat.turn_seq(memory.client, tenant, e) for e in (first, second)] == [1, 2]
-    assert await tickets.customer_of_session(memory.client, tenant, session) is not None
+    assert [await reads.turn_seq(memory.client, tenant, e) for e in (first, second)] == [1, 2]
+    assert await reads.customer_of_session(memory.client, tenant, session) is not None
 
 
 async def test_two_customers_of_one_name_are_two_customers(client, base, auth, tenant, memory):
@@ -174,7 +174,7 @@ async def test_wait_returns_the_reply_with_how_i_know_and_ticket(client, base, a
     assert body["ticket"] == {"id": ticket_id, "stage": "reported"}
     assert [n.id for n in seen] == [turn_id]
     # The reply episode keeps what it answers (written through the episodes module).
-    reply = await chat.get_reply(memory.client, tenant, "r-" + turn_id)
+    reply = await reads.get_reply(memory.client, tenant, "r-" + turn_id)
     assert reply.reply_to == turn_id and reply.ticket_id == ticket_id and reply.kind == "AgentReply"
 
 
@@ -235,7 +235,7 @@ async def test_wait_times_out_with_202_and_a_note(client, base, auth, tenant, me
     body = r.json()
     assert set(body) == {"session", "episode_id", "customer", "note"}
     assert "still" in body["note"]
-    assert await chat.turn_seq(memory.client, tenant, body["episode_id"]) == 1
+    assert await reads.turn_seq(memory.client, tenant, body["episode_id"]) == 1
 
 
 @pytest.mark.parametrize("payload,params", [
@@ -284,7 +284,7 @@ async def test_chat_queries_start_from_an_index(memory, tenant):
     from relay_graph.desk.queries import chat as q
 
     for query, params in ((q.SESSION_OWNERS, {"session": "s-1"}), (q.ASSIGN_SEQ, {"id": "t-1", "session": "s-1"}),
-                          (q.TURN_SEQ, {"id": "t-1"}), (q.REPLY, {"id": "r-1"}),
+                          (statements.TURN_SEQ, {"id": "t-1"}), (statements.REPLY, {"id": "r-1"}),
                           (q.REPLY_AND_TICKET, {"id": "r-1", "ticket_id": "T-1"})):
         plan = await memory.client.explain(tenant, query, params)
         assert "Index Scan" in plan, (query.name, plan)

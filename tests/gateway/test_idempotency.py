@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.desk import chat
 from relay_graph.runtime.streams import STREAM_TURNS
+from tests import reads
 
 from .helpers import assert_error
 from .stream_helpers import published
@@ -27,7 +27,7 @@ async def test_a_retried_chat_is_one_turn(client, base, auth, tenant, memory, st
     assert again.headers.get("Idempotent-Replayed") == "true" and "Idempotent-Replayed" not in first.headers
     turns = await published(stream_redis, STREAM_TURNS, tenant)
     assert [n.id for n in turns] == [first.json()["episode_id"]]
-    assert await chat.turn_seq(memory.client, tenant, first.json()["episode_id"]) == 1
+    assert await reads.turn_seq(memory.client, tenant, first.json()["episode_id"]) == 1
 
     # another key is another turn, in the same session
     third = await client.post(f"{base}/chat", json={**body, "session": first.json()["session"]},

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from relay_graph.memory import episodes
 from relay_graph.memory.inputs import IDENTIFIER_PATTERN, NAME_PATTERN, TEXT_PATTERN, TIME_PATTERN
+from tests import reads
 
 from .helpers import assert_error
 
@@ -31,7 +31,7 @@ async def test_a_locomo_turn_is_stored_and_recalled_byte_for_byte(client, tenant
     r = await client.post(f"/v1/tenants/{tenant}/episodes", json={"episodes": [turn]}, headers=auth)
     assert r.status_code == 201, r.text
     assert r.json()["episode_ids"] == ["D1:3"]
-    stored = await episodes.get_episode(memory.client, tenant, "D1:3")
+    stored = await reads.get_episode(memory.client, tenant, "D1:3")
     assert stored["text"].encode() == TURN.encode()
 
     r = await client.get(f"/v1/tenants/{tenant}/recall", headers=auth,
@@ -60,7 +60,7 @@ async def test_the_text_a_fact_came_from_reads_back_as_written(client, tenant, a
 async def test_a_chat_turn_keeps_its_text(client, tenant, auth, memory):
     r = await client.post(f"/v1/tenants/{tenant}/chat", json={"customer": "Caroline", "text": TURN}, headers=auth)
     assert r.status_code == 202, r.text
-    stored = await episodes.get_episode(memory.client, tenant, r.json()["episode_id"])
+    stored = await reads.get_episode(memory.client, tenant, r.json()["episode_id"])
     assert stored["text"].encode() == TURN.encode()
 
 

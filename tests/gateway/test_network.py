@@ -8,6 +8,7 @@ import pytest
 from relay_graph.desk import network
 from relay_graph.lab.network_gen import generate_network
 from relay_graph.runtime.streams import STREAM_NETWORK, NetworkChanged
+from tests import sample_network
 
 from .helpers import assert_error
 from .stream_helpers import published
@@ -22,7 +23,7 @@ def base(tenant) -> str:
 
 @pytest.fixture
 async def city(memory, tenant):
-    return await network.build_sample_network(memory.client, tenant, city="pune", customers=CUSTOMERS)
+    return await sample_network.build_sample_network(memory.client, tenant, city="pune", customers=CUSTOMERS)
 
 
 async def test_line_from_home_to_core(client, base, auth, city):

@@ -20,6 +20,8 @@ from relay_graph.runtime.streams import (
     connect,
 )
 
+from tests.support import eventually
+
 from .helpers import ADMIN_KEY, client_for, make_app
 
 AGENTS = ["intake", "resolver", "netops"]
@@ -44,10 +46,7 @@ async def agent(redis, service: str):
     running = asyncio.create_task(consumer.run())
     await asyncio.wait_for(consumer.ready.wait(), 10)
     beat = asyncio.create_task(heartbeat_loop(redis, service, consumer.name, stop, every_s=1, ttl_s=5))
-    for _ in range(500):
-        if await alive(redis, service):
-            break
-        await asyncio.sleep(0.01)
+    await eventually(lambda: alive(redis, service), what=f"{service}'s heartbeat")
     try:
         yield consumer
     finally:

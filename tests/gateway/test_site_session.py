@@ -297,3 +297,42 @@ async def test_coverage_names_the_cities_degraded_or_cut_off_right_now(client, m
         await network.set_link_status(memory.client, tenant, LinkType.UPLINK, two["hub"], target, up=True)
     await network.set_node_status(memory.client, tenant, cabinet["id"], up=True)
     assert (await client.get(coverage)).json() == {"cities": []}
+
+
+async def test_the_browsers_time_zone_picks_the_country_the_desk_prices_until_an_address_is_on_file(app, client, tenant):
+    auth = await open_site(client, tenant)
+    r = await client.post(f"/v1/tenants/{tenant}/world", json={"region": "europe", "max_cities": 1}, headers=auth)
+    assert r.status_code == 200, r.text
+    browsers = []
+    try:
+        async def plans_for_zone(body):
+            browser = client_for(app)
+            browsers.append(browser)
+            r = await browser.post(f"/v1/tenants/{tenant}/me/session", json=body)
+            assert r.status_code == 201, r.text
+            r = await browser.get(f"/v1/tenants/{tenant}/me/plans")
+            assert r.status_code == 200, r.text
+            return r.json()
+
+        lisbon = await plans_for_zone({"time_zone": "Europe/Lisbon"})
+        assert lisbon["country"] == "PT"
+        assert {p["price"]["currency"] for p in lisbon["plans"]} == {"EUR"}
+        # a zone this desk does not serve, or none at all: the desk's home country
+        home = (await plans_for_zone({}))["country"]
+        assert home == "GB"
+        assert (await plans_for_zone({"time_zone": "America/New_York"}))["country"] == home
+        assert (await plans_for_zone({"time_zone": "Europe/London"}))["country"] == "GB"
+        # an explicit country still answers for that country
+        browser = browsers[0]
+        r = await browser.get(f"/v1/tenants/{tenant}/me/plans", params={"country": "ES"})
+        assert r.status_code == 200 and r.json()["country"] == "ES"
+        # a malformed zone is refused before any customer is made
+        fresh = client_for(app)
+        browsers.append(fresh)
+        for bad in ("../../etc/passwd", "Europe/Lisbon; DROP", "x" * 65, 7):
+            r = await fresh.post(f"/v1/tenants/{tenant}/me/session", json={"time_zone": bad})
+            assert_error(r, 422, "validation_error")
+            assert "set-cookie" not in r.headers
+    finally:
+        for b in browsers:
+            await b.aclose()

@@ -22,7 +22,7 @@ import pytest
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 
-from relay_graph.desk import agent_reads as desk, network, tickets
+from relay_graph.desk import agent_reads as desk, tickets
 from relay_graph import lab
 from relay_graph.runtime.agents.runner import bind
 from relay_graph.runtime.embedded import free_port
@@ -35,7 +35,7 @@ from services.intake.settings import IntakeSettings
 from services.resolver.bootstrap import bootstrap as resolver_bootstrap
 from services.resolver.handlers import HANDLERS as RESOLVER
 from services.resolver.settings import ResolverSettings
-from tests import support
+from tests import sample_network, support
 
 from .helpers import bearer
 
@@ -87,7 +87,7 @@ async def test_one_trace_from_the_chat_request_through_intake_to_the_resolver(
     try:
         await asyncio.wait_for(asyncio.gather(intake.ready.wait(), resolver.ready.wait()), GUARD_S)
         # the customer on a line with a frozen box: the resolver measures, acts, measures again
-        await network.build_sample_network(graph_client, tenant, city="pune", customers=["Trace Customer"])
+        await sample_network.build_sample_network(graph_client, tenant, city="pune", customers=["Trace Customer"])
         await lab.inject(graph_client, tenant, kind=lab.FaultKind.ROUTER_FROZEN, customer="Trace Customer")
         r = await client.post(f"/v1/tenants/{tenant}/chat", params={"wait": 30}, headers=auth,
                               json={"customer": "Trace Customer", "text": "my router is frozen"})

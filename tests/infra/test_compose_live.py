@@ -27,6 +27,7 @@ from relay_graph.runtime.streams.keys import STREAM_TICKETS, STREAM_TURNS
 
 from tests.infra import docker_engine
 from tests.infra.conftest import FIGURES
+from tests.support import wait_until
 
 pytestmark = [pytest.mark.docker]
 
@@ -113,13 +114,7 @@ def bearer(key: str) -> dict[str, str]:
 
 
 def eventually(check, timeout: float, what: str, interval: float = 1.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(interval)
-    raise AssertionError(f"{what}: not within {timeout:.0f}s")
+    return wait_until(check, timeout=timeout, interval=interval, what=what)
 
 
 @pytest.fixture(scope="module")

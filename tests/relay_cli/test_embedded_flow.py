@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from rich.console import Console
 from relay_cli.services import ServiceSpec
 from relay_cli.up import STATE_NAME, EmbeddedRelay, StopFlag, UpOptions, run_demo
 from relay_graph.runtime.embedded import free_port, port_in_use
+from tests.support import wait_until
 
 pytestmark = pytest.mark.processes
 
@@ -52,14 +52,6 @@ def _start(relay: EmbeddedRelay) -> tuple[threading.Thread, dict]:
     return thread, result
 
 
-def _wait_for(predicate, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached")
-        time.sleep(0.05)
-
-
 def _state(data_dir: Path) -> dict:
     try:
         return json.loads((data_dir / STATE_NAME).read_text())
@@ -77,7 +69,8 @@ def test_up_runs_supervises_and_stops_in_order(tmp_path):
     opts = _opts(tmp_path)
     relay = EmbeddedRelay(opts, console, stop)
     thread, result = _start(relay)
-    _wait_for(lambda: "Ctrl-C stops everything" in console.export_text(clear=False))
+    wait_until(lambda: "Ctrl-C stops everything" in console.export_text(clear=False), timeout=60,
+               what="relay up ready")
 
     state = _state(tmp_path)
     assert state["port"] == opts.port and len(_pids(state, "agent")) == 2 and _pids(state, "falkordb")
@@ -92,7 +85,8 @@ def test_up_runs_supervises_and_stops_in_order(tmp_path):
     # A service that dies is restarted (after its 1s backoff) under a new pid.
     victim = _pids(state, "agent")[0]
     os.kill(victim, signal.SIGKILL)
-    _wait_for(lambda: victim not in _pids(_state(tmp_path), "agent") and len(_pids(_state(tmp_path), "agent")) == 2)
+    wait_until(lambda: victim not in _pids(_state(tmp_path), "agent") and len(_pids(_state(tmp_path), "agent")) == 2,
+               timeout=60, what="the killed agent replaced")
     assert "exited with code -9; restarting in 1s" in console.export_text(clear=False)
 
     stop.event.set()
@@ -115,7 +109,8 @@ def test_a_password_from_the_environment_is_used_and_not_written(tmp_path):
     relay = EmbeddedRelay(opts, console, stop)
     thread, result = _start(relay)
     try:
-        _wait_for(lambda: "Ctrl-C stops everything" in console.export_text(clear=False))
+        wait_until(lambda: "Ctrl-C stops everything" in console.export_text(clear=False), timeout=60,
+                   what="relay up ready")
         assert "FalkorDB password: from RELAY_FALKORDB_PASSWORD" in console.export_text(clear=False)
         assert not (tmp_path / "falkordb.password").exists()
         assert all(c.env["RELAY_FALKORDB_PASSWORD"] == "from-the-env" for c in relay.supervisor.children)
@@ -204,7 +199,8 @@ def test_up_with_shards_runs_a_cluster_and_a_killed_node_comes_back_as_the_promo
     opts.shards, opts.falkordb_replicas = 3, 1
     relay = EmbeddedRelay(opts, console, stop)
     thread, result = _start(relay)
-    _wait_for(lambda: "Ctrl-C stops everything" in console.export_text(clear=False), timeout=120)
+    wait_until(lambda: "Ctrl-C stops everything" in console.export_text(clear=False), timeout=120,
+               what="relay up ready")
 
     state = _state(tmp_path)
     ports = [opts.falkordb_port + k for k in range(6)]
@@ -221,12 +217,13 @@ def test_up_with_shards_runs_a_cluster_and_a_killed_node_comes_back_as_the_promo
     password = (tmp_path / "falkordb.password").read_text().strip()
     killed = _pids(state, "falkordb")[1]
     os.kill(killed, signal.SIGKILL)  # the second primary
-    _wait_for(lambda: "falkordb node 1" in console.export_text(clear=False))
+    wait_until(lambda: "falkordb node 1" in console.export_text(clear=False), timeout=60,
+               what="the status naming falkordb node 1")
     assert thread.is_alive(), "one node's death does not stop Relay"
     # its replica is promoted; then `relay up` starts the node again, and it rejoins as the replica of
     # the promoted primary, its copy in sync
-    _wait_for(lambda: "falkordb node 1 (port" in console.export_text(clear=False)
-              and "started again" in console.export_text(clear=False), timeout=90)
+    wait_until(lambda: "started again" in console.export_text(clear=False), timeout=90,
+               what="falkordb node 1 started again")
     assert killed not in _pids(_state(tmp_path), "falkordb") and len(_pids(_state(tmp_path), "falkordb")) == 6
 
     seen: dict = {}
@@ -241,7 +238,7 @@ def test_up_with_shards_runs_a_cluster_and_a_killed_node_comes_back_as_the_promo
                 and back["of"] == promoted[0]["id"] and link.get("master_link_status") == "up")
 
     try:
-        _wait_for(rejoined, timeout=60)
+        wait_until(rejoined, timeout=60, what="node 1 a replica of the promoted primary")
     except AssertionError:
         raise AssertionError(f"node 1 did not rejoin as the promoted primary's replica: {seen}") from None
 

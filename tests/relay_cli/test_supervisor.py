@@ -7,13 +7,13 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
 
 from relay_cli.services import ServiceSpec
 from relay_cli.supervisor import Child, ServiceFailed, Supervisor, spawn, stop_processes
+from tests.support import wait_until
 
 pytestmark = pytest.mark.processes
 
@@ -33,15 +33,6 @@ def _child(tmp_path: Path, name: str, replica: int = 1, mode: str = "serve", rec
     if record:
         env["STAND_IN_RECORD"] = str(record)
     return Child(ServiceSpec(name, STAND_IN), replica, tmp_path / f"{name}-{replica}.log", env)
-
-
-def _wait_for(predicate, timeout: float = 30.0) -> None:
-    """Poll until true; the bound only keeps a broken build from hanging the suite."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError("condition not reached")
-        time.sleep(0.05)
 
 
 def _lines(path: Path) -> list[str]:
@@ -109,7 +100,7 @@ def test_stop_all_goes_in_reverse_table_order(tmp_path):
     ]
     sup = Supervisor(children, python=sys.executable, say=lambda _: None)
     sup.start_all()
-    _wait_for(lambda: len([ln for ln in _lines(record) if ln.endswith("START")]) == 4)
+    wait_until(lambda: len([ln for ln in _lines(record) if ln.endswith("START")]) == 4, what="four starts recorded")
     sup.stop_all()
     terms = [ln.split()[0] for ln in _lines(record) if ln.endswith("TERM")]
     assert terms[:2] == ["third-1", "second-1"]
@@ -122,7 +113,7 @@ def test_a_process_ignoring_sigterm_is_killed(tmp_path):
     stubborn = _child(tmp_path, "stubborn", mode="stubborn")
     sup = Supervisor([stubborn], python=sys.executable, say=said.append, stop_timeout_s=0.5)
     sup.start_all()
-    _wait_for(lambda: "stubborn-1 starting" in stubborn.log_path.read_text())
+    wait_until(lambda: "stubborn-1 starting" in stubborn.log_path.read_text(), what="stubborn-1 started")
     sup.stop_all()
     assert stubborn.process.returncode == -signal.SIGKILL
     assert any("killed" in s for s in said)
@@ -150,11 +141,11 @@ def test_children_do_not_outlive_a_killed_relay_up(tmp_path):
     """)
     parent = subprocess.Popen([sys.executable, "-c", parent_code], stdout=subprocess.PIPE, text=True)
     child_pid = int(parent.stdout.readline())
-    _wait_for(lambda: "orphan-1 START" in _lines(record))
+    wait_until(lambda: "orphan-1 START" in _lines(record), what="orphan-1 started")
     parent.send_signal(signal.SIGKILL)
     parent.wait()
-    _wait_for(lambda: "orphan-1 TERM" in _lines(record))
-    _wait_for(lambda: not _pid_alive(child_pid))
+    wait_until(lambda: "orphan-1 TERM" in _lines(record), what="orphan-1 terminated")
+    wait_until(lambda: not _pid_alive(child_pid), what="the orphan's child gone")
 
 
 def test_spawned_children_run_in_their_own_session(tmp_path):

@@ -32,13 +32,14 @@ from relay_graph.desk.ticket_models import TicketStage
 from .conftest import Gateway, counts, eventually, published, wipe_stream_keys
 from .processes import Desk
 from tests.markers import needs
+from tests import reads, sample_network
 
 STEP_DELAY_MS = 300  # long enough to kill a resolver in the middle of a ticket
 
 
 async def on_a_line(graph_client, tenant: str, customer: str, fault: lab.FaultKind) -> None:
     """The customer on a line with a fault the lab plants (the resolver measures, never guesses)."""
-    await network.build_sample_network(graph_client, tenant, city="pune", customers=[customer])
+    await sample_network.build_sample_network(graph_client, tenant, city="pune", customers=[customer])
     await lab.inject(graph_client, tenant, kind=fault, customer=customer)
 
 
@@ -97,7 +98,7 @@ async def test_a_turn_is_answered_and_its_problem_is_picked_up_by_the_resolver(d
     await on_a_line(graph_client, tenant, "Alice Rao", lab.FaultKind.ROUTER_FROZEN)
     turn = await gateway.say("Alice Rao", "Hi, I'm Alice Rao. My router is frozen, nothing works.", session="a-1")
     written = await reply_to(stream_redis, tenant, turn.episode_id)
-    reply = await desk.get_turn(graph_client, tenant, written.id)
+    reply = await reads.get_turn(graph_client, tenant, written.id)
     assert reply.speaker == "intake" and reply.session == "a-1" and written.version == turn.seq
     tid = desk.ticket_id_for(turn.episode_id)
     assert written.ticket_id == tid and tid in reply.text
@@ -128,9 +129,9 @@ async def test_a_turn_with_line_breaks_tabs_and_joined_emoji_is_answered_and_kep
             "\tIt blinks red \u200F(the lights)\u200E and nothing works.\r\n")
     turn = await gateway.say("Caroline Rao", text, session="multi-line-1")
     written = await reply_to(stream_redis, tenant, turn.episode_id)
-    stored = await desk.get_turn(graph_client, tenant, turn.episode_id)
+    stored = await reads.get_turn(graph_client, tenant, turn.episode_id)
     assert stored.text.encode() == text.encode()
-    reply = await desk.get_turn(graph_client, tenant, written.id)
+    reply = await reads.get_turn(graph_client, tenant, written.id)
     assert reply.speaker == "intake" and reply.text
 
 
@@ -149,12 +150,12 @@ async def test_quick_turns_of_a_session_are_answered_in_order(desk_procs, gatewa
     for s in sessions:
         r1 = await reply_to(stream_redis, tenant, firsts[s].episode_id)
         r2 = await reply_to(stream_redis, tenant, seconds[s].episode_id)
-        e1 = await desk.get_turn(graph_client, tenant, r1.id)
-        e2 = await desk.get_turn(graph_client, tenant, r2.id)
+        e1 = await reads.get_turn(graph_client, tenant, r1.id)
+        e2 = await reads.get_turn(graph_client, tenant, r2.id)
         assert e1.recorded_at < e2.recorded_at
         # the second answer knows the ticket the first one opened: it was handled after it
         assert r2.ticket_id == r1.ticket_id == desk.ticket_id_for(firsts[s].episode_id)
-        transcript = await desk.transcript(graph_client, tenant, s)
+        transcript = await reads.transcript(graph_client, tenant, s)
         assert [e.episode_id for e in transcript if e.kind == "CustomerMessage"] == [firsts[s].episode_id,
                                                                                      seconds[s].episode_id]
         assert [e.episode_id for e in transcript if e.speaker == "intake"] == [r1.id, r2.id]
@@ -207,7 +208,7 @@ async def _count(awaitable, n):
 
 async def test_netops_warns_the_customers_of_a_fault_before_they_complain(desk_procs, graph_client, stream_redis,
                                                                           tenant):
-    net = await network.build_sample_network(graph_client, tenant, city="pune",
+    net = await sample_network.build_sample_network(graph_client, tenant, city="pune",
                                              customers=["Net A", "Net B", "Net C", "Net D", "Net E"])
     olt = net.olts[0]
     behind = sorted(c.customer for c in await network.customers_behind(graph_client, tenant, olt))
@@ -220,7 +221,7 @@ async def test_netops_warns_the_customers_of_a_fault_before_they_complain(desk_p
         what="notices")
     told = set()
     for w in notices:
-        told.add((await desk.get_turn(graph_client, tenant, w.id)).customer)
+        told.add((await reads.get_turn(graph_client, tenant, w.id)).customer)
     assert sorted(told) == behind and len(notices) == len(behind)
 
 
@@ -275,7 +276,7 @@ async def test_eight_resolver_replicas_race_over_200_tickets(desk_procs, graph_c
             done = await tickets.get_ticket(graph_client, tenant, tid)
             assert [e.event for e in done.timeline].count("picked_up") == 1
             assert [e.event for e in done.timeline].count("fix_step") == 0
-            assert len(await tickets.escalations(graph_client, tenant, tid)) == 1
+            assert len(await reads.escalations(graph_client, tenant, tid)) == 1
     finally:
         for p in extra:
             p.popen.send_signal(signal.SIGTERM)

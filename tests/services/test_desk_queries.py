@@ -10,6 +10,7 @@ import pytest
 from relay_graph.desk import agent_reads as desk, network, tickets
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.desk.queries import agent_reads as q
+from tests import reads, sample_network, statements
 
 T0 = datetime(2026, 9, 5, 10, 0, tzinfo=timezone.utc)
 
@@ -25,21 +26,21 @@ async def test_turns_sessions_and_transcripts(memory, graph_client, tenant):
         ep("s-new", "intake", "sorry to hear", 61, id="r-e2", kind="AgentReply", agent="intake", customer="Ann Bell",
            reply_to="e2", ticket_id="T-1", how_i_know=["ticket T-1"]),
     ])
-    turn = await desk.get_turn(graph_client, tenant, "e2")
+    turn = await reads.get_turn(graph_client, tenant, "e2")
     assert (turn.customer, turn.session, turn.text, turn.at) == ("Ann Bell", "s-new", "my wifi drops",
                                                                  T0 + timedelta(minutes=60))
-    reply = await desk.get_turn(graph_client, tenant, desk.reply_id_for("e2"))
+    reply = await reads.get_turn(graph_client, tenant, desk.reply_id_for("e2"))
     assert (reply.reply_to, reply.ticket_id, reply.how_i_know) == ("e2", "T-1", ["ticket T-1"])
-    assert await desk.get_turn(graph_client, tenant, "nope") is None
+    assert await reads.get_turn(graph_client, tenant, "nope") is None
     # intake's first read: the turn and its reply in one round trip, as get_turn reads each
     both = await desk.get_turn_and_reply(graph_client, tenant, "e2")
     assert both[0] == turn and both[1] == reply.model_copy(update={"customer": None})
     first, none = await desk.get_turn_and_reply(graph_client, tenant, "e1")
-    assert first == await desk.get_turn(graph_client, tenant, "e1") and none is None
+    assert first == await reads.get_turn(graph_client, tenant, "e1") and none is None
     assert await desk.get_turn_and_reply(graph_client, tenant, "nope") == (None, None)
     assert await desk.latest_sessions(graph_client, tenant, ["ann bell", "Nobody Here"]) == {
         "ann bell": "s-new", "Nobody Here": None}
-    assert [e.episode_id for e in await desk.transcript(graph_client, tenant, "s-new")] == ["e2", "r-e2"]
+    assert [e.episode_id for e in await reads.transcript(graph_client, tenant, "s-new")] == ["e2", "r-e2"]
     assert await desk.existing_episodes(graph_client, tenant, ["e1", "r-e2", "zz"]) == {"e1", "r-e2"}
 
 
@@ -52,7 +53,7 @@ def test_ids_are_deterministic_and_fit():
 
 
 async def test_ticket_routing_fixes_outages_and_edges(graph_client, tenant):
-    net = await network.build_sample_network(graph_client, tenant, city="pune", customers=["Ann Bell"])
+    net = await sample_network.build_sample_network(graph_client, tenant, city="pune", customers=["Ann Bell"])
     t = await tickets.open_ticket(graph_client, tenant, customer="Ann Bell", issue_kind="no_connection",
                                   summary="down", agent="intake", ticket_id="T-1")
     await tickets.hand_off(graph_client, tenant, "T-1", from_agent="intake", to_role="resolver")
@@ -63,7 +64,7 @@ async def test_ticket_routing_fixes_outages_and_edges(graph_client, tenant):
     assert (r.owner, r.owner_replica, r.waiting_for) == ("resolver", "r-1", None) and r.owner_seen_at is not None
     await tickets.record_fix(graph_client, tenant, "T-1", issue_kind="no_connection", steps=["restart_ont"],
                              verified=True, agent="resolver")
-    (fix,) = await desk.tried_fixes(graph_client, tenant, "T-1")
+    (fix,) = await reads.tried_fixes(graph_client, tenant, "T-1")
     assert (fix.steps, fix.outcome, fix.round) == (["restart_ont"], "verified", 0)
     node = net.splitter_of[net.onts["Ann Bell"]]
     outage = await network.open_outage(graph_client, tenant, node, cause="cut")
@@ -77,13 +78,13 @@ async def test_ticket_routing_fixes_outages_and_edges(graph_client, tenant):
 
 
 @pytest.mark.parametrize("query,params", [
-    (q.TURN, {"id": "e1"}),
+    (statements.TURN, {"id": "e1"}),
     (q.TURN_AND_REPLY, {"id": "e1", "reply_id": "r-e1"}),
     (q.EXISTING_EPISODES, {"ids": ["e1"]}),
     (q.LATEST_SESSIONS, {"uids": ["Customer|ann bell"]}),
-    (q.TRANSCRIPT, {"session": "s-1"}),
+    (statements.TRANSCRIPT, {"session": "s-1"}),
     (q.TICKET_ROUTING, {"id": "T-1"}),
-    (q.TRIED_FIXES, {"id": "T-1"}),
+    (statements.TRIED_FIXES, {"id": "T-1"}),
     (q.TICKET_OUTAGES, {"id": "T-1"}),
     (q.LATEST_OUTAGE_OF_NODE, {"node_id": "n-1"}),
     (q.OUTAGE_TICKETS, {"outage_id": "o-1"}),

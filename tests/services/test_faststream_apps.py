@@ -30,6 +30,8 @@ from relay_graph.desk.ticket_models import TicketStage
 from services.intake.handlers import HANDLERS as INTAKE
 from services.netops.handlers import HANDLERS as NETOPS
 from services.resolver.handlers import HANDLERS as RESOLVER
+from tests import reads, sample_network
+from tests.support import eventually
 
 from .conftest import Gateway, published
 
@@ -68,7 +70,8 @@ def test_every_agent_subscribes_to_the_kinds_its_handlers_table_names():
 
 async def test_netops_app_declares_the_outage_of_a_node_down(agent_deps, graph_client, stream_redis, tenant):
     netops = await agent_deps("netops")
-    net = await network.build_sample_network(graph_client, tenant, city="pune", customers=["Ann Bell", "Ben Cole"])
+    net = await sample_network.build_sample_network(graph_client, tenant, city="pune",
+                                                    customers=["Ann Bell", "Ben Cole"])
     node = net.splitters[0]
     change = await network.set_node_status(graph_client, tenant, node, up=False)
     n = NetworkChanged(tenant=tenant, id=node, version=change.version, change="down", actor="lab")
@@ -102,7 +105,7 @@ async def test_resolver_app_picks_up_a_ticket_handed_to_it(agent_deps, graph_cli
     done = await tickets.get_ticket(graph_client, tenant, t.id)
     # a double charge is nothing the resolver can measure: it goes to billing, never to `fixed`
     assert done.owner == "resolver" and done.stage is not TicketStage.FIXED
-    [raised] = await tickets.escalations(graph_client, tenant, t.id)
+    [raised] = await reads.escalations(graph_client, tenant, t.id)
     assert raised.to == "billing" and raised.agent == "resolver"
     changes = [c.change for c in await published(stream_redis, STREAM_TICKETS, tenant, id=t.id)]
     assert changes[0] == "picked_up"
@@ -121,10 +124,7 @@ async def test_an_entry_for_a_tenant_never_created_makes_no_graph(agent_deps, gr
         async def dead():
             return [d for d in await read_dead_letters(stream_redis, STREAM_TURNS) if d.original_id == entry]
 
-        for _ in range(200):
-            if await dead():
-                break
-            await asyncio.sleep(0.05)
+        await eventually(dead, what="the entry dead-lettered")
     finally:
         app.stop()
         await asyncio.wait_for(task, 20)

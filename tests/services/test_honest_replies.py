@@ -14,6 +14,7 @@ from relay_graph.desk.reply_templates import Reply
 from relay_graph.desk.llm.wording import GroqWriter, TemplateWriter
 from relay_graph.runtime.streams import Publisher
 from services.intake.handlers import handle_turn_received
+from tests import reads
 
 from .conftest import Gateway
 
@@ -48,7 +49,7 @@ def gateway(memory, stream_redis, tenant):
 async def _reply_to(intake, gateway, graph_client, tenant, text=PROBLEM):
     n = await gateway.write_turn("Asha Menon", text)
     await handle_turn_received(intake, n)
-    reply = await desk.get_turn(graph_client, tenant, desk.reply_id_for(n.episode_id))
+    reply = await reads.get_turn(graph_client, tenant, desk.reply_id_for(n.episode_id))
     assert reply is not None
     return n, reply
 

@@ -19,6 +19,7 @@ from relay_graph.runtime.streams import (
 )
 from relay_graph.desk.ticket_models import TicketStage
 from services.intake.handlers import HANDLERS, handle_turn_received
+from tests import reads, sample_network
 
 from .conftest import CONSULTED, Gateway, counts, published
 
@@ -57,7 +58,7 @@ async def test_a_problem_becomes_facts_a_ticket_handed_off_and_a_reply(intake, g
     edges = await desk.ticket_agent_edges(graph_client, tenant, tid)
     assert [(e.type, e.agent, e.to_role) for e in edges if e.type == "HANDED_OFF"] == [("HANDED_OFF", "intake", "resolver")]
 
-    reply = await desk.get_turn(graph_client, tenant, desk.reply_id_for(n.episode_id))
+    reply = await reads.get_turn(graph_client, tenant, desk.reply_id_for(n.episode_id))
     assert reply is not None and reply.kind == "AgentReply" and reply.speaker == "intake"
     assert reply.session == n.session and reply.at > n.at
     assert reply.reply_to == n.episode_id and reply.ticket_id == tid
@@ -252,7 +253,8 @@ async def test_still_broken_reopens_it_and_a_bare_no_counts_too(intake, gateway,
 async def test_a_known_outage_is_mentioned_and_linked(intake, gateway, graph_client, tenant):
     from services.intake import agent
 
-    net = await network.build_sample_network(graph_client, tenant, city="pune", customers=["Ivy Chen", "Jai Rao"])
+    net = await sample_network.build_sample_network(graph_client, tenant, city="pune",
+                                                    customers=["Ivy Chen", "Jai Rao"])
     splitter = net.splitter_of[net.onts["Ivy Chen"]]
     await network.set_node_status(graph_client, tenant, splitter, up=False)
     outage = await network.open_outage(graph_client, tenant, splitter, cause="cabinet flooded")

@@ -39,6 +39,7 @@ from relay_graph.desk.ticket_models import TicketStage
 from .conftest import Gateway, eventually, published, wipe_stream_keys
 from .processes import Desk
 from tests.markers import needs
+from tests import sample_network
 
 CUSTOMERS = 40
 TURNS_EACH = 5
@@ -102,7 +103,7 @@ async def test_kill_9_of_each_agent_mid_ticket_loses_and_duplicates_nothing(desk
     # 40 customers on lines: those behind the OLT that fails say their internet is down; the lab
     # plants a Wi-Fi fault in every other home, which the resolver measures, fixes and measures again
     wired = [f"Kill Line {i:02d}" for i in range(CUSTOMERS)]
-    net = await network.build_sample_network(graph_client, tenant, city="pune", customers=wired)
+    net = await sample_network.build_sample_network(graph_client, tenant, city="pune", customers=wired)
     olt = net.olts[0]
     behind = sorted(c.customer for c in await network.customers_behind(graph_client, tenant, olt))
     names = behind + [n for n in wired if n not in behind]

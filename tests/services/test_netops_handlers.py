@@ -21,6 +21,7 @@ from services.netops import agent
 from services.netops.handlers import HANDLERS, handle_network_changed
 from services.resolver.handlers import handle_ticket_changed
 from relay_graph.runtime.streams import TicketChanged
+from tests import reads, sample_network
 
 from .conftest import Gateway, counts, published
 
@@ -56,7 +57,7 @@ async def up(graph_client, tenant, node) -> NetworkChanged:
 
 async def test_a_node_down_warns_every_customer_behind_it_once(netops, agent_deps, gateway, graph_client,
                                                                stream_redis, tenant):
-    net = await network.build_sample_network(graph_client, tenant, city="pune", customers=CUSTOMERS)
+    net = await sample_network.build_sample_network(graph_client, tenant, city="pune", customers=CUSTOMERS)
     splitter = net.splitters[0]
     behind = sorted(c.customer for c in await network.customers_behind(graph_client, tenant, splitter))
     assert behind == ["Ann Bell", "Eve Fox"]
@@ -78,7 +79,7 @@ async def test_a_node_down_warns_every_customer_behind_it_once(netops, agent_dep
     assert "ann-1" in by_session  # in the session she talked to us in
     eve = next(w for w in notices if w.session != "ann-1")
     assert await desk.latest_session(graph_client, tenant, "Eve Fox") == eve.session
-    notice = await desk.get_turn(graph_client, tenant, eve.id)
+    notice = await reads.get_turn(graph_client, tenant, eve.id)
     assert notice.kind == "AgentReply" and notice.speaker == "netops" and "known outage" in notice.text
     assert notice.customer == "Eve Fox"
     declared = await published(stream_redis, STREAM_OUTAGES, tenant, id=oid)
@@ -97,7 +98,7 @@ async def test_a_node_down_warns_every_customer_behind_it_once(netops, agent_dep
 
 
 async def test_a_stale_notification_does_nothing(netops, graph_client, tenant):
-    net = await network.build_sample_network(graph_client, tenant, city="agra", customers=CUSTOMERS[:2])
+    net = await sample_network.build_sample_network(graph_client, tenant, city="agra", customers=CUSTOMERS[:2])
     n = await down(graph_client, tenant, net.olts[0])
     await up(graph_client, tenant, net.olts[0])  # back before netops saw it go down
     before = await counts(graph_client, tenant)
@@ -111,7 +112,7 @@ async def test_a_stale_notification_does_nothing(netops, graph_client, tenant):
 
 async def test_back_up_closes_the_outage_and_the_tickets_waiting_on_it(netops, agent_deps, gateway, graph_client,
                                                                        stream_redis, tenant):
-    net = await network.build_sample_network(graph_client, tenant, city="goa", customers=CUSTOMERS)
+    net = await sample_network.build_sample_network(graph_client, tenant, city="goa", customers=CUSTOMERS)
     splitter = net.splitters[1]  # Ben and Fin
     n = await down(graph_client, tenant, splitter)
     declared = await agent.node_down(netops, n)
@@ -134,7 +135,7 @@ async def test_back_up_closes_the_outage_and_the_tickets_waiting_on_it(netops, a
     assert t.stage is TicketStage.FIXED and oid in t.timeline[-1].detail and t.timeline[-1].agent == "netops"
     assert (await published(stream_redis, STREAM_TICKETS, tenant, id=t.id))[-1].version == t.version
     assert sorted(result.notified) == ["Ben Cole", "Fin Gale"]
-    transcript = await desk.transcript(graph_client, tenant, "ben-1")
+    transcript = await reads.transcript(graph_client, tenant, "ben-1")
     assert "Is everything working" in transcript[-2].text + transcript[-1].text
     assert [o.change for o in await published(stream_redis, STREAM_OUTAGES, tenant, id=oid)] == ["declared",
                                                                                                   "resolved"]
@@ -175,7 +176,7 @@ async def test_a_hub_down_does_not_warn_customers_its_standby_uplink_serves(neto
     assert await desk.ticket_outages(graph_client, tenant, opened.ticket.id) == []
     assert await network.open_outages_for_customer(graph_client, tenant, "Anil Shah") == []  # recall_customer's read
     notices = await published(stream_redis, STREAM_REPLIES, tenant, reply_to=oid)
-    assert len(notices) == 1 and (await desk.get_turn(graph_client, tenant, notices[0].id)).customer == "Ravi Kumar"
+    assert len(notices) == 1 and (await reads.get_turn(graph_client, tenant, notices[0].id)).customer == "Ravi Kumar"
 
     # the primary's hub fails too: every way up is down now, so they are warned and linked
     both = await agent.node_down(netops, await down(graph_client, tenant, ahmedabad))

@@ -16,6 +16,7 @@ from relay_graph.runtime.streams import STREAM_FACTS, STREAM_REPLIES, STREAM_TIC
 from services.intake.bootstrap import bootstrap
 from services.intake.handlers import handle_turn_received
 from services.intake.settings import IntakeSettings
+from tests import reads
 
 from .conftest import Gateway, _settings, published
 
@@ -46,7 +47,7 @@ async def test_a_turn_handled_while_the_streams_refuse_entries_is_announced_by_t
         await stream_redis.execute_command("ACL", "SETUSER", name, "+xadd")
     tid = desk.ticket_id_for(n.episode_id)
     reply_id = desk.reply_id_for(n.episode_id)
-    assert await desk.get_turn(graph_client, tenant, reply_id) is not None
+    assert await reads.get_turn(graph_client, tenant, reply_id) is not None
     kept = await graph_client.run(tenant, q.PENDING, {"before_ms": 2**62, "limit": 100})
     assert len(kept) >= 4  # the handoff, the reply and the facts (router, issue)
     assert await published(stream_redis, STREAM_REPLIES, tenant) == []

@@ -84,6 +84,46 @@ async def test_an_address_in_the_first_message_puts_the_customer_on_a_line(india
     assert cap.node == hops[0].node_id and cap.max_flow_gbps >= 0
 
 
+async def test_a_later_move_of_house_moves_the_line_and_a_move_we_cannot_serve_leaves_it(india, intake, gateway,
+                                                                                        graph_client, tenant):
+    async def turn(text):
+        return await intake_agent.answer_turn(intake, await gateway.write_turn("Asha Rao", text, session="a-1"))
+
+    async def line_names():
+        return " ".join(h.name for h in await network.customer_line(graph_client, tenant, "Asha Rao"))
+
+    await turn("Hi, I'm Asha Rao and I live in Pune. My internet is slow.")
+    first = await network.customer_line(graph_client, tenant, "Asha Rao")
+    assert "(Pune)" in await line_names()
+    # saying the same city again changes nothing
+    again = await turn("I live in Pune, yes.")
+    assert "moved your line" not in again.reply.text and "found your line" not in again.reply.text
+    assert (await network.customer_line(graph_client, tenant, "Asha Rao"))[0].node_id == first[0].node_id
+
+    moved = await turn("We have just moved to Mumbai.")
+    assert "moved your line from Pune to" in moved.reply.text and "Mumbai" in moved.reply.text, moved.reply.text
+    now = await network.customer_line(graph_client, tenant, "Asha Rao")
+    assert "(Mumbai)" in await line_names() and "(Pune)" not in await line_names()
+    assert now[0].node_id != first[0].node_id and now[0].kind is NodeKind.ONT
+    (home,) = [f for f in await intake.memory.facts(tenant, "Asha Rao") if f.predicate == "lives_in"]
+    assert home.object == "Mumbai"
+
+    # a move to a place with no line: said so, and the Mumbai line stays hers
+    away = await turn("Actually we have moved to Reykjavik now.")
+    assert "no line in Reykjav" in away.reply.text, away.reply.text
+    assert (await network.customer_line(graph_client, tenant, "Asha Rao"))[0].node_id == now[0].node_id
+
+
+async def test_a_pin_code_given_as_the_address_puts_the_customer_on_a_line(india, intake, gateway, graph_client,
+                                                                           tenant):
+    result = await intake_agent.answer_turn(intake, await gateway.write_turn(
+        "Kiran Rao", "Hi, I'm Kiran Rao. My pin code is 560034 and the internet is down.", session="k-1"))
+    assert "found your line" in result.reply.text and "Bengaluru" in result.reply.text, result.reply.text
+    assert "(Bengaluru)" in " ".join(h.name for h in await network.customer_line(graph_client, tenant, "Kiran Rao"))
+    (home,) = [f for f in await intake.memory.facts(tenant, "Kiran Rao") if f.predicate == "lives_in"]
+    assert home.object == "Bengaluru"
+
+
 async def test_the_home_learnt_from_a_city_named_in_chat_is_announced(india, intake, gateway, stream_redis, tenant):
     # "from Chennai" is no `lives_in` in the words: placing files it (services/intake/placing.py)
     text = "Hi, I'm Ravi Menon from Chennai.\nMy internet is down since this morning."

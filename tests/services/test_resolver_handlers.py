@@ -19,6 +19,7 @@ from relay_graph.desk.ticket_models import TicketStage
 from services.intake import agent as intake_agent
 from services.resolver import agent, playbooks
 from services.resolver.handlers import HANDLERS, handle_ticket_changed
+from tests import reads, sample_network
 
 from .conftest import CONSULTED, FAST, Gateway, counts, published
 
@@ -62,7 +63,7 @@ async def report(intake, gateway, customer: str, text: str, session: str | None 
 
 async def frozen(graph_client, tenant: str, *customers: str, city: str = "pune") -> None:
     """The customers on a line each, each with a frozen home box (the lab's fault)."""
-    await network.build_sample_network(graph_client, tenant, city=city, customers=list(customers))
+    await sample_network.build_sample_network(graph_client, tenant, city=city, customers=list(customers))
     for c in customers:
         await lab.inject(graph_client, tenant, kind=lab.FaultKind.ROUTER_FROZEN, customer=c)
 
@@ -73,7 +74,7 @@ def test_handlers_table_names_the_kind_it_consumes():
 
 async def test_a_handed_off_ticket_is_claimed_and_worked_to_fixed(intake, resolver, gateway, graph_client,
                                                                   stream_redis, tenant):
-    await network.build_sample_network(graph_client, tenant, city="pune", customers=["Alice Rao"])
+    await sample_network.build_sample_network(graph_client, tenant, city="pune", customers=["Alice Rao"])
     await lab.inject(graph_client, tenant, kind=lab.FaultKind.WIFI_INTERFERENCE, customer="Alice Rao")
     t = await report(intake, gateway, "Alice Rao", "My wifi keeps dropping upstairs. My router is a TP-Link "
                                                    "Archer C6", session="alice-1")
@@ -113,7 +114,7 @@ async def test_a_handed_off_ticket_is_claimed_and_worked_to_fixed(intake, resolv
     assert stages[-1].version == done.version
     replies = await published(stream_redis, STREAM_REPLIES, tenant, reply_to=t.id)
     assert len(replies) == 2 and {r.session for r in replies} == {"alice-1"}
-    last = await desk.get_turn(graph_client, tenant, replies[-1].id)
+    last = await reads.get_turn(graph_client, tenant, replies[-1].id)
     assert last.speaker == "resolver" and "Is everything working" in last.text
 
 
@@ -159,7 +160,7 @@ async def test_an_unknown_ticket_raises_so_the_runtime_dead_letters_it(resolver,
 
 
 async def test_an_open_outage_comes_first_the_ticket_waits_on_it(intake, resolver, gateway, graph_client, tenant):
-    net = await network.build_sample_network(graph_client, tenant, city="goa", customers=["Eli Ford"])
+    net = await sample_network.build_sample_network(graph_client, tenant, city="goa", customers=["Eli Ford"])
     splitter = net.splitter_of[net.onts["Eli Ford"]]
     t = await report(intake, gateway, "Eli Ford", "my internet is down", session="eli-1")
     # the fault lands between intake's handoff and the resolver's pickup (set by staff: not a lab
@@ -180,7 +181,7 @@ async def test_an_open_outage_comes_first_the_ticket_waits_on_it(intake, resolve
     assert "fix_failed" in events and "waiting_on_network" in events
     assert done.timeline[-1].event == "checking_line" and outage.outage_id in done.timeline[-1].detail
     assert [o.outage_id for o in await desk.ticket_outages(graph_client, tenant, t.id)] == [outage.outage_id]
-    transcript = await desk.transcript(graph_client, tenant, "eli-1")
+    transcript = await reads.transcript(graph_client, tenant, "eli-1")
     said = [e.text for e in transcript if e.speaker == "resolver"]
     assert "known outage" in said[0] and "network team" in said[-1]
     # a repeat does not measure, act or say anything again
@@ -190,7 +191,7 @@ async def test_an_open_outage_comes_first_the_ticket_waits_on_it(intake, resolve
 
 
 async def test_a_red_light_or_a_dead_home_box_gets_a_technician(intake, resolver, gateway, graph_client, tenant):
-    net = await network.build_sample_network(graph_client, tenant, city="agra", customers=["Fay Wu", "Gil Ota"])
+    net = await sample_network.build_sample_network(graph_client, tenant, city="agra", customers=["Fay Wu", "Gil Ota"])
     t = await report(intake, gateway, "Fay Wu", "the red light on my box is blinking")
     await handle_ticket_changed(resolver, handed(tenant, t), delivery(resolver.consumer_name))
     done = await tickets.get_ticket(graph_client, tenant, t.id)
@@ -226,7 +227,7 @@ async def test_with_no_line_on_file_nothing_is_claimed_and_intake_is_asked_for_t
     work = await tickets.get_work(graph_client, tenant, t.id)
     assert work.needs == "address" and work.checks == [] and work.proofs == []
     said = [r for r in await published(stream_redis, STREAM_REPLIES, tenant, reply_to=t.id)]
-    text = (await desk.get_turn(graph_client, tenant, said[-1].id)).text
+    text = (await reads.get_turn(graph_client, tenant, said[-1].id)).text
     assert "no line on file" in text and "address" in text
     # the handoff to intake is not the resolver's to take up again; a repeat asks nothing twice
     assert await agent.take_up(resolver, TicketChanged(tenant=tenant, id=t.id, version=done.version,
@@ -244,7 +245,7 @@ async def test_a_double_charge_is_escalated_to_billing_not_claimed_fixed(intake,
     done = await tickets.get_ticket(graph_client, tenant, t.id)
     assert done.stage is TicketStage.CHECKING_LINE
     assert not [e for e in done.timeline if e.event in ("fix_step", "fixed")]
-    (esc,) = await tickets.escalations(graph_client, tenant, t.id)
+    (esc,) = await reads.escalations(graph_client, tenant, t.id)
     assert (esc.to, esc.priority, esc.agent) == ("billing", "high", "resolver") and "double charge" in esc.reason
 
 

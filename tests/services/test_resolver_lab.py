@@ -29,7 +29,7 @@ from services.intake import agent as intake_agent
 from services.netops import agent as netops_agent
 from services.resolver import diagnosing
 from services.resolver.handlers import handle_ticket_changed
-from tests import lab_network
+from tests import lab_network, reads
 
 from .conftest import Gateway, published
 
@@ -138,7 +138,7 @@ async def test_each_fault_kind_is_diagnosed_and_its_fix_proven_through_the_handl
         if change.node_id:
             ups = await published(stream_redis, STREAM_NETWORK, tenant, id=change.node_id, change="up")
             assert [(n.actor, n.version) for n in ups] == [("resolver", change.version + 1)]
-    last = (await desk.transcript(graph_client, tenant, f"{who}-1"))[-1]
+    last = (await reads.transcript(graph_client, tenant, f"{who}-1"))[-1]
     assert last.speaker == "resolver" and "measured your line again" in last.text
 
 

@@ -10,18 +10,31 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
 
 from relay_graph.runtime.embedded import free_port
-from relay_graph.runtime.streams import Publisher, TurnReceived, connect
+from relay_graph.runtime.agents.settings import AgentSettings
+from relay_graph.runtime.streams import STREAM_TURNS, Publisher, TurnReceived, connect, stream_groups
+from services.gateway.settings import GatewaySettings
+from tests.support import eventually
 
-from .processes import REPO, Desk
+from .processes import FAST_ENV, REPO, Desk
 
 pytestmark = pytest.mark.processes
 
 STOP_WITHIN_S = 5.0
+# The periods of the loops in which the desk's processes (FAST_ENV) and the gateway use FalkorDB.
+LOOP_PERIODS_S = (int(FAST_ENV["RELAY_STREAMS__BLOCK_MS"]) / 1000, float(FAST_ENV["RELAY_HEARTBEAT_EVERY_S"]),
+                  AgentSettings.model_fields["outbox_every_s"].default,
+                  GatewaySettings.model_fields["outbox_every_s"].default)
+
+
+def _state(pid: int) -> str:
+    """A process's state letter from /proc (T: stopped by a signal)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
 
 
 def _gateway(server, tmp_path) -> tuple[subprocess.Popen, str]:
@@ -62,14 +75,26 @@ async def test_every_service_stops_within_5s_of_sigterm_after_falkordb_died(own_
     try:
         await desk.ready(redis)
         await _gateway_ready(gateway, base)
-        # a turn in flight for a tenant with no graph: intake is somewhere in its handler
+        # a turn in flight for a tenant with no graph: intake has read it and is somewhere in its handler
         await Publisher(redis).publish(TurnReceived(tenant=tenant, episode_id="e1", seq=1, session="s", customer="c"))
-        await asyncio.sleep(0.3)
+
+        async def intake_read_it() -> bool:
+            return any(g.group == "intake" and g.lag == 0 for g in await stream_groups(redis, STREAM_TURNS))
+
+        await eventually(intake_read_it, what="intake reading the turn")
     finally:
         await redis.aclose()
     server = own_server.process
     server.send_signal(signal.SIGKILL if how == "killed" else signal.SIGSTOP)
-    await asyncio.sleep(2.0)  # long enough for every connection to be in trouble
+    if how == "killed":
+        await asyncio.to_thread(server.wait, 30)
+    else:
+        await eventually(lambda: _state(server.pid) == "T", what="FalkorDB stopped (SIGSTOP)")
+    # The server is gone, or answers nothing (and a frozen one makes nobody say so). Each service's
+    # loops that touch it (the streams' reads, the heartbeat, the outbox relay) run again within
+    # their period, so after two of the longest every connection is in trouble: inside other
+    # processes there is no event to wait on, nor a clock to move.
+    await asyncio.sleep(2 * max(LOOP_PERIODS_S))
     procs = {f"{p.service}-{p.replica}": p.popen for p in desk.procs} | {"gateway": gateway}
     started = time.monotonic()
     for p in procs.values():

@@ -9,13 +9,14 @@ import uuid
 
 from opentelemetry import trace
 
-from relay_graph.desk import agent_reads as desk, network, tickets
+from relay_graph.desk import agent_reads as desk, tickets
 from relay_graph import lab
 from relay_graph.runtime.agents.runner import make_app
 from relay_graph.runtime.streams import Publisher
 from relay_graph.desk.ticket_models import TicketStage
 from services.intake.handlers import HANDLERS as INTAKE
 from services.resolver.handlers import HANDLERS as RESOLVER
+from tests import sample_network
 
 from .conftest import Gateway, eventually, wipe_stream_keys
 
@@ -33,7 +34,7 @@ async def test_one_trace_runs_from_the_request_through_intake_to_the_resolver(
         await eventually(lambda: all(c.ready.is_set() for c in consumers), what="consumers ready")
         gateway = Gateway(memory, Publisher(stream_redis), tenant)
         # the customer on a line with a frozen box: the resolver measures, acts, measures again
-        await network.build_sample_network(graph_client, tenant, city="pune", customers=["Trace Customer"])
+        await sample_network.build_sample_network(graph_client, tenant, city="pune", customers=["Trace Customer"])
         await lab.inject(graph_client, tenant, kind=lab.FaultKind.ROUTER_FROZEN, customer="Trace Customer")
         with trace.get_tracer("test").start_as_current_span("POST /v1/tenants/{t}/chat") as request:
             turn = await gateway.say("Trace Customer", "my router is frozen", session="trace-1")

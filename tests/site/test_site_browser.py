@@ -196,3 +196,32 @@ def test_judge_mode_plays_the_whole_story_with_every_caption(stack, site, browse
     page.locator("[data-testid=fact][data-state=current] .value", has_text=re.compile("mumbai", re.I)).wait_for()
     ctx.close()
     assert outside == [], outside
+
+
+def test_a_visitor_from_lisbon_is_quoted_portugals_prices_before_giving_an_address(stack, browser):
+    # A desk of its own for Europe: the browser's time zone picks the country, in the page and in chat.
+    tenant, key = stack.tenant()
+    auth = {"Authorization": f"Bearer {key}"}
+    assert httpx.put(f"{stack.url}/v1/tenants/{tenant}/site", json={"open": True}, headers=auth).status_code == 200
+    r = httpx.post(f"{stack.url}/v1/tenants/{tenant}/world", json={"region": "europe", "max_cities": 1},
+                   headers=auth, timeout=120)
+    assert r.status_code == 200, r.text
+    outside: list[str] = []
+    ctx = browser.new_context(viewport=DESKTOP, timezone_id="Europe/Lisbon")
+    offline(ctx, outside)
+    page = ctx.new_page()
+    page.set_default_timeout(STAGE_TIMEOUT_MS)
+    page.goto(f"{stack.url}/t/{tenant}/")
+    page.get_by_text("live", exact=True).wait_for()
+    tab(page, "Plans and coverage")
+    page.get_by_test_id("plan").first.wait_for()
+    assert "€" in page.get_by_test_id("plan").first.inner_text()
+    assert page.get_by_label("Country").input_value() == "PT"
+    tab(page, "Chat")
+    say(page, "Hello! Which plans do you have and what do they cost?")
+    reply = page.get_by_test_id("desk-reply").first
+    reply.wait_for()
+    text = reply.locator(".bubble").inner_text()
+    assert "€" in text and "Portugal" in text, text
+    ctx.close()
+    assert outside == [], outside

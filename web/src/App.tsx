@@ -34,7 +34,8 @@ export function App() {
   const [judge] = useState(pendingJudge);
 
   useEffect(() => {
-    post<{ customer: string }>("/me/session")
+    // the time zone lets the desk quote your country's prices before you give an address
+    post<{ customer: string }>("/me/session", { time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone })
       .then((me) => setCustomer(me.customer))
       .catch((e: ApiError) => setProblem(e.message));
   }, []);

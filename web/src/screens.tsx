@@ -160,17 +160,6 @@ export function Line({ tick }: { tick: number }) {
   );
 }
 
-// A country from the browser's time zone, until the desk knows your address.
-const ZONES: Record<string, string> = {
-  "Asia/Kolkata": "IN", "Asia/Calcutta": "IN", "Europe/London": "GB", "Europe/Dublin": "IE", "Europe/Paris": "FR",
-  "Europe/Berlin": "DE", "Europe/Madrid": "ES", "Europe/Lisbon": "PT", "Europe/Rome": "IT", "Europe/Amsterdam": "NL",
-  "Europe/Brussels": "BE", "Europe/Zurich": "CH", "Europe/Vienna": "AT", "Europe/Stockholm": "SE", "Europe/Oslo": "NO",
-  "Europe/Copenhagen": "DK", "Europe/Helsinki": "FI", "Europe/Warsaw": "PL", "America/New_York": "US",
-  "America/Chicago": "US", "America/Denver": "US", "America/Los_Angeles": "US", "America/Toronto": "CA",
-  "America/Vancouver": "CA", "Australia/Sydney": "AU", "Pacific/Auckland": "NZ", "Asia/Singapore": "SG",
-  "Asia/Tokyo": "JP", "Asia/Seoul": "KR", "Asia/Dubai": "AE", "Africa/Johannesburg": "ZA", "America/Mexico_City": "MX",
-  "America/Sao_Paulo": "BR",
-};
 const COUNTRIES: [string, string][] = [
   ["IN", "India"], ["GB", "United Kingdom"], ["IE", "Ireland"], ["FR", "France"], ["DE", "Germany"], ["ES", "Spain"],
   ["IT", "Italy"], ["NL", "Netherlands"], ["US", "United States"], ["CA", "Canada"], ["AU", "Australia"],
@@ -179,9 +168,10 @@ const COUNTRIES: [string, string][] = [
 ];
 
 export function Plans() {
-  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const [country, setCountry] = useState(ZONES[zone] ?? "IN");
-  const [d, error] = useRead<Offers>(`/me/plans?country=${country}`, 0);
+  // null: the country the desk quotes you (your address's, else your time zone's), as it answers
+  const [country, setCountry] = useState<string | null>(null);
+  const [d, error] = useRead<Offers>(country ? `/me/plans?country=${country}` : "/me/plans", 0);
+  const shown = country ?? d?.country ?? "";
   // the network changes under the page: read the cities' state again every half minute
   const [tick, setTick] = useState(0);
   useEffect(() => {
@@ -193,10 +183,11 @@ export function Plans() {
     <section aria-labelledby="h-plans">
       <h2 id="h-plans">Plans and coverage</h2>
       <label className="switch">
-        Country <select value={country} onChange={(e) => setCountry(e.target.value)}>
+        Country <select value={shown} onChange={(e) => setCountry(e.target.value)}>
+          {shown && !COUNTRIES.some(([c]) => c === shown) ? <option value={shown}>{shown}</option> : null}
           {COUNTRIES.map(([c, n]) => <option key={c} value={c}>{n}</option>)}
         </select>
-        <span className="muted small"> (picked from your time zone, {zone})</span>
+        {country === null ? <span className="muted small"> (the desk's pick for you: your address, else your time zone)</span> : null}
       </label>
       {error ? <p role="alert" className="problem">{error}</p> : null}
       <div className="coverage" data-testid="coverage" aria-live="polite">

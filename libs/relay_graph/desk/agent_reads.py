@@ -101,13 +101,6 @@ class TicketRouting(BaseModel):
     issue: str
 
 
-class TriedFix(BaseModel):
-    procedure_id: str
-    steps: list[str]
-    round: int
-    outcome: str
-
-
 class TicketOutage(BaseModel):
     outage_id: str
     node_id: str
@@ -130,7 +123,8 @@ class AgentEdge(BaseModel):
     at: datetime | None = None
 
 
-def _episode(row: dict[str, Any]) -> EpisodeView:
+def episode_view(row: dict[str, Any]) -> EpisodeView:
+    """A row of queries.agent_reads.EPISODE_FIELDS (and `customer`) as an EpisodeView."""
     how = row.get("how_i_know")
     return EpisodeView(
         episode_id=row["episode_id"],
@@ -151,24 +145,17 @@ def _episode(row: dict[str, Any]) -> EpisodeView:
 # ---------------------------------------------------------------- reads
 
 
-async def get_turn(client: GraphClient, tenant: str, episode_id: str) -> EpisodeView | None:
-    """An episode with its session and the customer that session belongs to; None if unknown."""
-    validate_tenant(tenant)
-    rows = await client.run(tenant, q.TURN, {"id": episode_id})
-    return _episode(rows[0]) if rows and rows[0].get("episode_id") else None
-
-
 async def get_turn_and_reply(client: GraphClient, tenant: str, episode_id: str
                              ) -> tuple[EpisodeView | None, EpisodeView | None]:
-    """`get_turn` of a customer's turn and of the reply written to it (`reply_id_for`), in one
-    round trip: (None, None) if the turn is unknown; the reply is None until it is written. The
-    reply's `customer` is not read (None)."""
+    """A customer's turn with its session and the customer that session belongs to, and the reply
+    written to it (`reply_id_for`), in one round trip: (None, None) if the turn is unknown; the
+    reply is None until it is written. The reply's `customer` is not read (None)."""
     validate_tenant(tenant)
     rows = await client.run(tenant, q.TURN_AND_REPLY, {"id": episode_id, "reply_id": reply_id_for(episode_id)})
     if not rows or not rows[0].get("episode_id"):
         return None, None
     reply = rows[0].get("reply")
-    return _episode(rows[0]), (_episode(reply) if isinstance(reply, dict) and reply.get("episode_id") else None)
+    return episode_view(rows[0]), (episode_view(reply) if isinstance(reply, dict) and reply.get("episode_id") else None)
 
 
 async def existing_episodes(client: GraphClient, tenant: str, ids: Iterable[str]) -> set[str]:
@@ -196,12 +183,6 @@ async def latest_session(client: GraphClient, tenant: str, customer: str) -> str
     return (await latest_sessions(client, tenant, [customer]))[customer]
 
 
-async def transcript(client: GraphClient, tenant: str, session: str) -> list[EpisodeView]:
-    """A session's episodes in the order they happened."""
-    validate_tenant(tenant)
-    return [_episode(r) for r in await client.run(tenant, q.TRANSCRIPT, {"session": session})]
-
-
 async def ticket_routing(client: GraphClient, tenant: str, ticket_id: str) -> TicketRouting:
     validate_tenant(tenant)
     rows = await client.run(tenant, q.TICKET_ROUTING, {"id": ticket_id})
@@ -210,11 +191,6 @@ async def ticket_routing(client: GraphClient, tenant: str, ticket_id: str) -> Ti
     r = rows[0]
     return TicketRouting(**{k: v for k, v in r.items() if k != "owner_seen_ms"},
                          owner_seen_at=from_ms(r.get("owner_seen_ms")))
-
-
-async def tried_fixes(client: GraphClient, tenant: str, ticket_id: str) -> list[TriedFix]:
-    validate_tenant(tenant)
-    return [TriedFix(**r) for r in await client.run(tenant, q.TRIED_FIXES, {"id": ticket_id})]
 
 
 async def ticket_outages(client: GraphClient, tenant: str, ticket_id: str) -> list[TicketOutage]:

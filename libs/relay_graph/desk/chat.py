@@ -164,22 +164,6 @@ def announcement(tenant: str, turn: RecordedTurn) -> TurnReceived:
                         customer=turn.customer, actor="customer", notification_id=turn.notification_id)
 
 
-async def turn_seq(client: GraphClient, tenant: str, episode_id: str) -> int | None:
-    """A turn's sequence number in its session (None: unknown episode, or not a numbered turn)."""
-    validate_tenant(tenant)
-    rows = await client.run(tenant, q.TURN_SEQ, {"id": episode_id})
-    return int(rows[0]["seq"]) if rows and rows[0]["seq"] is not None else None
-
-
-async def get_reply(client: GraphClient, tenant: str, episode_id: str) -> ReplyView | None:
-    """The reply episode with its text and `how_i_know`; None if this tenant has no such episode."""
-    validate_tenant(tenant)
-    rows = await client.run(tenant, q.REPLY, {"id": episode_id})
-    if not rows or rows[0]["episode_id"] is None:
-        return None
-    return _reply_view(rows[0])
-
-
 class ReplyTicket(NamedTuple):
     """The ticket a reply concerns, as a waiting chat request shows it."""
 
@@ -189,19 +173,20 @@ class ReplyTicket(NamedTuple):
 
 async def get_reply_and_ticket(client: GraphClient, tenant: str, episode_id: str, ticket_id: str | None = None
                                ) -> tuple[ReplyView | None, ReplyTicket | None]:
-    """`get_reply`, and the stage of the ticket the reply concerns (its own ticket_id, else
-    `ticket_id`), in one round trip. (None, None) without such a reply; the ticket is None when the
-    reply concerns none or it is not in this tenant."""
+    """The reply episode with its text and `how_i_know`, and the stage of the ticket the reply
+    concerns (its own ticket_id, else `ticket_id`), in one round trip. (None, None) without such a
+    reply; the ticket is None when the reply concerns none or it is not in this tenant."""
     validate_tenant(tenant)
     rows = await client.run(tenant, q.REPLY_AND_TICKET, {"id": episode_id, "ticket_id": ticket_id})
     if not rows or rows[0]["episode_id"] is None:
         return None, None
     r = rows[0]
     ticket = ReplyTicket(r["ticket"], r["ticket_stage"]) if r.get("ticket") and r.get("ticket_stage") else None
-    return _reply_view(r), ticket
+    return reply_view(r), ticket
 
 
-def _reply_view(r: dict[str, Any]) -> ReplyView:
+def reply_view(r: dict[str, Any]) -> ReplyView:
+    """A row of a reply episode's fields (queries.chat.REPLY_AND_TICKET's) as a ReplyView."""
     how = r.get("how_i_know")
     return ReplyView(
         episode_id=r["episode_id"], session=r.get("session"), kind=r.get("kind"), text=r.get("text") or "",

@@ -16,12 +16,18 @@ close ("esha rao": asha rao, isha rao), the answer is `ambiguous`, listing them,
 
 from __future__ import annotations
 
+import re
+from typing import Annotated
+
 from pydantic import BaseModel, Field
 
 from relay_graph.memory import facts, names
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import new_customer_id
-from relay_graph.runtime.errors import InvalidInput
+from relay_graph.desk.catalogue.geo import MAX_ZONE, ZONE_PATTERN
+from relay_graph.desk.agent_reads import customer_uid
+from relay_graph.desk.queries import site as sq
+from relay_graph.runtime.errors import InvalidInput, InvalidValue
 from relay_graph.memory.models import Ambiguous, Candidate, FactInput, FactWriteResult, Matched
 from relay_graph.memory.queries import facts as fq
 from relay_graph.memory.registry import clean_text
@@ -41,6 +47,28 @@ class CustomersAnswer(BaseModel):
     matched: Matched | None = Field(default=None, description="set when they were found by a name spelt alike")
     ambiguous: Ambiguous | None = Field(default=None, description="two or more different names are close: "
                                                                    "nothing was picked; ask which")
+
+
+def check_time_zone(zone: object) -> str:
+    """An IANA time zone name as a browser reports it ("Europe/Lisbon", "Asia/Calcutta", "UTC"); one
+    the gazetteer does not know is kept and simply picks no country."""
+    if not isinstance(zone, str) or len(zone) > MAX_ZONE or not re.fullmatch(ZONE_PATTERN, zone):
+        raise InvalidValue(f"time_zone must be an IANA time zone name such as Europe/Lisbon (at most {MAX_ZONE} "
+                           "characters)")
+    return zone
+
+
+TimeZoneName = Annotated[str, Field(min_length=1, max_length=MAX_ZONE, pattern=ZONE_PATTERN,
+                                    description="an IANA time zone name, as the browser reports it "
+                                                "(Intl.DateTimeFormat().resolvedOptions().timeZone)",
+                                    examples=["Europe/Lisbon"])]
+
+
+async def set_time_zone(client: GraphClient, tenant: str, customer: str, zone: str) -> None:
+    """Keeps the browser's time zone on the customer: the country whose prices they see until an
+    address says otherwise (conversation.reads.customer_country)."""
+    tenant = validate_tenant(tenant)
+    await client.run(tenant, sq.SET_TIME_ZONE, {"uid": customer_uid(customer), "time_zone": check_time_zone(zone)})
 
 
 def check_name(name: object) -> str:

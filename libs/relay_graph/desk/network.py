@@ -33,7 +33,6 @@ from relay_graph.desk.network_models import (
     NodeKind,
     NodeStatusChange,
     Outage,
-    SampleNetwork,
     UpsertResult,
 )
 from relay_graph.desk.network_graph import load_upward, served_nodes
@@ -229,10 +228,6 @@ async def attach_customers(client: GraphClient, tenant: str, pairs: list[tuple[s
     out = {r["uid"]: Attachment(customer=r["customer"], uid=r["uid"], node_id=r["node_id"],
                                 previous=sorted(set(r["previous"]))) for r in res}
     return [out[r["uid"]] for r in rows]
-
-
-async def attach_customer(client: GraphClient, tenant: str, customer: str, ont_id: str) -> Attachment:
-    return (await attach_customers(client, tenant, [(customer, ont_id)]))[0]
 
 
 # ---------------------------------------------------------------- status
@@ -485,44 +480,3 @@ async def link_tickets_to_outage(client: GraphClient, tenant: str, outage_id: st
     if not rows:
         raise NotFound(f"unknown outage {outage_id!r}", code="outage_not_found")
     return sorted(t for t in rows[0]["tickets"] if t is not None)
-
-
-# ---------------------------------------------------------------- demo
-
-
-async def build_sample_network(
-    client: GraphClient, tenant: str, *, city: str = "pune", customers: list[str]
-) -> SampleNetwork:
-    """A small city: one backbone, one POP, two OLTs, two splitters per OLT, an ONT per customer,
-    customers dealt round-robin over the splitters. Ids are derived from the city, so building the
-    same city twice changes nothing."""
-    validate_tenant(tenant)
-    slug = name_key(clean_text(city, "city")).replace(" ", "-")
-    check_node_id(slug, "city")
-    title = city.strip().title()
-    bb, pop = f"{slug}-bb-1", f"{slug}-pop-1"
-    olts = [f"{slug}-olt-{i}" for i in (1, 2)]
-    cabinets = [(f"{olt}-spl-{j}", f"{i + 1}{j}") for i, olt in enumerate(olts) for j in ("a", "b")]
-    splitters = [s for s, _ in cabinets]
-    names = [customer_identity(c)[0] for c in customers]
-    onts = {name: f"{slug}-ont-{i + 1}" for i, name in enumerate(names)}
-    splitter_of = {ont: splitters[i % len(splitters)] for i, ont in enumerate(onts.values())}
-
-    nodes = [NetNodeIn(node_id=bb, kind=NodeKind.BACKBONE, name=f"{title} backbone", capacity_gbps=400),
-             NetNodeIn(node_id=pop, kind=NodeKind.POP, name=f"{title} hub", capacity_gbps=100)]
-    nodes += [NetNodeIn(node_id=o, kind=NodeKind.OLT, name=f"{title} exchange {i + 1}", capacity_gbps=20)
-              for i, o in enumerate(olts)]
-    nodes += [NetNodeIn(node_id=s, kind=NodeKind.SPLITTER, name=f"{title} cabinet {label}", capacity_gbps=2.5)
-              for s, label in cabinets]
-    nodes += [NetNodeIn(node_id=o, kind=NodeKind.ONT, name=home_box_name(n), capacity_gbps=1)
-              for n, o in onts.items()]
-    links = [LinkIn(type=LinkType.UPLINK, source=pop, target=bb, capacity_gbps=100, length_m=12_000)]
-    links += [LinkIn(type=LinkType.UPLINK, source=o, target=pop, capacity_gbps=20, length_m=4_000) for o in olts]
-    links += [LinkIn(type=LinkType.PON, source=s, target=olts[i // 2], capacity_gbps=2.5, length_m=900)
-              for i, s in enumerate(splitters)]
-    links += [LinkIn(type=LinkType.DROP, source=s, target=o, capacity_gbps=1, length_m=60)
-              for o, s in splitter_of.items()]
-    await upsert_nodes(client, tenant, nodes)
-    await upsert_links(client, tenant, links)
-    await attach_customers(client, tenant, list(onts.items()))
-    return SampleNetwork(backbone=bb, pop=pop, olts=olts, splitters=splitters, onts=onts, splitter_of=splitter_of)

@@ -158,15 +158,6 @@ class Outage(BaseModel):
     created: bool = False  # True only on the call that opened it (netops announces once)
 
 
-class SampleNetwork(BaseModel):
-    backbone: str
-    pop: str
-    olts: list[str]
-    splitters: list[str]  # olt i owns splitters [2i, 2i+1]
-    onts: dict[str, str]  # customer name -> ont id
-    splitter_of: dict[str, str]  # ont id -> splitter id
-
-
 # ---------------------------------------------------------------- generation (network_gen)
 
 
@@ -309,6 +300,5 @@ __all__ = [
     "NodeKind",
     "NodeStatusChange",
     "Outage",
-    "SampleNetwork",
     "UpsertResult",
 ]

@@ -533,13 +533,6 @@ async def get_procedure(client: GraphClient, tenant: str, procedure_id: str) -> 
     return Procedure(**rows[0])
 
 
-async def customer_of_session(client: GraphClient, tenant: str, session: str) -> str | None:
-    """The customer a session belongs to, if the graph knows it."""
-    validate_tenant(tenant)
-    rows = await client.run(tenant, q.CUSTOMER_OF_SESSION, {"session": _session(session)})
-    return rows[0]["customer"] if rows else None
-
-
 # ---------------------------------------------------------------- working state, escalations, the invariant
 
 
@@ -574,15 +567,11 @@ async def escalate(client: GraphClient, tenant: str, ticket_id: str, *, reason: 
     t = await peek_ticket(client, tenant, tid)
     params = {"id": tid, "eid": f"{tid}-esc-r{t.round}", "reason": _text(reason, "reason"),
               "to": _agent(to), "agent": _agent(agent), "priority": priority, "now": _ms(at)}
-    return _escalation(_one(await client.run(tenant, q.ESCALATE, params), ticket_id))
+    return escalation_of(_one(await client.run(tenant, q.ESCALATE, params), ticket_id))
 
 
-async def escalations(client: GraphClient, tenant: str, ticket_id: str) -> list[Escalation]:
-    validate_tenant(tenant)
-    return [_escalation(r) for r in await client.run(tenant, q.ESCALATIONS, {"id": _ticket_id(ticket_id)})]
-
-
-def _escalation(row: dict[str, Any]) -> Escalation:
+def escalation_of(row: dict[str, Any]) -> Escalation:
+    """A row of queries.tickets.ESCALATE's fields as an Escalation."""
     return Escalation(escalation_id=row["escalation_id"], ticket_id=row["ticket_id"], round=row["round"],
                       reason=row["reason"], to=row["to"], agent=row["agent"], at=from_ms(row["at_ms"]),
                       priority=row["priority"])

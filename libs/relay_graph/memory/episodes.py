@@ -300,17 +300,6 @@ async def embed_missing(client: GraphClient, embedder: Embedder, tenant: str, id
     return int(done[0]["n"]) if done else 0
 
 
-async def get_episode(client: GraphClient, tenant: str, episode_id: str) -> dict[str, Any] | None:
-    rows = await client.run(tenant, q.GET, {"id": episode_id})
-    return rows[0] if rows else None
-
-
-async def session_chain(client: GraphClient, tenant: str, customer: str) -> list[dict[str, Any]]:
-    """A customer's sessions in order, each with the session FOLLOWED_BY links it has."""
-    uid = entity_uid(q.CUSTOMER_LABEL, name_key(customer))
-    return await client.run(tenant, q.SESSION_CHAIN, {"uid": uid})
-
-
 def iter_batches(items: Sequence[Any], size: int = MAX_BATCH) -> Iterable[Sequence[Any]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]

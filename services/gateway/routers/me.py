@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field, StrictBool
 from relay_graph.desk import customers, network, site, tickets
 from relay_graph.desk.catalogue.models import ExtraOffer, PlanOffer
 from relay_graph.desk.catalogue.reads import addons_for, plans_for
+from relay_graph.desk.conversation.reads import customer_country
 from relay_graph.runtime.errors import NotFound, RelayError
 from relay_graph.memory.models import FactView
 from relay_graph.desk.network_models import CityStatus
@@ -63,6 +64,12 @@ class Me(BaseModel):
     customer: str = Field(description="the customer id this session speaks for")
 
 
+class StartSessionBody(Strict):
+    time_zone: customers.TimeZoneName | None = Field(
+        default=None, description="the browser's time zone: until the customer gives an address, the desk "
+        "prices plans in its country when this tenant serves it")
+
+
 class MeChatBody(Strict):
     text: str = Field(min_length=1, max_length=8_000, examples=["Hi, I'm Asha and my internet is down"])
     session: str | None = Field(default=None, min_length=1, max_length=128,
@@ -106,7 +113,8 @@ async def set_site(body: SiteBody, tenant: TenantDep, services: ServicesDep) -> 
              description="A new customer id and a session cookie (HttpOnly, SameSite=Strict, path `/v1/tenants/{t}/me`). "
              "A cookie of a live session on this site answers 200 with it and creates nothing. Rate-limited per "
              "client address. 404 `site_closed` when the tenant has not opened its site.")
-async def start_session(request: Request, response: Response, services: ServicesDep, tenant: TenantPath) -> Me:
+async def start_session(request: Request, response: Response, services: ServicesDep, tenant: TenantPath,
+                        body: StartSessionBody | None = None) -> Me:
     store = await _sessions(services)
     existing = request.cookies.get(COOKIE)
     if existing:
@@ -118,7 +126,10 @@ async def start_session(request: Request, response: Response, services: Services
             pass  # ended or another site's: a new one replaces it
     services.site_limiter.hit("site:" + (request.client.host if request.client else "?"))
     await store.check_open(tenant)  # before a customer is made
-    customer = await customers.create((await services.backend.memory()).client, tenant, agent="gateway")
+    client = (await services.backend.memory()).client
+    customer = await customers.create(client, tenant, agent="gateway")
+    if body is not None and body.time_zone is not None:
+        await customers.set_time_zone(client, tenant, customer, body.time_zone)
     token, session = await store.create(tenant, customer)
     with_cookie(response, request, token, tenant)
     return Me(tenant=session.tenant, customer=session.customer)
@@ -215,9 +226,17 @@ async def my_line(session: CustomerDep, memory: MemoryDep) -> LineResult:
 
 
 @router.get("/me/plans", response_model=Answer[Offers], responses=responses(401, 403, 404, 422, 429, 503),
-            summary="The plans and add-ons of a country, priced locally with tax")
+            summary="The plans and add-ons of a country, priced locally with tax",
+            description="Without `country`: the country whose prices the desk quotes this customer (their "
+            "address's, else their browser's time zone's, else the desk's home country).")
 async def my_plans(session: CustomerDep, memory: MemoryDep,
-                   country: Annotated[str, Query(min_length=2, max_length=2, examples=["IN"])]) -> Offers:
+                   country: Annotated[str | None, Query(min_length=2, max_length=2, examples=["IN"])] = None
+                   ) -> Offers:
+    if country is None:
+        theirs = await customer_country(memory.client, session.tenant, session.customer)
+        if theirs is None:
+            raise NotFound("this desk has no catalogue yet", code="catalogue_not_found")
+        country = theirs.code
     plans = await plans_for(memory.client, session.tenant, country)
     addons = await addons_for(memory.client, session.tenant, country)
     return Offers(country=country.upper(), plans=plans, addons=addons)

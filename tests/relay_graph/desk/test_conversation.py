@@ -80,6 +80,12 @@ A = AskKind
     ("things are slightly better now", [(A.READING, "better")]),
     ("ring me before 6pm please", [(A.CALLBACK, "before 6pm")]),
     ("Hi\nWhat plans do you have?\nAnd do you sell iPhones?", [(A.PLANS, None), (A.NOT_SOLD, "iPhones")]),
+    # a plan for someone: a recommendation, which carries the price asked next
+    ("Do you have a plan for gamers with low ping? What would it cost per month?", [(A.RECOMMEND, None)]),
+    ("is there a package good for streaming 4K?", [(A.RECOMMEND, None)]),
+    ("What would it cost per month?", [(A.PLANS, None)]),
+    ("what is the monthly fee?", [(A.PLANS, None)]),
+    ("Is there a cheaper plan?", [(A.PLANS, None)]),
 ])
 def test_what_a_turn_asks(text, expected):
     assert [(a.kind, a.detail) for a in recognise(text)] == expected
@@ -144,6 +150,13 @@ def test_the_recommendation_names_the_plan_its_reason_and_its_price():
     assert text.startswith("For 4 people who game and stream, I would suggest Fiber 300 (300 Mbps down, 150 up)")
     assert "about 200 Mbps" in text and "₹1,099 a month + 18% GST = ₹1,296.82" in text
     assert part.reply.how_i_know == [compose._plan_ref(PLANS[1])]
+
+
+def test_a_recommendation_never_states_a_household_the_customer_did_not_give():
+    text = compose.recommend(PLANS, Household(None, frozenset({"gaming"})), "India").reply.text
+    assert text.startswith("For a home where you game, I would suggest")
+    assert "2 people who" not in text and "assumed 2 people on the line" in text
+    assert "assumed" not in compose.recommend(PLANS, Household(3, frozenset()), "India").reply.text
 
 
 def test_what_we_do_not_sell_is_said_then_what_we_do():

@@ -20,6 +20,7 @@ from relay_graph.runtime.errors import InvalidInput, InvalidTenant, NotFound, St
 from relay_graph.desk.network_models import LinkIn, LinkType, NetNodeIn, NodeKind
 from relay_graph.runtime.queries import Query
 from relay_graph.desk.queries import network as q
+from tests import sample_network
 
 T0 = datetime(2026, 9, 5, 10, 0, tzinfo=timezone.utc)
 
@@ -74,7 +75,7 @@ async def test_build_is_idempotent(graph_client, tenant):
     rows = await raw(graph_client, tenant, "MATCH (n:NetNode:Olt:Up {node_id: 'olt1'}) RETURN n.kind AS k")
     assert rows == [{"k": "Olt"}]
     # customers are the facts module's entities: one node per normalised name
-    await net.attach_customer(graph_client, tenant, "  alice   RAO ", "ont1")
+    await sample_network.attach_customer(graph_client, tenant, "  alice   RAO ", "ont1")
     rows = await raw(graph_client, tenant,
                      "MATCH (c:Entity:Customer {uid: 'Customer|alice rao'}) RETURN c.name AS name, c.type AS t")
     assert rows == [{"name": "Alice Rao", "t": "Customer"}]
@@ -288,9 +289,9 @@ async def test_bad_building_input_changes_nothing(graph_client, tenant):
     with pytest.raises(InvalidInput):
         await net.upsert_links(graph_client, tenant, [LinkIn(type=LinkType.UPLINK, source="pop1", target="pop2")])
     with pytest.raises(InvalidInput):  # customers hang off an ONT or an OLT
-        await net.attach_customer(graph_client, tenant, "Fay Lee", "spl1a")
+        await sample_network.attach_customer(graph_client, tenant, "Fay Lee", "spl1a")
     with pytest.raises(NotFound):
-        await net.attach_customer(graph_client, tenant, "Fay Lee", "ont99")
+        await sample_network.attach_customer(graph_client, tenant, "Fay Lee", "ont99")
     with pytest.raises(InvalidInput):
         await net.customers_behind(graph_client, tenant, "bad id with spaces")
     nodes, rels = await counts(graph_client, tenant)
@@ -299,12 +300,12 @@ async def test_bad_building_input_changes_nothing(graph_client, tenant):
 
 async def test_attach_moves_a_customer(graph_client, tenant):
     await build(graph_client, tenant)
-    moved = await net.attach_customer(graph_client, tenant, "Alice Rao", "ont3")
+    moved = await sample_network.attach_customer(graph_client, tenant, "Alice Rao", "ont3")
     assert (moved.node_id, moved.previous) == ("ont3", ["ont1"])
     assert await net.customers_behind(graph_client, tenant, "ont1") == []
     assert [a.customer for a in await net.customers_behind(graph_client, tenant, "spl1b")] == [
         "Alice Rao", "Chitra Iyer"]
-    assert (await net.attach_customer(graph_client, tenant, "Alice Rao", "ont3")).previous == []
+    assert (await sample_network.attach_customer(graph_client, tenant, "Alice Rao", "ont3")).previous == []
 
 
 async def test_unknown_node_is_not_found(graph_client, tenant):
@@ -348,7 +349,7 @@ async def test_outage_open_close_is_idempotent_and_affects_customers(graph_clien
     # a customer attached to the cut part later is added by the next open call
     await net.upsert_nodes(graph_client, tenant, [NetNodeIn(node_id="ont5", kind=NodeKind.ONT, name="o", capacity_gbps=1)])
     await net.upsert_links(graph_client, tenant, [LinkIn(type=LinkType.DROP, source="spl1b", target="ont5")])
-    await net.attach_customer(graph_client, tenant, "Gita Sen", "ont5")
+    await sample_network.attach_customer(graph_client, tenant, "Gita Sen", "ont5")
     refreshed = await net.open_outage(graph_client, tenant, "olt1", cause="fibre cut")
     assert refreshed.outage_id == first.outage_id and "Gita Sen" in refreshed.customers
 
@@ -401,7 +402,7 @@ async def test_tenants_do_not_see_each_others_network(graph_client, tenant):
     with pytest.raises(NotFound):
         await net.customer_line(graph_client, other, "Alice Rao")
     await net.upsert_nodes(graph_client, other, [NetNodeIn(node_id="olt1", kind=NodeKind.OLT, name="x", capacity_gbps=1)])
-    await net.attach_customer(graph_client, other, "Mallory", "olt1")
+    await sample_network.attach_customer(graph_client, other, "Mallory", "olt1")
     await net.open_outage(graph_client, other, "olt1", cause="x")
     assert [a.customer for a in await net.customers_behind(graph_client, other, "olt1")] == ["Mallory"]
     assert [a.customer for a in await net.customers_behind(graph_client, tenant, "olt1")] == [
@@ -411,7 +412,7 @@ async def test_tenants_do_not_see_each_others_network(graph_client, tenant):
 
 async def test_sample_network(graph_client, tenant):
     people = ["Asha", "Bilal", "Chen", "Dana", "Eli"]
-    sample = await net.build_sample_network(graph_client, tenant, city="Pune", customers=people)
+    sample = await sample_network.build_sample_network(graph_client, tenant, city="Pune", customers=people)
     assert (sample.backbone, sample.pop) == ("pune-bb-1", "pune-pop-1")
     assert len(sample.olts) == 2 and len(sample.splitters) == 4 and len(sample.onts) == 5
     # round-robin: the first splitter gets customers 1 and 5
@@ -421,7 +422,7 @@ async def test_sample_network(graph_client, tenant):
     line = await net.customer_line(graph_client, tenant, "Chen")
     assert [h.kind for h in line] == [NodeKind.ONT, NodeKind.SPLITTER, NodeKind.OLT, NodeKind.POP, NodeKind.BACKBONE]
     before = await counts(graph_client, tenant)
-    assert await net.build_sample_network(graph_client, tenant, city="pune", customers=people) == sample
+    assert await sample_network.build_sample_network(graph_client, tenant, city="pune", customers=people) == sample
     assert await counts(graph_client, tenant) == before
 
 

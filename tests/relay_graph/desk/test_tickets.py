@@ -16,6 +16,7 @@ from relay_graph.runtime.errors import AlreadyExists, InvalidInput, InvalidTenan
 from relay_graph.runtime.queries import Query
 from relay_graph.desk.queries import tickets as q
 from relay_graph.desk.ticket_models import TicketStage
+from tests import reads
 
 T0 = datetime(2026, 9, 5, 10, 0, tzinfo=timezone.utc)
 
@@ -63,8 +64,8 @@ async def test_open_creates_ticket_on_the_facts_customer_node_and_is_idempotent(
     assert rows[0]["c"]["uid"] == entity_uid("Customer", "alice rao")
     assert rows[0]["c"]["type"] == "Customer" and rows[0]["c"]["name_key"] == "alice rao"
     assert before["HAS_TICKET"] == 1 and before["TICKET_ABOUT"] == 1 and before["Issue"] == 1
-    assert await tk.customer_of_session(graph_client, tenant, "sess-1") == "Alice Rao"
-    assert await tk.customer_of_session(graph_client, tenant, "sess-unknown") is None
+    assert await reads.customer_of_session(graph_client, tenant, "sess-1") == "Alice Rao"
+    assert await reads.customer_of_session(graph_client, tenant, "sess-unknown") is None
 
 
 async def test_same_ticket_id_for_another_customer_is_refused_and_writes_nothing(graph_client, tenant):

@@ -13,6 +13,7 @@ from relay_graph.memory.facts import resolve_entity
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries import episodes as q
+from tests import reads
 
 T0 = datetime(2026, 9, 1, 10, 0, tzinfo=timezone.utc)
 
@@ -71,7 +72,7 @@ async def test_kind_label_writer_and_session(graph_client, embedder, tenant):
         ep("s9", "Rebooted the ONT remotely; the line is back up.", speaker="resolver", agent="resolver",
            kind="ToolResult"),
     ])
-    got = await episodes.get_episode(graph_client, tenant, eid)
+    got = await reads.get_episode(graph_client, tenant, eid)
     assert set(got["labels"]) == {"Episode", "ToolResult"}
     assert got["session"] == "s9" and got["speaker"] == "resolver" and got["kind"] == "ToolResult"
     rows = await graph_client.run(tenant, Query(
@@ -87,7 +88,7 @@ async def test_mentions_come_from_customer_explicit_names_and_text(graph_client,
         ep("s1", "I moved to PUNE last week. My tp-link archer c6 came with me.", customer="alice rao",
            mentions=["Fibre 300 promo"]),
     ])
-    got = await episodes.get_episode(graph_client, tenant, eid)
+    got = await reads.get_episode(graph_client, tenant, eid)
     assert set(got["mentions"]) == {
         "Customer|alice rao",            # the customer
         "City|pune",                     # a known entity named in the text (case-insensitive)
@@ -122,7 +123,7 @@ def test_word_ngrams_are_entity_keys():
 
 async def links(graph_client, tenant, customer: str) -> list[tuple[str, list[str]]]:
     """A customer's session chain as (session, the sessions it leads to)."""
-    return [(r["session"], r["next"]) for r in await episodes.session_chain(graph_client, tenant, customer)]
+    return [(r["session"], r["next"]) for r in await reads.session_chain(graph_client, tenant, customer)]
 
 
 async def test_sessions_of_a_customer_are_chained_by_first_turn(graph_client, embedder, tenant):
@@ -143,7 +144,7 @@ async def test_sessions_of_a_customer_are_chained_by_first_turn(graph_client, em
     await episodes.write_episodes(graph_client, embedder, tenant, [ep("c", "an early note", 1.5 * day,
                                                                        customer="Alice Rao")])
     assert await links(graph_client, tenant, "Alice Rao") == [("a", ["c"]), ("c", ["b"]), ("b", [])]
-    assert [r["session"] for r in await episodes.session_chain(graph_client, tenant, "bob shah")] == ["x"]
+    assert [r["session"] for r in await reads.session_chain(graph_client, tenant, "bob shah")] == ["x"]
 
 
 async def test_a_later_turn_keeps_the_chain_and_a_session_claimed_later_joins_it(graph_client, embedder, tenant):

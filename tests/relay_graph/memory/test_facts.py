@@ -520,12 +520,22 @@ def _plan_starts_from_an_index(plan: str) -> bool:
     return "Index Scan" in plan and "All Node Scan" not in plan
 
 
+# What the hot paths run: the reads, and the writes of one predicate.
+HOT_READS = (q.SLOT_READ, q.ENTITY_LOOKUP, q.FACTS_CURRENT, q.FACTS_WORLD_AT, q.FACTS_BELIEF_AT, q.FACTS_HISTORY,
+             q.CLAIMS, q.CONFLICT_READ)
+
+
+def hot_writes(predicate: str) -> tuple[Query, ...]:
+    return (q.CREATE_PLAIN[predicate], q.CREATE_CURRENT[predicate], q.CREATE_HISTORY[predicate],
+            q.CREATE_CLAIM[predicate], q.CORROBORATE[predicate], q.RETIRE[predicate], q.SETTLE[predicate], q.CONSULTED)
+
+
 async def test_hot_queries_start_from_an_index(graph_client, tenant):
     await facts.write_fact(graph_client, tenant, fact(obj="Pune"))
     given = {"s_uid": "Customer|alice rao", "s_search": "%%alice%% %rao%", "s_type": "Customer", "o_uid": "City|pune",
              "o_type": "City", "slot": "Customer|alice rao|lives_in", "slots": ["Customer|alice rao|lives_in"],
              "predicate": "lives_in", "fact_ids": ["f"], "changes": [{"fact_id": "f"}]}
-    queries = [*q.HOT_READS, *q.hot_writes("lives_in"), *q.hot_writes("owns_device"), q.ENTITY_MERGE["Customer"]]
+    queries = [*HOT_READS, *hot_writes("lives_in"), *hot_writes("owns_device"), q.ENTITY_MERGE["Customer"]]
     for query in queries:
         names = set(re.findall(r"\$(\w+)", query.cypher))
         params = {n: given.get(n, ["x"] if n.endswith("s") or n.startswith("to_") or n == "unmirror" else 1)

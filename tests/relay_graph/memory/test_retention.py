@@ -13,6 +13,7 @@ from relay_graph.memory import episodes, facts, retention
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.memory.models import EpisodeInput, FactInput
 from relay_graph.runtime.queries import Query
+from tests.support import eventually
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 NOW_MS = int(NOW.timestamp() * 1000)
@@ -80,10 +81,10 @@ async def test_the_agent_loop_applies_every_tenants_setting(graph_client, embedd
     stop = asyncio.Event()
     loop = asyncio.create_task(retention.retention_loop(graph_client, stop, every_s=0.05))
     try:
-        for _ in range(200):
-            if await count(graph_client, tenant, "MATCH (e:Episode) RETURN count(e) AS n") == 1:
-                break
-            await asyncio.sleep(0.05)
+        async def compacted():
+            return await count(graph_client, tenant, "MATCH (e:Episode) RETURN count(e) AS n") == 1
+
+        await eventually(compacted, what="the tenant with a setting compacted")
     finally:
         stop.set()
         await asyncio.wait_for(loop, 5)

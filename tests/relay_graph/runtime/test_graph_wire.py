@@ -17,6 +17,7 @@ from relay_graph.runtime import graph_wire
 from relay_graph.runtime.db import GraphClient, _plain
 from relay_graph.memory.episodes import wire_vector
 from relay_graph.runtime.queries import Query
+from tests.support import eventually
 
 class Colour(str, enum.Enum):
     RED = 're"d'
@@ -105,14 +106,20 @@ async def test_a_server_error_is_a_response_error_and_the_connection_goes_on(gra
     assert await graph_client.run(tenant, Query("ok", "RETURN 1 AS x", read_only=True)) == [{"x": 1}]
 
 
-async def test_a_cancelled_read_does_not_leave_its_reply_for_the_next(graph_settings, tenant):
+async def test_a_cancelled_read_does_not_leave_its_reply_for_the_next(graph_settings, graph_client, tenant):
     client = GraphClient(graph_settings.model_copy(update={"max_connections": 1}))
     slow = Query("slow", "UNWIND range(1, 3000000) AS i WITH i WHERE i % 1000003 = 0 RETURN 'slow' AS x",
                  read_only=True)
+
+    async def on_the_server() -> bool:
+        """The slow read is running: a client of the server is blocked in GRAPH.RO_QUERY."""
+        return any(str(c.get("cmd")).lower() == "graph.ro_query" and "b" in c.get("flags", "")
+                   for c in await graph_client.redis.client_list())
+
     try:
-        await client.ensure_schema(tenant)  # so that the cancel finds the read on the wire (about 0.7 s)
+        await client.ensure_schema(tenant)  # so that only the read is left to run (about 0.7 s)
         task = asyncio.ensure_future(client.run(tenant, slow))
-        await asyncio.sleep(0.05)
+        await eventually(on_the_server, interval=0.005, what="the slow read running on the server")
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -21,6 +21,7 @@ from relay_graph.runtime.heartbeat import (
     heartbeat_loop,
     this_host_prefix,
 )
+from tests.support import eventually
 
 
 @pytest.fixture
@@ -62,10 +63,7 @@ async def test_an_expired_heartbeat_is_not_alive(r, service):
 async def test_loop_beats_until_stopped_then_removes_its_key(r, service):
     stop = asyncio.Event()
     task = asyncio.create_task(heartbeat_loop(r, service, "c1", stop, every_s=0.05, ttl_s=5))
-    for _ in range(200):
-        if await alive(r, service) == 1:
-            break
-        await asyncio.sleep(0.02)
+    await eventually(lambda: alive(r, service), what="the loop's first beat")
     assert await alive(r, service) == 1
     stop.set()
     await asyncio.wait_for(task, 5)

@@ -13,6 +13,7 @@ from relay_graph.memory.models import FactInput
 from relay_graph.runtime.streams import FactChanged
 from relay_graph.runtime.queries import Query
 from relay_graph.tools import Shape, call_tool
+from tests import sample_network
 
 from .conftest import RESOLUTION, counts
 
@@ -190,7 +191,7 @@ async def test_ask_says_how_long_ago_the_answering_fact_was_learnt(ctx, graph_cl
 
 
 async def test_recall_customer_gathers_facts_open_tickets_and_open_outages(ctx, graph_client, tenant):
-    await network.build_sample_network(graph_client, tenant, city="pune", customers=["farah khan", "gita rao"])
+    await sample_network.build_sample_network(graph_client, tenant, city="pune", customers=["farah khan", "gita rao"])
     await fact(ctx, "farah khan", "on_plan", "fiber 100")
     t = await tickets.open_ticket(graph_client, tenant, customer="farah khan", issue_kind="no internet",
                                   summary="no internet since morning", agent="intake")

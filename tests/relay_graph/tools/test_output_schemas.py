@@ -10,6 +10,7 @@ from jsonschema.validators import validator_for
 from relay_graph.desk import network, tickets
 from relay_graph.desk.ticket_models import TicketStage
 from relay_graph.tools import TOOLS, Shape, call_tool
+from tests import sample_network
 
 T0 = datetime(2026, 9, 5, 10, 0, tzinfo=timezone.utc)
 
@@ -24,7 +25,7 @@ def check(name: str, body: dict) -> None:
 
 async def test_every_tools_answer_matches_its_listed_output_schema(make_ctx, graph_client, tenant):
     ctx = make_ctx(tenant, "mcp:schema-check")
-    await network.build_sample_network(graph_client, tenant, city="pune", customers=["asha", "bilal"])
+    await sample_network.build_sample_network(graph_client, tenant, city="pune", customers=["asha", "bilal"])
     t = await tickets.open_ticket(graph_client, tenant, customer="asha", issue_kind="no internet", summary="down",
                                   agent="intake", at=T0)
     await tickets.hand_off(graph_client, tenant, t.id, from_agent="intake", to_role="resolver", at=T0)

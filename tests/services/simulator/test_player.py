@@ -34,9 +34,11 @@ class ScriptedDesk:
         self.lines: dict[str, list[dict]] = {}
         self.node_calls: list[tuple[str, bool]] = []
         self.block = False
+        self.blocked = asyncio.Event()  # set once a chat hangs (block)
 
     async def chat(self, customer, text, *, session=None, wait=20.0):
         if self.block:
+            self.blocked.set()
             await asyncio.Event().wait()
         self.said.append((customer, text, session))
         answer, ticket = next((v for k, v in self.replies.items() if k in text), ("Thanks for your message.", None))
@@ -170,8 +172,7 @@ async def test_stopping_ends_the_run_at_once_and_repairs_what_was_planted():
               event(EventKind.SAY, 500.0, text="never said")]
     desk.block = True  # the chat hangs
     task = asyncio.create_task(player.play(events))
-    while not desk.node_calls:
-        await asyncio.sleep(0.01)
+    await asyncio.wait_for(desk.blocked.wait(), 10)  # the fault is planted and the chat in flight
     stop.set()
     stats = await asyncio.wait_for(task, 10)
     assert desk.node_calls == [("pune-ont-1", False), ("pune-ont-1", True)], "nothing is left down"

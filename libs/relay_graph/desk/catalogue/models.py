@@ -80,6 +80,7 @@ class PlacementStatus(str, Enum):
 
 class PlacementSource(str, Enum):
     OWN_LIST = "own_list"
+    POSTAL_CODE = "postal_code"
     GAZETTEER = "gazetteer"
     GEOCODER = "geocoder"
 

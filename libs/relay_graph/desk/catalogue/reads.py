@@ -116,6 +116,14 @@ def _faq_rank(words: list[str], row: dict) -> float:
     return float(sum(2 if found(w, head) else 1 if found(w, body) else 0 for w in words))
 
 
+def faq_floor(q_text: str) -> float:
+    """The least rank an FAQ needs to answer `q_text`: half the question's meaningful words found
+    in the FAQ's question or keywords (and never less than one), so a long question that shares one
+    word with an FAQ ("a plan for gamers with low ping" and "how do I change my plan?") is not
+    answered by it."""
+    return max(2.0, float(len(_faq_words(q_text))))
+
+
 async def faq(client: GraphClient, tenant: str, q_text: str, *, limit: int = 3) -> list[FaqAnswer]:
     """The FAQs that best answer a question, best first (full-text search, typo tolerant)."""
     validate_tenant(tenant)
@@ -149,11 +157,6 @@ async def playbook_steps(client: GraphClient, tenant: str, issue_kind: str) -> l
     return [PlaybookStep(order=int(r["order"]), action=r["action"], instruction=r["instruction"]) for r in rows]
 
 
-async def playbook(client: GraphClient, tenant: str, issue_kind: str) -> list[str]:
-    """The playbook's step actions in order (PlaybookAction codes)."""
-    return [s.action for s in await playbook_steps(client, tenant, issue_kind)]
-
-
 async def extraction_context(client: GraphClient, tenant: str) -> ExtractionContext:
     """The served cities, plans and router models of this tenant's catalogue, for the extractor."""
     validate_tenant(tenant)
@@ -172,7 +175,6 @@ __all__ = [
     "extraction_context",
     "faq",
     "faq_query",
-    "playbook",
     "playbook_steps",
     "plans_for",
     "services_for",

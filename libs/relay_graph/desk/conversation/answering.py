@@ -35,7 +35,6 @@ TIP_FAQS: dict[str, tuple[str, ...]] = {
 }
 _WIFI_PLACE = re.compile(r"\b(?:wi-?fi|upstairs|downstairs|bedroom|room|floor|garden|kitchen|office)\b", re.I)
 TIP_PREFIX = "tip:"
-FAQ_MIN_RANK = 2.0  # one of the question's words is in the FAQ's question or keywords
 CALLBACK_WITHIN = timedelta(hours=2)
 CUSTOMER_EVENTS = frozenset({"customer_reading"})
 _SERVICE_INTENTS = {Intent.REPORT_PROBLEM, Intent.ASK_STATUS, Intent.CONFIRM_FIXED, Intent.CONFIRM_NOT_FIXED,
@@ -138,8 +137,9 @@ async def answer_asks(client: GraphClient, tenant: str, *, customer: str, asks: 
         elif k is AskKind.FAQ:
             if not faq_worth_asking(ask):
                 continue
-            found = await catalogue.faq(client, tenant, ask.detail or ask.sentence, limit=1)
-            if found and found[0].score >= FAQ_MIN_RANK:
+            question = ask.detail or ask.sentence
+            found = await catalogue.faq(client, tenant, question, limit=1)
+            if found and found[0].score >= catalogue.faq_floor(question):
                 out.parts.append(compose.faq(found[0]))
                 out.rows += found
         elif k is AskKind.TIP:

@@ -11,10 +11,12 @@ these are the asks it has no slot for.
 | kind           | looks like                                                 | detail            |
 |----------------|------------------------------------------------------------|-------------------|
 | plans          | "which plans do you have", "what do they cost", "prices"   | -                 |
+|                | "what would it cost per month", "a cheaper plan"           |                   |
 | addons         | "what add-ons / extras", "static IP", "mesh"                | -                 |
 | services       | "how much is installation / a technician visit"            | -                 |
 | coverage       | "do you cover Pune?", "is fibre available in Leeds"        | the place named   |
 | recommend      | "what plan for a family of four who game and stream?"      | Household         |
+|                | "do you have a plan for gamers?"                            |                   |
 | not_sold       | "do you sell iPhones?"                                     | the product       |
 | tip            | "what should I try?", "anything I can do meanwhile?"       | -                 |
 | reading        | "it's a bit better now", "worse again"                     | better / worse    |
@@ -75,7 +77,9 @@ _PLANS = re.compile(
     r"\b(?:(?:which|what|your|the|any|all|available|internet|broadband|fib(?:re|er))\s+(?:\w+\s+)?(?:plans|packages|tariffs)"
     r"|plans?\s+(?:do|does|can)\s+you|(?:do|does)\s+you\s+(?:have|offer|sell)\s+(?:any\s+)?(?:plans|packages)"
     r"|price\s*list|pricing|prices?|how\s+much\s+(?:is|are|does|do|for)\b(?!\s+(?:my|the)\s+(?:bill|invoice))"
-    r"|what\s+(?:do|does)\s+(?:it|they|the\s+plans|your\s+plans|plans)\s+cost|cost\s+(?:of|per)\s+(?:the\s+)?plans?"
+    r"|what\s+(?:do|does|would|will)\s+(?:it|that|they|this|the\s+plans|your\s+plans|plans)\s+cost|cost\s+(?:of|per)\s+(?:the\s+)?plans?"
+    r"|(?:cost|price|pay)\s+(?:per|a|each)\s+month|monthly\s+(?:cost|price|fee|charge|rate|rent)|how\s+much\s+(?:per|a)\s+month"
+    r"|(?:cheaper|cheapest|faster|fastest|bigger|smaller)\s+(?:plan|package)"
     r"|what\s+(?:does|do)\s+(?:\w+\s+)?\d{2,4}\s+cost|(?:tariff|plans?)\s+(?:and|&)\s+(?:prices?|costs?))\b", _I)
 _ADDONS = re.compile(r"\b(?:add-?ons?|extras|static\s+ip|mesh(?:\s+wi-?fi)?|tv\s+bundle|home\s+phone\s+(?:line|add-?on)"
                      r"|priority\s+support)\b", _I)
@@ -98,6 +102,11 @@ _RECOMMEND = re.compile(
     r"|best\s+plan|right\s+plan|plan\s+(?:is\s+)?(?:best|right)\s+for|plan\s+for\s+(?:a|my|our|us)\b|(?:what|which)\s+plan\s+"
     r"(?:do|would|should)\s+(?:i|we)\s+(?:need|get|take|choose|pick)"
     r"|(?:what|which)\s+(?:one\s+|plan\s+)?(?:would|will|does|might)\s+suit)", _I)
+# "do you have a plan for gamers?", "is there a package good for streaming?": a recommendation when
+# the sentence also says who shares the line or what they do on it (household_of)
+_PLAN_FOR = re.compile(r"\b(?:do\s+you\s+(?:have|offer|sell)|is\s+there|have\s+you\s+got|got|any)\s+(?:a\s+|any\s+)?"
+                       r"(?:good\s+|special\s+)?(?:plan|package|deal)s?\s+(?:for|that\s+suits?|suited\s+to|suitable\s+for"
+                       r"|made\s+for|good\s+for|meant\s+for|with)\b", _I)
 _NOT_SOLD_ASK = re.compile(r"\b(?:do|does|can|will)\s+(?:you|u|your\s+(?:company|shop|store))\s+(?:guys\s+)?"
                            r"(?:sell|stock|have|offer|carry|supply|do)\b|\bcan\s+i\s+buy\b|\bwhere\s+(?:can|do)\s+i\s+buy\b"
                            r"|\b(?:buy|purchase)\s+(?:an?\s+)?(?:new\s+)?\w+\s+from\s+you\b", _I)
@@ -180,8 +189,9 @@ def _place(m: re.Match[str]) -> str:
 def _sentence_asks(s: str) -> list[Ask]:
     out: list[Ask] = []
     question = _is_question(s)
-    if _RECOMMEND.search(s):
-        out.append(Ask(AskKind.RECOMMEND, household=household_of(s), sentence=s))
+    household = household_of(s)
+    if _RECOMMEND.search(s) or (_PLAN_FOR.search(s) and (household.people or household.uses)):
+        out.append(Ask(AskKind.RECOMMEND, household=household, sentence=s))
     m = _COVERAGE.search(s)
     if m:
         out.append(Ask(AskKind.COVERAGE, _place(m) or None, sentence=s))

@@ -114,13 +114,16 @@ def recommend(offers: Sequence[PlanOffer], h: Household, country_name: str) -> P
     best = pick_plan(offers, h)
     if best is None:
         return Part(ReplyKind.RECOMMENDATION, Reply(f"I have no plans on file for {country_name} yet, sorry.", []))
-    people = h.people or DEFAULT_PEOPLE
-    who = f"{people} {'person' if people == 1 else 'people'}"
-    if h.uses:
-        who += " who " + _join([_USE_WORDS[u] for u in sorted(h.uses)])
+    uses = _join([_USE_WORDS[u] for u in sorted(h.uses)])
+    if h.people:
+        who = f"{h.people} {'person' if h.people == 1 else 'people'}" + (f" who {uses}" if uses else "")
+    else:  # not said: never a number they did not give
+        who = f"a home where you {uses}" if uses else "your home"
+    assumed = "" if h.people else (f" I have assumed {DEFAULT_PEOPLE} people on the line: tell me how many share it "
+                                   "and I will check again.")
     text = (f"For {who}, I would suggest {best.name} ({best.down_mbps} Mbps down, {best.up_mbps} up): together you "
             f"use about {mbps_needed(h)} Mbps at busy times, and {best.name} carries that with room to spare. "
-            f"{best.description} In {country_name} it is {price_words(best.price)}.")
+            f"{best.description} In {country_name} it is {price_words(best.price)}.{assumed}")
     return Part(ReplyKind.RECOMMENDATION, Reply(text, [_plan_ref(best)]))
 
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from relay_graph.runtime.times import from_ms, ms_of
 from relay_graph.desk.catalogue.models import FaqAnswer
+from relay_graph.desk.catalogue.geo import world
 from relay_graph.desk.catalogue.regions import REGIONS
 from relay_graph.runtime.db import GraphClient
 from relay_graph.desk.agent_reads import customer_uid
@@ -48,17 +49,24 @@ class PromiseView(BaseModel):
 
 
 async def customer_country(client: GraphClient, tenant: str, customer: str) -> Country | None:
-    """The country whose prices the customer sees: their city's (lives_in on file), else the
-    first served country of the first region seeded in this tenant (its desk's home country);
-    None when the tenant has no catalogue."""
+    """The country whose prices the customer sees: their city's (lives_in on file), else their
+    browser's time zone's (given on their first visit) when this tenant serves it, else the first
+    served country of the first region seeded in this tenant (its desk's home country); None when
+    the tenant has no catalogue."""
     validate_tenant(tenant)
     rows = await client.run(tenant, q.CUSTOMER_COUNTRY, {"uid": customer_uid(customer)})
     if rows and rows[0]["code"]:
         return Country(rows[0]["code"], rows[0]["name"] or rows[0]["code"])
+    zone = rows[0].get("time_zone") if rows else None
     rows = await client.run(tenant, q.TENANT_COUNTRIES)
     if not rows:
         return None
     have = {(r["region"], r["code"]): r["name"] for r in rows}
+    if zone:
+        code = world().country_of_zone(zone)
+        for (_, cc), name in have.items():
+            if cc == code:
+                return Country(cc, name or cc)
     for region, spec in REGIONS.items():
         for cc in spec.countries:
             if (region, cc) in have:

@@ -470,6 +470,12 @@ _SIGN_OFF = re.compile(
     r"(?:^|[.!\n]\s*)(?i:thanks|thank\s+you|regards|best|cheers|sincerely|kind\s+regards|best\s+regards|warm\s+regards)"
     r"[,!.]?\s*(?:-\s*)?(?P<n>[A-Z][^\s,.!?]*(?:\s+[A-Z][^\s,.!?]*){0,2})\s*[.!]?\s*$"
 )
+# "Esha Rao here.", "Ravi speaking", "Meera this side" (Indian English): a name that opens its clause
+# (after a greeting) and is followed by the word that says it is the speaker.
+_NAME_BEFORE = re.compile(
+    r"^(?:(?i:hi|hello|hey|hii+|namaste|good\s+(?:morning|afternoon|evening))\b[,!.]?\s*)?"
+    r"(?P<n>[A-Z][^\W\d_][\w'-]*(?:\s+[A-Z][^\W\d_][\w'-]*){0,2})\s+(?:here|speaking|this\s+side)\b(?!\s+(?:is|are|was))"
+)
 _NAME_TOKEN = re.compile(r"[^\W\d_][\w'-]*")
 _LOOSE_STOP = {"and", "i", "from", "my", "i'm", "im", "we", "the", "is", "but", "so", "here", "at", "in", "on",
                "with", "calling", "speaking", "please", "thanks", "thank", "you", "and", "or", "not", "by", "for"}
@@ -990,6 +996,8 @@ class RulesExtractor:
                         name = _name_tokens(text, m.end(), strict=True)
                         if name:
                             break
+                    if not name and (m := _NAME_BEFORE.match(text.strip())):
+                        name = _name_tokens(m.group("n"), 0, strict=True)
                 if name and not self._not_a_name(known, name):
                     found.add("name", name)
                     return

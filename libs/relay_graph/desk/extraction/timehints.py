@@ -41,10 +41,6 @@ TIME_RE = re.compile(
 )
 
 
-def find_time(text: str) -> re.Match[str] | None:
-    return TIME_RE.search(text)
-
-
 def normalise(phrase: str) -> str:
     return " ".join(phrase.lower().split())
 

@@ -1,6 +1,6 @@
 """Reads the desk agents need that no aggregate module offers: a turn with its session and
-customer, a customer's latest session, a session's transcript, the routing state of a ticket,
-the fixes tried on it, the outages behind it, and the agents' edges on it.
+customer and its reply, a customer's latest session, the routing state of a ticket, the outages
+behind it, and the agents' edges on it.
 
 Everything here is read-only; writes go through the aggregate modules (episodes, facts, tickets,
 network). Every pattern starts from an indexed node: Episode.episode_id, Entity.uid,
@@ -10,23 +10,14 @@ from __future__ import annotations
 
 from relay_graph.runtime.queries import Query
 
-_EPISODE = (
+EPISODE_FIELDS = (
     "ep.episode_id AS episode_id, ep.text AS text, ep.speaker AS speaker, ep.kind AS kind, "
     "ep.at_ms AS at_ms, ep.recorded_at_ms AS recorded_at_ms, ep.session_id AS session, "
     "ep.reply_to AS reply_to, ep.ticket_id AS ticket_id, ep.how_i_know AS how_i_know"
 )
 
-# The customer is the one whose session the episode is in (a session belongs to one customer).
-TURN = Query(
-    "desk_turn",
-    "MATCH (ep:Episode {episode_id: $id}) "
-    "OPTIONAL MATCH (ep)-[:IN]->(s:Session)<-[:HAS_SESSION]-(c:Customer) "
-    "WITH ep, c ORDER BY c.uid "
-    f"RETURN {_EPISODE}, collect(c.name)[0] AS customer",
-    read_only=True,
-)
-
-# A turn as TURN reads it, and the reply written to it if there is one (`reply`: a map of the same
+# A turn with its session's customer (the one whose session the episode is in: a session belongs
+# to one customer), and the reply written to it if there is one (`reply`: a map of the same
 # fields, null when there is none): intake's first read of a turn is one round trip. The reply is
 # looked up by its own id (deterministic, see relay_graph.desk.agent_reads.reply_id_for), from the index.
 TURN_AND_REPLY = Query(
@@ -39,7 +30,7 @@ TURN_AND_REPLY = Query(
     "OPTIONAL MATCH (:Entity {uid: customer_uid})-[:NAMED]->(n:PersonName) "
     "WITH ep, customer, collect(n.name) AS customer_names "
     "OPTIONAL MATCH (r:Episode {episode_id: $reply_id}) "
-    f"RETURN {_EPISODE}, customer, customer_names, "
+    f"RETURN {EPISODE_FIELDS}, customer, customer_names, "
     "CASE WHEN r IS NULL THEN null ELSE {episode_id: r.episode_id, text: r.text, speaker: r.speaker, "
     "kind: r.kind, at_ms: r.at_ms, recorded_at_ms: r.recorded_at_ms, session: r.session_id, "
     "reply_to: r.reply_to, ticket_id: r.ticket_id, how_i_know: r.how_i_know} END AS reply",
@@ -63,13 +54,6 @@ LATEST_SESSIONS = Query(
     read_only=True,
 )
 
-TRANSCRIPT = Query(
-    "desk_transcript",
-    "MATCH (s:Session {session_id: $session})<-[:IN]-(ep:Episode) "
-    f"RETURN {_EPISODE}, null AS customer ORDER BY ep.at_ms, ep.recorded_at_ms, ep.episode_id",
-    read_only=True,
-)
-
 # What the handlers of the resolver need beyond tickets.peek_ticket: to whom it was handed,
 # and when its holder was last seen (for taking over from a replica that died).
 TICKET_ROUTING = Query(
@@ -79,14 +63,6 @@ TICKET_ROUTING = Query(
     "t.handoff_from AS handoff_from, t.handoff_to AS handoff_to, t.waiting_for AS waiting_for, "
     "t.owner AS owner, t.owner_replica AS owner_replica, t.owner_seen_ms AS owner_seen_ms, "
     "t.customer AS customer, t.issue_kind AS issue",
-    read_only=True,
-)
-
-TRIED_FIXES = Query(
-    "desk_tried_fixes",
-    "MATCH (t:Ticket {ticket_id: $id})-[r:TRIED_FIX]->(p:Procedure) "
-    "RETURN p.procedure_id AS procedure_id, p.steps AS steps, r.round AS round, r.outcome AS outcome "
-    "ORDER BY r.at_ms, p.procedure_id",
     read_only=True,
 )
 

@@ -43,27 +43,9 @@ ASSIGN_SEQ = Query(
     "RETURN r.seq AS seq, fresh",
 )
 
-TURN_SEQ = Query(
-    "chat_turn_seq",
-    "MATCH (ep:Episode {episode_id: $id}) "
-    "WITH ep "
-    "MATCH (ep)-[r:IN]->(s:Session) "
-    "RETURN s.session_id AS session, r.seq AS seq",
-    read_only=True,
-)
-
-# An agent's reply episode, with what the customer is shown and why.
-REPLY = Query(
-    "chat_reply",
-    "MATCH (ep:Episode {episode_id: $id}) "
-    "RETURN ep.episode_id AS episode_id, ep.session_id AS session, ep.kind AS kind, ep.text AS text, "
-    "ep.speaker AS speaker, ep.at_ms AS at_ms, ep.reply_to AS reply_to, ep.ticket_id AS ticket_id, "
-    "ep.how_i_know AS how_i_know, ep.answers AS answers",
-    read_only=True,
-)
-
-# The reply as REPLY reads it, with the stage of the ticket it concerns (its own ticket_id, else the
-# one the caller names): what a chat request waiting for the reply answers with, in one round trip.
+# An agent's reply episode, with what the customer is shown and why, and the stage of the ticket it
+# concerns (its own ticket_id, else the one the caller names): what a chat request waiting for the
+# reply answers with, in one round trip.
 REPLY_AND_TICKET = Query(
     "chat_reply_and_ticket",
     "MATCH (ep:Episode {episode_id: $id}) "

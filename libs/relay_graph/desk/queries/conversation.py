@@ -8,8 +8,9 @@ from relay_graph.runtime.queries import Query
 # fact, onto the catalogue's City), else nothing.
 CUSTOMER_COUNTRY = Query(
     "conversation_customer_country",
-    "MATCH (c:Entity {uid: $uid})-[:LIVES_IN]->(city:City)-[:IN_COUNTRY]->(k:Country) "
-    "RETURN k.code AS code, k.name AS name, city.name AS city_name LIMIT 1",
+    "MATCH (c:Entity {uid: $uid}) "
+    "OPTIONAL MATCH (c)-[:LIVES_IN]->(city:City)-[:IN_COUNTRY]->(k:Country) "
+    "RETURN k.code AS code, k.name AS name, city.name AS city_name, c.time_zone AS time_zone LIMIT 1",
     read_only=True,
 )
 

@@ -41,3 +41,11 @@ TICKET_CUSTOMER = Query(
     "MATCH (t:Ticket {ticket_id: $id}) RETURN t.customer_uid AS customer_uid",
     read_only=True,
 )
+
+
+# The browser's time zone a customer's first visit gave: the country whose prices they see until
+# an address on file says otherwise (conversation.reads.customer_country).
+SET_TIME_ZONE = Query(
+    "site_set_time_zone",
+    "MATCH (c:Entity {uid: $uid}) SET c.time_zone = $time_zone RETURN c.uid AS uid",
+)

@@ -296,13 +296,6 @@ LIST_TICKETS_FOR_CUSTOMER = Query(
     read_only=True,
 )
 
-CUSTOMER_OF_SESSION = Query(
-    "customer_of_session",
-    "MATCH (s:Session {session_id: $session})<-[:HAS_SESSION]-(c:Customer) "
-    "RETURN c.name AS customer ORDER BY c.uid LIMIT 1",
-    read_only=True,
-)
-
 # The resolver's working state (relay_graph.desk.ticket_work.Work as JSON): read and written whole by
 # the ticket's holder; `work_fixed` counts the proofs, so the invariant finds tickets cheaply.
 TICKET_WORK = Query(
@@ -327,14 +320,6 @@ ESCALATE = Query(
     "SET t.priority = $priority "
     "RETURN e.escalation_id AS escalation_id, e.ticket_id AS ticket_id, e.round AS round, e.reason AS reason, "
     "e.to AS to, e.agent AS agent, e.at_ms AS at_ms, t.priority AS priority",
-)
-
-ESCALATIONS = Query(
-    "ticket_escalations",
-    "MATCH (t:Ticket {ticket_id: $id})-[:ESCALATED]->(e:Escalation) "
-    "RETURN e.escalation_id AS escalation_id, e.ticket_id AS ticket_id, e.round AS round, e.reason AS reason, "
-    "e.to AS to, e.agent AS agent, e.at_ms AS at_ms, t.priority AS priority ORDER BY e.at_ms",
-    read_only=True,
 )
 
 # Every ticket with the rounds in which it moved to `fixed` and its working state (the invariant).

@@ -150,25 +150,6 @@ WRITE = Query(
 )
 
 # Reads used by tests and tools: an episode by id with its session and mentions.
-GET = Query(
-    "episode_get",
-    "MATCH (ep:Episode {episode_id: $id}) "
-    "OPTIONAL MATCH (ep)-[:MENTIONS]->(m:Entity) "
-    "RETURN ep.episode_id AS episode_id, ep.session_id AS session, ep.speaker AS speaker, ep.text AS text, "
-    "ep.kind AS kind, ep.at_ms AS at_ms, ep.recorded_at_ms AS recorded_at_ms, labels(ep) AS labels, "
-    "collect(m.uid) AS mentions",
-    read_only=True,
-)
-
-SESSION_CHAIN = Query(
-    "session_chain",
-    "MATCH (c:Entity {uid: $uid})-[:HAS_SESSION]->(s:Session) "
-    "OPTIONAL MATCH (s)-[:FOLLOWED_BY]->(n:Session) "
-    "RETURN s.session_id AS session, s.first_at_ms AS first_at_ms, collect(n.session_id) AS next "
-    "ORDER BY first_at_ms",
-    read_only=True,
-)
-
 
 # Episodes of the list that have no vector yet (their writer deferred it), with their text.
 UNEMBEDDED = Query(

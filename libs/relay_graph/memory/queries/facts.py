@@ -416,16 +416,6 @@ MERGE (a)-[c:CONSULTED]->(f)
 RETURN count(c) AS consulted""",
 )
 
-# What the hot paths run, for plan checks (tests assert each starts from an index).
-HOT_READS = (SLOT_READ, ENTITY_LOOKUP, FACTS_CURRENT, FACTS_WORLD_AT, FACTS_BELIEF_AT, FACTS_HISTORY, CLAIMS,
-             CONFLICT_READ)
-
-
-def hot_writes(predicate: str) -> tuple[Query, ...]:
-    return (CREATE_PLAIN[predicate], CREATE_CURRENT[predicate], CREATE_HISTORY[predicate], CREATE_CLAIM[predicate],
-            CORROBORATE[predicate], RETIRE[predicate], SETTLE[predicate], CONSULTED)
-
-
 # ---------------------------------------------------------------------------------------------
 # batches (facts.write_facts)
 #
@@ -658,8 +648,6 @@ BATCH_CORROBORATE = _batch(
     "facts_batch_corroborate",
     _B_GUARD, _B_SET_INTERVALS, _B_TO_SUPERSEDED, _B_UNMIRROR, _B_SYNC_WAS, _B_DERIVED_EXISTING, _B_DONE,
 )
-
-BATCH_WRITES = (BATCH_CREATE_PLAIN, BATCH_CREATE_CURRENT, BATCH_CREATE_HISTORY, BATCH_CREATE_CLAIM, BATCH_CORROBORATE)
 
 # Facts worded as sentences by the database (relay.sentence, udf.py), each under the subject name
 # the caller read it with, and how long ago Relay learnt it (relay.ago of its recorded time); a

@@ -82,7 +82,7 @@ def _s(value: Any) -> str:
 
 
 async def read_dead_letters(redis: aioredis.Redis, stream: str, count: int = 100) -> list[DeadLetter]:
-    """The newest dead letters of a stream, newest first (for operators, tests and /readyz)."""
+    """The newest dead letters of a stream, newest first (the reader of what dead_letter writes)."""
     rows = await redis.xrevrange(dead_letter_stream(stream), count=count)
     out = []
     for dlq_id, raw in rows:

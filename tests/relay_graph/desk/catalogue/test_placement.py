@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from relay_graph.desk.catalogue import postal
 from relay_graph.desk.catalogue.footprint import footprint
 from relay_graph.desk.catalogue.geo import haversine_km, offset, world
 from relay_graph.desk.catalogue.models import GeoHit, PlacementSource, PlacementStatus
@@ -190,3 +191,37 @@ def test_geocoder_hits_in_two_countries_are_ambiguous() -> None:
     p = locate_hits("London", hits, served=footprint_index(), world_=world())
     assert p.status is AMBIGUOUS and {c.country for c in p.candidates} == {"GB", "CA"}
     assert locate_hits("London", hits, served=footprint_index(), world_=world(), region="europe").city == "London"
+
+
+@pytest.mark.parametrize("zone, country", [
+    ("Europe/Lisbon", "PT"), ("Asia/Kolkata", "IN"), ("Asia/Calcutta", "IN"),  # Chrome's older name
+    ("America/Sao_Paulo", "BR"), ("Europe/Kiev", "UA"), ("UTC", None), ("Mars/Olympus", None), ("", None),
+])
+def test_the_country_of_a_browsers_time_zone(zone, country):
+    assert world().country_of_zone(zone) == country
+
+
+# ---------------------------------------------------------------- postal codes
+
+
+@pytest.mark.parametrize(("text", "codes"), [
+    ("I live at 560034", ["560034"]), ("my pin code is 560 034", ["560034"]),
+    ("Flat 2, 12th Main, HSR Layout 560102", ["560102"]),
+    ("my OTP is 560034", []), ("I paid 560034 rupees", []), ("call me on 9845056003", []), ("560034", []),
+    ("order 411001 never arrived at my address", []),
+])
+def test_a_postal_code_counts_only_when_the_text_gives_it_as_an_address(text, codes):
+    assert postal.codes_in(text) == codes
+
+
+def test_a_pin_code_alone_places_the_home_by_its_position():
+    places = [postal.lookup(c) for c in postal.codes_in("I live at 560034")]
+    assert places[0].name == "Koramangala" and places[0].district == "Bengaluru Urban"
+    p = locate("I live at 560034", own=own("india"), served=footprint_index(), world_=world(), region="india",
+               postal_places=places)
+    assert (p.status, p.city, p.country, p.source) == (SERVED, "Bengaluru", "IN", PlacementSource.POSTAL_CODE)
+    assert p.area == "Bengaluru South"  # the served area nearest to Koramangala's post offices
+    # a served city named in the words is the own list's, and wins over the code
+    p = locate("Pune 560034", own=own("india"), served=footprint_index(), world_=world(), postal_places=places)
+    assert (p.city, p.source) == ("Pune", OWN)
+    assert postal.lookup("999999") is None

@@ -50,6 +50,14 @@ CASES = [
     Case("It's Monday and still no internet", not_facts=(("name", ANY),), problem={"kind": IssueKind.NO_CONNECTION},
          intent=Intent.CONFIRM_NOT_FIXED),
     Case("Thanks for the help.\nRegards, Alice Rao", facts=(("name", "Alice Rao"),)),
+    # the name first, then the word that says it is the speaker
+    Case("Hi, Esha Rao here.\nI moved to Mumbai last week.", facts=(("name", "Esha Rao"), ("lives_in", "Mumbai"))),
+    Case("Ravi Nair speaking, my internet is down", facts=(("name", "Ravi Nair"),),
+         problem={"kind": IssueKind.NO_CONNECTION}),
+    Case("Hello, Meera this side. Wifi is slow", facts=(("name", "Meera"),)),
+    Case("Internet here is very slow", not_facts=(("name", ANY),)),
+    Case("Pune here has had no internet since morning", not_facts=(("name", ANY),)),
+    Case("The Nokia router here keeps restarting", not_facts=(("name", ANY),)),
     # asking whose account this is gets the careful answer: it reads as asking about someone
     Case("Is this Alice Rao's account?", not_facts=(("name", ANY),), else_=True),
     # --- where they live, moves --------------------------------------------------------------

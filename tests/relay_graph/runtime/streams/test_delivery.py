@@ -218,9 +218,11 @@ async def test_stop_finishes_the_message_in_flight(redis, group, tenant, concurr
     await pub.publish(ticket(tenant, "in-flight"))
     await eventually(entered.is_set, what="handler entered")
     consumer.stop()
-    # Give a free read slot time to see the stop (its blocked XREADGROUP returns within block_ms);
-    # the handler cannot finish before the gate opens, so the check below cannot flake.
-    await asyncio.sleep(3 * FAST.block_ms / 1000)
+    # The stop has reached every subscriber (each stopped reading: FastStream's `running`, as the
+    # housekeeping reads it); the handler cannot finish before the gate opens, so the check below
+    # cannot flake.
+    await eventually(lambda: not any(sub.running for sub in consumer.broker.subscribers),
+                     what="every subscriber stopped reading")
     assert not task.done()  # it waits for the handler instead of abandoning it
     if concurrency == 1:  # with one slot, nothing can be read while the handler runs
         await pub.publish(ticket(tenant, "after-stop"))

@@ -164,6 +164,9 @@ class Stack:
     procs: dict[str, subprocess.Popen] = field(default_factory=dict)
     logs: dict[str, Path] = field(default_factory=dict)
     started: Counter = field(default_factory=Counter)
+    # RELAY_FALKORDB_CLUSTER of the processes: a cluster's seeds (bench.cluster), or the one server
+    seeds: str = ""
+    owns_falkordb: bool = True  # stop() stops it too (a cluster a caller started is the caller's to stop)
 
     @property
     def url(self) -> str:
@@ -179,7 +182,8 @@ class Stack:
         self.started[name] += 1
         replica = self.started[name]
         env = service_env(spec, replica, base=self.base_env, falkordb_port=self.falkordb.port,
-                          admin_key=self.admin_key, gateway_port=self.port, model_dir=self.model_dir)
+                          admin_key=self.admin_key, gateway_port=self.port, model_dir=self.model_dir,
+                          falkordb_cluster=self.seeds)
         key = f"{name}-{replica}"
         self.logs[key] = self.workdir / "logs" / f"{key}.log"
         self.procs[key] = spawn(spec.command(sys.executable), log_path=self.logs[key], env=env)
@@ -202,7 +206,8 @@ class Stack:
     def stop(self) -> None:
         # the gateway first, then the agents (reverse start order), as `relay up` stops them
         stop_processes(list(reversed(self.procs.values())), timeout=20.0)
-        self.falkordb.stop()
+        if self.owns_falkordb:
+            self.falkordb.stop()
 
 
 def child_environment() -> dict[str, str]:
@@ -213,10 +218,15 @@ def child_environment() -> dict[str, str]:
     return base
 
 
-def start_stack(workdir: Path, resolvers: int, model_dir: Path) -> Stack:
+def start_stack(workdir: Path, resolvers: int, model_dir: Path, *, falkordb=None, seeds: str = "") -> Stack:
+    """The desk's processes on a FalkorDB of their own, or on `falkordb`, a server (or with
+    `seeds`, a cluster's node) the caller started and stops."""
     (workdir / "logs").mkdir(parents=True, exist_ok=True)
-    db = SupervisedFalkorDB(workdir / "falkordb", free_port(), log_file=workdir / "logs" / "falkordb.log").start()
-    stack = Stack(workdir, db, free_port(), "bench-" + secrets.token_urlsafe(24), model_dir, child_environment())
+    owns = falkordb is None
+    if owns:
+        falkordb = SupervisedFalkorDB(workdir / "falkordb", free_port(), log_file=workdir / "logs" / "falkordb.log").start()
+    stack = Stack(workdir, falkordb, free_port(), "bench-" + secrets.token_urlsafe(24), model_dir, child_environment(),
+                  seeds=seeds, owns_falkordb=owns)
     try:
         for name, count in (("intake", 1), ("resolver", resolvers), ("netops", 1), ("gateway", 1)):
             for _ in range(count):

@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from relay_graph.runtime.cluster import EmbeddedCluster
+from relay_graph.runtime.cluster import EmbeddedCluster, replaced
 from relay_graph.runtime.embedded import port_in_use
 from relay_graph.runtime.model_files import ensure_model
 
@@ -40,6 +40,12 @@ from relay_cli.supervisor import Child, ServiceFailed, SupervisedFalkorDB, Super
 
 STATE_NAME = "relay.state.json"
 DEMO_MODULE = "services.simulator.demo"
+# A cluster node that exits is started again once its replica has taken its slots (it then rejoins
+# as that replica's replica), or after this long if none does (a shard without a replica: only the
+# node itself can serve it again). A restart while the replica's election is under way would make
+# two claimants of the slots; after it there is one outcome.
+NODE_RESTART_WAIT_S = 30.0
+NODE_RESTARTS = 5  # restarts of one node before it is left down (it keeps dying: its log says why)
 
 
 class StartupFailed(RuntimeError):
@@ -133,7 +139,9 @@ class EmbeddedRelay:
         self.falkordb: SupervisedFalkorDB | None = None
         self.cluster: EmbeddedCluster | None = None
         self.nodes: list[SupervisedFalkorDB] = []  # every FalkorDB process: the server, or the cluster's nodes
-        self.gone: set[int] = set()  # cluster nodes that exited (their shard fails over)
+        self.gone: dict[int, float] = {}  # cluster nodes down (their shard fails over): since when
+        self.node_restarts: dict[int, int] = {}
+        self._next_failover_check = 0.0
         self.supervisor: Supervisor | None = None
 
     @property
@@ -313,14 +321,38 @@ class EmbeddedRelay:
             time.sleep(0.25)
 
     def watch_cluster(self) -> None:
-        """A cluster node that exits is said once, not fatal: its shard fails over to a replica."""
+        """A cluster node that exits is not fatal: its shard fails over to a replica, and the node is
+        started again (NODE_RESTART_WAIT_S) to rejoin as a replica of the promoted primary."""
+        now = time.monotonic()
         for k, node in enumerate(self.nodes):
             if k not in self.gone and node.process is not None and node.process.poll() is not None:
-                self.gone.add(k)
+                self.gone[k] = now
                 self.say(f"falkordb node {k} (port {node.port}) exited with code {node.process.returncode}; "
                          f"its shard fails over to a replica. Log: {node.log_file}")
         if len(self.gone) == len(self.nodes):
             raise StartupFailed("every FalkorDB cluster node exited; stopping everything")
+        if not self.gone or now < self._next_failover_check:
+            return
+        self._next_failover_check = now + 1.0
+        for k, since in sorted(self.gone.items()):
+            if self.node_restarts.get(k, 0) >= NODE_RESTARTS:
+                continue
+            node = self.nodes[k]
+            if not replaced(self.cluster.addresses, (node.host, node.port), password=self.cluster.password) \
+                    and now - since < NODE_RESTART_WAIT_S:
+                continue
+            self.node_restarts[k] = self.node_restarts.get(k, 0) + 1
+            try:
+                node.start()
+            except RuntimeError as exc:
+                self.say(f"falkordb node {k} could not be started again: {exc}")
+                if self.node_restarts[k] >= NODE_RESTARTS:
+                    self.say(f"falkordb node {k} is left down after {NODE_RESTARTS} tries")
+                continue
+            del self.gone[k]
+            self.say(f"falkordb node {k} (port {node.port}) started again (pid {node.process.pid}); it rejoins the "
+                     "cluster as a replica of the primary that took its slots")
+            self.write_state()
 
     def shutdown(self) -> None:
         if self.supervisor is not None:

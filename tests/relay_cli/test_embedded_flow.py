@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
+import redis
 from rich.console import Console
 
 from relay_cli.services import ServiceSpec
@@ -188,8 +189,8 @@ def test_run_demo_plays_the_demo_module_in_a_thread():
 
 
 @pytest.mark.cluster
-def test_up_with_shards_runs_a_cluster_each_node_its_folder_and_log_and_a_dead_node_is_not_fatal(tmp_path):
-    from relay_graph.runtime.cluster import free_ports, nodes
+def test_up_with_shards_runs_a_cluster_and_a_killed_node_comes_back_as_the_promoted_primarys_replica(tmp_path):
+    from relay_graph.runtime.cluster import free_ports, nodes, slot_ranges
 
     console = Console(record=True, width=200)
     stop = StopFlag(console)
@@ -213,10 +214,33 @@ def test_up_with_shards_runs_a_cluster_each_node_its_folder_and_log_and_a_dead_n
     # every service is handed the cluster
     assert {c.env.get("RELAY_FALKORDB_CLUSTER") for c in relay.supervisor.children} == {state["falkordb_cluster"]}
 
-    os.kill(_pids(state, "falkordb")[1], signal.SIGKILL)  # a primary
+    password = (tmp_path / "falkordb.password").read_text().strip()
+    killed = _pids(state, "falkordb")[1]
+    os.kill(killed, signal.SIGKILL)  # the second primary
     wait_until(lambda: "falkordb node 1" in console.export_text(clear=False), timeout=60,
                what="the status naming falkordb node 1")
     assert thread.is_alive(), "one node's death does not stop Relay"
+    # its replica is promoted; then `relay up` starts the node again, and it rejoins as the replica of
+    # the promoted primary, its copy in sync
+    wait_until(lambda: "started again" in console.export_text(clear=False), timeout=90,
+               what="falkordb node 1 started again")
+    assert killed not in _pids(_state(tmp_path), "falkordb") and len(_pids(_state(tmp_path), "falkordb")) == 6
+
+    seen: dict = {}
+
+    def rejoined():
+        layout = {n["port"]: n for n in nodes(("127.0.0.1", ports[0]), password=password)}
+        back, promoted = layout[ports[1]], [n for n in layout.values() if "%d-%d" % slot_ranges(3)[1] in n["slots"]]
+        with redis.Redis(port=ports[1], password=password, decode_responses=True) as node:
+            link = node.info("replication")
+        seen.update(layout=layout, link=link)
+        return (not back["primary"] and not back["failed"] and promoted and promoted[0]["port"] == ports[4]
+                and back["of"] == promoted[0]["id"] and link.get("master_link_status") == "up")
+
+    try:
+        wait_until(rejoined, timeout=60, what="node 1 a replica of the promoted primary")
+    except AssertionError:
+        raise AssertionError(f"node 1 did not rejoin as the promoted primary's replica: {seen}") from None
 
     stop.event.set()
     thread.join(60)

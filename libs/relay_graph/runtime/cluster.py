@@ -9,8 +9,12 @@ machine, each with its own data folder and log."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import logging
+import os
+import socket
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -278,7 +282,7 @@ def form(addresses: list[tuple[str, int]], shards: int, replicas: int, *, passwo
             client.execute_command("CLUSTER", "SET-CONFIG-EPOCH", i + 1)
         host0, port0 = addresses[0]
         for client in clients[1:]:
-            client.execute_command("CLUSTER", "MEET", host0, port0)
+            client.execute_command("CLUSTER", "MEET", _ip(host0), port0)
         deadline = time.monotonic() + timeout
         _wait(lambda: all(int(_info(c).get("cluster_known_nodes", 0)) == len(roles) for c in clients),
               deadline, "the nodes to meet")
@@ -293,6 +297,29 @@ def form(addresses: list[tuple[str, int]], shards: int, replicas: int, *, passwo
         _wait(lambda: all(_replicas_seen(c) == replicas * shards for c in clients), deadline,
               "every node to see the replicas")
         return True
+    finally:
+        for c in clients:
+            c.close()
+
+
+def _ip(host: str) -> str:
+    """CLUSTER MEET takes an address, not a name (compose names its containers)."""
+    return socket.gethostbyname(host)
+
+
+def meet_again(addresses: list[tuple[str, int]], *, password: str | None = None, timeout: float = 30.0) -> None:
+    """Every node MEETs every other at its address now: after a restart under compose a
+    container may come back on another address, which the nodes' nodes.conf does not know (a
+    node already known at that address answers the handshake and nothing changes)."""
+    clients = [_client(h, p, password) for h, p in addresses]
+    try:
+        for i, client in enumerate(clients):
+            for j, (host, port) in enumerate(addresses):
+                if i != j:
+                    client.execute_command("CLUSTER", "MEET", _ip(host), port)
+        # until the handshakes are over (a node met at an address it is known by ends as that node)
+        _wait(lambda: not any("handshake" in str(c.execute_command("CLUSTER", "NODES")) for c in clients),
+              time.monotonic() + timeout, "the nodes' handshakes to end")
     finally:
         for c in clients:
             c.close()
@@ -362,6 +389,24 @@ def nodes(address: tuple[str, int], *, password: str | None = None) -> list[dict
     return out
 
 
+def replaced(addresses: list[tuple[str, int]], address: tuple[str, int], *, password: str | None = None) -> bool:
+    """Whether the node at `address` holds no slots in the view of a live node: a replica, or a
+    primary whose replica the cluster promoted in its place. A node restarted then rejoins as a
+    replica (of the promoted primary: a node coming back to slots another owns with a newer
+    epoch follows that owner). False while no live node answers or the node still owns slots (the
+    failover has not happened yet, or its shard has no replica to promote)."""
+    for other in addresses:
+        if other == address:
+            continue
+        try:
+            layout = nodes(other, password=password)
+        except (ConnectionError, TimeoutError, ResponseError, OSError):
+            continue
+        me = [n for n in layout if (n["host"], n["port"]) == address]
+        return bool(me) and not me[0]["slots"]
+    return False
+
+
 class EmbeddedCluster:
     """`shards` primaries with `replicas` replicas each, on consecutive ports from `port` (primaries
     first), node k's data in `data_dir/node-k` and its log in `log_dir/falkordb-k.log`."""
@@ -413,3 +458,51 @@ class EmbeddedCluster:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m relay_graph.runtime.cluster form SEEDS --shards N --replicas R`: the one-shot that
+    forms a cluster of fresh nodes (the compose cluster profile's init service), or, on nodes that
+    already form it (a restart), has them meet again at their addresses now and waits until it is
+    healthy. The password is RELAY_FALKORDB_PASSWORD."""
+    parser = argparse.ArgumentParser(prog="python -m relay_graph.runtime.cluster")
+    commands = parser.add_subparsers(dest="command", required=True)
+    form_cmd = commands.add_parser("form", help="form the cluster (or, formed already, rejoin it)")
+    form_cmd.add_argument("seeds", help="every node, host:port,... primaries first, then each primary's replicas")
+    form_cmd.add_argument("--shards", type=int, required=True)
+    form_cmd.add_argument("--replicas", type=int, default=1)
+    form_cmd.add_argument("--timeout", type=float, default=120.0, help="seconds for the nodes to answer and agree")
+    args = parser.parse_args(argv)
+    password = os.environ.get("RELAY_FALKORDB_PASSWORD") or None
+    try:
+        addresses = parse_seeds(args.seeds)
+        deadline = time.monotonic() + args.timeout
+        for host, port in addresses:  # every node up and resolvable first
+            _wait(lambda: _answers(host, port, password), deadline, f"{host}:{port} to answer")
+        if form(addresses, args.shards, args.replicas, password=password, timeout=args.timeout):
+            print(f"formed a cluster of {args.shards} primaries with {args.replicas} replica(s) each")
+        else:
+            meet_again(addresses, password=password, timeout=args.timeout)
+            wait_healthy(addresses, password=password, timeout=args.timeout)
+            print("the nodes already form the cluster; they met again at their addresses and it is healthy")
+    except (ValueError, RuntimeError, redis.RedisError, OSError) as exc:
+        print(f"cluster: {exc}", file=sys.stderr)
+        return 1
+    for n in nodes(addresses[0], password=password):
+        print(f"  {n['host']}:{n['port']} {'primary' if n['primary'] else 'replica'} {' '.join(n['slots'])}")
+    return 0
+
+
+def _answers(host: str, port: int, password: str | None) -> bool:
+    try:
+        c = _client(host, port, password)
+        try:
+            return bool(c.ping())
+        finally:
+            c.close()
+    except (redis.RedisError, OSError):
+        return False
+
+
+if __name__ == "__main__":
+    sys.exit(main())

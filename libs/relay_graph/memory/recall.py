@@ -398,12 +398,20 @@ def _signal_parts(session, n, anchors: list[Anchor], speaker_keys: list[str], wi
     it something to search with), and their parameters."""
     parts = ["vector_in_session" if session is not None else "vector"]
     params: dict[str, Any] = {"n": n, "session": session}
+    # An entity that is a speaker the question names (the subject of the facts their turns state)
+    # anchors neither the entities signal nor the join: their turns and the turns naming them are
+    # the speaker signal's, and a join from a speaker reaches everything they ever talked about
+    # (on the dev half of bench.locomo it cost every k, even through only the fact nearest the
+    # question). Its facts still come with the answer.
+    own = [a for a in anchors if name_key(a.name) not in speaker_keys]
     if anchors:
+        params.update(uids=[a.uid for a in anchors], entity_uids=[a.uid for a in own], cap=CAP)
+    if own:
         parts.append("entities")
-        params.update(uids=[a.uid for a in anchors], cap=CAP)
         if WEIGHTS["joined"]:
             parts.append("joined")
             params.update(per_entity=JOIN_PER_ENTITY)
+    if anchors:
         if WEIGHTS["community"]:
             parts.append("community")
             params.update(per_community=COMMUNITY_MEMBERS, community_cap=COMMUNITY_CAP)

@@ -228,3 +228,29 @@ async def test_a_replayed_batch_files_its_turn_facts_once(memory, pets):
                                                     at=PETS["P1"][0])], extract=True)
     (biscuit,) = await memory.facts(pets, "Caroline", "has_pet")
     assert (biscuit.object, biscuit.corroborations) == ("Biscuit", 1)
+
+
+async def test_a_speaker_and_a_time_together_find_what_that_speaker_said_then(memory, tenant, monkeypatch):
+    # Melanie talks baking in May, Caroline in June; what Melanie did in June says no "bake"
+    # (the fusion puts it first here with or without the signal; the score says the signal found it)
+    may, june = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc), datetime(2023, 6, 20, 18, 5, tzinfo=timezone.utc)
+    lines = [("B1", may, M, "I bake a cake every week, baking is my favourite thing."),
+             ("B1", may, M, "I baked a lemon cake for the school fair, it was my best bake yet."),
+             ("B1", may, M, "Baking bread in the oven on Sundays is a family thing for us."),
+             ("B1", may, M, "I baked muffins and cookies for the bake sale."),
+             ("B1", may, C, "Yum, I love lemon."),
+             ("B2", june, C, "I bake every day now, cakes and pies and cookies."),
+             ("B2", june, C, "I baked a chocolate cake for my mom's birthday."),
+             ("B2", june, C, "My oven broke while I was baking bread, so annoying."),
+             ("B2", june, C, "I baked cookies in the oven with my niece."),
+             ("B2", june, M, "We made pizza dough in the oven with the kids."),
+             ("B2", june, M, "Work has been busy lately.")]
+    await memory.write_episodes(tenant, [EpisodeInput(id=f"{s}:{i}", session=s, speaker=sp, text=text, at=at)
+                                         for i, (s, at, sp, text) in enumerate(lines, start=1)])
+    question = "What did Melanie bake in June 2023?"
+    r = await memory.recall(tenant, question, k=3)
+    assert r.items[0].episode_id == "B2:10", [i.episode_id for i in r.items]
+    monkeypatch.setitem(recall_mod.WEIGHTS, "spoken_then", 0.0)
+    without = {i.episode_id: i.score for i in (await memory.recall(tenant, question, k=3)).items}
+    # the signal ranks it first among Melanie's June turns: 1 / (RRF_K + 1) more
+    assert r.items[0].score - without["B2:10"] == pytest.approx(1 / (recall_mod.RRF_K + 1), abs=1e-5)

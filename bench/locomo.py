@@ -312,7 +312,7 @@ def abstention(rows: list[dict[str, Any]]) -> dict[str, Any]:
 # ------------------------------------------------------------------ ablation (dev half, the library)
 
 
-ABLATIONS = ("vector", "words", "speakers", "time", "dated", "neighbours", "entities", "joined")
+ABLATIONS = ("vector", "words", "speakers", "time", "spoken_then", "dated", "neighbours", "entities", "joined")
 
 
 async def ablation(memory: Memory, convs: list[Conversation], console: Console) -> dict[str, Any]:

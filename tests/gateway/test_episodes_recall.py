@@ -65,3 +65,22 @@ async def test_episodes_of_one_tenant_are_not_recalled_by_another(client, tenant
     r = await client.get(f"/v1/tenants/{other}/recall", params={"q": "router blinking red"}, headers=other_auth)
     assert r.status_code == 200
     assert r.json()["items"] == []
+
+
+async def test_posted_turns_file_the_facts_they_state_dated_with_their_source(client, base, auth):
+    # said on Monday 8 May 2023: "last Saturday" is 6 May; the fact is the writing key's, from that turn
+    turns = [{"session": "d1", "speaker": "Melanie", "id": "d1:1", "at": "2023-05-08T13:56:00+00:00",
+              "text": "Last Saturday we adopted a puppy named Luna!\nShe is tiny."},
+             {"session": "d1", "speaker": "Caroline", "id": "d1:2", "at": "2023-05-08T13:57:00+00:00",
+              "text": "Aww, give Luna a hug from me."}]
+    r = await client.post(f"{base}/episodes", json={"episodes": turns}, headers=auth)
+    assert r.status_code == 201, r.text
+    r = await client.get(f"{base}/facts", params={"subject": "Melanie", "predicate": "has_pet"}, headers=auth)
+    assert r.status_code == 200, r.text
+    (fact,) = r.json()["facts"]
+    assert fact["object"] == "Luna" and fact["valid_from"].startswith("2023-05-06")
+    r = await client.get(f"{base}/recall", params={"q": "Who is Luna?"}, headers=auth)
+    body = r.json()
+    assert body["shape"] == "path"
+    assert {i["episode_id"] for i in body["items"][:2]} == {"d1:1", "d1:2"}  # both MENTION Luna
+    assert fact["fact_id"] in [f["fact_id"] for f in body["facts"]]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from relay_graph.memory import episodes, fact_embeddings, facts, recall
+from relay_graph.memory import episodes, fact_embeddings, facts, recall, turn_facts
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.embeddings import Embedder
 from relay_graph.runtime.errors import RelayError
@@ -94,8 +94,14 @@ class Memory:
     async def settle(self, tenant: str, conflict_id: str, fact_id: str, by: str) -> SettleResult:
         return await facts.settle(self.client, tenant, conflict_id, fact_id, by)
 
-    async def write_episodes(self, tenant: str, items: list[EpisodeInput], *, embed: bool = True) -> list[str]:
-        return await episodes.write_episodes(self.client, self._embedder(), tenant, items, embed=embed)
+    async def write_episodes(self, tenant: str, items: list[EpisodeInput], *, embed: bool = True,
+                             extract: bool = False) -> list[str]:
+        """`episodes.write_episodes`; with `extract`, then the facts the turns state about their
+        speakers (`turn_facts.file_facts`: rules, dated, each with its source turn)."""
+        ids = await episodes.write_episodes(self.client, self._embedder(), tenant, items, embed=embed)
+        if extract:
+            await turn_facts.file_facts(self.client, self._embedder(), tenant, items, ids)
+        return ids
 
     async def embed_missing(self, tenant: str, episode_ids: list[str]) -> int:
         return await episodes.embed_missing(self.client, self._embedder(), tenant, episode_ids)

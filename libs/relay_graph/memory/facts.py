@@ -51,7 +51,7 @@ from relay_graph.memory.models import (
 )
 from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries import facts as q
-from relay_graph.memory.registry import ENTITY_TYPES, REGISTRY, Predicate, clean_text
+from relay_graph.memory.registry import ENTITY_TYPES, REGISTRY, Predicate, clean_text, every_predicate
 from relay_graph.memory.registry import get as get_predicate
 from relay_graph.runtime import times
 from relay_graph.runtime.times import now_ms
@@ -388,7 +388,7 @@ _BATCH_OF: dict[Query, Query] = {
         (q.CREATE_CLAIM, q.BATCH_CREATE_CLAIM),
         (q.CORROBORATE, q.BATCH_CORROBORATE),
     )
-    for name in REGISTRY
+    for name in every_predicate()
 }
 
 

@@ -29,12 +29,26 @@ Signals (each a ranked list of episodes; without a `subject` all of them, with o
    against each turn's own time when it is written), nearest in meaning first. Relative
    expressions in the question are read against the newest turn in memory (in the session, with
    a session filter): a conversation's "last year" is the year before its last session.
+5b. spoken_then - the question names a speaker and a time: that speaker's turns said in those
+   windows or saying a time in them ("What setback did Melanie face in October 2023?"), nearest in
+   meaning first (from the speaker's newest SPEAKER_CAP turns). The speaker and time signals each
+   rank all of theirs; this one ranks where they meet (dev half of bench.locomo, with the turn
+   facts: 35.8 / 69.5 / 81.7 / 88.2 without it, 35.8 / 70.2 / 82.5 / 89.3 at weight 0.5,
+   36.0 / 70.2 / 83.3 / 89.6 at 1.0, as time and dated weigh).
 6. dated - a question that asks when ("When did Caroline go to the support group?", "how long")
    and names a speaker: that speaker's turns that say a time, nearest in meaning first. The
    answer to "when" is a turn that dates something ("I went yesterday"); without a named speaker
    the signal stays off ("when does my line drop?" asks about a habit).
 7. joined - two hops: the entities one current fact away from a named entity (Pune <-ABOUT- fact
-   -ABOUT-> Alice Rao), and the episodes that MENTION those, nearest in meaning first.
+   -ABOUT-> Alice Rao), through its JOIN_PER_ENTITY facts whose claim is nearest the question,
+   and the episodes that MENTION those, nearest in meaning first. A named speaker (the subject of
+   the facts their turns state, turn_facts) anchors neither this nor the entities signal: their
+   turns are the speaker signal's, and a join from a speaker reaches everything they ever talked
+   about (on the dev half of bench.locomo, with the facts POST /episodes files, a join from the
+   speakers cost every k: any-hit@1/5/10/20 35.8 / 70.2 / 81.5 / 89.0 without the turn facts;
+   with them, joining from speakers to 20 of their entities 21.4 / 58.5 / 73.9 / 84.1, through
+   only the fact nearest the question 32.6 / 67.1 / 79.6 / 88.5; as shipped 35.5 / 69.5 / 81.7 /
+   88.2).
 8. community - the entities that share a Community with a named entity (entity_graph: communities
    of the entity graph found by `algo.labelPropagation` and written back as Community nodes with
    IN_COMMUNITY edges; the netops agent refreshes them on its maintenance loop, `relay admin
@@ -159,7 +173,7 @@ NEIGHBOUR_REACH = 2  # turns on each side of a seed that join as its neighbours
 MAX_WORDS = 16  # full-text terms per question
 # Weighted RRF: what each signal's rank is worth (tuned on the dev split of bench/recall_hybrid.py).
 WEIGHTS = {"vector": 1.0, "entities": 1.0, "joined": 1.0, "words": 0.5, "speakers": 1.0, "time": 1.0,
-           "dated": 1.0, "community": 0.5, "neighbours": 0.5}
+           "dated": 1.0, "spoken_then": 1.0, "community": 0.5, "neighbours": 0.5}
 JOIN_PER_ENTITY = 20  # entities one fact away that a named entity joins to
 COMMUNITY_MEMBERS = 20  # entities of a named entity's community whose episodes join the signal
 COMMUNITY_CAP = 100  # newest episodes one of those members contributes
@@ -388,7 +402,7 @@ async def _episodes_with_subject(client, tenant, v, subject: Anchor, anchors: li
     return meaning, [(r["id"], r["d"], hops(r, True), True) for r in named]
 
 
-_SIGNAL_ORDER = ("entities", "joined", "speakers", "community", "vector", "words", "time", "dated")  # the order the fusion adds them in
+_SIGNAL_ORDER = ("entities", "joined", "speakers", "community", "vector", "words", "time", "spoken_then", "dated")  # the order the fusion adds them in
 _VIA_ENTITY = frozenset({"entities", "joined", "speakers", "community"})
 
 
@@ -398,12 +412,20 @@ def _signal_parts(session, n, anchors: list[Anchor], speaker_keys: list[str], wi
     it something to search with), and their parameters."""
     parts = ["vector_in_session" if session is not None else "vector"]
     params: dict[str, Any] = {"n": n, "session": session}
+    # An entity that is a speaker the question names (the subject of the facts their turns state)
+    # anchors neither the entities signal nor the join: their turns and the turns naming them are
+    # the speaker signal's, and a join from a speaker reaches everything they ever talked about
+    # (on the dev half of bench.locomo it cost every k, even through only the fact nearest the
+    # question). Its facts still come with the answer.
+    own = [a for a in anchors if name_key(a.name) not in speaker_keys]
     if anchors:
+        params.update(uids=[a.uid for a in anchors], entity_uids=[a.uid for a in own], cap=CAP)
+    if own:
         parts.append("entities")
-        params.update(uids=[a.uid for a in anchors], cap=CAP)
         if WEIGHTS["joined"]:
             parts.append("joined")
             params.update(per_entity=JOIN_PER_ENTITY)
+    if anchors:
         if WEIGHTS["community"]:
             parts.append("community")
             params.update(per_community=COMMUNITY_MEMBERS, community_cap=COMMUNITY_CAP)
@@ -413,6 +435,10 @@ def _signal_parts(session, n, anchors: list[Anchor], speaker_keys: list[str], wi
     if windows and WEIGHTS["time"]:
         parts.append("time")
         params.update(windows=[[w.start_ms, w.end_ms] for w in windows], time_scan=TIME_SCAN, said_span=SAID_SPAN_MS)
+    if windows and speaker_keys and WEIGHTS["spoken_then"]:
+        parts.append("spoken_then")
+        params.update(keys=speaker_keys, speaker_cap=SPEAKER_CAP,
+                      windows=[[w.start_ms, w.end_ms] for w in windows])
     if when and speaker_keys and WEIGHTS["dated"]:
         parts.append("dated")
         params.update(keys=speaker_keys)
@@ -439,6 +465,7 @@ async def _fused_episodes(client, tenant, v, session, n, k, anchors: list[Anchor
         "words": [f"q -> words '{ft.replace(' | ', ' ') if ft else ''}' (full-text)"],
         "time": ["q -> time " + ", ".join(w.label() for w in windows)],
         "dated": ["q asks when -> episode says a time"],
+        "spoken_then": ["q -> speaker and time " + ", ".join(w.label() for w in windows)],
     }
     top, by_id = [], {}
     for eid, session_id, speaker, text, at_ms, d, found, near in rows[0]["items"]:

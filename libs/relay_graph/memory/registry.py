@@ -148,6 +148,30 @@ register(Predicate("email", "Customer", "Email", M, SUP, "HAS_EMAIL", check_emai
 register(Predicate("has_issue", "Customer", "Issue", M, SUP, "HAS_ISSUE"))
 register(Predicate("prefers_contact", "Customer", "ContactMethod", S, SUP, "PREFERS_CONTACT", check_contact))
 
+# What a turn of any conversation says about its speaker (memory/turn_facts.py files them from
+# `POST /episodes` by rules). Kept apart from REGISTRY, the desk's predicates that its extractors
+# are offered: a customer's chat never files them, and `get` knows both.
+TURN_PREDICATES: dict[str, Predicate] = {}
+
+
+def register_turn(p: Predicate) -> Predicate:
+    TURN_PREDICATES[p.name] = p
+    ENTITY_TYPES.update((p.subject_type, p.object_type))
+    return p
+
+
+register_turn(Predicate("has_pet", "Person", "Pet", M, SUP, "HAS_PET"))
+register_turn(Predicate("knows", "Person", "Person", M, SUP, "KNOWS"))
+register_turn(Predicate("visited", "Person", "Place", M, SUP, "VISITED"))
+register_turn(Predicate("comes_from", "Person", "Place", M, SUP, "COMES_FROM"))
+register_turn(Predicate("mentioned", "Person", "Work", M, SUP, "MENTIONED"))
+register_turn(Predicate("does", "Person", "Activity", M, SUP, "DOES"))
+
+
+def every_predicate() -> dict[str, Predicate]:
+    """The desk's predicates and the turn facts' together: what the write statements are built for."""
+    return REGISTRY | TURN_PREDICATES
+
 
 def fixed_claims() -> dict[str, str]:
     """Predicate -> its fixed claim wording, for the predicates that have one."""
@@ -155,6 +179,9 @@ def fixed_claims() -> dict[str, str]:
 
 
 def get(predicate: object) -> Predicate:
+    if isinstance(predicate, str) and predicate in TURN_PREDICATES:
+        return TURN_PREDICATES[predicate]
     if not isinstance(predicate, str) or predicate not in REGISTRY:
-        raise UnknownPredicate(f"unknown predicate {predicate!r}; known: {', '.join(sorted(REGISTRY))}")
+        known = sorted(REGISTRY) + sorted(TURN_PREDICATES)
+        raise UnknownPredicate(f"unknown predicate {predicate!r}; known: {', '.join(known)}")
     return REGISTRY[predicate]

@@ -1,5 +1,7 @@
-"""Writing episodes: turns of any conversation, embedded for recall. They are written down by the
-key's agent (`api` for the tenant key), whatever an episode's `agent` says."""
+"""Writing episodes: turns of any conversation, embedded for recall, and the facts they state
+about their speakers filed beside them (memory/turn_facts.py: rules, each dated and DERIVED from
+its turn). They are written down by the key's agent (`api` for the tenant key), whatever an
+episode's `agent` says."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ async def write_episodes(body: EpisodesBody, who: IdentityDep, memory: MemoryDep
                          idem: IdempotencyDep, response: Response) -> EpisodesResult:
     async def work() -> EpisodesResult:
         items = [ep.model_copy(update={"agent": who.agent}) for ep in body.episodes]
-        ids = await memory.write_episodes(who.tenant, items)
+        ids = await memory.write_episodes(who.tenant, items, extract=True)
         response.status_code = 201
         return EpisodesResult(episode_ids=ids)
 

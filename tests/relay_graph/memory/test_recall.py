@@ -273,7 +273,7 @@ async def test_hot_reads_start_from_indexes(graph_client, tenant):
             {"ft": "%%alcie%% rao", "parts": ["%%alcie%%"]}], "limit": 5}),
         "near": (q.EPISODES_NEAR, {"v": v, "n": 5}),
         "session": (q.EPISODES_IN_SESSION, {"session": "s", "v": v, "n": 5}),
-        "of_entities": (q.EPISODES_OF_ENTITIES, {"uids": ["a"], "session": None, "v": v, "n": 5, "cap": 5}),
+        "of_entities": (q.EPISODES_OF_ENTITIES, {"entity_uids": ["a"], "session": None, "v": v, "n": 5, "cap": 5}),
         "of_subject": (q.EPISODES_OF_SUBJECT, {"subject": "a", "session": None, "uids": [], "v": v, "cap": 5, "n": 5}),
         "by_id": (q.EPISODES_BY_ID, {"ids": ["a"], "v": v}),
         "fact_candidates": (q.FACT_CANDIDATES, {"uids": ["a"], "per_entity": 5}),

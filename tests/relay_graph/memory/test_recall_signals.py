@@ -154,3 +154,103 @@ def test_another_voice_needs_the_named_speaker_to_have_said_nothing_near():
     # within the margin, or two speakers named: no other voice
     assert not recall_mod._another_voice([cand("m", far + 0.01), cand("c", far)], by_id, ["caroline"])
     assert not recall_mod._another_voice([cand("m", far + margin), cand("c", far)], by_id, ["caroline", "melanie"])
+
+
+# ------------------------------------------------------------------ facts the turns state (POST /episodes' rules)
+
+PETS = {
+    "P1": (datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc), [
+        (C, "My dog Biscuit keeps chewing my shoes, I need a trainer."),
+        (M, "Last Saturday we adopted a puppy named Luna!"),
+        (C, "Congrats! Puppies are a lot of work."),
+        (M, "Our old dog fetched sticks at the park all afternoon."),
+    ]),
+    "P2": (datetime(2023, 6, 20, 18, 5, tzinfo=timezone.utc), [
+        (M, "Biscuit was so sweet when I came over, he brought me the ball for an hour."),
+        (C, "Thanks for coming over, it was fun."),
+        (M, "A dog at the park fetched a frisbee for ages, so cute."),
+        (M, "Luna can sit on command now, treats work wonders."),
+        (C, "My friend's dog learned to sit and roll over in a week."),
+        (M, "Caroline told me she runs 5 km before work now."),
+        (M, "How far do I jog? Five miles before work every morning now."),
+    ]),
+}
+
+
+@pytest.fixture
+async def pets(memory, tenant):
+    await memory.write_episodes(tenant, [
+        EpisodeInput(id=f"{s}:{i}", session=s, speaker=sp, text=text, at=at)
+        for s, (at, lines) in PETS.items() for i, (sp, text) in enumerate(lines, start=1)], extract=True)
+    return tenant
+
+
+async def test_a_turn_states_a_dated_fact_about_its_speaker_with_its_source(memory, pets):
+    # "Last Saturday" said on Monday 8 May 2023: Luna is Melanie's since 6 May, and the turn says so
+    (luna,) = await memory.facts(pets, "Melanie", "has_pet")
+    assert (luna.object, luna.valid_from) == ("Luna", datetime(2023, 5, 6, tzinfo=timezone.utc))
+    r = await memory.recall(pets, "When did Melanie adopt her puppy Luna?", k=3)
+    assert r.items[0].episode_id == "P1:2"
+    assert luna.fact_id in [f.fact_id for f in r.facts]
+
+
+async def test_a_speakers_own_entity_lifts_the_turn_that_names_it(memory, pets, monkeypatch):
+    # Luna is an entity because Melanie said she adopted her, so a misspelt "Lunna" still finds
+    # her (entities are matched fuzzily, words are not); Caroline's turn about a dog learning in a
+    # week is nearer in meaning and shares more of the question's words
+    question = "What did Lunna learn to do in a week?"
+    r = await memory.recall(pets, question, k=5)
+    found = [i.episode_id for i in r.items]
+    assert found.index("P2:4") < found.index("P2:5"), found
+    assert "q -> entity 'Luna'" in r.items[found.index("P2:4")].path
+    monkeypatch.setitem(recall_mod.WEIGHTS, "entities", 0.0)
+    found = await ranked(memory, pets, question, 5)
+    assert found.index("P2:5") < found.index("P2:4"), found
+
+
+async def test_two_hops_through_a_turn_fact_find_what_was_said_about_the_pets_owner(memory, pets, monkeypatch):
+    # Biscuit <-has_pet- Caroline (her first turn says so) -> Melanie's turn naming Caroline, which
+    # names no dog; Melanie's own jogging turn is nearer in meaning (Caroline's first turn, which
+    # names Biscuit, is found by the entity itself)
+    question = "How far does Biscuit's owner jog?"
+    r = await memory.recall(pets, question, k=5)
+    found = [i.episode_id for i in r.items]
+    assert found.index("P2:6") < found.index("P2:7"), found
+    assert r.items[found.index("P2:6")].path[:3] == [
+        "q -> entity 'Biscuit'", "entity <-ABOUT- fact -ABOUT-> entity 'Caroline'", "entity <-MENTIONS- episode"]
+    monkeypatch.setitem(recall_mod.WEIGHTS, "joined", 0.0)
+    found = await ranked(memory, pets, question, 5)
+    assert "P2:6" not in found or found.index("P2:7") < found.index("P2:6"), found
+
+
+async def test_a_replayed_batch_files_its_turn_facts_once(memory, pets):
+    await memory.write_episodes(pets, [EpisodeInput(id="P1:1", session="P1", speaker=C, text=PETS["P1"][1][0][1],
+                                                    at=PETS["P1"][0])], extract=True)
+    (biscuit,) = await memory.facts(pets, "Caroline", "has_pet")
+    assert (biscuit.object, biscuit.corroborations) == ("Biscuit", 1)
+
+
+async def test_a_speaker_and_a_time_together_find_what_that_speaker_said_then(memory, tenant, monkeypatch):
+    # Melanie talks baking in May, Caroline in June; what Melanie did in June says no "bake"
+    # (the fusion puts it first here with or without the signal; the score says the signal found it)
+    may, june = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc), datetime(2023, 6, 20, 18, 5, tzinfo=timezone.utc)
+    lines = [("B1", may, M, "I bake a cake every week, baking is my favourite thing."),
+             ("B1", may, M, "I baked a lemon cake for the school fair, it was my best bake yet."),
+             ("B1", may, M, "Baking bread in the oven on Sundays is a family thing for us."),
+             ("B1", may, M, "I baked muffins and cookies for the bake sale."),
+             ("B1", may, C, "Yum, I love lemon."),
+             ("B2", june, C, "I bake every day now, cakes and pies and cookies."),
+             ("B2", june, C, "I baked a chocolate cake for my mom's birthday."),
+             ("B2", june, C, "My oven broke while I was baking bread, so annoying."),
+             ("B2", june, C, "I baked cookies in the oven with my niece."),
+             ("B2", june, M, "We made pizza dough in the oven with the kids."),
+             ("B2", june, M, "Work has been busy lately.")]
+    await memory.write_episodes(tenant, [EpisodeInput(id=f"{s}:{i}", session=s, speaker=sp, text=text, at=at)
+                                         for i, (s, at, sp, text) in enumerate(lines, start=1)])
+    question = "What did Melanie bake in June 2023?"
+    r = await memory.recall(tenant, question, k=3)
+    assert r.items[0].episode_id == "B2:10", [i.episode_id for i in r.items]
+    monkeypatch.setitem(recall_mod.WEIGHTS, "spoken_then", 0.0)
+    without = {i.episode_id: i.score for i in (await memory.recall(tenant, question, k=3)).items}
+    # the signal ranks it first among Melanie's June turns: 1 / (RRF_K + 1) more
+    assert r.items[0].score - without["B2:10"] == pytest.approx(1 / (recall_mod.RRF_K + 1), abs=1e-5)

@@ -170,3 +170,25 @@ EMBED_MISSING = Query(
     "SET ep.embedding = vecf32(r.vec) "
     "RETURN count(ep) AS n",
 )
+
+
+# Turn facts (memory/turn_facts.py): the episodes of the list that already DERIVED a fact by the
+# turn rules (a replayed batch is not filed twice), and the MENTIONS links from a turn to the
+# entities its facts name (the source turn, and the batch's other turns that name them: the
+# entities did not exist yet when the batch's MENTIONS were written).
+FILED_BY_RULES = Query(
+    "episodes_filed_by_rules",
+    "UNWIND $ids AS id "
+    "MATCH (ep:Episode {episode_id: id})-[:DERIVED]->(f:Fact) WHERE f.label = $label "
+    "RETURN DISTINCT id",
+    read_only=True,
+)
+
+LINK_MENTIONS = Query(
+    "episodes_link_mentions",
+    "UNWIND $links AS l "
+    "MATCH (ep:Episode {episode_id: l.ep}) "
+    "MATCH (e:Entity {uid: l.uid}) "
+    "MERGE (ep)-[:MENTIONS]->(e) "
+    "RETURN count(*) AS n",
+)

@@ -32,7 +32,7 @@ one read (names + slot), then one guarded write.
 
 from __future__ import annotations
 
-from relay_graph.memory.registry import ENTITY_TYPES, REGISTRY, Predicate
+from relay_graph.memory.registry import ENTITY_TYPES, Predicate, every_predicate
 from relay_graph.runtime.queries import Query
 
 # ---------------------------------------------------------------------------------------------
@@ -250,7 +250,7 @@ _CARRY = "WITH slot, s, f\n"
 
 
 def _per_predicate(name: str, *parts: str, state: str = "") -> dict[str, Query]:
-    return {p.name: _statement(name, p, *parts, state=state) for p in REGISTRY.values()}
+    return {p.name: _statement(name, p, *parts, state=state) for p in every_predicate().values()}
 
 
 # A new current fact that closes nothing: the first of its slot, one more value of a multi-valued
@@ -485,8 +485,8 @@ def _create_entities(role: str, types: set[str]) -> str:
     return (f"OPTIONAL MATCH (known:Entity {{uid: r.__R___uid}})\n{branches}WITH r, slot\n").replace("__R__", role)
 
 
-_B_ENTITIES = (_create_entities("s", {p.subject_type for p in REGISTRY.values()})
-               + _create_entities("o", {p.object_type for p in REGISTRY.values()}))
+_B_ENTITIES = (_create_entities("s", {p.subject_type for p in every_predicate().values()})
+               + _create_entities("o", {p.object_type for p in every_predicate().values()}))
 # A row whose new entity was to be created by a row that failed its guard finds no entity and
 # stops here, before its slot's version moves: nothing of it is written, and it is retried.
 _B_NEW_FACT = """
@@ -507,7 +507,7 @@ CREATE (f)-[:ABOUT {role: 'subject'}]->(s), (f)-[:ABOUT {role: 'object'}]->(o), 
 _B_MIRROR_NEW = "".join(
     f"FOREACH (_ IN CASE WHEN r.predicate = '{p.name}' THEN [1] ELSE [] END |\n"
     f"    CREATE (s)-[:{p.edge} {{fact_id: r.fact_id}}]->(o))\n"
-    for p in REGISTRY.values()
+    for p in every_predicate().values()
 )
 _B_WAS_NEW = """
 CREATE (s)-[:WAS {predicate: r.predicate, fact_id: r.fact_id, valid_from_ms: r.valid_from_ms,

@@ -110,7 +110,7 @@ EPISODES_OF_ENTITIES = Query(
     "recall_episodes_of_entities",
     "WITH vecf32($v) AS qv "
     "CALL { "
-    "  UNWIND $uids AS u "
+    "  UNWIND $entity_uids AS u "
     "  MATCH (e:Entity {uid: u}) "
     + _EPISODE_OF_ENTITY.format(e="e")
     + "WITH u, ep, via WHERE $session IS NULL OR ep.session_id = $session "
@@ -138,18 +138,22 @@ _MENTIONS_OF_REACHED = (
     "RETURN '{signal}' AS signal, ep.episode_id AS id, d, hops"
 )
 
-# Two hops: the entities one current fact away from the question's entities ("Which studio is on
-# Harbor Street?" -> Nova Pottery located_in Harbor Street), and the episodes that MENTION those
-# (at most $per_entity joined entities per named one, each one's newest $cap episodes), those
-# reached from more of them first, then nearest to the question.
+# Two hops: the entities one current fact away from the question's entities other than the
+# speakers it names ("Which studio is on
+# Harbor Street?" -> Nova Pottery located_in Harbor Street), through the $per_entity facts of each
+# named one whose claim (FactText) is nearest the question ("What did Caroline's dog bring?" ->
+# "has pet Biscuit", not every place she has been), and the episodes that MENTION those (each
+# one's newest $cap), those reached from more of them first, then nearest to the question.
 EPISODES_JOINED = Query(
     "recall_episodes_joined",
     "WITH vecf32($v) AS qv "
-    "CALL { "
-    "  UNWIND $uids AS u "
+    "CALL { WITH qv "
+    "  UNWIND $entity_uids AS u "
     "  MATCH (e:Entity {uid: u}) "
-    "  CALL { WITH e MATCH (e)<-[:ABOUT]-(:Fact:Current)-[:ABOUT]->(o:Entity) WHERE NOT o.uid IN $uids "
-    "         WITH DISTINCT o LIMIT $per_entity RETURN o } "
+    "  CALL { WITH e, qv MATCH (e)<-[:ABOUT]-(f:Fact:Current)-[:ABOUT]->(o:Entity) WHERE NOT o.uid IN $uids "
+    "         OPTIONAL MATCH (f)-[:PHRASED_AS]->(t:FactText) "
+    "         WITH o, min(CASE WHEN t IS NULL THEN 2.0 ELSE vec.cosineDistance(t.embedding, qv) END) AS fd "
+    "         ORDER BY fd LIMIT $per_entity RETURN o } "
     + _MENTIONS_OF_REACHED.format(cap="cap", signal="joined"),
     read_only=True,
 )
@@ -272,6 +276,28 @@ EPISODES_IN_WINDOWS = Query(
     read_only=True,
 )
 
+# Spoken then: the named speakers' turns said inside the question's windows or saying a time inside
+# them ("What setback did Melanie face in October 2023?"): the intersection of the speaker and
+# time signals, nearest first. From the speaker (at most $speaker_cap of their newest turns), so a
+# window over a busy tenant costs no more than the speaker signal.
+EPISODES_SPOKEN_THEN = Query(
+    "recall_episodes_spoken_then",
+    "WITH vecf32($v) AS qv "
+    "UNWIND $keys AS k "
+    "MATCH (sp:Speaker {key: k}) "
+    "WITH qv, sp "
+    "CALL { WITH sp MATCH (sp)<-[:SPOKEN_BY]-(ep:Episode) "
+    "       WITH ep ORDER BY ep.at_ms DESC LIMIT $speaker_cap RETURN ep } "
+    "WITH qv, ep WHERE ($session IS NULL OR ep.session_id = $session) "
+    "  AND any(w IN $windows WHERE (ep.at_ms >= w[0] AND ep.at_ms < w[1]) "
+    "          OR (ep.said_from_ms IS NOT NULL AND ep.said_from_ms < w[1] AND ep.said_to_ms > w[0])) "
+    "WITH DISTINCT qv, ep "
+    "WITH ep, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
+    "ORDER BY d LIMIT $n "
+    "RETURN 'spoken_then' AS signal, ep.episode_id AS id, d, null AS hops",
+    read_only=True,
+)
+
 # Dated: a question that asks when ("When did Caroline go to the support group?") is answered by a
 # turn that says a time ("I went yesterday"): the turns of the named speakers that say one, nearest
 # first. Only with a named speaker: "when does my line drop?" asks about a habit, and every turn
@@ -312,6 +338,7 @@ SIGNALS = {
     "speakers": EPISODES_OF_SPEAKERS,
     "time": EPISODES_IN_WINDOWS,
     "dated": EPISODES_DATED,
+    "spoken_then": EPISODES_SPOKEN_THEN,
 }
 
 

@@ -15,6 +15,7 @@ hashed.
 from __future__ import annotations
 
 import hashlib
+import logging
 import json
 import re
 from typing import Annotated, Any, Awaitable, Callable
@@ -22,11 +23,14 @@ from typing import Annotated, Any, Awaitable, Callable
 from fastapi import Depends, Header, Response
 from pydantic import BaseModel
 
+from relay_graph.runtime.cluster import is_cluster, through_failover
 from relay_graph.runtime.errors import InvalidInput, StateConflict
 from relay_graph.runtime.tenancy import validate_tenant
 
 from .deps import DepsDep
 from .schemas import to_json
+
+log = logging.getLogger("relay.gateway.idempotency")
 
 PREFIX = "relay-idem:"
 KEY_RE = re.compile(r"^[\x21-\x7e]{1,200}$")
@@ -73,15 +77,31 @@ class Idempotency:
             answer = await work()
         except BaseException:
             if not self._kept:
-                await self.redis.delete(self._slot)
+                await self._give_back()
             raise
         if not self._kept:
             status = response.status_code or 200
             if status < 500:
                 await self.keep(status, answer)
             else:
-                await self.redis.delete(self._slot)
+                await self._give_back()
         return answer
+
+    async def _give_back(self) -> None:
+        """The claim given back, so a retry runs the work again. On a cluster the delete waits out a
+        failover (the request most likely failed because of it): a claim left behind would answer
+        every retry `idempotency_key_in_use` until it expires (`lock_s`)."""
+        async def delete() -> None:
+            await self.redis.delete(self._slot)
+
+        try:
+            if is_cluster(self.redis):
+                await through_failover(self.redis, delete, what="giving an Idempotency-Key back")
+            else:
+                await delete()
+        except Exception as exc:  # noqa: BLE001 - the request's own error is what the caller hears
+            log.warning("could not give Idempotency-Key %s back (it is in use for %d s): %r", self.key,
+                        self.lock_s, exc)
 
     async def keep(self, status: int, answer: Any) -> None:
         """The answer this key gives from now on (a route may keep one before it fails later)."""

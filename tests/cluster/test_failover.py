@@ -14,6 +14,7 @@ from redis.crc import key_slot
 
 from relay_graph.runtime import cluster
 from relay_graph.runtime.db import GraphClient
+import relay_graph.desk.vocabulary  # noqa: F401 (the desk's predicates: the failover writes lives_in)
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import FactInput
 from relay_graph.runtime.queries import Query

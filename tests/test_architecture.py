@@ -164,6 +164,42 @@ def test_the_engine_loads_nothing_of_the_desk():
     assert out.stdout.strip() == "[]", out.stdout
 
 
+def _string_constants(module: str) -> set[str]:
+    return {n.value for n in ast.walk(TREES[module]) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+
+
+def test_the_engines_registry_names_no_desk_predicate():
+    """The desk's vocabulary is the desk's: the engine's registry neither registers (imported alone
+    its registry is empty) nor names any of its predicates, their types or edges."""
+    from relay_graph.desk import vocabulary
+
+    desk = {w for p in vocabulary.PREDICATES for w in (p.name, p.subject_type, p.object_type, p.edge)}
+    named = sorted(desk & _string_constants("relay_graph.memory.registry"))
+    assert not named, f"the engine's registry names the desk's {named}"
+    code = ("import relay_graph.memory.facade, relay_graph.memory.recall; "
+            "from relay_graph.memory import registry; print(sorted(registry.REGISTRY))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_runtimes_schema_names_no_desk_label():
+    """The desk's and the catalogue's indexes are declared by the desk; the runtime creates what
+    the loaded packages declared, and names none of the desk's labels itself."""
+    import relay_graph.desk  # noqa: F401 (declares the desk's indexes)
+    from relay_graph.runtime.queries import schema
+
+    labels = {label for owner, indexes in schema._declared.items() if owner.startswith("relay_graph.desk")
+              for label, *_ in (*indexes.range, *indexes.fulltext, *indexes.vector)}
+    assert {"Ticket", "NetNode", "Faq"} <= labels
+    runtime = [m for m in MODULES if m == "relay_graph.runtime.db" or m.startswith("relay_graph.runtime.queries")]
+    named = sorted(f"{m}: {label}" for m in runtime for label in labels & _string_constants(m))
+    assert not named, "\n".join(named)
+    code = ("import relay_graph.runtime.db, relay_graph.memory.facade; from relay_graph.runtime.queries import schema; "
+            "d = schema.declared(); print(sorted({i[0] for i in (*d.range, *d.fulltext, *d.vector)}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert not labels & set(ast.literal_eval(out.stdout.strip())), out.stdout
+
+
 def _is_statements(module: str) -> bool:
     return ".queries" in module and layer_of(module) is not None
 

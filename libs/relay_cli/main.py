@@ -34,7 +34,10 @@ def _data_dir(option: Optional[Path], settings: CliSettings) -> Path:
 
 def _graph_settings():
     """The RELAY_* settings, with the password a `relay up` on RELAY_DATA_DIR keeps when
-    RELAY_FALKORDB_PASSWORD is not set, and its cluster's seeds when it runs one."""
+    RELAY_FALKORDB_PASSWORD is not set, and its cluster's seeds when it runs one. Every command that
+    reaches the graph starts here, so here the desk's vocabulary and indexes are loaded (a reset
+    recreates the desk's indexes as well as the engine's)."""
+    import relay_graph.desk  # noqa: F401
     from relay_graph.runtime.config import GraphSettings
 
     from relay_cli.admin_key import PASSWORD_FILE, kept

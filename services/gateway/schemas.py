@@ -28,7 +28,7 @@ from relay_graph.memory.models import (
 from relay_graph.desk.catalogue import REGION_CODES
 from relay_graph.lab import FaultKind, Injection, Scoreboard
 from relay_graph.desk.network_models import NODE_ID_PATTERN, Capacity, CriticalNode, LineHop, SpanningForest
-from relay_graph.memory.registry import REGISTRY
+from relay_graph.memory.registry import predicates_enum
 from relay_graph.lab.world import HomeLine, WorldSummary
 
 from .auth import AGENT_ID_PATTERN
@@ -70,8 +70,9 @@ SubLabel = Annotated[str | None, Field(default=None, pattern=LABEL_PATTERN,
 IgnoredAgent = Annotated[str | None, Field(default=None, pattern=LABEL_PATTERN,
                                            description="ignored: the writer recorded is always the key's agent "
                                            "(an agent key's agent, or `api` for the tenant key)")]
-# The registry's predicates (the schema lists them; an unknown one is 422 `unknown_predicate`).
-PredicateName = Annotated[str, Field(min_length=1, max_length=64, json_schema_extra={"enum": sorted(REGISTRY)},
+# The registry's predicates (the schema lists them; an unknown one is 422 `unknown_predicate`): the
+# desk's vocabulary, registered when this gateway imported the desk.
+PredicateName = Annotated[str, Field(min_length=1, max_length=64, json_schema_extra=predicates_enum,
                                      examples=["lives_in"])]
 Region = Literal[REGION_CODES]  # type: ignore[valid-type]
 

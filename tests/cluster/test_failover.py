@@ -24,6 +24,7 @@ import httpx
 import pytest
 from redis.crc import key_slot
 
+import relay_graph.desk.vocabulary  # noqa: F401 (the desk's predicates: the failover writes lives_in)
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import FactInput
 from relay_graph.runtime import cluster

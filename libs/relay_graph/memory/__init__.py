@@ -2,8 +2,12 @@
 
 Facts on two clocks (`facts`, planned purely by `fact_planning`), episodes and their vectors
 (`episodes`, `fact_embeddings`), recall (`recall`), reading by name (`names`), the predicate
-registry (`registry`: the public contract's predicates, from which the statements are built),
-the shared input types (`inputs`, `models`), retention and the entity graph's communities.
+registry (`registry`: the mechanism its user declares a vocabulary with; the statements are built
+from what is registered, when used), the shared input types (`inputs`, `models`), retention and
+the entity graph's communities.
 `facade.Memory` wires them to one client and embedder.
 
 May use: `relay_graph.runtime`. Its Cypher is in `memory.queries`."""
+
+# Importing the engine declares the indexes its statements start from (memory.queries).
+from relay_graph.memory import queries  # noqa: E402,F401

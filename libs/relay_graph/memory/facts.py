@@ -51,7 +51,7 @@ from relay_graph.memory.models import (
 )
 from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries import facts as q
-from relay_graph.memory.registry import ENTITY_TYPES, REGISTRY, Predicate, clean_text, every_predicate
+from relay_graph.memory.registry import REGISTRY, FromRegistry, Predicate, clean_text, entity_types, every_predicate
 from relay_graph.memory.registry import get as get_predicate
 from relay_graph.runtime import times
 from relay_graph.runtime.times import now_ms
@@ -130,8 +130,9 @@ async def resolve_entity(
     (reads that forgive misspellings use `names.match`). Returns None when there is none, unless
     `create`, which MERGEs a new entity `(:Entity:<Type> {uid, name, name_key, type})`."""
     tenant = validate_tenant(tenant)
-    if entity_type not in ENTITY_TYPES:
-        raise InvalidInput(f"unknown entity type {entity_type!r}; known: {', '.join(sorted(ENTITY_TYPES))}")
+    known = entity_types()
+    if entity_type not in known:
+        raise InvalidInput(f"unknown entity type {entity_type!r}; known: {', '.join(sorted(known))}")
     n = _checked_name(name, entity_type, "name")
     rows = await client.run(tenant, q.ENTITY_LOOKUP, {"s_uid": n.uid})
     row = rows[0] if rows else {}
@@ -378,18 +379,25 @@ async def write_fact(client: GraphClient, tenant: str, fact: FactInput) -> FactW
 
 MAX_BATCH = 1_000
 
-# each single-fact statement's batch twin (same effects, one row per fact, every predicate)
-_BATCH_OF: dict[Query, Query] = {
-    single[name]: batch
-    for single, batch in (
-        (q.CREATE_PLAIN, q.BATCH_CREATE_PLAIN),
-        (q.CREATE_CURRENT, q.BATCH_CREATE_CURRENT),
-        (q.CREATE_HISTORY, q.BATCH_CREATE_HISTORY),
-        (q.CREATE_CLAIM, q.BATCH_CREATE_CLAIM),
-        (q.CORROBORATE, q.BATCH_CORROBORATE),
-    )
-    for name in every_predicate()
-}
+
+def _batch_twins() -> dict[str, Query]:
+    """Each single-fact statement's batch twin, by name (same effects, one row per fact, every
+    predicate)."""
+    b = q.batch_writes()
+    return {
+        single[name].name: batch
+        for single, batch in (
+            (q.CREATE_PLAIN, b.create_plain),
+            (q.CREATE_CURRENT, b.create_current),
+            (q.CREATE_HISTORY, b.create_history),
+            (q.CREATE_CLAIM, b.create_claim),
+            (q.CORROBORATE, b.corroborate),
+        )
+        for name in every_predicate()
+    }
+
+
+_BATCH_OF: FromRegistry[Query] = FromRegistry(_batch_twins)
 
 
 def _validate_batch(facts: object) -> list[_Write]:
@@ -536,7 +544,7 @@ async def _write_checked(client: GraphClient, tenant: str, writes: list[_Write],
         query, params = _write_query(plan, w, _Snapshot(subject, obj, slot))
         params["i"] = i
         fresh = tuple(ref.uid for ref in (subject, obj) if not ref.exists)
-        planned.append(_Planned(i, key, rounds.get(key, 0), plan, _BATCH_OF[query], params, fresh))
+        planned.append(_Planned(i, key, rounds.get(key, 0), plan, _BATCH_OF[query.name], params, fresh))
         rounds[key] = rounds.get(key, 0) + 1
         slots[key] = fp.apply_plan(slot, plan)
 

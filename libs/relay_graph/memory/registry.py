@@ -1,8 +1,17 @@
-"""The predicate registry: every predicate Relay knows, its subject and object types, whether it
-holds one value or many, what happens when another agent disagrees, and how its values are checked.
+"""The predicate registry: the mechanism by which a user of the engine declares its vocabulary. A
+predicate has its subject and object types, holds one value or many, says what happens when
+another agent disagrees, and how its values are checked.
 
-Adding a predicate is one `register(Predicate(...))` line. Labels and relationship types here are
-code constants; they are the only identifiers ever placed into Cypher text."""
+The engine registers no predicate of its own: every one it could offer would name a subject type
+(a customer, a person, a device) that belongs to the team using it, so the vocabulary is its
+user's (the support desk's is `relay_graph.desk.vocabulary`). Adding a predicate is one
+`register(Predicate(...))` call at the user's import; registering the same one again changes
+nothing, a different one under a taken name is refused.
+
+What is built from the registry (the statements naming its labels and edges, the tables of its
+predicates) is built when first used and again after a later registration: `from_registry` and
+`FromRegistry` cache a build by the registry's `generation()`. Labels and relationship types here
+are checked identifiers; they are the only ones ever placed into Cypher text."""
 
 from __future__ import annotations
 
@@ -10,13 +19,15 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable
+from collections.abc import Iterator, Mapping
+from typing import Callable, Generic, TypeVar
 
-from relay_graph.runtime.errors import InvalidValue, UnknownPredicate
+from relay_graph.runtime.errors import UnknownPredicate
 from relay_graph.memory import inputs
 
 MAX_VALUE_CHARS = 200
 _IDENT = re.compile(r"^[A-Z][A-Za-z]*$|^[A-Z_]+$")
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")  # a predicate's name is written into the batch statements' text
 
 
 class Cardinality(str, Enum):
@@ -36,62 +47,6 @@ def clean_text(value: object, what: str = "value") -> str:
     """The normal form of a name (NFKC, spaces collapsed) once inputs.check_name took it: the
     same rule as the API's `Name` type, so what the schema allows is what is stored."""
     return " ".join(unicodedata.normalize("NFKC", inputs.check_name(value, what, MAX_VALUE_CHARS)).split())
-
-
-_SYMPTOMS = re.compile(
-    r"\b(slow|slowness|lag|laggy|drop(s|ping|ped)?|disconnect\w*|buffer\w*|outage|down|no internet|"
-    r"not working|broken|interference|weak|signal|error|problem|issue)\b",
-    re.I,
-)
-
-
-def check_router(value: str) -> str:
-    if _SYMPTOMS.search(value):
-        raise InvalidValue(f"{value!r} reads like a symptom, not a router model")
-    if not re.search(r"[A-Za-z]", value):
-        raise InvalidValue(f"{value!r} is not a router model")
-    return value
-
-
-def check_device(value: str) -> str:
-    if _SYMPTOMS.search(value):
-        raise InvalidValue(f"{value!r} reads like a symptom, not a device")
-    return value
-
-
-def check_phone(value: str) -> str:
-    digits = re.sub(r"[\s().-]", "", value)
-    if not re.fullmatch(r"\+?\d{7,15}", digits):
-        raise InvalidValue(f"{value!r} does not look like a phone number (7-15 digits, optional +)")
-    return digits
-
-
-def check_email(value: str) -> str:
-    if not re.fullmatch(r"[^@\s]{1,64}@[^@\s]+\.[A-Za-z]{2,}", value):
-        raise InvalidValue(f"{value!r} does not look like an email address")
-    return value.lower()
-
-
-CONTACT_METHODS = {"phone", "email", "sms", "whatsapp", "chat"}
-
-
-def check_contact(value: str) -> str:
-    v = value.lower()
-    if v not in CONTACT_METHODS:
-        raise InvalidValue(f"prefers_contact must be one of {sorted(CONTACT_METHODS)}")
-    return v
-
-
-def check_plan(value: str) -> str:
-    if _SYMPTOMS.search(value):
-        raise InvalidValue(f"{value!r} reads like a symptom, not a plan")
-    return value
-
-
-def check_name(value: str) -> str:
-    if re.search(r"\d", value):
-        raise InvalidValue(f"{value!r} does not look like a person's name")
-    return value
 
 
 def as_is(value: str) -> str:
@@ -117,49 +72,90 @@ class Predicate:
         return self.cardinality is Cardinality.SINGLE
 
     def __post_init__(self) -> None:
+        if not _NAME.fullmatch(self.name):
+            raise ValueError(f"{self.name!r} is not a predicate name (lower case, digits and _, up to 64)")
         for ident in (self.subject_type, self.object_type, self.edge):
             if not _IDENT.fullmatch(ident):
                 raise ValueError(f"{ident!r} is not a safe label or relationship type")
 
 
 REGISTRY: dict[str, Predicate] = {}
-ENTITY_TYPES: set[str] = set()
+_generation = 0  # moves on every registration: what was built from the registry before is stale
 
 
 def register(p: Predicate) -> Predicate:
+    """Adds `p` to the vocabulary. The same predicate again (its check included) is a no-op, so
+    every process may register its vocabulary at import; another one under a registered name is
+    refused (two meanings of one predicate would share its slots and edges)."""
+    global _generation
+    known = REGISTRY.get(p.name)
+    if known is not None:
+        if known == p and known.check is p.check and known.claim == p.claim:
+            return known
+        raise ValueError(f"predicate {p.name!r} is registered already, as {known}")
     REGISTRY[p.name] = p
-    ENTITY_TYPES.update((p.subject_type, p.object_type))
+    _generation += 1
     return p
 
 
-S, M = Cardinality.SINGLE, Cardinality.MULTI
-SUP, CON = ConflictPolicy.SUPERSEDE, ConflictPolicy.CONFLICT
+def generation() -> int:
+    """How many predicates were registered so far: a build keyed by it is current."""
+    return _generation
 
-register(Predicate("name", "Customer", "PersonName", S, SUP, "NAMED", check_name,
-                   claim="full name"))
-register(Predicate("lives_in", "Customer", "City", S, CON, "LIVES_IN"))
-register(Predicate("on_plan", "Customer", "Plan", S, CON, "ON_PLAN", check_plan))
-register(Predicate("has_router", "Customer", "Router", S, CON, "HAS_ROUTER", check_router))
-register(Predicate("owns_device", "Customer", "Device", M, SUP, "OWNS_DEVICE", check_device))
-register(Predicate("phone", "Customer", "Phone", M, SUP, "HAS_PHONE", check_phone,
-                   claim="phone number"))
-register(Predicate("email", "Customer", "Email", M, SUP, "HAS_EMAIL", check_email,
-                   claim="email address"))
-register(Predicate("has_issue", "Customer", "Issue", M, SUP, "HAS_ISSUE"))
-register(Predicate("prefers_contact", "Customer", "ContactMethod", S, SUP, "PREFERS_CONTACT", check_contact))
 
-# What a turn of any conversation says about its speaker (memory/turn_facts.py files them from
-# `POST /episodes` by rules). Kept apart from REGISTRY, the desk's predicates that its extractors
-# are offered: a customer's chat never files them, and `get` knows both.
+def entity_types() -> frozenset[str]:
+    """Every subject and object type of the registered predicates."""
+    return frozenset(t for p in every_predicate().values() for t in (p.subject_type, p.object_type))
+
+
+T = TypeVar("T")
+V = TypeVar("V")
+
+
+def from_registry(build: Callable[[], T]) -> Callable[[], T]:
+    """`build()`'s result, made from what is registered when it is first asked for and made again
+    when a predicate was registered since."""
+    made: list = [-1, None]
+
+    def current() -> T:
+        if made[0] != _generation:
+            made[1], made[0] = build(), _generation
+        return made[1]
+
+    return current
+
+
+class FromRegistry(Mapping[str, V], Generic[V]):
+    """A read-only mapping built by `build()` from the registry (see `from_registry`)."""
+
+    def __init__(self, build: Callable[[], dict[str, V]]):
+        self._current = from_registry(build)
+
+    def __getitem__(self, key: str) -> V:
+        return self._current()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._current())
+
+    def __len__(self) -> int:
+        return len(self._current())
+
+# The engine's own vocabulary: what a turn of any conversation says about its speaker
+# (memory/turn_facts.py files them from `POST /episodes` by rules), generic to every user of the
+# memory. Kept apart from REGISTRY, the user's vocabulary (the desk's: desk/vocabulary.py) that its
+# extractors and schemas are offered: a customer's chat never files these, and `get` knows both.
 TURN_PREDICATES: dict[str, Predicate] = {}
 
 
 def register_turn(p: Predicate) -> Predicate:
-    TURN_PREDICATES[p.name] = p
-    ENTITY_TYPES.update((p.subject_type, p.object_type))
+    global _generation
+    if TURN_PREDICATES.get(p.name) != p:
+        TURN_PREDICATES[p.name] = p
+        _generation += 1  # the write statements are built for these too
     return p
 
 
+M, SUP = Cardinality.MULTI, ConflictPolicy.SUPERSEDE
 register_turn(Predicate("has_pet", "Person", "Pet", M, SUP, "HAS_PET"))
 register_turn(Predicate("knows", "Person", "Person", M, SUP, "KNOWS"))
 register_turn(Predicate("visited", "Person", "Place", M, SUP, "VISITED"))
@@ -176,6 +172,12 @@ def every_predicate() -> dict[str, Predicate]:
 def fixed_claims() -> dict[str, str]:
     """Predicate -> its fixed claim wording, for the predicates that have one."""
     return {p.name: p.claim for p in REGISTRY.values() if p.claim}
+
+
+def predicates_enum(schema: dict) -> None:
+    """Fills a JSON schema's `enum` with the registered predicates when the schema is made (as
+    pydantic's `json_schema_extra`), so a schema lists what is registered then."""
+    schema["enum"] = sorted(REGISTRY)
 
 
 def get(predicate: object) -> Predicate:

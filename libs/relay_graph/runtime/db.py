@@ -1,5 +1,6 @@
 """One async connection pool to FalkorDB per process, graphs selected by validated tenant id,
-indexes ensured once per tenant per process. Read-only queries travel on connections of their own
+indexes (those the loaded packages declared, queries/schema.py) ensured once per tenant per process,
+again when a package declared more since. Read-only queries travel on connections of their own
 (`graph_wire`: recall's reads, the bulk of the traffic, with less overhead), writes through the
 falkordb client.
 
@@ -77,7 +78,7 @@ class GraphClient:
 
     def __init__(self, settings: GraphSettings | None = None, *, pool: aioredis.BlockingConnectionPool | None = None):
         self.settings = settings or GraphSettings()
-        self._ready: set[str] = set()
+        self._ready: dict[str, int] = {}  # tenant -> the schema generation its indexes were ensured at
         self._schema_lock = asyncio.Lock()
         self.udfs = False  # relay.* functions loaded (udf.py)
         self._kept: dict[str, Any] = {}
@@ -131,12 +132,14 @@ class GraphClient:
 
     async def ensure_schema(self, tenant: str) -> None:
         validate_tenant(tenant)
-        if tenant in self._ready:
+        if self._ready.get(tenant) == schema.generation():
             return
         await self.ensure_udfs()
         async with self._schema_lock:
-            if tenant in self._ready:
+            wanted = schema.generation()
+            if self._ready.get(tenant) == wanted:
                 return
+            indexes = schema.declared()
             g = self._graph(tenant)
             have = set()
             try:
@@ -148,17 +151,17 @@ class GraphClient:
                 pass
             have_pairs = {(l, p) for l, p, _ in have}
             have_kinds = {(l, p, k) for l, p, ks in have for k in ks}
-            for label, prop in schema.RANGE_INDEXES:
+            for label, prop in indexes.range:
                 if (label, prop, "RANGE") not in have_kinds and (label, prop) not in have_pairs:
                     await self._create(g, schema.range_index(label, prop))
-            for label, prop in schema.FULLTEXT_INDEXES:
+            for label, prop in indexes.fulltext:
                 if (label, prop, "FULLTEXT") not in have_kinds:
                     await self._create(g, schema.FULLTEXT_INDEX, {"label": label, "prop": prop})
-            for label, prop, dim in schema.VECTOR_INDEXES:
+            for label, prop, dim in indexes.vector:
                 if (label, prop, "VECTOR") not in have_kinds:
                     await self._create(g, schema.vector_index(label, prop, dim))
             await self._await_operational(g)
-            self._ready.add(tenant)
+            self._ready[tenant] = wanted
 
     @staticmethod
     async def _await_operational(g, timeout_s: float = 10.0) -> None:

@@ -11,7 +11,7 @@ from relay_graph.memory.inputs import Name as _Name
 from relay_graph.memory.inputs import ShortText, Text
 from relay_graph.memory.models import AGENT_PATTERN
 from relay_graph.desk.network_models import NODE_ID_PATTERN
-from relay_graph.memory.registry import REGISTRY
+from relay_graph.memory.registry import REGISTRY, predicates_enum
 
 
 class Args(BaseModel):
@@ -35,7 +35,7 @@ CustomerName = Annotated[_Name, Field(description="a customer's id (e.g. 'c-1f0e
                                       examples=["c-1f0e4b2a9c3d5e6f", "alice rao"])]
 Predicate = Annotated[str, AfterValidator(_known_predicate),
                       Field(min_length=1, max_length=64, description="a predicate of the registry",
-                            json_schema_extra={"enum": sorted(REGISTRY)})]
+                            json_schema_extra=predicates_enum)]
 NodeId = Annotated[str, Field(pattern=NODE_ID_PATTERN, description="a network node id, e.g. 'pune-olt-1'",
                               examples=["pune-olt-1"])]
 TicketId = Annotated[Identifier, Field(description="a ticket id, e.g. 'T-1A2B3C4D5E6F'")]

@@ -128,7 +128,7 @@ async def reset_tenant(client: GraphClient, tenant: str, confirm: object) -> Sna
     if await client.graph_exists(tenant):
         snap = await create_snapshot(client, tenant, f"pre-reset-{now_ms()}")
     await client.redis.delete(graph_name(tenant))
-    client._ready.discard(tenant)
+    client._ready.pop(tenant, None)
     await client.ensure_schema(tenant)
     return snap
 
@@ -139,7 +139,7 @@ async def delete_tenant(client: GraphClient, tenant: str, confirm: object) -> li
     _confirm(tenant, confirm)
     keys = [graph_name(tenant)] + [s.key for s in await list_snapshots(client, tenant)]
     gone = [k for k in keys if await client.redis.delete(k)]
-    client._ready.discard(tenant)
+    client._ready.pop(tenant, None)
     return gone
 
 

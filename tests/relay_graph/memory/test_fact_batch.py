@@ -495,8 +495,7 @@ def _node_scans(plan: str) -> list[str]:
 
 async def test_batch_statements_start_from_indexes(graph_client, tenant):
     await facts.write_fact(graph_client, tenant, fact(obj="Pune"))
-    writes = (q.BATCH_CREATE_PLAIN, q.BATCH_CREATE_CURRENT, q.BATCH_CREATE_HISTORY, q.BATCH_CREATE_CLAIM,
-              q.BATCH_CORROBORATE)
+    writes = q.batch_writes().all()
     for query in (q.BATCH_READ, *writes):
         plan = await graph_client.explain(tenant, query, {"rows": [], "names": [], "slots": []})
         scans = _node_scans(plan)

@@ -1,11 +1,11 @@
 """The LLM adapter of the Extractor port: Groq fills the same schema as the rules extractor.
 
-The model only ever fills a strict JSON schema: its predicate is an enum of the registry, issue
+The model only ever fills a strict JSON schema: its predicate is an enum of the desk vocabulary, issue
 kinds and intents are enums of extraction.schema, and nothing it says reaches the graph except
 through the same checks as the rules extractor's output. What it returns is then checked again
 here, item by item:
 
-- a fact that fails the schema or the registry's value check is dropped (keep_valid_facts);
+- a fact that fails the schema or the vocabulary's value check is dropped (keep_valid_facts);
 - a fact whose value is not in the message ("never invent") is dropped: the value, or a
   catalogue or lexicon name the message spells differently ("Bombay" -> Mumbai), must be there;
 - `has_issue` facts are dropped: the problem report carries the issue, as with the rules;
@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 from pydantic import ValidationError
 
-from relay_graph.memory import registry
+from relay_graph.desk import vocabulary
 from relay_graph.memory.entities import name_key
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.desk.llm.client import GroqChat, MalformedAnswer
@@ -87,8 +87,8 @@ Predicates:
 
 def _guide() -> str:
     lines = []
-    for name in sorted(registry.REGISTRY):
-        p = registry.REGISTRY[name]
+    for p in sorted(vocabulary.PREDICATES, key=lambda p: p.name):
+        name = p.name
         lines.append(f"- {name}: {_PREDICATE_GUIDE.get(name, f'{p.subject_type} -> {p.object_type}')}")
     return "\n".join(lines)
 
@@ -97,7 +97,7 @@ def _fact_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
-            "predicate": {"type": "string", "enum": sorted(registry.REGISTRY)},
+            "predicate": {"type": "string", "enum": list(vocabulary.NAMES)},
             "object": {"type": "string"},
             "valid_from_hint": {"type": ["string", "null"]},
             "ended": {"type": "boolean"},
@@ -109,7 +109,7 @@ def _fact_schema() -> dict[str, Any]:
 
 def extraction_schema() -> dict[str, Any]:
     """The strict JSON schema the model fills (strict mode: every field required, no extras,
-    nullable fields typed as [type, "null"]). Built from the registry and the schema's enums, so a
+    nullable fields typed as [type, "null"]). Built from the desk vocabulary and the schema's enums, so a
     new predicate or issue kind reaches the model without touching this module."""
     kinds = [k.value for k in IssueKind]
     problem = {
@@ -207,7 +207,7 @@ def grounded(f: ExtractedFact, text: str, known: Known) -> bool:
     case, accents and separators aside), or the message names it the way the catalogue or the
     lexicon knows it under another spelling."""
     if f.predicate == "prefers_contact":
-        return True  # a closed set of methods, read from the customer's words; the registry checks it
+        return True  # a closed set of methods, read from the customer's words; the vocabulary checks it
     if f.predicate == "phone":
         digits = re.sub(r"\D", "", f.object)
         return len(digits) >= 7 and digits in re.sub(r"\D", "", text)

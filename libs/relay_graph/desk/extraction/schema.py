@@ -2,7 +2,7 @@
 extractor and (later) an LLM adapter fill. Nothing here is written to the graph as is: the caller
 turns facts into FactInput writes and a problem into a ticket.
 
-Every fact value has already passed the predicate registry's checks when it gets here, so a
+Every fact value has already passed the desk vocabulary's checks when it gets here, so a
 model that invents "slow" as a router model is stopped at the schema, not at the database."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from relay_graph.desk import vocabulary
 from relay_graph.memory import registry
 from relay_graph.runtime.errors import RelayError
 
@@ -59,15 +60,15 @@ class ExtractedFact(BaseModel):
     @field_validator("predicate")
     @classmethod
     def _known(cls, v: str) -> str:
-        if v not in registry.REGISTRY:
-            raise ValueError(f"unknown predicate {v!r}; known: {', '.join(sorted(registry.REGISTRY))}")
+        if v not in vocabulary.NAMES:
+            raise ValueError(f"unknown predicate {v!r}; known: {', '.join(vocabulary.NAMES)}")
         return v
 
     @model_validator(mode="before")
     @classmethod
     def _checked(cls, data: object) -> object:
         # the registry's own check normalises too (phone digits, lower-case email): keep its output
-        if isinstance(data, dict) and data.get("predicate") in registry.REGISTRY:
+        if isinstance(data, dict) and data.get("predicate") in vocabulary.NAMES:
             try:
                 value = registry.get(data["predicate"]).check(registry.clean_text(data.get("object"), "object"))
             except RelayError as e:

@@ -12,21 +12,28 @@ Shape added by a move:
     target: (:Entity:Customer)-[:CASE_ARRIVED]->(:CaseMove {move_id, direction: 'in', ...})
 
 Labels and relationship types placed into Cypher text come only from code constants: the fact
-states, the registry's entity types and mirror edges, the episode kinds.
+states, the registry's entity types and mirror edges (as registered when first used), the episode kinds.
 """
 
 from __future__ import annotations
 
-from relay_graph.memory.registry import ENTITY_TYPES, REGISTRY
+from relay_graph.memory.registry import REGISTRY, FromRegistry, entity_types
 from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries.episodes import KINDS
 
 FACT_STATES: dict[str, str] = {"current": "Current", "superseded": "Superseded", "retired": "Retired",
                                "claim": "Claim"}
-# Edges that hang off the customer with a fact_id: a current fact's mirror, or WAS for an ended one.
-MIRROR_TYPES: tuple[str, ...] = tuple(sorted({p.edge for p in REGISTRY.values()} | {"WAS"}))
-# Entity labels a moved case may carry (facts' subjects and objects, tickets' issues, topics).
-MOVABLE_ENTITY_TYPES: tuple[str, ...] = tuple(sorted(ENTITY_TYPES | {"Customer", "Issue", "Topic"}))
+
+
+def mirror_types() -> list[str]:
+    """Edges that hang off the customer with a fact_id: a current fact's mirror, or WAS for an ended one."""
+    return sorted({p.edge for p in REGISTRY.values()} | {"WAS"})
+
+
+def movable_entity_types() -> list[str]:
+    """Entity labels a moved case may carry (facts' subjects and objects, tickets' issues, topics)."""
+    return sorted(entity_types() | {"Customer", "Issue", "Topic"})
+
 
 _STATE = ("CASE WHEN f:Current THEN 'current' WHEN f:Claim THEN 'claim' "
           "WHEN f:Retired THEN 'retired' ELSE 'superseded' END")
@@ -131,7 +138,7 @@ EXISTING = Query(
 
 # ----------------------------------------------------------------------------------------- writes
 
-ENTITIES: dict[str, Query] = {
+ENTITIES: FromRegistry[Query] = FromRegistry(lambda: {
     t: Query(
         f"case_entities:{t}",
         "UNWIND $rows AS e "
@@ -139,8 +146,8 @@ ENTITIES: dict[str, Query] = {
         f"  ON CREATE SET n:{t}, n += e.props "
         "RETURN count(n) AS n",
     )
-    for t in MOVABLE_ENTITY_TYPES
-}
+    for t in movable_entity_types()
+})
 
 WRITE_SLOTS = Query(
     "case_write_slots",
@@ -171,7 +178,7 @@ WRITE_SUPERSEDES = Query(
     "MERGE (a)-[:SUPERSEDES]->(b) RETURN count(*) AS n",
 )
 
-WRITE_MIRRORS: dict[str, Query] = {
+WRITE_MIRRORS: FromRegistry[Query] = FromRegistry(lambda: {
     t: Query(
         f"case_write_mirrors:{t}",
         "MATCH (s:Entity {uid: $uid}) "
@@ -181,8 +188,8 @@ WRITE_MIRRORS: dict[str, Query] = {
         "  ON CREATE SET e += r.props "
         "RETURN count(e) AS n",
     )
-    for t in MIRROR_TYPES
-}
+    for t in mirror_types()
+})
 
 # Conflicts and their links in one statement, phases joined by an aggregate. No per-row CALL
 # subquery: FalkorDB 4.16 runs a writing CALL { WITH r ... } for the first outer row only, so the

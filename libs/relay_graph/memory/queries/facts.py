@@ -1,7 +1,9 @@
 """Cypher for facts, the entities they are about, the agents that write and read them, conflicts
 and trust. Every value is a parameter. Labels and relationship types come only from the
-registry (`registry.REGISTRY`, `registry.ENTITY_TYPES`): statements that must name one are built
-once at import time, one per predicate or entity type, in dicts keyed by that name.
+registry (the vocabulary the engine's user registered): statements that must name one are built
+from what is registered when first used, and again after a later registration
+(`registry.FromRegistry`, `registry.from_registry`), one per predicate or entity type, in mappings
+keyed by that name.
 
 Shape of the semantic band (per tenant graph):
 
@@ -32,7 +34,9 @@ one read (names + slot), then one guarded write.
 
 from __future__ import annotations
 
-from relay_graph.memory.registry import ENTITY_TYPES, Predicate, every_predicate
+from dataclasses import dataclass
+
+from relay_graph.memory.registry import FromRegistry, Predicate, entity_types, every_predicate, from_registry
 from relay_graph.runtime.queries import Query
 
 # ---------------------------------------------------------------------------------------------
@@ -249,8 +253,8 @@ def _statement(name: str, p: Predicate, *parts: str, state: str = "") -> Query:
 _CARRY = "WITH slot, s, f\n"
 
 
-def _per_predicate(name: str, *parts: str, state: str = "") -> dict[str, Query]:
-    return {p.name: _statement(name, p, *parts, state=state) for p in every_predicate().values()}
+def _per_predicate(name: str, *parts: str, state: str = "") -> FromRegistry[Query]:
+    return FromRegistry(lambda: {p.name: _statement(name, p, *parts, state=state) for p in every_predicate().values()})
 
 
 # A new current fact that closes nothing: the first of its slot, one more value of a multi-valued
@@ -323,15 +327,15 @@ ENTITY_LOOKUP = Query(
     read_only=True,
 )
 
-ENTITY_MERGE: dict[str, Query] = {
+ENTITY_MERGE: FromRegistry[Query] = FromRegistry(lambda: {
     t: Query(
         f"entity_merge:{t}",
         f"""MERGE (e:Entity {{uid: $uid}})
   ON CREATE SET e:{t}, e.name = $name, e.name_key = $key, e.type = $type
 RETURN e.uid AS uid, e.name AS name""",
     )
-    for t in sorted(ENTITY_TYPES)
-}
+    for t in sorted(entity_types())
+})
 
 # Reads of one subject's facts over a list of slots (one per predicate asked about). The subject
 # is looked up like a write does; facts come only when it was found.
@@ -423,7 +427,7 @@ RETURN count(c) AS consulted""",
 # every predicate, each row guarded by its own slot's version (a row whose guard fails is not
 # returned, and nothing of it is written). Labels and relationship types that depend on the row's
 # predicate are literals in one FOREACH branch per entity type and per predicate (from the
-# registry), which only that row's type or predicate enters.
+# registry, built when first used: `batch_writes()`), which only that row's type or predicate enters.
 #
 # Shaped by what FalkorDB 4.16 charges for (measured with GRAPH.PROFILE and server CPU time):
 # - a statement that creates nodes and also sets properties pays, once, a cost that grows with the
@@ -485,8 +489,6 @@ def _create_entities(role: str, types: set[str]) -> str:
     return (f"OPTIONAL MATCH (known:Entity {{uid: r.__R___uid}})\n{branches}WITH r, slot\n").replace("__R__", role)
 
 
-_B_ENTITIES = (_create_entities("s", {p.subject_type for p in every_predicate().values()})
-               + _create_entities("o", {p.object_type for p in every_predicate().values()}))
 # A row whose new entity was to be created by a row that failed its guard finds no entity and
 # stops here, before its slot's version moves: nothing of it is written, and it is retried.
 _B_NEW_FACT = """
@@ -503,12 +505,6 @@ CREATE (f:Fact:__STATE__ {fact_id: r.fact_id, slot: r.slot, predicate: r.predica
                           source: r.source})
 CREATE (f)-[:ABOUT {role: 'subject'}]->(s), (f)-[:ABOUT {role: 'object'}]->(o), (f)-[:WRITTEN_BY]->(a)
 """
-# The typed edge of a new current fact: one branch per predicate.
-_B_MIRROR_NEW = "".join(
-    f"FOREACH (_ IN CASE WHEN r.predicate = '{p.name}' THEN [1] ELSE [] END |\n"
-    f"    CREATE (s)-[:{p.edge} {{fact_id: r.fact_id}}]->(o))\n"
-    for p in every_predicate().values()
-)
 _B_WAS_NEW = """
 CREATE (s)-[:WAS {predicate: r.predicate, fact_id: r.fact_id, valid_from_ms: r.valid_from_ms,
                   valid_to_ms: r.valid_to_ms}]->(o)
@@ -617,37 +613,68 @@ def _batch(name: str, *parts: str, state: str = "") -> Query:
     return Query(name, "".join(parts).replace("__STATE__", state).strip())
 
 
-# A new current fact that closes nothing (the commonest write).
-BATCH_CREATE_PLAIN = _batch(
-    "facts_batch_create_plain",
-    _B_GUARD_NEW, _B_ENTITIES, _B_NEW_FACT, _B_MIRROR_NEW, _B_CARRY, _B_DERIVED, _B_DONE,
-    state="Current",
-)
-# A new current fact and whatever it supersedes or cuts short.
-BATCH_CREATE_CURRENT = _batch(
-    "facts_batch_create_current",
-    _B_GUARD_NEW, _B_ENTITIES, _B_NEW_FACT, _B_MIRROR_NEW, _B_CARRY,
-    _B_SET_INTERVALS, _B_TO_SUPERSEDED, _B_UNMIRROR, _B_SYNC_WAS, _B_SUPERSEDES, _B_DERIVED, _B_DONE,
-    state="Current",
-)
-# A late-arriving fact, in its place in the past.
-BATCH_CREATE_HISTORY = _batch(
-    "facts_batch_create_history",
-    _B_GUARD_NEW, _B_ENTITIES, _B_NEW_FACT, _B_WAS_NEW, _B_CARRY,
-    _B_SET_INTERVALS, _B_TO_SUPERSEDED, _B_UNMIRROR, _B_SYNC_WAS, _B_DERIVED, _B_DONE,
-    state="Superseded",
-)
-# A contested value: a claim in a new or the open conflict.
-BATCH_CREATE_CLAIM = _batch(
-    "facts_batch_create_claim",
-    _B_GUARD_NEW, _B_ENTITIES, _B_NEW_FACT, _B_CARRY, _B_OPEN_OR_JOIN_CONFLICT, _B_DERIVED, _B_DONE,
-    state="Claim",
-)
-# A repeat.
-BATCH_CORROBORATE = _batch(
-    "facts_batch_corroborate",
-    _B_GUARD, _B_SET_INTERVALS, _B_TO_SUPERSEDED, _B_UNMIRROR, _B_SYNC_WAS, _B_DERIVED_EXISTING, _B_DONE,
-)
+def _b_entities() -> str:
+    return (_create_entities("s", {p.subject_type for p in every_predicate().values()})
+            + _create_entities("o", {p.object_type for p in every_predicate().values()}))
+
+
+def _b_mirror_new() -> str:
+    """The typed edge of a new current fact: one branch per predicate."""
+    return "".join(
+        f"FOREACH (_ IN CASE WHEN r.predicate = '{p.name}' THEN [1] ELSE [] END |\n"
+        f"    CREATE (s)-[:{p.edge} {{fact_id: r.fact_id}}]->(o))\n"
+        for p in every_predicate().values()
+    )
+
+
+@dataclass(frozen=True)
+class BatchWrites:
+    """The batch statements, one per kind of write, for every registered predicate."""
+
+    create_plain: Query  # a new current fact that closes nothing (the commonest write)
+    create_current: Query  # a new current fact and whatever it supersedes or cuts short
+    create_history: Query  # a late-arriving fact, in its place in the past
+    create_claim: Query  # a contested value: a claim in a new or the open conflict
+    corroborate: Query  # a repeat
+
+    def all(self) -> tuple[Query, ...]:
+        return (self.create_plain, self.create_current, self.create_history, self.create_claim, self.corroborate)
+
+
+def _batch_writes() -> BatchWrites:
+    entities, mirror = _b_entities(), _b_mirror_new()
+    return BatchWrites(
+        create_plain=_batch(
+            "facts_batch_create_plain",
+            _B_GUARD_NEW, entities, _B_NEW_FACT, mirror, _B_CARRY, _B_DERIVED, _B_DONE,
+            state="Current",
+        ),
+        create_current=_batch(
+            "facts_batch_create_current",
+            _B_GUARD_NEW, entities, _B_NEW_FACT, mirror, _B_CARRY,
+            _B_SET_INTERVALS, _B_TO_SUPERSEDED, _B_UNMIRROR, _B_SYNC_WAS, _B_SUPERSEDES, _B_DERIVED, _B_DONE,
+            state="Current",
+        ),
+        create_history=_batch(
+            "facts_batch_create_history",
+            _B_GUARD_NEW, entities, _B_NEW_FACT, _B_WAS_NEW, _B_CARRY,
+            _B_SET_INTERVALS, _B_TO_SUPERSEDED, _B_UNMIRROR, _B_SYNC_WAS, _B_DERIVED, _B_DONE,
+            state="Superseded",
+        ),
+        create_claim=_batch(
+            "facts_batch_create_claim",
+            _B_GUARD_NEW, entities, _B_NEW_FACT, _B_CARRY, _B_OPEN_OR_JOIN_CONFLICT, _B_DERIVED, _B_DONE,
+            state="Claim",
+        ),
+        corroborate=_batch(
+            "facts_batch_corroborate",
+            _B_GUARD, _B_SET_INTERVALS, _B_TO_SUPERSEDED, _B_UNMIRROR, _B_SYNC_WAS, _B_DERIVED_EXISTING, _B_DONE,
+        ),
+    )
+
+
+# The batch statements for what is registered now (built on first use, again after a registration).
+batch_writes = from_registry(_batch_writes)
 
 # Facts worded as sentences by the database (relay.sentence, udf.py), each under the subject name
 # the caller read it with, and how long ago Relay learnt it (relay.ago of its recorded time); a

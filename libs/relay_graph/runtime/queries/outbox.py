@@ -10,6 +10,9 @@ is published) or from its indexed notification_id."""
 from __future__ import annotations
 
 from relay_graph.runtime.queries import Query
+from relay_graph.runtime.queries.schema import Indexes, declare
+
+declare("relay_graph.runtime.outbox", Indexes(range=(("Outbox", "notification_id"),)))  # announcements kept until published
 
 # The announcements of one write, kept before they are published; the same statement takes out
 # those this process published since its last write ($done), so a published announcement costs no

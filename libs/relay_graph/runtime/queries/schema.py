@@ -1,63 +1,54 @@
-"""Indexes of a tenant graph, created on first use. Creating an index that exists is an error
-in FalkorDB, so `ensure_schema` reads `db.indexes()` first."""
+"""Indexes of a tenant graph, created on first use. The runtime names no label of its own but
+the outbox's: each package declares the indexes its statements rely on, next to them (`declare`,
+at the import of its statements: the engine's in `memory.queries`, the desk's and the catalogue's
+in `desk.queries`, the outbox's in `runtime.queries.outbox`), and `GraphClient.ensure_schema`
+creates what the loaded packages declared, again for a tenant already ready when a package
+declared more since (`generation`). Creating an index that exists is an error in FalkorDB, so
+`ensure_schema` reads `db.indexes()` first."""
 
 from __future__ import annotations
 
-from relay_graph.runtime.embeddings import DIMENSION
+import re
+from dataclasses import dataclass
 
-# (label, property) range indexes on nodes
-RANGE_INDEXES: tuple[tuple[str, str], ...] = (
-    ("Entity", "uid"),
-    ("Entity", "name_key"),
-    ("Fact", "fact_id"),
-    ("Fact", "slot"),
-    ("Episode", "episode_id"),
-    ("Episode", "text_key"),
-    ("Session", "session_id"),
-    ("Session", "last_at_ms"),  # recall: "yesterday" is relative to the newest turn
-    ("Episode", "at_ms"),  # recall: the turns of a time the question names ("in May 2023")
-    ("Episode", "said_from_ms"),  # recall: the turns that say a time ("last Saturday"), and which
-    ("Speaker", "key"),  # recall: a speaker the question names
-    ("Agent", "name"),
-    ("Conflict", "conflict_id"),
-    ("Slot", "key"),
-    ("FactText", "text"),  # a claim's text, shared by every fact making it (fact_embeddings)
-    # the desk (tickets module)
-    ("Ticket", "ticket_id"),
-    ("Outbox", "notification_id"),  # announcements kept until published (outbox.py)
-    ("Procedure", "procedure_id"),
-    ("Procedure", "issue_kind"),
-    ("ProcStep", "procedure_id"),
-    ("TechVisit", "visit_id"),
-    ("Promise", "promise_id"),  # promises the desk made on a ticket (queries/conversation.py)
-    ("Technician", "name"),
-    # the access network (network module)
-    ("NetNode", "node_id"),
-    ("Outage", "node_id"),
-    ("Outage", "outage_id"),
-    # the provider's catalogue (catalogue package; queries/catalogue.py)
-    ("Region", "code"),
-    ("Country", "code"),
-    ("Area", "uid"),
-    ("Offer", "offer_id"),
-    ("Faq", "faq_id"),
-    ("Playbook", "issue_kind"),
-    ("PlaybookStep", "step_id"),
-    ("PlaybookStep", "issue_kind"),
-    ("CatalogueSeed", "region"),
-)
-FULLTEXT_INDEXES: tuple[tuple[str, str], ...] = (
-    ("Entity", "name"),
-    ("Episode", "text"),
-    ("Faq", "question"),  # one full-text index over these fields (catalogue FAQ search)
-    ("Faq", "answer"),
-    ("Faq", "keywords"),
-)
-VECTOR_INDEXES: tuple[tuple[str, str, int], ...] = (
-    ("Episode", "embedding", DIMENSION),
-    # fact vectors live on FactText nodes (see queries/fact_embeddings.py for why not on Fact)
-    ("FactText", "embedding", DIMENSION),
-)
+_IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Indexes:
+    range: tuple[tuple[str, str], ...] = ()  # (label, property) range indexes on nodes
+    fulltext: tuple[tuple[str, str], ...] = ()  # (label, property); a label's fields share one index
+    vector: tuple[tuple[str, str, int], ...] = ()  # (label, property, dimension), cosine
+
+
+_declared: dict[str, Indexes] = {}
+_generation = 0
+
+
+def declare(owner: str, indexes: Indexes) -> None:
+    """The indexes `owner` (its package, "relay_graph.memory") relies on. Declaring the same again
+    changes nothing; labels and properties must be plain identifiers (they go into Cypher text)."""
+    global _generation
+    for label, prop, *_ in (*indexes.range, *indexes.fulltext, *indexes.vector):
+        if not (_IDENT.fullmatch(label) and _IDENT.fullmatch(prop)):
+            raise ValueError(f"{label}.{prop} is not a safe label and property")
+    if _declared.get(owner) != indexes:
+        _declared[owner] = indexes
+        _generation += 1
+
+
+def generation() -> int:
+    """Moves with every new declaration: a tenant made ready before it lacks what it declared."""
+    return _generation
+
+
+def declared() -> Indexes:
+    """Every package's indexes, each once, in the order declared."""
+    def union(kind: str) -> tuple:
+        return tuple(dict.fromkeys(i for d in _declared.values() for i in getattr(d, kind)))
+
+    return Indexes(union("range"), union("fulltext"), union("vector"))
+
 
 LIST_INDEXES = "CALL db.indexes() YIELD label, properties, types RETURN label, properties, types"
 INDEX_STATUS = "CALL db.indexes() YIELD status RETURN status"

@@ -7,7 +7,8 @@ real FalkorDB, with every request that leaves this machine aborted:
   at a past instant shows the old value and not the new (the engine's as-of read, and the drawing);
   Inspect explains a fact (what, who wrote it, the source message, what it replaced); Ask draws
   recall's path on the graph; settling a conflict in the page moves the agents' trust;
-- Database: counts, indexes, memory, and the query drawer's queries with their EXPLAIN plans;
+- Database: counts, indexes, memory, and the query drawer: the queries every process ran (the real
+  intake process's among the gateway's), with EXPLAIN and a PROFILE of a logged read;
 - Tickets: a ticket's timeline as lanes per agent, and the handoff replayed;
 - Agent team: the knowledge flowing from one agent to another (CONSULTED edges);
 - Network: a customer's line, a fault injected from the page, the customer's complaint sent from
@@ -334,7 +335,11 @@ def test_settling_a_conflict_in_the_page_moves_trust(page, desk):
     page.get_by_text("No open conflicts.").wait_for()
 
 
-def test_the_database_page_and_the_query_drawer_with_plans(page, desk):
+def test_the_database_page_and_the_query_drawer_with_every_processs_queries_and_plans(page, desk, desk_agents):
+    # Arun says where he lives: the real intake process reads and writes the tenant's graph.
+    r = httpx.post(f"{desk['base']}/chat", params={"wait": 30}, headers=desk["auth"], timeout=60,
+                   json={"customer": "Arun", "text": "Hi, I live in Pune and my wifi is slow in the evenings."})
+    assert r.status_code == 200, r.text
     sign_in(page, desk)
     graph_ready(page)
     tab(page, "Database")
@@ -342,12 +347,29 @@ def test_the_database_page_and_the_query_drawer_with_plans(page, desk):
     assert "fact_id" in page.get_by_test_id("indexes").inner_text()
     assert "MB" in page.get_by_test_id("memory-mb").inner_text()
     drawer = page.get_by_test_id("query-drawer")
-    drawer.get_by_test_id("query").filter(has_text="console_graph_nodes").first.wait_for()
-    row = drawer.get_by_test_id("query").filter(has_text="facts_").first
-    row.get_by_role("button", name="EXPLAIN").click()
+    drawer.locator("[data-testid=query][data-process=gateway]", has_text="console_graph_nodes").first.wait_for()
+    drawer.locator("[data-testid=query][data-process=intake]").first.wait_for()  # the agent's, not only ours
+    page.get_by_label("Show").select_option("intake")
+    rows = drawer.get_by_test_id("query")
+    assert {rows.nth(i).get_attribute("data-process") for i in range(rows.count())} == {"intake"}
+    # A read of the conversation's own (not the outbox's once-a-second look), by its run's id: the
+    # drawer refreshes every 2 s, newest first.
+    first = rows.filter(has=page.get_by_role("button", name="PROFILE")).filter(
+        has_not=page.locator("code", has_text="outbox")).first
+    run = first.get_attribute("data-id")
+    row = drawer.locator(f"[data-testid=query][data-id='{run}']")
+    name = row.locator("code").inner_text()
+    row.get_by_role("button", name="PROFILE").click()
     plan = page.get_by_test_id("plan")
-    plan.locator("pre.plan").wait_for()
+    plan.filter(has_text=f"PROFILE {name}").wait_for()
+    assert "as intake ran it" in plan.inner_text()
+    assert "Records produced" in plan.locator("pre.plan").inner_text()
+    row.get_by_role("button", name="EXPLAIN").click()
+    plan.filter(has_text=f"EXPLAIN {name}").wait_for()
     assert "Results" in plan.locator("pre.plan").inner_text()
+    assert "Records produced" not in plan.locator("pre.plan").inner_text()
+    row.get_by_role("button", name="PROFILE").click()
+    plan.filter(has_text=f"PROFILE {name}").wait_for()
     page.wait_for_timeout(200)
     page.screenshot(path=str(SCREENS / "console-database.png"), full_page=True)
 

@@ -207,3 +207,60 @@ async def test_benchmarks_are_the_latest_results_on_file(client, tenant, tmp_pat
     assert body["suite"]["rows"] and body["render"] is not None
     assert latest(tmp_path).model_dump() == {"suite": None, "memory": None, "render": None}  # never run: null
     assert_error(await client.get("/v1/console/benchmarks"), 401, "unauthorized")
+
+
+async def test_the_query_log_has_every_processs_queries_and_profiles_a_logged_read(client, tenant, graph_settings):
+    """Another process's GraphClient (its own connections, named as the resolver) writes its runs to
+    the tenant's shared log on the same server; the console lists them beside the gateway's own."""
+    from relay_graph.desk import network as net
+    from relay_graph.desk.network_models import NetNodeIn, NodeKind
+    from relay_graph.runtime.db import GraphClient
+    from relay_graph.runtime.query_log import SharedQueryLog
+
+    auth = await create_tenant(client, tenant)
+    await client.post(f"/v1/tenants/{tenant}/facts", headers=auth, json={
+        "subject": "Asha Verma", "predicate": "lives_in", "object": "Pune"})
+    other = GraphClient(graph_settings)
+    other.shared_log = SharedQueryLog(other.redis, size=200, flush_s=0.05, process="resolver")
+    read = named_queries()["console_find_word"]
+    try:
+        assert (await other.run(tenant, read, {"word": "pune"}))[0]["hits"] >= 1
+        await other.run(tenant, named_queries()["console_graph_nodes"], {"limit": 10**6, "pad": "x" * 5000})
+        await net.upsert_nodes(other, tenant, [NetNodeIn(node_id="olt-q", kind=NodeKind.OLT, name="olt-q",
+                                                         capacity_gbps=10)])
+    finally:
+        await other.close()  # writes out what it still holds
+    runs = (await client.get(f"/v1/console/tenants/{tenant}/queries", headers=auth)).json()["queries"]
+    assert {r["process"] for r in runs} >= {"resolver"} and {r["tenant"] for r in runs} == {tenant}
+    mine = [r for r in runs if r["process"] == "resolver"]
+    assert [(r["query"], r["read_only"], r["profilable"]) for r in mine[:2]] == [
+        ("console_find_word", True, True), ("console_graph_nodes", True, False)]  # parameters too large to keep
+    assert mine[0]["rows"] == 1 and mine[1]["rows"] >= 1
+    writes = [r for r in mine[2:] if not r["read_only"]]
+    assert writes and not any(r["profilable"] for r in writes)
+    assert runs == sorted(runs, key=lambda r: r["id"].split("-")[0])  # newest last
+    # The gateway's own queries are there too, up to this request (it writes its own out first).
+    assert any(r["query"].startswith("facts_") and r["process"] != "resolver" for r in runs)
+
+    profile = (await client.get(f"/v1/console/tenants/{tenant}/queries/runs/{mine[0]['id']}/profile",
+                                headers=auth)).json()
+    assert (profile["query"], profile["process"], profile["parameters"]) == ("console_find_word", "resolver",
+                                                                             {"word": "pune"})
+    assert any("Records produced" in line for line in profile["plan"]), profile["plan"]
+    for run, code in ((mine[1]["id"], "not_profilable"), (writes[0]["id"], "not_profilable")):
+        assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries/runs/{run}/profile", headers=auth),
+                     422, code)
+    # EXPLAIN with the values a run ran with; without them a plan that needs one (a LIMIT's) is refused.
+    explained = (await client.get(f"/v1/console/tenants/{tenant}/queries/console_find_word/plan",
+                                  params={"run": mine[0]["id"]}, headers=auth)).json()
+    assert explained["plan"][0] == "Results" and not any("Records produced" in line for line in explained["plan"])
+    assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries/console_graph_nodes/plan",
+                                  params={"run": mine[0]["id"]}, headers=auth), 404, "query_not_found")
+    assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries/outbox_pending/plan", headers=auth), 422,
+                 "not_plannable")
+    assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries/runs/1-0/profile", headers=auth), 404,
+                 "query_not_found")
+    assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries/runs/latest/profile", headers=auth), 422,
+                 "validation_error")
+    other_key = await create_tenant(client, tenant + "-q")
+    assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries", headers=other_key), 403, "forbidden")

@@ -1,6 +1,7 @@
 """What the staff console reads that no other route gives: the tenant's graph as nodes and edges
 coloured by band, the open conflicts, the indexes, the knowledge flowing between agents (from
-CONSULTED edges), and the plan of any named statement.
+CONSULTED edges), the queries every process ran (the shared query log), the plan of any named
+statement and the profile of a logged read.
 
 The graph is the whole tenant's picture (bounded by `limit`), with each node's times on both
 clocks, so the page's replay bar scrubs without asking again; what a subject's facts were at an
@@ -21,8 +22,9 @@ from relay_graph.lab import queries as lab_queries
 from relay_graph.memory import queries as memory_queries
 from relay_graph.runtime import queries as runtime_queries
 from relay_graph.usecases import queries as usecase_queries
+from relay_graph.runtime import query_log
 from relay_graph.runtime.db import GraphClient
-from relay_graph.runtime.errors import NotFound
+from relay_graph.runtime.errors import InvalidInput, NotFound
 from relay_graph.runtime.queries import Query
 from relay_graph.usecases.queries import console as q
 
@@ -145,6 +147,34 @@ class QueryPlan(BaseModel):
     plan: list[str] = Field(description="GRAPH.EXPLAIN's operations, one a line, outermost first")
 
 
+class LoggedQuery(BaseModel):
+    id: str = Field(description="the run's entry in the tenant's shared query log (what PROFILE asks for)")
+    query: str = Field(description="the named statement (queries/)")
+    tenant: str
+    process: str = Field(description="the process that ran it: gateway, intake, resolver, netops, ...")
+    ok: bool
+    rows: int
+    ms: float
+    at_ms: int
+    read_only: bool
+    profilable: bool = Field(description="a read-only run whose parameters were kept: PROFILE runs it again as it ran")
+    kept_parameters: bool = Field(description="the log kept its parameters: EXPLAIN plans it with them")
+
+
+class LoggedQueries(BaseModel):
+    queries: list[LoggedQuery] = Field(description="the last queries every process ran on this tenant, newest last")
+
+
+class QueryProfile(BaseModel):
+    id: str
+    query: str
+    tenant: str
+    process: str
+    cypher: str
+    parameters: dict = Field(description="the parameters it ran with (kept by the log)")
+    plan: list[str] = Field(description="GRAPH.PROFILE's operations with their records and times, outermost first")
+
+
 async def graph(client: GraphClient, tenant: str, limit: int = 5_000) -> ConsoleGraph:
     if not await client.graph_exists(tenant):
         return ConsoleGraph(tenant=tenant, nodes=[], edges=[], truncated=False)
@@ -233,13 +263,53 @@ def named_queries() -> dict[str, Query]:
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-async def plan(client: GraphClient, tenant: str, name: str) -> QueryPlan:
-    """GRAPH.EXPLAIN of the named statement on the tenant's graph. EXPLAIN plans without running,
-    so every parameter is null: the plan is the one the statement gets whatever its values."""
+async def logged_queries(client: GraphClient, tenant: str, limit: int = 200) -> LoggedQueries:
+    """The tenant's last queries from every process (runtime/query_log.py), this process's own
+    written out first so the list is current to this moment."""
+    await client.shared_log.flush()
+    runs = await query_log.read(client.redis, tenant, limit)
+    return LoggedQueries(queries=[
+        LoggedQuery(id=r.id, query=r.query, tenant=tenant, process=r.process, ok=r.ok, rows=r.rows, ms=r.ms,
+                    at_ms=r.at_ms, read_only=r.read_only, profilable=r.read_only and r.params is not None,
+                    kept_parameters=r.params is not None)
+        for r in reversed(runs)])
+
+
+def _lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.splitlines() if line.strip()]
+
+
+async def profile(client: GraphClient, tenant: str, run_id: str) -> QueryProfile:
+    """GRAPH.PROFILE of one logged run, with the parameters it ran with. Only a read-only run is
+    profiled (PROFILE executes the statement), and only one whose parameters the log kept."""
+    run = await query_log.one(client.redis, tenant, run_id)
+    if run is None:
+        raise NotFound(f"no logged query {run_id!r} (the log keeps the last {client.settings.query_log_size})",
+                       code="query_not_found")
+    query = named_queries().get(run.query)
+    if query is None:
+        raise NotFound(f"no named statement {run.query!r}", code="query_not_found")
+    if not run.read_only or run.params is None:
+        raise InvalidInput(f"{run.query} {'writes' if not run.read_only else 'ran with parameters too large to keep'}"
+                           "; only a read-only run with its parameters is profiled (EXPLAIN it instead)",
+                           code="not_profilable")
+    text = await client.profile(tenant, query, run.params)
+    return QueryProfile(id=run.id, query=run.query, tenant=tenant, process=run.process, cypher=query.cypher.strip(),
+                        parameters=run.params, plan=_lines(text))
+
+
+async def plan(client: GraphClient, tenant: str, name: str, run_id: str | None = None) -> QueryPlan:
+    """GRAPH.EXPLAIN of the named statement on the tenant's graph, with the values a logged run
+    (`run_id`) ran with when the log kept them, else every parameter null (EXPLAIN plans without
+    running; a statement whose plan needs a value, a LIMIT's, is then 422 `not_plannable`)."""
     query = named_queries().get(name)
     if query is None:
         raise NotFound(f"no named statement {name!r}", code="query_not_found")
-    params = {p: None for p in _PARAM.findall(query.cypher)}
+    params: dict = {p: None for p in _PARAM.findall(query.cypher)}
+    if run_id is not None:
+        run = await query_log.one(client.redis, tenant, run_id)
+        if run is None or run.query != name:
+            raise NotFound(f"no logged run {run_id!r} of {name}", code="query_not_found")
+        params.update(run.params or {})
     text = await client.explain(tenant, query, params)
-    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
-    return QueryPlan(query=name, tenant=tenant, cypher=query.cypher.strip(), plan=lines)
+    return QueryPlan(query=name, tenant=tenant, cypher=query.cypher.strip(), plan=_lines(text))

@@ -1,6 +1,7 @@
 """The staff console's own reads (/v1/console/...), with a tenant's key (its own tenant) or the
 admin key (any tenant that exists): who the key is, the tenant's graph, its open conflicts, the
-knowledge flowing between its agents, its database figures and query log with plans, and a live socket that takes its key in the first
+knowledge flowing between its agents, its database figures, the queries every process ran on it with
+their plans and profiles, and a live socket that takes its key in the first
 message (a browser cannot set a socket's headers, and the key must never be in a URL)."""
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from ..auth import Caller
 from ..deps import BearerDep, MemoryDep, Services, ServicesDep, _identified, _token
 from ..errors import Forbidden, responses
 from ..schemas import Answer
-from .admin import RecentQuery
 from .live import CLOSE_FORBIDDEN, CLOSE_TRY_AGAIN, _close_code, _refuse, pump
 
 router = APIRouter(prefix="/v1/console", tags=["console"])
@@ -58,10 +58,6 @@ class Whoami(BaseModel):
     tenant: str | None = Field(description="the tenant the key belongs to (null for the admin key)")
     agent: str | None
     tenants: list[str] = Field(description="the tenants this key may open in the console")
-
-
-class ConsoleQueries(BaseModel):
-    queries: list[RecentQuery] = Field(description="the gateway process's last queries on this tenant, newest last")
 
 
 class Database(BaseModel):
@@ -107,16 +103,39 @@ async def database(tenant: ConsoleTenant, memory: MemoryDep) -> Database:
     return Database(stats=stats, indexes=(await console.indexes(memory.client, tenant)).indexes)
 
 
-@router.get("/tenants/{t}/queries", response_model=Answer[ConsoleQueries], responses=ERRORS,
-            summary="The last queries the gateway ran on this tenant, with their times and rows")
-async def queries(tenant: ConsoleTenant, memory: MemoryDep) -> ConsoleQueries:
-    return ConsoleQueries(queries=[q for q in memory.client.recent if q["tenant"] == tenant])
+RUN_PATTERN = r"^[0-9]{1,20}-[0-9]{1,20}$"
+RunId = Annotated[str, Path(pattern=RUN_PATTERN, description="a logged run's `id`",
+                            examples=["1764637200000-0"])]
+
+
+@router.get("/tenants/{t}/queries", response_model=Answer[console.LoggedQueries], responses=ERRORS,
+            summary="The last queries every process (gateway and agents) ran on this tenant, with times and rows",
+            description="From the tenant's shared query log (each process writes its named statements there "
+            "within half a second of running them): the statement's name, the process, ok, rows, milliseconds, "
+            "when, and whether PROFILE can run it again (`profilable`: a read-only run whose parameters were kept).")
+async def queries(tenant: ConsoleTenant, memory: MemoryDep,
+                  limit: Annotated[int, Query(ge=1, le=1_000)] = 200) -> console.LoggedQueries:
+    return await console.logged_queries(memory.client, tenant, limit)
+
+
+@router.get("/tenants/{t}/queries/runs/{run}/profile", response_model=Answer[console.QueryProfile],
+            responses=ERRORS, summary="GRAPH.PROFILE of one logged read, run again with its parameters",
+            description="PROFILE executes the statement, so only a read-only run is profiled; 422 `not_profilable` "
+            "for a write or a run whose parameters were too large to keep (EXPLAIN it by name instead); 404 "
+            "`query_not_found` for a run the log no longer keeps.")
+async def query_profile(tenant: ConsoleTenant, memory: MemoryDep, run: RunId) -> console.QueryProfile:
+    return await console.profile(memory.client, tenant, run)
 
 
 @router.get("/tenants/{t}/queries/{name}/plan", response_model=Answer[console.QueryPlan], responses=ERRORS,
-            summary="GRAPH.EXPLAIN of a named statement on the tenant's graph")
-async def query_plan(tenant: ConsoleTenant, memory: MemoryDep, name: Annotated[Identifier, Path()]) -> console.QueryPlan:
-    return await console.plan(memory.client, tenant, name)
+            summary="GRAPH.EXPLAIN of a named statement on the tenant's graph",
+            description="With `run` (a logged run of that statement), planned with the values it ran with when the "
+            "log kept them; otherwise every parameter is null, and a statement whose plan needs a value (a LIMIT's) "
+            "is 422 `not_plannable`.")
+async def query_plan(tenant: ConsoleTenant, memory: MemoryDep, name: Annotated[Identifier, Path()],
+                     run: Annotated[str | None, Query(pattern=RUN_PATTERN, description="a logged run's `id`")] = None,
+                     ) -> console.QueryPlan:
+    return await console.plan(memory.client, tenant, name, run)
 
 
 @router.websocket("/tenants/{t}/live")

@@ -5,7 +5,7 @@ queries (GraphClient.recent is one process's).
 
 Entries are buffered and written in one pipeline at most every `query_log_flush_s` by a
 background task, never on the query's own path; a server that is away loses log entries, never a
-query. The stream is capped (MAXLEN ~) and expires an hour after its last entry. Parameters are kept
+query. The stream is capped (MAXLEN) and expires an hour after its last entry. Parameters are kept
 only when small (no embeddings), so the console can EXPLAIN a run with the values it ran with, and
 PROFILE a read-only run again (PROFILE executes; a read changes nothing, a write is never profiled)."""
 
@@ -40,8 +40,23 @@ def process_name() -> str:
     return name.removeprefix("services.") if name.startswith("services.") else name.rsplit(".", 1)[-1]
 
 
+VECTOR_MIN = 16  # a list of this many floats or more is an embedding
+
+
+def _has_vector(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_has_vector(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        if len(value) >= VECTOR_MIN and all(isinstance(v, float) for v in value):
+            return True
+        return any(_has_vector(v) for v in value)
+    return False
+
+
 def kept_params(params: dict[str, Any] | None) -> str | None:
-    """The parameters as JSON when small enough to keep, else None."""
+    """The parameters as JSON when small enough to keep and free of embeddings, else None."""
+    if _has_vector(params):
+        return None
     try:
         text = json.dumps(params or {}, separators=(",", ":"), default=str)
     except (TypeError, ValueError):
@@ -100,13 +115,21 @@ class SharedQueryLog:
         try:
             pipe = self.redis.pipeline(transaction=False)
             for tenant, fields in batch:
-                pipe.xadd(key(tenant), fields, maxlen=self.size, approximate=True)
+                pipe.xadd(key(tenant), fields, maxlen=self.size, approximate=False)
             for tenant in {t for t, _ in batch}:
                 pipe.expire(key(tenant), TTL_S)
             await pipe.execute()
         except Exception as exc:  # noqa: BLE001 - the log must never cost a query
             self.dropped += len(batch)
             log.debug("query log entries dropped (%s)", exc)
+
+    async def forget(self, tenant: str) -> bool:
+        """Drops this process's unwritten entries of the tenant and the tenant's whole log (a
+        deleted tenant, a forgotten customer whose values a run's parameters may hold); True when
+        there was a log to remove. Another process's entries still in its buffer (at most
+        `flush_s` old) may start a new one, which expires as any log does."""
+        self._buffer = [(t, f) for t, f in self._buffer if t != tenant]
+        return bool(await self.redis.delete(key(tenant)))
 
     async def close(self) -> None:
         if self._task is not None and not self._task.done():

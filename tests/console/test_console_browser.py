@@ -10,7 +10,8 @@ real FalkorDB, with every request that leaves this machine aborted:
 - Database: counts, indexes, memory, and the query drawer: the queries every process ran (the real
   intake process's among the gateway's), with EXPLAIN and a PROFILE of a logged read;
 - Tickets: a ticket's timeline as lanes per agent, and the handoff replayed;
-- Agent team: the knowledge flowing from one agent to another (CONSULTED edges);
+- Agent team: the knowledge flowing from one agent to another (CONSULTED edges), the crossings on
+  one ticket, and who has worked on a ticket like it (agents on tickets of similar issues);
 - Network: a customer's line, a fault injected from the page, the customer's complaint sent from
   the page, and the real intake and resolver processes diagnosing it: the scoreboard grades it;
 - Benchmarks: the latest results as charts;
@@ -29,6 +30,7 @@ import httpx
 import pytest
 
 from relay_graph.desk import tickets
+from relay_graph.memory import facts
 from relay_graph.runtime.db import GraphClient
 from relay_graph.desk.ticket_models import TicketStage
 from tests import lab_network
@@ -450,20 +452,53 @@ def test_the_isolation_demo_finds_nothing_in_the_other_tenants(page, desk):
     shoot(page, "tenants")
 
 
-def test_the_agent_team_shows_knowledge_flowing_between_agents(page, desk):
+def test_the_agent_team_shows_knowledge_flows_crossings_on_a_ticket_and_who_has_worked_on_it(
+        page, desk, graph_settings):
     # A new agent reads, twice, what the tenant key (`api`) wrote about Asha.
     tech = httpx.post(f"{desk['base']}/agents", headers=desk["auth"], json={"agent": "night-desk"})
     assert tech.status_code == 201, tech.text
     reader = {"Authorization": f"Bearer {tech.json()['api_key']}"}
     for _ in range(2):
         assert httpx.get(f"{desk['base']}/facts", params={"subject": "Asha Verma"}, headers=reader).status_code == 200
+
+    async def on_the_ticket() -> None:
+        client = GraphClient(graph_settings)
+        try:  # the resolver, working T-CONSOLE1, reads what was learnt about Asha; Arun's ticket opens
+            await facts.read_facts(client, desk["tenant"], "Asha Verma", reader="resolver")
+            await tickets.open_ticket(client, desk["tenant"], customer="Arun", issue_kind="no internet",
+                                      summary="no internet since the storm", agent="intake", ticket_id="T-CONSOLE2")
+        finally:
+            await client.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, on_the_ticket()).result()
     sign_in(page, desk)
     graph_ready(page)
     tab(page, "Agent team")
     flow = page.locator("[data-testid=flow][data-writer=api][data-reader=night-desk]")
     flow.wait_for()
     assert flow.locator("td.num").nth(1).inner_text() == "2"
-    shoot(page, "team")
+    page.get_by_label("Ticket", exact=True).fill("T-CONSOLE1")
+    page.get_by_label("Ticket", exact=True).press("Enter")  # the keyboard is enough
+    crossing = page.locator("[data-testid=crossing][data-writer=api][data-reader=resolver]").filter(has_text="Pune")
+    crossing.wait_for()
+    assert "lives_in = Pune (current)" in crossing.inner_text()
+    assert page.locator("[data-testid=crossing][data-reader=night-desk]").count() == 0  # not on the ticket
+    page.get_by_label("Ticket", exact=True).fill("T-CONSOLE2")
+    page.get_by_role("button", name="Show").click()
+    expert = page.locator("[data-testid=expert][data-expert=resolver]")
+    expert.wait_for()
+    on_file = {e["expert"]: e for e in httpx.get(f"{desk['url']}/v1/console/tenants/{desk['tenant']}/tickets/T-CONSOLE2"
+                                                 "/experts", headers=desk["auth"]).json()["experts"]}
+    assert "T-CONSOLE1" in on_file["resolver"]["ticket_ids"] and on_file["resolver"]["fixed"] >= 1
+    cells = [td.inner_text() for td in expert.locator("td").all()]
+    assert cells[1:3] == [str(on_file["resolver"]["tickets"]), str(on_file["resolver"]["fixed"])]
+    assert "no internet" in cells[3] and "same issue" in cells[4]
+    page.get_by_label("Ticket", exact=True).fill("T-CONSOLE1")
+    page.get_by_role("button", name="Show").click()
+    page.locator("[data-testid=crossing][data-reader=resolver]").first.wait_for()
+    page.wait_for_timeout(200)
+    page.screenshot(path=str(SCREENS / "console-team.png"), full_page=True)
 
 
 def test_the_benchmarks_page_charts_the_latest_results(page, desk):

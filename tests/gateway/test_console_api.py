@@ -264,3 +264,65 @@ async def test_the_query_log_has_every_processs_queries_and_profiles_a_logged_re
                  "validation_error")
     other_key = await create_tenant(client, tenant + "-q")
     assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries", headers=other_key), 403, "forbidden")
+
+
+async def test_crossings_on_one_ticket_and_who_has_worked_on_similar_issues(client, tenant, graph_client):
+    from datetime import datetime, timezone
+
+    from relay_graph.desk import tickets
+    from relay_graph.desk.ticket_models import TicketStage
+
+    from relay_graph.memory import facts
+    from relay_graph.memory.models import FactInput
+
+    auth = await create_tenant(client, tenant)
+    # The desk's agents write and read from their own processes (their names are reserved for keys).
+    lives = (await facts.write_fact(graph_client, tenant, FactInput(
+        subject="Asha Verma", predicate="lives_in", object="Pune", agent="intake"))).fact_id
+    await facts.write_fact(graph_client, tenant, FactInput(  # the resolver's own: not a crossing
+        subject="Asha Verma", predicate="has_router", object="Nokia G-240", agent="resolver"))
+    await facts.read_facts(graph_client, tenant, "Asha Verma", reader="resolver")  # before the ticket
+
+    async def fixed(tid: str, customer: str, issue: str, agent: str, steps: list[str], tech: str | None = None):
+        await tickets.open_ticket(graph_client, tenant, customer=customer, issue_kind=issue, summary=issue,
+                                  agent="intake", ticket_id=tid)
+        await tickets.hand_off(graph_client, tenant, tid, from_agent="intake", to_role="resolver")
+        assert await tickets.claim(graph_client, tenant, tid, agent=agent, replica=f"{agent}-1")
+        if tech:
+            await tickets.schedule_visit(graph_client, tenant, tid, technician=tech, at=datetime.now(timezone.utc),
+                                         agent=agent)
+        await tickets.record_fix(graph_client, tenant, tid, issue_kind=issue, steps=steps, verified=True, agent=agent)
+        await tickets.set_stage(graph_client, tenant, tid, stage=TicketStage.FIXED, agent=agent)
+
+    await fixed("T-OLD1", "Ravi Kumar", "no internet", "resolver", ["restart_ont"], tech="Meena")
+    await fixed("T-OLD2", "Bilal Khan", "router frozen", "night-resolver", ["restart_ont", "reset_router"])
+    await fixed("T-OLD3", "Arun Rao", "slow wifi", "wifi-desk", ["change_channel"])  # nothing in common
+    await tickets.open_ticket(graph_client, tenant, customer="Asha Verma", issue_kind="no internet",
+                              summary="no internet", agent="intake", ticket_id="T-NOW")
+    await tickets.hand_off(graph_client, tenant, "T-NOW", from_agent="intake", to_role="resolver")
+    assert await tickets.claim(graph_client, tenant, "T-NOW", agent="resolver", replica="resolver-1")
+    for _ in range(2):  # on the ticket: the resolver reads what intake learnt about her
+        await facts.read_facts(graph_client, tenant, "Asha Verma", reader="resolver")
+
+    got = (await client.get(f"/v1/console/tenants/{tenant}/tickets/T-NOW/crossings", headers=auth)).json()
+    assert [(c["writer"], c["reader"], c["fact_id"], c["predicate"], c["object"], c["reads"], c["current"])
+            for c in got["crossings"]] == [("intake", "resolver", lives, "lives_in", "Pune", 3, True)]
+    # T-OLD1's resolver read nothing about Ravi: no crossings there
+    assert (await client.get(f"/v1/console/tenants/{tenant}/tickets/T-OLD1/crossings",
+                             headers=auth)).json()["crossings"] == []
+
+    who = (await client.get(f"/v1/console/tenants/{tenant}/tickets/T-NOW/experts", headers=auth)).json()
+    assert who["issue"] == "no internet"
+    experts = {e["expert"]: e for e in who["experts"]}
+    assert set(experts) == {"resolver", "intake", "technician Meena", "night-resolver"}  # not wifi-desk
+    assert (experts["resolver"]["tickets"], experts["resolver"]["fixed"], experts["resolver"]["why"]) == (
+        1, 1, ["same issue"])
+    assert experts["night-resolver"]["why"] == ["shared fix"] and experts["night-resolver"]["issues"] == [
+        "router frozen"]
+    assert experts["intake"]["tickets"] == 2 and sorted(experts["intake"]["why"]) == ["same issue", "shared fix"]
+    assert who["experts"][0]["expert"] == "intake"  # two similar tickets fixed
+    assert_error(await client.get(f"/v1/console/tenants/{tenant}/tickets/T-NONE/experts", headers=auth), 404,
+                 "not_found")
+    other = await create_tenant(client, tenant + "-x")
+    assert_error(await client.get(f"/v1/console/tenants/{tenant}/tickets/T-NOW/crossings", headers=other), 403,
+                 "forbidden")

@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from relay_graph.desk import queries as desk_queries
+from relay_graph.desk import tickets
 from relay_graph.lab import queries as lab_queries
 from relay_graph.memory import queries as memory_queries
 from relay_graph.runtime import queries as runtime_queries
@@ -26,6 +27,7 @@ from relay_graph.runtime import query_log
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput, NotFound
 from relay_graph.runtime.queries import Query
+from relay_graph.runtime.times import now_ms
 from relay_graph.usecases.queries import console as q
 
 Band = Literal["episodic", "semantic", "disagreement", "procedural", "network"]
@@ -140,6 +142,39 @@ class KnowledgeFlows(BaseModel):
     flows: list[KnowledgeFlow] = Field(description="most-read pairs first; an agent reading its own facts is not a flow")
 
 
+class Crossing(BaseModel):
+    writer: str = Field(description="the agent that wrote the fact")
+    reader: str = Field(description="the agent on the ticket that CONSULTED it while the ticket was open")
+    fact_id: str
+    predicate: str | None
+    object: str | None
+    current: bool = Field(description="the fact is still the current one")
+    reads: int = Field(description="how often the reader consulted it, all told")
+    first_ms: int | None
+    last_ms: int | None
+
+
+class TicketCrossings(BaseModel):
+    ticket_id: str
+    crossings: list[Crossing] = Field(description="newest read first; an agent reading its own facts is not a crossing")
+
+
+class Expert(BaseModel):
+    expert: str = Field(description="an agent, or `technician <name>`")
+    tickets: int = Field(description="similar tickets they worked")
+    fixed: int = Field(description="of those, fixed or closed")
+    issues: list[str] = Field(description="the similar tickets' issues")
+    why: list[str] = Field(description="how the tickets are similar: `same issue`, `shared fix` (a fix step in common)")
+    last_ms: int | None
+    ticket_ids: list[str] = Field(description="up to ten of the similar tickets")
+
+
+class TicketExperts(BaseModel):
+    ticket_id: str
+    issue: str
+    experts: list[Expert] = Field(description="most similar tickets fixed first, then worked")
+
+
 class QueryPlan(BaseModel):
     query: str = Field(description="the named statement (queries/)")
     tenant: str
@@ -228,6 +263,28 @@ async def knowledge_flows(client: GraphClient, tenant: str, limit: int = 200) ->
         return KnowledgeFlows(flows=[])
     rows = await client.run(tenant, q.KNOWLEDGE_FLOWS, {"limit": limit})
     return KnowledgeFlows(flows=[KnowledgeFlow(**r) for r in rows])
+
+
+async def _ticket_issue(client: GraphClient, tenant: str, ticket_id: str) -> str:
+    return (await tickets.get_ticket(client, tenant, ticket_id)).issue
+
+
+async def ticket_crossings(client: GraphClient, tenant: str, ticket_id: str, limit: int = 200) -> TicketCrossings:
+    """Knowledge crossings on one ticket, from CONSULTED edges: facts about its customer that an
+    agent on the ticket consulted while it was open (the edge's first..last read overlaps the
+    ticket's opened..closed, or ..now), written by another agent. A CONSULTED edge keeps a
+    window, not each read, so a read just before or after the ticket on the same fact counts."""
+    await _ticket_issue(client, tenant, ticket_id)
+    rows = await client.run(tenant, q.TICKET_CROSSINGS, {"ticket_id": ticket_id, "now_ms": now_ms(), "limit": limit})
+    return TicketCrossings(ticket_id=ticket_id, crossings=[Crossing(**r) for r in rows])
+
+
+async def ticket_experts(client: GraphClient, tenant: str, ticket_id: str, limit: int = 20) -> TicketExperts:
+    """"Who has worked on this?": the people on other tickets of similar issues, found by graph
+    (the same Issue, or an Issue fixed with a step in common), most fixed first."""
+    issue = await _ticket_issue(client, tenant, ticket_id)
+    rows = await client.run(tenant, q.TICKET_EXPERTS, {"ticket_id": ticket_id, "limit": limit})
+    return TicketExperts(ticket_id=ticket_id, issue=issue, experts=[Expert(**r) for r in rows])
 
 
 async def find_word(client: GraphClient, tenant: str, word: str) -> int:

@@ -96,6 +96,27 @@ async def knowledge(tenant: ConsoleTenant, memory: MemoryDep) -> console.Knowled
     return await console.knowledge_flows(memory.client, tenant)
 
 
+TicketId = Annotated[Identifier, Path(description="the ticket's id", examples=["T-1A2B3C4D5E6F"])]
+
+
+@router.get("/tenants/{t}/tickets/{id}/crossings", response_model=Answer[console.TicketCrossings],
+            responses=ERRORS, summary="Knowledge crossings on one ticket: whose facts its agents consulted",
+            description="From CONSULTED edges: facts about the ticket's customer that an agent working the ticket "
+            "consulted while it was open, written by another agent (who wrote, who read, the fact, how often). "
+            "404 `not_found` for a ticket the tenant does not have.")
+async def crossings(tenant: ConsoleTenant, memory: MemoryDep, id: TicketId) -> console.TicketCrossings:
+    return await console.ticket_crossings(memory.client, tenant, id)
+
+
+@router.get("/tenants/{t}/tickets/{id}/experts", response_model=Answer[console.TicketExperts],
+            responses=ERRORS, summary="Who has worked on this? People on tickets of similar issues",
+            description="Found by graph: other tickets about the same Issue, or about an Issue whose fix shares a "
+            "step with a fix that worked on this one; the agents on their timelines and the technicians who "
+            "visited, most similar tickets fixed first. 404 `not_found` for a ticket the tenant does not have.")
+async def experts(tenant: ConsoleTenant, memory: MemoryDep, id: TicketId) -> console.TicketExperts:
+    return await console.ticket_experts(memory.client, tenant, id)
+
+
 @router.get("/tenants/{t}/database", response_model=Answer[Database], responses=ERRORS,
             summary="Counts by label and type, memory use, the slow log and the indexes")
 async def database(tenant: ConsoleTenant, memory: MemoryDep) -> Database:

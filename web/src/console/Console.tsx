@@ -34,7 +34,7 @@ export function Console() {
         {page === "Memory" && <Memory admin={who.admin} />}
         {page === "Database" && <Database />}
         {page === "Tickets" && <Tickets admin={who.admin} />}
-        {page === "Agent team" && <Team />}
+        {page === "Agent team" && <Team admin={who.admin} />}
         {page === "Network" && <Network admin={who.admin} />}
         {page === "Tenants" && <Tenants admin={who.admin} />}
         {page === "Benchmarks" && <Benchmarks />}

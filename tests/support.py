@@ -36,3 +36,16 @@ def start_cluster(data, shards: int, replicas: int):
 
     return EmbeddedCluster(data, 0, shards=shards, replicas=replicas, log_dir=data / "logs",
                            ports=free_ports(shards * (1 + replicas))).start()
+
+
+def stop_process(proc, timeout_s: float = 30.0) -> None:
+    """SIGTERM, then SIGKILL if it has not gone within `timeout_s` (a process a test started)."""
+    import signal
+    import subprocess
+
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

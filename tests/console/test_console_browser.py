@@ -14,8 +14,12 @@ real FalkorDB, with every request that leaves this machine aborted:
   one ticket, and who has worked on a ticket like it (agents on tickets of similar issues);
 - Network: a customer's line, a fault injected from the page, the customer's complaint sent from
   the page, and the real intake and resolver processes diagnosing it: the scoreboard grades it;
+  the region's map, where a hub going down is declared by the real netops and shown, and the
+  paths behind "who is affected";
 - Benchmarks: the latest results as charts;
-- Tenants: the isolation demo writes a secret word into one tenant and no other tenant finds it.
+- Tenants: the isolation demo writes a secret word into one tenant and no other tenant finds it;
+- Simulator: the real simulator process, started, stopped and sped up from the page, says what
+  its customers are doing.
 Screenshots of every page go to docs/screens/console-*.png (README shows them)."""
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from tests import lab_network
 from tests.gateway.conftest import running_gateway  # noqa: F401 - the real gateway process, as a fixture
 from tests.site.browser import chromium, offline
 from tests.markers import needs
+from tests.support import stop_process
 
 REPO = Path(__file__).resolve().parents[2]
 SCREENS = REPO / "docs" / "screens"
@@ -141,10 +146,9 @@ async def _agents_up(graph_settings, names: tuple[str, ...]) -> bool:
 
 @pytest.fixture(scope="module")
 def desk_agents(running_gateway, falkordb_server, graph_settings, tmp_path_factory):
-    """The real intake and resolver processes (`python -m services.<name>`) beside the gateway, on
+    """The real intake, resolver and netops processes (`python -m services.<name>`) beside the gateway, on
     the same FalkorDB and streams, in rules mode; up once their groups exist and they beat."""
     import os
-    import signal
     import subprocess
     import sys
 
@@ -153,7 +157,7 @@ def desk_agents(running_gateway, falkordb_server, graph_settings, tmp_path_facto
            "RELAY_FALKORDB_CLUSTER": graph_settings.falkordb_cluster, "RELAY_LOG_LEVEL": "warning",
            "RELAY_MODEL_DIR": str(graph_settings.model_dir)}
     logs = tmp_path_factory.mktemp("agents")
-    names = ("intake", "resolver")
+    names = ("intake", "resolver", "netops")
     procs = {}
     for name in names:
         with (logs / f"{name}.log").open("wb") as log:
@@ -170,13 +174,7 @@ def desk_agents(running_gateway, falkordb_server, graph_settings, tmp_path_facto
         yield logs
     finally:
         for proc in procs.values():
-            proc.send_signal(signal.SIGTERM)
-        for proc in procs.values():
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc)
 
 
 @pytest.fixture
@@ -427,6 +425,58 @@ def test_a_fault_injected_from_the_page_is_diagnosed_and_graded_on_the_scoreboar
     shoot(page, "network")
 
 
+def test_the_region_map_shows_an_outage_as_it_happens_and_the_paths_behind_who_is_affected(page, desk, desk_agents):
+    # Priya tells the desk where she lives: the real intake finds her a line off the Chennai hub.
+    r = httpx.post(f"{desk['base']}/chat", params={"wait": 30}, headers=desk["auth"], timeout=60,
+                   json={"name": "Priya Raman", "text": "Hi, I'm Priya Raman and I live in Chennai."})
+    assert r.status_code == 200 and "found your line" in r.json()["reply"]["text"], r.text
+    priya = r.json()["customer"]
+    hub = next(n for n in httpx.get(f"{desk['url']}/v1/console/tenants/{desk['tenant']}/network/map",
+                                    headers=desk["auth"]).json()["nodes"] if n["name"] == "Chennai hub")
+    sign_in(page, desk)
+    graph_ready(page)
+    tab(page, "Network")
+    node = page.locator(f"[data-testid=map-node][data-node={hub['node_id']}]")
+    node.wait_for()
+    assert int(page.get_by_test_id("region-map").get_attribute("data-nodes")) > 50
+    assert node.get_attribute("data-up") == "yes" and node.get_attribute("data-outage") == "no"
+    down = httpx.post(f"{desk['base']}/network/nodes/{hub['node_id']}/status", headers=desk["auth"],
+                      json={"up": False, "by": "console-test"})
+    assert down.status_code == 200, down.text
+    try:
+        # The map turns it red, and once the real netops declares the outage, rings it and lists it.
+        page.locator(f"[data-testid=map-node][data-node={hub['node_id']}][data-up=no][data-outage=yes]").wait_for()
+        outage = page.locator(f"[data-testid=outage][data-node={hub['node_id']}]")
+        outage.wait_for()
+        assert "Chennai hub" in outage.inner_text()
+        node.focus()
+        page.keyboard.press("Enter")  # the map is usable from the keyboard
+        who = page.locator(f"[data-testid=affected][data-node={hub['node_id']}]")
+        who.wait_for()
+        paths = who.get_by_test_id("affected-customer")
+        mine = paths.filter(has_text=priya)
+        assert mine.count() == 1 and mine.inner_text().endswith("Chennai hub")  # home box → cabinet → exchange → hub
+        assert "exchange (Chennai)" in mine.inner_text()
+        # Her exchange and the hub, drawn on the path in the city's inset (its exchanges are km apart).
+        inset = page.get_by_test_id("inset")
+        assert inset.locator("[data-testid=inset-node][data-node^=exch-].onpath").count() == 1
+        assert inset.locator(f"[data-testid=inset-node][data-node={hub['node_id']}].onpath").count() == 1
+        assert page.locator(f"[data-testid=map-node][data-node={hub['node_id']}].onpath").count() == 1
+        inset.locator("[data-testid=inset-node][data-node^=exch-].onpath circle").last.click()  # an exchange
+        page.locator("[data-testid=affected][data-node^=exch-]").get_by_test_id("affected-customer").filter(
+            has_text=priya).wait_for()
+        node.locator("circle").last.click()
+        who.wait_for()
+        page.get_by_test_id("region-map").scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        page.get_by_test_id("region-map").screenshot(path=str(SCREENS / "console-network-map.png"))
+    finally:
+        up = httpx.post(f"{desk['base']}/network/nodes/{hub['node_id']}/status", headers=desk["auth"],
+                        json={"up": True, "by": "console-test"})
+        assert up.status_code == 200, up.text
+    page.locator(f"[data-testid=map-node][data-node={hub['node_id']}][data-up=yes][data-outage=no]").wait_for()
+
+
 def test_the_isolation_demo_finds_nothing_in_the_other_tenants(page, desk):
     other = f"console-other-{uuid.uuid4().hex[:6]}"
     r = httpx.post(f"{desk['url']}/v1/tenants", json={"tenant": other}, headers={"Authorization": f"Bearer {desk['admin']}"})
@@ -514,3 +564,58 @@ def test_the_benchmarks_page_charts_the_latest_results(page, desk):
     assert abs(shown - first["relay"] * 100) <= 0.5
     assert page.get_by_test_id("suite").locator("tr").count() == len(on_file["suite"]["rows"])
     shoot(page, "benchmarks")
+
+
+@pytest.fixture
+def simulator(running_gateway, desk, falkordb_server, graph_settings, tmp_path):
+    """The real simulator process (`python -m services.simulator`) playing in the desk's tenant with
+    its key: two customers, faults only in their words (nothing of the network changes)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("RELAY_")},
+           "RELAY_GATEWAY_URL": desk["url"], "RELAY_TENANT": desk["tenant"], "RELAY_TENANT_KEY": desk["key"],
+           "RELAY_CUSTOMERS": "2", "RELAY_DAYS": "2", "RELAY_SPEED": "1", "RELAY_FAULTS": "words", "RELAY_SEED": "11",
+           "RELAY_FALKORDB_HOST": falkordb_server.host, "RELAY_FALKORDB_PORT": str(falkordb_server.port),
+           "RELAY_CHAT_WAIT_S": "5", "RELAY_LOG_LEVEL": "INFO"}
+    log = tmp_path / "simulator.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "services.simulator"], cwd=REPO, env=env, stdout=out,
+                                stderr=subprocess.STDOUT)
+    try:
+        yield proc, log
+    finally:
+        stop_process(proc)
+
+
+def test_the_simulator_page_starts_stops_and_speeds_the_real_simulator(page, desk, desk_agents, simulator):
+    proc, log = simulator
+    sign_in(page, desk)
+    graph_ready(page)
+    tab(page, "Simulator")
+    page.locator("[data-testid=sim-status][data-live=yes][data-state=playing]").wait_for(timeout=60_000)
+    assert proc.poll() is None, log.read_text()
+    page.get_by_role("button", name="Stop").click()
+    # The process read the control and says so: stopped, at the version the page asked.
+    page.locator("[data-testid=sim-status][data-state=stopped]").wait_for()
+    asked = httpx.get(f"{desk['url']}/v1/console/tenants/{desk['tenant']}/simulator", headers=desk["auth"]).json()
+    assert asked["control"]["running"] is False and asked["status"]["control_version"] == asked["control"]["version"]
+    held = asked["status"]["sim_hours"]
+    page.wait_for_timeout(2_500)  # stopped: the simulated clock stands still
+    assert httpx.get(f"{desk['url']}/v1/console/tenants/{desk['tenant']}/simulator",
+                     headers=desk["auth"]).json()["status"]["sim_hours"] == held
+    speed = page.get_by_label("Speed")
+    speed.focus()
+    page.keyboard.press("End")  # the keyboard moves the slider: 8 simulated hours a second
+    assert page.get_by_test_id("sim-speed").inner_text() == "8 simulated h/s"
+    page.get_by_role("button", name="Start").click()
+    page.locator("[data-testid=sim-status][data-state=playing][data-speed='8']").wait_for()
+    page.wait_for_function("() => Number(document.querySelector('[data-testid=sim-status]').dataset.applied) > 0")
+    after = httpx.get(f"{desk['url']}/v1/console/tenants/{desk['tenant']}/simulator", headers=desk["auth"]).json()
+    assert after["status"]["sim_hours"] >= held
+    page.get_by_test_id("sim-doing").first.wait_for(timeout=60_000)  # a customer mid-turn, said by the process
+    what = page.get_by_test_id("sim-doing").first.locator("td").nth(1).inner_text()
+    assert what.startswith(("say: ", "fault: ", "check on ", "repair")), what
+    shoot(page, "simulator")
+    assert "control" in log.read_text()  # it logged each control it applied

@@ -326,3 +326,64 @@ async def test_crossings_on_one_ticket_and_who_has_worked_on_similar_issues(clie
     other = await create_tenant(client, tenant + "-x")
     assert_error(await client.get(f"/v1/console/tenants/{tenant}/tickets/T-NOW/crossings", headers=other), 403,
                  "forbidden")
+
+
+async def test_the_network_map_places_hubs_and_exchanges_at_the_footprints_coordinates(client, tenant, graph_client):
+    from relay_graph.desk import network
+    from relay_graph.desk.catalogue.footprint import footprint
+
+    made = await client.post("/v1/tenants", json={"tenant": tenant}, headers=ADMIN)  # with its default world
+    assert made.status_code == 201, made.text
+    auth = {"Authorization": f"Bearer {made.json()['api_key']}"}
+    m = (await client.get(f"/v1/console/tenants/{tenant}/network/map", headers=auth)).json()
+    nodes = {n["node_id"]: n for n in m["nodes"]}
+    mumbai = next(c for c in footprint().cities_in("india") if c.name == "Mumbai")
+    hub = next(n for n in m["nodes"] if n["name"] == "Mumbai hub")
+    assert (hub["kind"], hub["lat"], hub["lon"], hub["placed"], hub["up"]) == ("Pop", mumbai.lat, mumbai.lon,
+                                                                             "gazetteer", True)
+    area = next(a for a in mumbai.areas if a.kind == "locality")
+    exchange = next(n for n in m["nodes"] if n["name"] == f"{area.name} exchange (Mumbai)")
+    assert (exchange["kind"], exchange["lat"], exchange["lon"]) == ("Olt", area.lat, area.lon)
+    cores = [n for n in m["nodes"] if n["kind"] == "Backbone"]
+    assert cores and all(n["placed"] == "centre of its hubs" for n in cores)
+    assert m["unplaced"] == 0 and len([n for n in m["nodes"] if n["kind"] == "Pop"]) == len(footprint().cities_in("india"))
+    assert any(link["source"] == exchange["node_id"] and link["target"] == hub["node_id"] for link in m["links"])
+    assert all(link["source"] in nodes and link["target"] in nodes for link in m["links"])
+    assert m["outages"] == []
+    # A hub goes down (as the lab or netops marks it): the map says so, and lists the outage once declared.
+    r = await client.post(f"/v1/tenants/{tenant}/network/nodes/{hub['node_id']}/status", headers=auth,
+                          json={"up": False, "by": "test"})
+    assert r.status_code == 200, r.text
+    m = (await client.get(f"/v1/console/tenants/{tenant}/network/map", headers=auth)).json()
+    assert next(n for n in m["nodes"] if n["node_id"] == hub["node_id"])["up"] is False
+    outage = await network.open_outage(graph_client, tenant, hub["node_id"], cause="test")  # as netops declares
+    m = (await client.get(f"/v1/console/tenants/{tenant}/network/map", headers=auth)).json()
+    assert [(o["outage_id"], o["node_id"], o["cause"]) for o in m["outages"]] == [
+        (outage.outage_id, hub["node_id"], "test")]
+    assert m["outages"][0]["customers"] == len(outage.customers)
+    assert_error(await client.get(f"/v1/console/tenants/{tenant}-none/network/map", headers=ADMIN), 404, "not_found")
+
+
+async def test_the_simulator_control_and_its_report(client, tenant):
+    auth = await create_tenant(client, tenant)
+    url = f"/v1/console/tenants/{tenant}/simulator"
+    assert (await client.get(url, headers=auth)).json() == {"tenant": tenant, "control": None, "status": None}
+    first = (await client.put(url, headers=auth, json={"running": False, "speed": 0.5})).json()
+    second = (await client.put(url, headers=ADMIN, json={"running": True, "speed": 8})).json()
+    assert (first["version"], second["version"], second["running"], second["speed"]) == (1, 2, True, 8.0)
+    for bad in ({"running": True, "speed": 9}, {"running": True, "speed": 0.25}, {"running": True},
+                {"running": True, "speed": 2, "extra": 1}):
+        assert_error(await client.put(url, headers=auth, json=bad), 422, "validation_error")
+    report = {"state": "playing", "round": 1, "sim_hours": 3.5, "speed": 8, "control_version": 2, "events": 4,
+              "turns": 3, "tickets": 1, "errors": 0,
+              "doing": [{"customer": "c-1", "what": "say: my router blinks red", "since_ms": 1}]}
+    r = await client.put(url + "/status", headers=auth, json=report)
+    assert r.status_code == 200 and r.json()["live"] is True, r.text
+    got = (await client.get(url, headers=auth)).json()
+    assert got["control"]["version"] == 2 and got["status"]["doing"] == report["doing"]
+    assert got["status"]["state"] == "playing" and got["status"]["live"] is True
+    assert_error(await client.put(url + "/status", headers=auth, json={**report, "state": "dancing"}), 422,
+                 "validation_error")
+    other = await create_tenant(client, tenant + "-s")
+    assert_error(await client.put(url, headers=other, json={"running": False, "speed": 1}), 403, "forbidden")
+    assert (await client.get(url, headers=auth)).json()["control"]["running"] is True  # unchanged

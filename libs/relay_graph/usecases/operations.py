@@ -6,7 +6,7 @@ all (GRAPH.COPY copies the schema; the graph's name as hash tag keeps the copy i
 so no request reaches it. Restoring replaces the graph by a copy of the snapshot, which stays. A
 reset takes a snapshot first (`pre-reset-<ms>`), then removes the graph and makes it again, empty,
 with its indexes (so every process's index cache stays true). Deleting removes the graph and every
-snapshot of it, and its query log (runtime/query_log.py); the tenant's API key is the gateway's (services/gateway/auth.py) and goes with it
+snapshot of it, its query log (runtime/query_log.py) and its simulator's control (usecases/simulator_control.py); the tenant's API key is the gateway's (services/gateway/auth.py) and goes with it
 there. Reset and delete need `confirm` equal to the tenant id. Moving a tenant to another
 deployment (`move_tenant`, `relay move-tenant`) copies its graph and snapshots with DUMP/RESTORE and
 its admin entries, checks the copy and removes the source."""
@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from relay_graph.runtime import query_log
+from relay_graph.usecases import simulator_control
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound
 from relay_graph.desk.network import customer_identity
@@ -139,6 +140,7 @@ async def delete_tenant(client: GraphClient, tenant: str, confirm: object) -> li
     validate_tenant(tenant)
     _confirm(tenant, confirm)
     keys = [graph_name(tenant)] + [s.key for s in await list_snapshots(client, tenant)]
+    keys.append(simulator_control.key(tenant))
     gone = [k for k in keys if await client.redis.delete(k)]
     if await client.shared_log.forget(tenant):
         gone.append(query_log.key(tenant))

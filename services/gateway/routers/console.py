@@ -13,7 +13,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
 from pydantic import BaseModel, Field
 
-from relay_graph.usecases import console
+from relay_graph.usecases import console, network_map
+from relay_graph.usecases import simulator_control as sim
 from relay_graph.usecases import operations as ops
 from relay_graph.runtime.errors import NotFound, RelayError
 from relay_graph.memory.inputs import Identifier
@@ -22,7 +23,7 @@ from relay_graph.runtime.tenancy import validate_tenant
 from ..auth import Caller
 from ..deps import BearerDep, MemoryDep, Services, ServicesDep, _identified, _token
 from ..errors import Forbidden, responses
-from ..schemas import Answer
+from ..schemas import Answer, Strict
 from .live import CLOSE_FORBIDDEN, CLOSE_TRY_AGAIN, _close_code, _refuse, pump
 
 router = APIRouter(prefix="/v1/console", tags=["console"])
@@ -94,6 +95,55 @@ async def conflicts(tenant: ConsoleTenant, memory: MemoryDep,
             summary="Knowledge flows between agents: whose facts which agent consulted, how often")
 async def knowledge(tenant: ConsoleTenant, memory: MemoryDep) -> console.KnowledgeFlows:
     return await console.knowledge_flows(memory.client, tenant)
+
+
+@router.get("/tenants/{t}/network/map", response_model=Answer[network_map.NetworkMap], responses=ERRORS,
+            summary="The region as a map: hubs and exchanges at their coordinates, uplinks, open outages",
+            description="Every city hub (Pop) and area exchange (Olt) at the coordinates of the served footprint "
+            "(the gazetteer's for a city or a locality, a few km off the city's for a compass district), each core "
+            "(Backbone) at the middle of the hubs it serves, with its state (`up`), the uplinks between them, and "
+            "the open outages with how many customers each reaches. Nodes the footprint cannot place (a hand-built "
+            "network's) are counted in `unplaced`. \"Who is affected\" and the paths behind it: "
+            "GET /v1/tenants/{t}/network/affected?node=.")
+async def map_of_network(tenant: ConsoleTenant, memory: MemoryDep) -> network_map.NetworkMap:
+    return await network_map.network_map(memory.client, tenant)
+
+
+class SimControlBody(Strict):
+    running: bool = Field(description="false stops the simulated customers (their clock stands still)")
+    speed: float = Field(ge=sim.MIN_SPEED, le=sim.MAX_SPEED, description="simulated hours per second, 0.5 to 8",
+                         examples=[2])
+
+
+class SimStatusBody(Strict, sim.SimStatus):
+    pass
+
+
+SIM_DOC = ("The control lives in the key `relay:simulator:<tenant>` on the FalkorDB server; the simulator process "
+           "reads it here about once a second with its tenant key and reports what it is doing with PUT "
+           ".../simulator/status.")
+
+
+@router.get("/tenants/{t}/simulator", response_model=Answer[sim.Simulator], responses=ERRORS,
+            summary="The simulator's control and what the simulated customers are doing now", description=SIM_DOC)
+async def simulator(tenant: ConsoleTenant, memory: MemoryDep) -> sim.Simulator:
+    return await sim.read(memory.client.redis, tenant)
+
+
+@router.put("/tenants/{t}/simulator", response_model=Answer[sim.SimControl], responses=ERRORS,
+            summary="Start or stop the simulated customers, and set their speed (0.5 to 8 simulated hours a second)",
+            description=SIM_DOC + " Stopped, no new event of the customers' storylines is released (a turn in flight "
+            "finishes); started again, they carry on where they stood.")
+async def control_simulator(body: SimControlBody, tenant: ConsoleTenant, memory: MemoryDep) -> sim.SimControl:
+    return await sim.set_control(memory.client.redis, tenant, running=body.running, speed=body.speed, by="console")
+
+
+@router.put("/tenants/{t}/simulator/status", response_model=Answer[sim.SimReport], responses=ERRORS,
+            summary="The simulator's report: its state, speed, round, simulated hours and what each customer is doing",
+            description="Written by the simulator process (services/simulator) about once a second; shown as not "
+            "`live` after ten seconds without one.")
+async def simulator_status(body: SimStatusBody, tenant: ConsoleTenant, memory: MemoryDep) -> sim.SimReport:
+    return await sim.report(memory.client.redis, tenant, sim.SimStatus(**body.model_dump()))
 
 
 TicketId = Annotated[Identifier, Path(description="the ticket's id", examples=["T-1A2B3C4D5E6F"])]

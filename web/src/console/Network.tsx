@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState } from "react";
 import { ApiError, call, post, t } from "./api";
+import { RegionMap } from "./RegionMap";
 
 type Hop = { node_id: string; kind: string; name: string; status: string; capacity_gbps: number; link_type: string | null; link_up: boolean | null };
 type Row = { fault_id: string; kind: string; customer: string | null; target: string | null; started_at: string; tickets: string[];
@@ -19,7 +20,7 @@ export function Network({ admin }: { admin: boolean }) {
   const [problem, setProblem] = useState<string | null>(null);
   const reload = useCallback(() => { if (!admin) call<Board>(t("/lab/scoreboard")).then(setBoard).catch(() => undefined); }, [admin]);
   useEffect(() => { reload(); const i = window.setInterval(reload, 3000); return () => clearInterval(i); }, [reload]);
-  if (admin) return <p className="muted">The lab needs the tenant's key.</p>;
+  if (admin) return <div className="network"><RegionMap admin /><p className="muted">The lab needs the tenant's key.</p></div>;
   const show = async (e?: React.FormEvent) => {
     e?.preventDefault();
     setProblem(null);
@@ -83,6 +84,7 @@ export function Network({ admin }: { admin: boolean }) {
           })}</tbody></table>
         {board && !board.rows.length && <p className="muted">No fault injected yet.</p>}
       </section>
+      <RegionMap admin={false} />
     </div>
   );
 }

@@ -14,6 +14,8 @@ conflicts, and the indexes.
     TICKET_CROSSINGS the same, on one ticket: facts about its customer one of its agents consulted
                     while it was open, written by another agent.
     TICKET_EXPERTS  "who has worked on this?": people on tickets of similar issues (by graph).
+    MAP_NODES, MAP_LINKS, OPEN_OUTAGES  the region map: hubs, exchanges, cores, their uplinks,
+                    the open outages.
 
 The node scans are whole-graph reads by design (the page's picture of everything; the
 isolation demo's search of everything); $limit bounds the graph's."""
@@ -149,6 +151,44 @@ RETURN who AS expert, count(DISTINCT o) AS tickets, count(DISTINCT CASE WHEN fix
        collect(DISTINCT o.issue_kind) AS issues, collect(DISTINCT why) AS why, max(last_ms) AS last_ms,
        collect(DISTINCT o.ticket_id)[..10] AS ticket_ids
 ORDER BY fixed DESC, tickets DESC, expert
+LIMIT $limit
+""",
+    read_only=True,
+)
+
+# The region map: its hubs (Pop), exchanges (Olt) and cores (Backbone), the uplinks between them,
+# and the open outages with how many customers each reaches. Cabinets and home boxes are below
+# the map's scale (a region has thousands).
+MAP_NODES = Query(
+    "console_map_nodes",
+    """
+MATCH (n:NetNode) WHERE n:Pop OR n:Olt OR n:Backbone
+RETURN n.node_id AS node_id, n.kind AS kind, n.name AS name, n:Up AS up, n.capacity_gbps AS capacity_gbps
+ORDER BY n.node_id
+LIMIT $limit
+""",
+    read_only=True,
+)
+
+MAP_LINKS = Query(
+    "console_map_links",
+    """
+MATCH (a:NetNode)-[r:UPLINK]->(b:NetNode) WHERE a:Olt OR a:Pop
+RETURN a.node_id AS source, b.node_id AS target, coalesce(r.up, true) AS up, coalesce(r.backup, false) AS backup,
+       r.capacity_gbps AS capacity_gbps
+LIMIT $limit
+""",
+    read_only=True,
+)
+
+OPEN_OUTAGES = Query(
+    "console_open_outages",
+    """
+MATCH (o:Outage) WHERE o.open = true
+OPTIONAL MATCH (o)-[:AFFECTS]->(c:Customer)
+RETURN o.outage_id AS outage_id, o.node_id AS node_id, o.opened_at_ms AS opened_at_ms, o.cause AS cause,
+       count(c) AS customers
+ORDER BY o.opened_at_ms DESC
 LIMIT $limit
 """,
     read_only=True,

@@ -16,7 +16,8 @@ real FalkorDB, with every request that leaves this machine aborted:
   the page, and the real intake and resolver processes diagnosing it: the scoreboard grades it;
   the region's map, where a hub going down is declared by the real netops and shown, and the
   paths behind "who is affected";
-- Benchmarks: the latest results as charts;
+- Benchmarks: the latest results as charts, and one question asked of Relay and of the vector
+  store live, answers and evidence side by side;
 - Tenants: the isolation demo writes a secret word into one tenant and no other tenant finds it;
 - Simulator: the real simulator process, started, stopped and sped up from the page, says what
   its customers are doing.
@@ -564,6 +565,26 @@ def test_the_benchmarks_page_charts_the_latest_results(page, desk):
     assert abs(shown - first["relay"] * 100) <= 0.5
     assert page.get_by_test_id("suite").locator("tr").count() == len(on_file["suite"]["rows"])
     shoot(page, "benchmarks")
+
+
+def test_the_benchmarks_page_asks_relay_and_the_vector_store_the_same_question_live(page, desk):
+    sign_in(page, desk)
+    graph_ready(page)
+    tab(page, "Benchmarks")
+    page.get_by_label("Question").fill("Where does Asha Verma live?")
+    page.get_by_label("About").fill("Asha Verma")
+    page.get_by_label("About").press("Enter")
+    relay, vector = page.get_by_test_id("relay-side"), page.get_by_test_id("vector-side")
+    relay.wait_for()
+    assert relay.get_by_test_id("side-answer").inner_text() == "Answer: lives_in = Pune"
+    first = relay.get_by_test_id("side-evidence").first
+    assert first.get_attribute("data-state") == "current" and "Pune" in first.inner_text()
+    turns = vector.get_by_test_id("side-evidence").all_inner_texts()
+    assert any("moved to Pune" in t for t in turns) and any("Mumbai" in t for t in turns)  # both, undecided
+    assert [t for t in turns if "Pune" in t or "Mumbai" in t][0].count("Pune")  # newest first
+    assert vector.get_by_test_id("side-answer").inner_text().startswith("Answer: Asha Verma: ")
+    page.wait_for_timeout(200)
+    page.get_by_test_id("compare").screenshot(path=str(SCREENS / "console-compare.png"))
 
 
 @pytest.fixture

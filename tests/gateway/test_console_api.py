@@ -387,3 +387,35 @@ async def test_the_simulator_control_and_its_report(client, tenant):
     other = await create_tenant(client, tenant + "-s")
     assert_error(await client.put(url, headers=other, json={"running": False, "speed": 1}), 403, "forbidden")
     assert (await client.get(url, headers=auth)).json()["control"]["running"] is True  # unchanged
+
+
+async def test_the_same_question_of_relay_and_of_the_vector_store_side_by_side(client, tenant):
+    auth = await create_tenant(client, tenant)
+    base = f"/v1/tenants/{tenant}"
+    r = await client.post(f"{base}/episodes", headers=auth, json={"episodes": [
+        {"session": "s-1", "speaker": "Asha Verma", "customer": "Asha Verma", "id": "e-1",
+         "at": "2026-01-02T10:00:00+00:00", "text": "I live in Mumbai, Bandra West."},
+        {"session": "s-2", "speaker": "Asha Verma", "customer": "Asha Verma", "id": "e-2",
+         "at": "2026-06-03T10:00:00+00:00", "text": "I've moved to Pune last week."},
+        {"session": "s-3", "speaker": "Ravi Kumar", "customer": "Ravi Kumar", "id": "e-3",
+         "at": "2026-06-04T10:00:00+00:00", "text": "I live in Delhi."}]})
+    assert r.status_code == 201, r.text
+    for town, source, since in (("Mumbai", "e-1", "2026-01-01"), ("Pune", "e-2", "2026-06-01")):
+        r = await client.post(f"{base}/facts", headers=auth, json={
+            "subject": "Asha Verma", "predicate": "lives_in", "object": town, "source": source,
+            "valid_from": f"{since}T00:00:00+00:00"})
+        assert r.status_code == 201, r.text
+    got = (await client.post(f"/v1/console/tenants/{tenant}/compare", headers=auth,
+                             json={"question": "Where does Asha Verma live?", "customer": "Asha Verma"})).json()
+    assert got["relay"]["answer"] == "lives_in = Pune"  # the current fact first
+    assert got["relay"]["evidence"][0]["state"] == "current"
+    vector = got["vector"]
+    assert [e["text"] for e in vector["evidence"]] == ["Asha Verma: I've moved to Pune last week.",
+                                                      "Asha Verma: I live in Mumbai, Bandra West."]  # newest first
+    assert vector["answer"] in {e["text"] for e in vector["evidence"]}  # its nearest turn, Ravi's never
+    assert all(0 <= e["score"] <= 1 for e in vector["evidence"]) and vector["ms"] >= 0
+    none = (await client.post(f"/v1/console/tenants/{tenant}/compare", headers=auth,
+                              json={"question": "Where does Nobody live?", "customer": "Nobody Atall"})).json()
+    assert none["vector"] == {**none["vector"], "answer": None, "evidence": []}
+    assert_error(await client.post(f"/v1/console/tenants/{tenant}/compare", headers=auth,
+                                   json={"question": " ", "customer": "Asha Verma"}), 422, "validation_error")

@@ -167,6 +167,8 @@ CALLS: dict[str, Call] = {
     "crossings_v1_console_tenants__t__tickets__id__crossings_get": Call(path=lambda s: {"t": s.tenant, "id": s.ticket}),
     "experts_v1_console_tenants__t__tickets__id__experts_get": Call(path=lambda s: {"t": s.tenant, "id": s.ticket}),
     "simulator_v1_console_tenants__t__simulator_get": Call(),
+    "compare_systems_v1_console_tenants__t__compare_post": Call(lambda s: {"json": {
+        "question": "Where does Asha Verma live?", "customer": s.customer}}),
     "control_simulator_v1_console_tenants__t__simulator_put": Call(lambda s: {"json": {"running": True, "speed": 2}}),
     "simulator_status_v1_console_tenants__t__simulator_status_put": Call(lambda s: {"json": {
         "state": "playing", "round": 0, "sim_hours": 1.5, "speed": 2, "control_version": 1,

@@ -13,11 +13,11 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
 from pydantic import BaseModel, Field
 
-from relay_graph.usecases import console, network_map
+from relay_graph.usecases import compare, console, network_map
 from relay_graph.usecases import simulator_control as sim
 from relay_graph.usecases import operations as ops
 from relay_graph.runtime.errors import NotFound, RelayError
-from relay_graph.memory.inputs import Identifier
+from relay_graph.memory.inputs import Identifier, Name, Text
 from relay_graph.runtime.tenancy import validate_tenant
 
 from ..auth import Caller
@@ -107,6 +107,22 @@ async def knowledge(tenant: ConsoleTenant, memory: MemoryDep) -> console.Knowled
             "GET /v1/tenants/{t}/network/affected?node=.")
 async def map_of_network(tenant: ConsoleTenant, memory: MemoryDep) -> network_map.NetworkMap:
     return await network_map.network_map(memory.client, tenant)
+
+
+class CompareBody(Strict):
+    question: Text = Field(max_length=500, examples=["Where does Asha Verma live?"])
+    customer: Name = Field(max_length=200, description="the customer it is about (a name or an id)",
+                           examples=["Asha Verma"])
+
+
+@router.post("/tenants/{t}/compare", response_model=Answer[compare.Comparison], responses=ERRORS,
+             summary="The same question asked of Relay and of a plain vector store, live: answers and evidence",
+             description="Relay: recall about the customer (its facts, current first, and the episodes on its path). "
+             "The vector store: the memory benchmark's baseline on this tenant's own turns (the customer's episodes, "
+             "the same embedding model, the 10 nearest to the question by cosine, dated, newest first). No reader "
+             "runs here: each side's `answer` is what it puts first.")
+async def compare_systems(body: CompareBody, tenant: ConsoleTenant, memory: MemoryDep) -> compare.Comparison:
+    return await compare.compare(memory, tenant, body.question, body.customer)
 
 
 class SimControlBody(Strict):

@@ -193,3 +193,18 @@ LIMIT $limit
 """,
     read_only=True,
 )
+
+# The plain vector store's side of a comparison, live: the customer's own turns (their sessions'
+# episodes), nearest to the question first, as the memory benchmark's vector store ranks them.
+CUSTOMER_TURNS_NEAREST = Query(
+    "console_customer_turns_nearest",
+    """
+WITH vecf32($v) AS qv
+MATCH (c:Entity {uid: $uid})-[:HAS_SESSION]->(:Session)<-[:IN]-(ep:Episode)
+WITH ep, coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d
+ORDER BY d, ep.episode_id
+LIMIT $k
+RETURN ep.episode_id AS episode_id, ep.speaker AS speaker, ep.text AS text, ep.at_ms AS at_ms, d
+""",
+    read_only=True,
+)

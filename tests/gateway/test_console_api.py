@@ -372,7 +372,7 @@ async def test_the_simulator_control_and_its_report(client, tenant):
     second = (await client.put(url, headers=ADMIN, json={"running": True, "speed": 8})).json()
     assert (first["version"], second["version"], second["running"], second["speed"]) == (1, 2, True, 8.0)
     for bad in ({"running": True, "speed": 9}, {"running": True, "speed": 0.25}, {"running": True},
-                {"running": True, "speed": 2, "extra": 1}):
+                {"running": True, "speed": 2, "extra": 1}, {"running": 0, "speed": 2}, {"running": True, "speed": True}):
         assert_error(await client.put(url, headers=auth, json=bad), 422, "validation_error")
     report = {"state": "playing", "round": 1, "sim_hours": 3.5, "speed": 8, "control_version": 2, "events": 4,
               "turns": 3, "tickets": 1, "errors": 0,
@@ -382,8 +382,9 @@ async def test_the_simulator_control_and_its_report(client, tenant):
     got = (await client.get(url, headers=auth)).json()
     assert got["control"]["version"] == 2 and got["status"]["doing"] == report["doing"]
     assert got["status"]["state"] == "playing" and got["status"]["live"] is True
-    assert_error(await client.put(url + "/status", headers=auth, json={**report, "state": "dancing"}), 422,
-                 "validation_error")
+    for bad in ({**report, "state": "dancing"}, {**report, "errors": False},
+                {**report, "doing": [{"customer": "c-1", "what": "x", "since_ms": True}]}):
+        assert_error(await client.put(url + "/status", headers=auth, json=bad), 422, "validation_error")
     other = await create_tenant(client, tenant + "-s")
     assert_error(await client.put(url, headers=other, json={"running": False, "speed": 1}), 403, "forbidden")
     assert (await client.get(url, headers=auth)).json()["control"]["running"] is True  # unchanged

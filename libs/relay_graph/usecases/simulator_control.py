@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from relay_graph.runtime.tenancy import validate_tenant
 from relay_graph.runtime.times import now_ms
@@ -38,6 +38,7 @@ class SimControl(BaseModel):
 
 
 class Doing(BaseModel):
+    model_config = ConfigDict(strict=True)  # a report's `since_ms: true` is refused, not read as 1
     customer: str
     what: str = Field(max_length=300, description="what the customer is doing, e.g. `say: my router ...`")
     since_ms: int

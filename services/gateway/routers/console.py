@@ -11,7 +11,7 @@ import json
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from relay_graph.usecases import compare, console, network_map
 from relay_graph.usecases import simulator_control as sim
@@ -126,13 +126,15 @@ async def compare_systems(body: CompareBody, tenant: ConsoleTenant, memory: Memo
 
 
 class SimControlBody(Strict):
+    model_config = ConfigDict(extra="forbid", strict=True)  # `0` is not false, `true` not 1
+
     running: bool = Field(description="false stops the simulated customers (their clock stands still)")
     speed: float = Field(ge=sim.MIN_SPEED, le=sim.MAX_SPEED, description="simulated hours per second, 0.5 to 8",
                          examples=[2])
 
 
 class SimStatusBody(Strict, sim.SimStatus):
-    pass
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 SIM_DOC = ("The control lives in the key `relay:simulator:<tenant>` on the FalkorDB server; the simulator process "

@@ -13,9 +13,9 @@ than STALE_MS is shown as not live: no simulator is reporting for that tenant.""
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, Field
 
 from relay_graph.runtime.tenancy import validate_tenant
 from relay_graph.runtime.times import now_ms
@@ -23,6 +23,16 @@ from relay_graph.runtime.times import now_ms
 PREFIX = "relay:simulator:"
 STALE_MS = 10_000
 MIN_SPEED, MAX_SPEED = 0.5, 8.0  # as services/simulator/clock.py
+
+
+def _not_bool(value: object) -> object:
+    if isinstance(value, bool):  # JSON's true is not 1 here; 3.0 is 3, as JSON Schema's integer says
+        raise ValueError("a number, not true or false")
+    return value
+
+
+Int = Annotated[int, BeforeValidator(_not_bool)]
+Float = Annotated[float, BeforeValidator(_not_bool)]
 
 
 def key(tenant: str) -> str:
@@ -38,23 +48,22 @@ class SimControl(BaseModel):
 
 
 class Doing(BaseModel):
-    model_config = ConfigDict(strict=True)  # a report's `since_ms: true` is refused, not read as 1
     customer: str
     what: str = Field(max_length=300, description="what the customer is doing, e.g. `say: my router ...`")
-    since_ms: int
+    since_ms: Int
 
 
 class SimStatus(BaseModel):
     state: Literal["playing", "stopped", "between rounds", "starting"]
-    round: int = Field(ge=0)
-    sim_hours: float = Field(ge=0, description="simulated hours into the round")
-    speed: float = Field(ge=MIN_SPEED, le=MAX_SPEED)
-    control_version: int = Field(ge=0, description="the control it has applied")
+    round: Int = Field(ge=0)
+    sim_hours: Float = Field(ge=0, description="simulated hours into the round")
+    speed: Float = Field(ge=MIN_SPEED, le=MAX_SPEED)
+    control_version: Int = Field(ge=0, description="the control it has applied")
     doing: list[Doing] = Field(default=[], max_length=200, description="what the customers are doing now")
-    events: int = Field(default=0, ge=0)
-    turns: int = Field(default=0, ge=0)
-    tickets: int = Field(default=0, ge=0)
-    errors: int = Field(default=0, ge=0)
+    events: Int = Field(default=0, ge=0)
+    turns: Int = Field(default=0, ge=0)
+    tickets: Int = Field(default=0, ge=0)
+    errors: Int = Field(default=0, ge=0)
 
 
 class SimReport(SimStatus):

@@ -134,7 +134,7 @@ class SimControlBody(Strict):
 
 
 class SimStatusBody(Strict, sim.SimStatus):
-    model_config = ConfigDict(extra="forbid", strict=True)
+    pass
 
 
 SIM_DOC = ("The control lives in the key `relay:simulator:<tenant>` on the FalkorDB server; the simulator process "

@@ -94,3 +94,16 @@ def wait_until(check, *, timeout: float = 30.0, interval: float = 0.05, what: st
         if time.monotonic() > deadline:
             raise AssertionError(f"{what} not reached within {timeout}s")
         time.sleep(interval)
+
+
+def stop_process(proc, timeout_s: float = 30.0) -> None:
+    """SIGTERM, then SIGKILL if it has not gone within `timeout_s` (a process a test started)."""
+    import signal
+    import subprocess
+
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()

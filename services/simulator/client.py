@@ -143,6 +143,18 @@ class DeskClient(_Api):
         body = {"customer": customer, **({"kind": kind} if kind else {})}
         return (await self._post("/lab/faults", body)).json()
 
+    @property
+    def console(self) -> str:
+        return f"/v1/console/tenants/{quote(self.tenant, safe='')}/simulator"
+
+    async def control(self) -> dict | None:
+        """What the console asks of the simulator ({running, speed, version}); None when never set."""
+        return (await self._call("GET", self.console, key=self.key, timeout=5.0)).json()["control"]
+
+    async def report(self, status: dict) -> None:
+        """What the simulated customers are doing, for the console."""
+        await self._call("PUT", self.console + "/status", key=self.key, json=status, timeout=5.0)
+
     async def set_node_status(self, node_id: str, *, up: bool, by: str) -> dict:
         path = f"/network/nodes/{quote(node_id, safe='')}/status"
         return (await self._post(path, {"up": up, "by": by})).json()

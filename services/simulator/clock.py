@@ -22,15 +22,44 @@ def check_speed(speed: float) -> float:
 
 
 class SimClock:
-    def __init__(self, speed: float, *, now: Callable[[], float] = time.monotonic):
+    """Simulated hours, at a speed the console may change while it runs, and that can stand still
+    (stopped): the hours reached are kept, and the clock goes on from there."""
+
+    def __init__(self, speed: float, *, now: Callable[[], float] = time.monotonic, running: bool = True):
         self.speed = check_speed(speed)
         self._now = now
         self.started = now()
+        self._base_h = 0.0  # hours reached when the speed last changed or the clock stopped
+        self._since = self.started
+        self.running = running
 
     def hours(self) -> float:
-        """Simulated hours since the clock started."""
-        return (self._now() - self.started) * self.speed
+        """Simulated hours since the clock started (standing still while stopped)."""
+        return self._base_h + ((self._now() - self._since) * self.speed if self.running else 0.0)
+
+    def _rebase(self) -> None:
+        self._base_h, self._since = self.hours(), self._now()
+
+    def set_speed(self, speed: float) -> None:
+        speed = check_speed(speed)
+        if speed != self.speed:
+            self._rebase()
+            self.speed = speed
+
+    def stop(self) -> None:
+        if self.running:
+            self._rebase()
+            self.running = False
+
+    def start(self) -> None:
+        if not self.running:
+            self._since = self._now()
+            self.running = True
 
     def seconds_until(self, at_h: float) -> float:
-        """Wall seconds until simulated hour `at_h` (0 when it is already past)."""
-        return max(0.0, at_h / self.speed - (self._now() - self.started))
+        """Wall seconds until simulated hour `at_h` at the present speed (0 when it is already
+        past; infinity while stopped)."""
+        ahead = at_h - self.hours()
+        if ahead <= 0:
+            return 0.0
+        return ahead / self.speed if self.running else float("inf")

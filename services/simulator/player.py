@@ -21,6 +21,7 @@ import asyncio
 import logging
 import random
 import re
+import time
 from dataclasses import dataclass, field, replace
 
 import httpx
@@ -36,6 +37,7 @@ log = logging.getLogger("services.simulator.player")
 MAX_CHECKS = 3  # looks at one problem before the customer gives up asking
 RECHECK_AFTER_H = 8.0
 OPEN_STAGES = ("reported", "checking_line", "fixing", "reopened")
+CONTROL_STEP_S = 0.25  # the longest a sleeping release goes without looking at the clock again
 
 # What a question in the desk's reply asks for, by the words it uses.
 _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -56,6 +58,17 @@ def asked_for(reply: str | None) -> list[str]:
             if rx.search(q) and predicate not in out:
                 out.append(predicate)
     return out
+
+
+def describe(event: ScheduledEvent) -> str:
+    """What a customer is doing, in a line: `say: <their words>`, `fault: <kind>`, ..."""
+    if event.kind is EventKind.SAY:
+        return f"say: {event.utterance.text}"[:300]
+    if event.kind is EventKind.FAULT:
+        return f"fault: {getattr(event.fault, 'value', event.fault)} (planted)"
+    if event.kind is EventKind.CHECK:
+        return f"check on {event.problem or 'their problem'}"
+    return event.kind.value
 
 
 @dataclass
@@ -99,6 +112,7 @@ class Player:
         self.customers: dict[str, _Customer] = {}
         self._later: set[asyncio.Task] = set()
         self._pending = 0  # events enqueued and not yet played
+        self.doing: dict[str, tuple[str, float]] = {}  # customer -> (what they are doing, since: epoch s)
 
     # ------------------------------------------------------------ scheduling
 
@@ -126,9 +140,10 @@ class Player:
             return True
 
     async def _sleep_until(self, at_h: float) -> bool:
-        wait = self.clock.seconds_until(at_h)
-        if wait > 0:
-            return await self._pause(wait)
+        # In short steps, so a new speed or a stop from the console counts within a step.
+        while (wait := self.clock.seconds_until(at_h)) > 0:
+            if not await self._pause(min(wait, CONTROL_STEP_S)):
+                return False
         self.stats.max_late_s = max(self.stats.max_late_s, (self.clock.hours() - at_h) / self.clock.speed)
         return not self.stop.is_set()
 
@@ -152,6 +167,7 @@ class Player:
     async def _work(self, name: str, c: _Customer) -> None:
         while True:
             event = await c.queue.get()
+            self.doing[name] = (describe(event), time.time())
             try:
                 await self.handle(event, c)
             except asyncio.CancelledError:
@@ -164,6 +180,7 @@ class Player:
                 log.warning("%s (%s %s): %s: %s", name, event.kind.value, event.story_id, type(exc).__name__, exc)
             finally:
                 self._pending -= 1
+                self.doing.pop(name, None)
 
     async def _close(self) -> None:
         tasks = [*self._later, *(c.worker for c in self.customers.values() if c.worker)]

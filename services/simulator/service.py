@@ -99,6 +99,57 @@ async def wait_for_gateway(http: httpx.AsyncClient, stop: asyncio.Event, timeout
     return False
 
 
+class Live:
+    """The round being played and the control it follows, shared by the rounds and the control
+    loop: the console's control (services/gateway, usecases/simulator_control.py) when set, else
+    the settings' speed, playing."""
+
+    def __init__(self, settings: SimulatorSettings):
+        self.speed, self.running, self.version = settings.speed, True, 0
+        self.round, self.clock, self.player = 0, None, None
+        self.between = True
+
+    def new_clock(self) -> SimClock:
+        self.clock = SimClock(self.speed, running=self.running)
+        return self.clock
+
+    def apply(self, control: dict | None) -> None:
+        if not control or int(control.get("version", 0)) <= self.version:
+            return
+        self.version = int(control["version"])
+        self.speed, self.running = float(control["speed"]), bool(control["running"])
+        if self.clock is not None:
+            self.clock.set_speed(self.speed)
+            (self.clock.start if self.running else self.clock.stop)()
+        log.info("control %d: %s at %g simulated hours per second", self.version,
+                 "playing" if self.running else "stopped", self.speed)
+
+    def status(self) -> dict:
+        player, clock = self.player, self.clock
+        stats = player.stats if player else Stats()
+        doing = [{"customer": who, "what": what, "since_ms": int(since * 1000)}
+                 for who, (what, since) in sorted((player.doing if player else {}).items())][:200]
+        return {"state": "stopped" if not self.running else "between rounds" if self.between else "playing",
+                "round": self.round, "sim_hours": round(clock.hours(), 3) if clock else 0.0, "speed": self.speed,
+                "control_version": self.version, "doing": doing, "events": stats.events, "turns": stats.turns,
+                "tickets": len(stats.tickets), "errors": stats.errors}
+
+
+async def follow_control(desk: DeskClient, live: Live, stop: asyncio.Event, every_s: float) -> None:
+    """About once every `every_s`: read the console's control, apply it, report what is going on.
+    A gateway that does not answer is tried again next time; the customers play on meanwhile."""
+    while not stop.is_set():
+        try:
+            live.apply(await desk.control())
+            await desk.report(live.status())
+        except (ApiError, httpx.HTTPError, KeyError, ValueError) as exc:
+            log.debug("simulator control: %s", exc)
+        try:
+            await asyncio.wait_for(stop.wait(), timeout=every_s)
+        except asyncio.TimeoutError:
+            pass
+
+
 async def serve(settings: SimulatorSettings, stop: asyncio.Event) -> list[Stats]:
     """Play until stopped (or one round with `settings.once`). Returns each round's stats."""
     rounds: list[Stats] = []
@@ -110,14 +161,27 @@ async def serve(settings: SimulatorSettings, stop: asyncio.Event) -> list[Stats]
         injector = make_injector(settings.faults, desk)
         log.info("playing in tenant %r: seed %s, %d customers, %g days per round, %g simulated hours per second, "
                  "faults: %s", tenant, settings.seed, settings.customers, settings.days, settings.speed, injector.name)
+        live = Live(settings)
+        control = asyncio.create_task(follow_control(desk, live, stop, settings.control_every_s))
+        try:
+            live.apply(await desk.control())
+        except (ApiError, httpx.HTTPError, KeyError, ValueError) as exc:
+            log.debug("simulator control: %s", exc)
         round_no = 0
-        while not stop.is_set():
-            events = plan_storylines(settings.seed, settings.customers, settings.days, round=round_no)
-            player = Player(desk, injector, SimClock(settings.speed), stop=stop, wait_s=settings.chat_wait_s)
-            stats = await player.play(events)
-            rounds.append(stats)
-            log.info("round %d %s: %s", round_no, "stopped" if stop.is_set() else "done", stats.summary())
-            if settings.once:
-                break
-            round_no += 1
+        try:
+            while not stop.is_set():
+                events = plan_storylines(settings.seed, settings.customers, settings.days, round=round_no)
+                live.round = round_no
+                live.player = player = Player(desk, injector, live.new_clock(), stop=stop, wait_s=settings.chat_wait_s)
+                live.between = False
+                stats = await player.play(events)
+                live.between = True
+                rounds.append(stats)
+                log.info("round %d %s: %s", round_no, "stopped" if stop.is_set() else "done", stats.summary())
+                if settings.once:
+                    break
+                round_no += 1
+        finally:
+            control.cancel()
+            await asyncio.gather(control, return_exceptions=True)
     return rounds

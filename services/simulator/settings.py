@@ -14,6 +14,8 @@ What to play:
   RELAY_ONCE          play one round and exit (default: round after round until SIGTERM)
   RELAY_FAULTS        "network" (mark nodes down through the API) or "words" (faults only in words)
   RELAY_CHAT_WAIT_S   seconds each chat turn waits for the desk's reply
+  RELAY_CONTROL_EVERY_S  how often it reads the console's control (start, stop, speed: GET
+                      /v1/console/tenants/{t}/simulator) and reports what it is doing (default 1)
 
 Liveness (docker-compose's healthcheck, `python -m relay_graph.runtime.heartbeat simulator --this-host`):
   RELAY_FALKORDB_HOST, RELAY_FALKORDB_PORT, RELAY_FALKORDB_PASSWORD   where the heartbeat key goes
@@ -53,6 +55,7 @@ class SimulatorSettings(BaseSettings):
     once: bool = False
     faults: Literal["network", "words"] = "network"
     chat_wait_s: float = Field(default=20.0, gt=0, le=30)
+    control_every_s: float = Field(default=1.0, gt=0, le=60, description="how often the console's control is read")
     ready_timeout_s: float = Field(default=180.0, gt=0)
 
     falkordb_host: str = "127.0.0.1"

@@ -11,6 +11,7 @@ from services.gateway.settings import GatewaySettings
 
 from .helpers import ADMIN_KEY, client_for, create_tenant, make_app
 from tests.markers import needs
+from tests.support import stop_process
 
 
 @pytest.fixture
@@ -50,7 +51,6 @@ def running_gateway(falkordb_server, graph_settings, tmp_path_factory):
     """The real gateway process (no desk agents: ready once FalkorDB and the streams answer), with a
     rate limit that property tests do not meet."""
     import os
-    import signal
     import subprocess
     import sys
     import time
@@ -86,9 +86,4 @@ def running_gateway(falkordb_server, graph_settings, tmp_path_factory):
             time.sleep(0.2)
         yield RunningGateway(url, admin, log_path)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)

@@ -51,6 +51,8 @@ class Scenario:
     agent: str = "planner"
     session: str = ""
     query: str = ""
+    run: str = ""  # a logged run whose parameters were kept
+    profile_run: str = ""  # a logged read whose parameters were kept
     answers: dict[str, Any] = field(default_factory=dict)
 
 
@@ -158,7 +160,19 @@ CALLS: dict[str, Call] = {
     "database_v1_console_tenants__t__database_get": Call(),
     "queries_v1_console_tenants__t__queries_get": Call(),
     "query_plan_v1_console_tenants__t__queries__name__plan_get": Call(
-        path=lambda s: {"t": s.tenant, "name": s.query}),
+        lambda s: {"params": {"run": s.run}}, path=lambda s: {"t": s.tenant, "name": s.query}),
+    "query_profile_v1_console_tenants__t__queries_runs__run__profile_get": Call(
+        path=lambda s: {"t": s.tenant, "run": s.profile_run}),
+    "map_of_network_v1_console_tenants__t__network_map_get": Call(),
+    "crossings_v1_console_tenants__t__tickets__id__crossings_get": Call(path=lambda s: {"t": s.tenant, "id": s.ticket}),
+    "experts_v1_console_tenants__t__tickets__id__experts_get": Call(path=lambda s: {"t": s.tenant, "id": s.ticket}),
+    "simulator_v1_console_tenants__t__simulator_get": Call(),
+    "compare_systems_v1_console_tenants__t__compare_post": Call(lambda s: {"json": {
+        "question": "Where does Asha Verma live?", "customer": s.customer}}),
+    "control_simulator_v1_console_tenants__t__simulator_put": Call(lambda s: {"json": {"running": True, "speed": 2}}),
+    "simulator_status_v1_console_tenants__t__simulator_status_put": Call(lambda s: {"json": {
+        "state": "playing", "round": 0, "sim_hours": 1.5, "speed": 2, "control_version": 1,
+        "doing": [{"customer": "c-1", "what": "say: hello", "since_ms": 1}]}}),
     "benchmarks_v1_console_benchmarks_get": Call(path=lambda s: {}),
     "isolation_v1_console_isolation_post": Call(lambda s: {"json": {"tenant": s.tenant, "word": "pomegranate"}},
                                                 auth="admin", path=lambda s: {}),
@@ -249,7 +263,10 @@ async def test_every_route_answers_what_its_schema_says(client, memory, tenant, 
         if operation_id == "my_conversation_v1_tenants__t__me_conversations__session_id__get":
             s.session = s.answers["my_chat_v1_tenants__t__me_chat_post"]["session"]
         if operation_id == "query_plan_v1_console_tenants__t__queries__name__plan_get":
-            s.query = s.answers["queries_v1_console_tenants__t__queries_get"]["queries"][-1]["query"]
+            runs = s.answers["queries_v1_console_tenants__t__queries_get"]["queries"]
+            kept = [r for r in runs if r["kept_parameters"]][-1]
+            s.query, s.run = kept["query"], kept["id"]
+            s.profile_run = [r for r in runs if r["profilable"]][-1]["id"]
         kwargs = call.inputs(s)
         headers = {**({"tenant": s.key, "admin": ADMIN}.get(call.auth or "", {})), **kwargs.pop("headers", {})}
         r = await client.request(method.upper(), template.format(**call.path(s)), headers=headers, **kwargs)

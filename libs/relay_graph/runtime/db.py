@@ -26,8 +26,9 @@ from falkordb.asyncio.graph import AsyncGraph
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ClusterDownError, ConnectionError, RedisError, ResponseError, TimeoutError
 
-from relay_graph.runtime import cluster, graph_wire
+from relay_graph.runtime import cluster, graph_wire, query_log
 from relay_graph.runtime.config import GraphSettings
+from relay_graph.runtime.errors import InvalidInput
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.queries import schema
 from relay_graph.runtime.tenancy import graph_name, validate_tenant
@@ -97,6 +98,7 @@ class GraphClient:
                              if self.settings.read_from == "replica" else None)
             self.db = _ClusterDb(self.redis)
             self.reads = None
+            self.shared_log = self._shared_log()
             return
         self.replicas = None
         self.pool = pool or aioredis.BlockingConnectionPool(
@@ -112,6 +114,12 @@ class GraphClient:
         where = self.pool.connection_kwargs  # the reads go where the pool goes
         self.reads = graph_wire.Connections(where.get("host", "localhost"), where.get("port", 6379),
                                             where.get("password"), self.pool.max_connections)
+        self.shared_log = self._shared_log()
+
+    def _shared_log(self) -> query_log.SharedQueryLog:
+        """Every process's queries, per tenant, where the console reads them (query_log.py)."""
+        return query_log.SharedQueryLog(self.redis, size=self.settings.query_log_size,
+                                        flush_s=self.settings.query_log_flush_s)
 
     def _graph(self, tenant: str):
         return self.db.select_graph(graph_name(tenant))
@@ -190,9 +198,10 @@ class GraphClient:
             ok, rows = True, len(result)
             return result
         finally:
-            self.recent.append({"query": query.name, "tenant": tenant, "ok": ok, "rows": rows,
-                                "ms": round((time.perf_counter() - started) * 1000, 3),
-                                "at_ms": now_ms()})
+            entry = {"query": query.name, "tenant": tenant, "ok": ok, "rows": rows,
+                     "ms": round((time.perf_counter() - started) * 1000, 3), "at_ms": now_ms()}
+            self.recent.append(entry)
+            self.shared_log.record(tenant, entry, read_only=query.read_only, params=params)
 
     async def _run(self, tenant: str, query: Query, params: dict[str, Any] | None) -> list[dict[str, Any]]:
         await self.ensure_schema(tenant)
@@ -246,8 +255,23 @@ class GraphClient:
 
     async def explain(self, tenant: str, query: Query, params: dict[str, Any] | None = None) -> str:
         await self.ensure_schema(tenant)
-        plan = await self._graph(tenant).explain(query.cypher, params)
+        try:
+            plan = await self._graph(tenant).explain(query.cypher, params)
+        except ResponseError as exc:  # a value the planner needs (a LIMIT's) was not given
+            raise InvalidInput(f"FalkorDB cannot plan {query.name} with these values: {exc}",
+                               code="not_plannable") from None
         return str(plan)
+
+    async def profile(self, tenant: str, query: Query, params: dict[str, Any] | None = None) -> str:
+        """GRAPH.PROFILE: runs the statement and returns its plan with each operation's records
+        and time. Only for read-only statements (a write would be done again)."""
+        if not query.read_only:
+            raise ValueError(f"{query.name} writes; only read-only statements are profiled")
+        await self.ensure_schema(tenant)
+        # The raw reply: falkordb's ExecutionPlan drops the records and times from its text.
+        reply = await self.redis.execute_command("GRAPH.PROFILE", graph_name(tenant),
+                                                 graph_wire.params_header(params) + query.cypher)
+        return "\n".join(line.decode() if isinstance(line, bytes) else str(line) for line in reply)
 
     async def graph_exists(self, tenant: str) -> bool:
         return bool(await self.redis.exists(graph_name(tenant)))
@@ -275,6 +299,7 @@ class GraphClient:
         return bool(await self.redis.ping())
 
     async def close(self) -> None:
+        await self.shared_log.close()
         if self.cluster:
             await self.redis.aclose()
             if self.replicas is not None:

@@ -1,6 +1,7 @@
 """What the staff console reads that no other route gives: the tenant's graph as nodes and edges
 coloured by band, the open conflicts, the indexes, the knowledge flowing between agents (from
-CONSULTED edges), and the plan of any named statement.
+CONSULTED edges), the queries every process ran (the shared query log), the plan of any named
+statement and the profile of a logged read.
 
 The graph is the whole tenant's picture (bounded by `limit`), with each node's times on both
 clocks, so the page's replay bar scrubs without asking again; what a subject's facts were at an
@@ -17,13 +18,16 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from relay_graph.desk import queries as desk_queries
+from relay_graph.desk import tickets
 from relay_graph.lab import queries as lab_queries
 from relay_graph.memory import queries as memory_queries
 from relay_graph.runtime import queries as runtime_queries
 from relay_graph.usecases import queries as usecase_queries
+from relay_graph.runtime import query_log
 from relay_graph.runtime.db import GraphClient
-from relay_graph.runtime.errors import NotFound
+from relay_graph.runtime.errors import InvalidInput, NotFound
 from relay_graph.runtime.queries import Query
+from relay_graph.runtime.times import now_ms
 from relay_graph.usecases.queries import console as q
 
 Band = Literal["episodic", "semantic", "disagreement", "procedural", "network"]
@@ -138,11 +142,72 @@ class KnowledgeFlows(BaseModel):
     flows: list[KnowledgeFlow] = Field(description="most-read pairs first; an agent reading its own facts is not a flow")
 
 
+class Crossing(BaseModel):
+    writer: str = Field(description="the agent that wrote the fact")
+    reader: str = Field(description="the agent on the ticket that CONSULTED it while the ticket was open")
+    fact_id: str
+    predicate: str | None
+    object: str | None
+    current: bool = Field(description="the fact is still the current one")
+    reads: int = Field(description="how often the reader consulted it, all told")
+    first_ms: int | None
+    last_ms: int | None
+
+
+class TicketCrossings(BaseModel):
+    ticket_id: str
+    crossings: list[Crossing] = Field(description="newest read first; an agent reading its own facts is not a crossing")
+
+
+class Expert(BaseModel):
+    expert: str = Field(description="an agent, or `technician <name>`")
+    tickets: int = Field(description="similar tickets they worked")
+    fixed: int = Field(description="of those, fixed or closed")
+    issues: list[str] = Field(description="the similar tickets' issues")
+    why: list[str] = Field(description="how the tickets are similar: `same issue`, `shared fix` (a fix step in common)")
+    last_ms: int | None
+    ticket_ids: list[str] = Field(description="up to ten of the similar tickets")
+
+
+class TicketExperts(BaseModel):
+    ticket_id: str
+    issue: str
+    experts: list[Expert] = Field(description="most similar tickets fixed first, then worked")
+
+
 class QueryPlan(BaseModel):
     query: str = Field(description="the named statement (queries/)")
     tenant: str
     cypher: str
     plan: list[str] = Field(description="GRAPH.EXPLAIN's operations, one a line, outermost first")
+
+
+class LoggedQuery(BaseModel):
+    id: str = Field(description="the run's entry in the tenant's shared query log (what PROFILE asks for)")
+    query: str = Field(description="the named statement (queries/)")
+    tenant: str
+    process: str = Field(description="the process that ran it: gateway, intake, resolver, netops, ...")
+    ok: bool
+    rows: int
+    ms: float
+    at_ms: int
+    read_only: bool
+    profilable: bool = Field(description="a read-only run whose parameters were kept: PROFILE runs it again as it ran")
+    kept_parameters: bool = Field(description="the log kept its parameters: EXPLAIN plans it with them")
+
+
+class LoggedQueries(BaseModel):
+    queries: list[LoggedQuery] = Field(description="the last queries every process ran on this tenant, newest last")
+
+
+class QueryProfile(BaseModel):
+    id: str
+    query: str
+    tenant: str
+    process: str
+    cypher: str
+    parameters: dict = Field(description="the parameters it ran with (kept by the log)")
+    plan: list[str] = Field(description="GRAPH.PROFILE's operations with their records and times, outermost first")
 
 
 async def graph(client: GraphClient, tenant: str, limit: int = 5_000) -> ConsoleGraph:
@@ -200,6 +265,28 @@ async def knowledge_flows(client: GraphClient, tenant: str, limit: int = 200) ->
     return KnowledgeFlows(flows=[KnowledgeFlow(**r) for r in rows])
 
 
+async def _ticket_issue(client: GraphClient, tenant: str, ticket_id: str) -> str:
+    return (await tickets.get_ticket(client, tenant, ticket_id)).issue
+
+
+async def ticket_crossings(client: GraphClient, tenant: str, ticket_id: str, limit: int = 200) -> TicketCrossings:
+    """Knowledge crossings on one ticket, from CONSULTED edges: facts about its customer that an
+    agent on the ticket consulted while it was open (the edge's first..last read overlaps the
+    ticket's opened..closed, or ..now), written by another agent. A CONSULTED edge keeps a
+    window, not each read, so a read just before or after the ticket on the same fact counts."""
+    await _ticket_issue(client, tenant, ticket_id)
+    rows = await client.run(tenant, q.TICKET_CROSSINGS, {"ticket_id": ticket_id, "now_ms": now_ms(), "limit": limit})
+    return TicketCrossings(ticket_id=ticket_id, crossings=[Crossing(**r) for r in rows])
+
+
+async def ticket_experts(client: GraphClient, tenant: str, ticket_id: str, limit: int = 20) -> TicketExperts:
+    """"Who has worked on this?": the people on other tickets of similar issues, found by graph
+    (the same Issue, or an Issue fixed with a step in common), most fixed first."""
+    issue = await _ticket_issue(client, tenant, ticket_id)
+    rows = await client.run(tenant, q.TICKET_EXPERTS, {"ticket_id": ticket_id, "limit": limit})
+    return TicketExperts(ticket_id=ticket_id, issue=issue, experts=[Expert(**r) for r in rows])
+
+
 async def find_word(client: GraphClient, tenant: str, word: str) -> int:
     """How many of the tenant's nodes carry `word` (lowercase) in their text: the isolation demo's
     raw search of everything (GRAPH.RO_QUERY); 0 for a tenant with no graph yet."""
@@ -233,13 +320,53 @@ def named_queries() -> dict[str, Query]:
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-async def plan(client: GraphClient, tenant: str, name: str) -> QueryPlan:
-    """GRAPH.EXPLAIN of the named statement on the tenant's graph. EXPLAIN plans without running,
-    so every parameter is null: the plan is the one the statement gets whatever its values."""
+async def logged_queries(client: GraphClient, tenant: str, limit: int = 200) -> LoggedQueries:
+    """The tenant's last queries from every process (runtime/query_log.py), this process's own
+    written out first so the list is current to this moment."""
+    await client.shared_log.flush()
+    runs = await query_log.read(client.redis, tenant, limit)
+    return LoggedQueries(queries=[
+        LoggedQuery(id=r.id, query=r.query, tenant=tenant, process=r.process, ok=r.ok, rows=r.rows, ms=r.ms,
+                    at_ms=r.at_ms, read_only=r.read_only, profilable=r.read_only and r.params is not None,
+                    kept_parameters=r.params is not None)
+        for r in reversed(runs)])
+
+
+def _lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.splitlines() if line.strip()]
+
+
+async def profile(client: GraphClient, tenant: str, run_id: str) -> QueryProfile:
+    """GRAPH.PROFILE of one logged run, with the parameters it ran with. Only a read-only run is
+    profiled (PROFILE executes the statement), and only one whose parameters the log kept."""
+    run = await query_log.one(client.redis, tenant, run_id)
+    if run is None:
+        raise NotFound(f"no logged query {run_id!r} (the log keeps the last {client.settings.query_log_size})",
+                       code="query_not_found")
+    query = named_queries().get(run.query)
+    if query is None:
+        raise NotFound(f"no named statement {run.query!r}", code="query_not_found")
+    if not run.read_only or run.params is None:
+        raise InvalidInput(f"{run.query} {'writes' if not run.read_only else 'ran with parameters too large to keep'}"
+                           "; only a read-only run with its parameters is profiled (EXPLAIN it instead)",
+                           code="not_profilable")
+    text = await client.profile(tenant, query, run.params)
+    return QueryProfile(id=run.id, query=run.query, tenant=tenant, process=run.process, cypher=query.cypher.strip(),
+                        parameters=run.params, plan=_lines(text))
+
+
+async def plan(client: GraphClient, tenant: str, name: str, run_id: str | None = None) -> QueryPlan:
+    """GRAPH.EXPLAIN of the named statement on the tenant's graph, with the values a logged run
+    (`run_id`) ran with when the log kept them, else every parameter null (EXPLAIN plans without
+    running; a statement whose plan needs a value, a LIMIT's, is then 422 `not_plannable`)."""
     query = named_queries().get(name)
     if query is None:
         raise NotFound(f"no named statement {name!r}", code="query_not_found")
-    params = {p: None for p in _PARAM.findall(query.cypher)}
+    params: dict = {p: None for p in _PARAM.findall(query.cypher)}
+    if run_id is not None:
+        run = await query_log.one(client.redis, tenant, run_id)
+        if run is None or run.query != name:
+            raise NotFound(f"no logged run {run_id!r} of {name}", code="query_not_found")
+        params.update(run.params or {})
     text = await client.explain(tenant, query, params)
-    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
-    return QueryPlan(query=name, tenant=tenant, cypher=query.cypher.strip(), plan=lines)
+    return QueryPlan(query=name, tenant=tenant, cypher=query.cypher.strip(), plan=_lines(text))

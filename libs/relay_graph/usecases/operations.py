@@ -6,7 +6,7 @@ all (GRAPH.COPY copies the schema; the graph's name as hash tag keeps the copy i
 so no request reaches it. Restoring replaces the graph by a copy of the snapshot, which stays. A
 reset takes a snapshot first (`pre-reset-<ms>`), then removes the graph and makes it again, empty,
 with its indexes (so every process's index cache stays true). Deleting removes the graph and every
-snapshot of it; the tenant's API key is the gateway's (services/gateway/auth.py) and goes with it
+snapshot of it, its query log (runtime/query_log.py) and its simulator's control (usecases/simulator_control.py); the tenant's API key is the gateway's (services/gateway/auth.py) and goes with it
 there. Reset and delete need `confirm` equal to the tenant id. Moving a tenant to another
 deployment (`move_tenant`, `relay move-tenant`) copies its graph and snapshots with DUMP/RESTORE and
 its admin entries, checks the copy and removes the source."""
@@ -18,6 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from relay_graph.runtime import query_log
+from relay_graph.usecases import simulator_control
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound
 from relay_graph.desk.network import customer_identity
@@ -138,13 +140,17 @@ async def delete_tenant(client: GraphClient, tenant: str, confirm: object) -> li
     validate_tenant(tenant)
     _confirm(tenant, confirm)
     keys = [graph_name(tenant)] + [s.key for s in await list_snapshots(client, tenant)]
+    keys.append(simulator_control.key(tenant))
     gone = [k for k in keys if await client.redis.delete(k)]
+    if await client.shared_log.forget(tenant):
+        gone.append(query_log.key(tenant))
     client._ready.pop(tenant, None)
     return gone
 
 
 async def forget_customer(client: GraphClient, tenant: str, customer: str) -> ForgetReceipt:
-    """Removes every episode, session, fact, ticket and edge about one customer, and the customer.
+    """Removes every episode, session, fact, ticket and edge about one customer, and the customer,
+    and the tenant's query log (a run's kept parameters may hold the customer's values).
     Idempotent: a second call removes nothing and says so."""
     validate_tenant(tenant)
     name, _, uid = customer_identity(customer)
@@ -161,6 +167,7 @@ async def forget_customer(client: GraphClient, tenant: str, customer: str) -> Fo
     moves = one(await client.run(tenant, q.FORGET_CASE_MOVES, p))
     entity_rows = await client.run(tenant, q.FORGET_ENTITY, p)
     orphans = one(await client.run(tenant, q.FORGET_ORPHANS, {"uids": others})) if others else 0
+    await client.shared_log.forget(tenant)
     return ForgetReceipt(customer=name, episodes=episodes, sessions=sessions, facts=facts, fact_texts=texts,
                          conflicts=conflicts, slots=slots, tickets=one(ticket_rows),
                          ticket_parts=one(ticket_rows, "parts"), case_moves=moves, entity=one(entity_rows),

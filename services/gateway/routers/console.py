@@ -1,6 +1,7 @@
 """The staff console's own reads (/v1/console/...), with a tenant's key (its own tenant) or the
 admin key (any tenant that exists): who the key is, the tenant's graph, its open conflicts, the
-knowledge flowing between its agents, its database figures and query log with plans, and a live socket that takes its key in the first
+knowledge flowing between its agents, its database figures, the queries every process ran on it with
+their plans and profiles, and a live socket that takes its key in the first
 message (a browser cannot set a socket's headers, and the key must never be in a URL)."""
 
 from __future__ import annotations
@@ -10,20 +11,20 @@ import json
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from relay_graph.usecases import console
+from relay_graph.usecases import compare, console, network_map
+from relay_graph.usecases import simulator_control as sim
 from relay_graph.usecases import operations as ops
 from relay_graph.runtime.errors import NotFound, RelayError
-from relay_graph.memory.inputs import Identifier
+from relay_graph.memory.inputs import Identifier, Name, Text
 from relay_graph.runtime.tenancy import validate_tenant
 from relay_graph.usecases.context import Deps
 
 from ..auth import Caller
 from ..deps import BearerDep, Http, HttpDep, MemoryDep, _identified, _token
 from ..errors import Forbidden, responses
-from ..schemas import Answer
-from .admin import RecentQuery
+from ..schemas import Answer, Strict
 from .live import CLOSE_FORBIDDEN, CLOSE_TRY_AGAIN, _close_code, _refuse, pump
 
 router = APIRouter(prefix="/v1/console", tags=["console"])
@@ -59,10 +60,6 @@ class Whoami(BaseModel):
     tenant: str | None = Field(description="the tenant the key belongs to (null for the admin key)")
     agent: str | None
     tenants: list[str] = Field(description="the tenants this key may open in the console")
-
-
-class ConsoleQueries(BaseModel):
-    queries: list[RecentQuery] = Field(description="the gateway process's last queries on this tenant, newest last")
 
 
 class Database(BaseModel):
@@ -101,6 +98,94 @@ async def knowledge(tenant: ConsoleTenant, memory: MemoryDep) -> console.Knowled
     return await console.knowledge_flows(memory.client, tenant)
 
 
+@router.get("/tenants/{t}/network/map", response_model=Answer[network_map.NetworkMap], responses=ERRORS,
+            summary="The region as a map: hubs and exchanges at their coordinates, uplinks, open outages",
+            description="Every city hub (Pop) and area exchange (Olt) at the coordinates of the served footprint "
+            "(the gazetteer's for a city or a locality, a few km off the city's for a compass district), each core "
+            "(Backbone) at the middle of the hubs it serves, with its state (`up`), the uplinks between them, and "
+            "the open outages with how many customers each reaches. Nodes the footprint cannot place (a hand-built "
+            "network's) are counted in `unplaced`. \"Who is affected\" and the paths behind it: "
+            "GET /v1/tenants/{t}/network/affected?node=.")
+async def map_of_network(tenant: ConsoleTenant, memory: MemoryDep) -> network_map.NetworkMap:
+    return await network_map.network_map(memory.client, tenant)
+
+
+class CompareBody(Strict):
+    question: Text = Field(max_length=500, examples=["Where does Asha Verma live?"])
+    customer: Name = Field(max_length=200, description="the customer it is about (a name or an id)",
+                           examples=["Asha Verma"])
+
+
+@router.post("/tenants/{t}/compare", response_model=Answer[compare.Comparison], responses=ERRORS,
+             summary="The same question asked of Relay and of a plain vector store, live: answers and evidence",
+             description="Relay: recall about the customer (its facts, current first, and the episodes on its path). "
+             "The vector store: the memory benchmark's baseline on this tenant's own turns (the customer's episodes, "
+             "the same embedding model, the 10 nearest to the question by cosine, dated, newest first). No reader "
+             "runs here: each side's `answer` is what it puts first.")
+async def compare_systems(body: CompareBody, tenant: ConsoleTenant, memory: MemoryDep) -> compare.Comparison:
+    return await compare.compare(memory, tenant, body.question, body.customer)
+
+
+class SimControlBody(Strict):
+    model_config = ConfigDict(extra="forbid", strict=True)  # `0` is not false, `true` not 1
+
+    running: bool = Field(description="false stops the simulated customers (their clock stands still)")
+    speed: float = Field(ge=sim.MIN_SPEED, le=sim.MAX_SPEED, description="simulated hours per second, 0.5 to 8",
+                         examples=[2])
+
+
+class SimStatusBody(Strict, sim.SimStatus):
+    pass
+
+
+SIM_DOC = ("The control lives in the key `relay:simulator:<tenant>` on the FalkorDB server; the simulator process "
+           "reads it here about once a second with its tenant key and reports what it is doing with PUT "
+           ".../simulator/status.")
+
+
+@router.get("/tenants/{t}/simulator", response_model=Answer[sim.Simulator], responses=ERRORS,
+            summary="The simulator's control and what the simulated customers are doing now", description=SIM_DOC)
+async def simulator(tenant: ConsoleTenant, memory: MemoryDep) -> sim.Simulator:
+    return await sim.read(memory.client.redis, tenant)
+
+
+@router.put("/tenants/{t}/simulator", response_model=Answer[sim.SimControl], responses=ERRORS,
+            summary="Start or stop the simulated customers, and set their speed (0.5 to 8 simulated hours a second)",
+            description=SIM_DOC + " Stopped, no new event of the customers' storylines is released (a turn in flight "
+            "finishes); started again, they carry on where they stood.")
+async def control_simulator(body: SimControlBody, tenant: ConsoleTenant, memory: MemoryDep) -> sim.SimControl:
+    return await sim.set_control(memory.client.redis, tenant, running=body.running, speed=body.speed, by="console")
+
+
+@router.put("/tenants/{t}/simulator/status", response_model=Answer[sim.SimReport], responses=ERRORS,
+            summary="The simulator's report: its state, speed, round, simulated hours and what each customer is doing",
+            description="Written by the simulator process (services/simulator) about once a second; shown as not "
+            "`live` after ten seconds without one.")
+async def simulator_status(body: SimStatusBody, tenant: ConsoleTenant, memory: MemoryDep) -> sim.SimReport:
+    return await sim.report(memory.client.redis, tenant, sim.SimStatus(**body.model_dump()))
+
+
+TicketId = Annotated[Identifier, Path(description="the ticket's id", examples=["T-1A2B3C4D5E6F"])]
+
+
+@router.get("/tenants/{t}/tickets/{id}/crossings", response_model=Answer[console.TicketCrossings],
+            responses=ERRORS, summary="Knowledge crossings on one ticket: whose facts its agents consulted",
+            description="From CONSULTED edges: facts about the ticket's customer that an agent working the ticket "
+            "consulted while it was open, written by another agent (who wrote, who read, the fact, how often). "
+            "404 `not_found` for a ticket the tenant does not have.")
+async def crossings(tenant: ConsoleTenant, memory: MemoryDep, id: TicketId) -> console.TicketCrossings:
+    return await console.ticket_crossings(memory.client, tenant, id)
+
+
+@router.get("/tenants/{t}/tickets/{id}/experts", response_model=Answer[console.TicketExperts],
+            responses=ERRORS, summary="Who has worked on this? People on tickets of similar issues",
+            description="Found by graph: other tickets about the same Issue, or about an Issue whose fix shares a "
+            "step with a fix that worked on this one; the agents on their timelines and the technicians who "
+            "visited, most similar tickets fixed first. 404 `not_found` for a ticket the tenant does not have.")
+async def experts(tenant: ConsoleTenant, memory: MemoryDep, id: TicketId) -> console.TicketExperts:
+    return await console.ticket_experts(memory.client, tenant, id)
+
+
 @router.get("/tenants/{t}/database", response_model=Answer[Database], responses=ERRORS,
             summary="Counts by label and type, memory use, the slow log and the indexes")
 async def database(tenant: ConsoleTenant, memory: MemoryDep) -> Database:
@@ -108,16 +193,39 @@ async def database(tenant: ConsoleTenant, memory: MemoryDep) -> Database:
     return Database(stats=stats, indexes=(await console.indexes(memory.client, tenant)).indexes)
 
 
-@router.get("/tenants/{t}/queries", response_model=Answer[ConsoleQueries], responses=ERRORS,
-            summary="The last queries the gateway ran on this tenant, with their times and rows")
-async def queries(tenant: ConsoleTenant, memory: MemoryDep) -> ConsoleQueries:
-    return ConsoleQueries(queries=[q for q in memory.client.recent if q["tenant"] == tenant])
+RUN_PATTERN = r"^[0-9]{1,20}-[0-9]{1,20}$"
+RunId = Annotated[str, Path(pattern=RUN_PATTERN, description="a logged run's `id`",
+                            examples=["1764637200000-0"])]
+
+
+@router.get("/tenants/{t}/queries", response_model=Answer[console.LoggedQueries], responses=ERRORS,
+            summary="The last queries every process (gateway and agents) ran on this tenant, with times and rows",
+            description="From the tenant's shared query log (each process writes its named statements there "
+            "within half a second of running them): the statement's name, the process, ok, rows, milliseconds, "
+            "when, and whether PROFILE can run it again (`profilable`: a read-only run whose parameters were kept).")
+async def queries(tenant: ConsoleTenant, memory: MemoryDep,
+                  limit: Annotated[int, Query(ge=1, le=1_000)] = 200) -> console.LoggedQueries:
+    return await console.logged_queries(memory.client, tenant, limit)
+
+
+@router.get("/tenants/{t}/queries/runs/{run}/profile", response_model=Answer[console.QueryProfile],
+            responses=ERRORS, summary="GRAPH.PROFILE of one logged read, run again with its parameters",
+            description="PROFILE executes the statement, so only a read-only run is profiled; 422 `not_profilable` "
+            "for a write or a run whose parameters were too large to keep (EXPLAIN it by name instead); 404 "
+            "`query_not_found` for a run the log no longer keeps.")
+async def query_profile(tenant: ConsoleTenant, memory: MemoryDep, run: RunId) -> console.QueryProfile:
+    return await console.profile(memory.client, tenant, run)
 
 
 @router.get("/tenants/{t}/queries/{name}/plan", response_model=Answer[console.QueryPlan], responses=ERRORS,
-            summary="GRAPH.EXPLAIN of a named statement on the tenant's graph")
-async def query_plan(tenant: ConsoleTenant, memory: MemoryDep, name: Annotated[Identifier, Path()]) -> console.QueryPlan:
-    return await console.plan(memory.client, tenant, name)
+            summary="GRAPH.EXPLAIN of a named statement on the tenant's graph",
+            description="With `run` (a logged run of that statement), planned with the values it ran with when the "
+            "log kept them; otherwise every parameter is null, and a statement whose plan needs a value (a LIMIT's) "
+            "is 422 `not_plannable`.")
+async def query_plan(tenant: ConsoleTenant, memory: MemoryDep, name: Annotated[Identifier, Path()],
+                     run: Annotated[str | None, Query(pattern=RUN_PATTERN, description="a logged run's `id`")] = None,
+                     ) -> console.QueryPlan:
+    return await console.plan(memory.client, tenant, name, run)
 
 
 @router.websocket("/tenants/{t}/live")

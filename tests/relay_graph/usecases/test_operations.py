@@ -12,6 +12,7 @@ from relay_graph.usecases import operations as ops
 from relay_graph.memory import facts, recall
 from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound
 from relay_graph.memory.models import FactInput
+from relay_graph.runtime import query_log
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.tenancy import graph_name
 
@@ -87,8 +88,10 @@ async def test_delete_leaves_no_trace(graph_client, embedder, tenant):
     await ops.create_snapshot(graph_client, tenant, "one")
     with pytest.raises(InvalidInput):
         await ops.delete_tenant(graph_client, tenant, confirm=None)
+    await graph_client.shared_log.flush()  # the tenant's query log is on the server
+    assert await graph_client.redis.exists(query_log.key(tenant))
     gone = await ops.delete_tenant(graph_client, tenant, confirm=tenant)
-    assert sorted(gone) == sorted([graph_name(tenant), ops.snapshot_key(tenant, "one")])
+    assert sorted(gone) == sorted([graph_name(tenant), ops.snapshot_key(tenant, "one"), query_log.key(tenant)])
     assert await graph_keys(graph_client, tenant) == []
     stats = await ops.graph_stats(graph_client, tenant)
     assert not stats.exists and stats.nodes == {}
@@ -101,7 +104,10 @@ async def test_forget_removes_everything_about_the_customer_and_nothing_else(gra
     other = f"{tenant}-other"  # the same case in another tenant stays whole
     await build_case(graph_client, embedder, other)
     other_before = await fingerprint(graph_client, other)
+    await graph_client.shared_log.flush()  # runs whose kept parameters name her are on the server
+    assert "asha" in json.dumps([q.params for q in await query_log.read(graph_client.redis, tenant, 200)]).lower()
     receipt = await ops.forget_customer(graph_client, tenant, CUSTOMER)
+    assert not await graph_client.redis.exists(query_log.key(tenant))  # the query log went with her
     assert (receipt.episodes, receipt.sessions, receipt.tickets, receipt.entity) == (2, 2, 1, 1)
     assert receipt.facts >= 5 and receipt.slots >= 3 and receipt.ticket_parts >= 1 and receipt.entity_edges >= 1
     assert receipt.named_entities >= 3  # the phone number, Pune, Berlin (the plan is Bilal's too)

@@ -5,11 +5,12 @@ import { Benchmarks } from "./Benchmarks";
 import { Database } from "./Database";
 import { Memory } from "./Memory";
 import { Network } from "./Network";
+import { Simulator } from "./Simulator";
 import { Team } from "./Team";
 import { Tenants } from "./Tenants";
 import { Tickets } from "./Tickets";
 
-const PAGES = ["Memory", "Database", "Tickets", "Agent team", "Network", "Tenants", "Benchmarks"] as const;
+const PAGES = ["Memory", "Database", "Tickets", "Agent team", "Network", "Tenants", "Simulator", "Benchmarks"] as const;
 type Page = (typeof PAGES)[number];
 
 export function Console() {
@@ -34,9 +35,10 @@ export function Console() {
         {page === "Memory" && <Memory admin={who.admin} />}
         {page === "Database" && <Database />}
         {page === "Tickets" && <Tickets admin={who.admin} />}
-        {page === "Agent team" && <Team />}
+        {page === "Agent team" && <Team admin={who.admin} />}
         {page === "Network" && <Network admin={who.admin} />}
         {page === "Tenants" && <Tenants admin={who.admin} />}
+        {page === "Simulator" && <Simulator />}
         {page === "Benchmarks" && <Benchmarks />}
       </main>
     </div>

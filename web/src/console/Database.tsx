@@ -1,11 +1,12 @@
 import { useCallback, useEffect, useState } from "react";
-import { ApiError, c, call } from "./api";
+import { ApiError, c, call, qs } from "./api";
 
 type Stats = { exists: boolean; nodes: Record<string, number>; edges: Record<string, number>; memory_mb: number | null;
   slowlog: { at: number; command: string; query: string; ms: number }[] };
 type Index = { label: string; properties: string[]; types: Record<string, string[]>; status: string };
-type Q = { query: string; tenant: string; ok: boolean; rows: number; ms: number; at_ms: number };
-type Plan = { query: string; cypher: string; plan: string[] };
+type Q = { id: string; query: string; tenant: string; process: string; ok: boolean; rows: number; ms: number; at_ms: number;
+  read_only: boolean; profilable: boolean; kept_parameters: boolean };
+type Plan = { query: string; cypher: string; plan: string[]; process?: string; parameters?: Record<string, unknown> };
 
 const sorted = (m: Record<string, number>) => Object.entries(m).sort((a, b) => b[1] - a[1]);
 
@@ -42,33 +43,45 @@ export function Database() {
   );
 }
 
+const PROCESSES = ["every process", "gateway", "intake", "resolver", "netops"];
+
 function QueryDrawer() {
   const [queries, setQueries] = useState<Q[]>([]);
-  const [plan, setPlan] = useState<Plan | null>(null);
+  const [plan, setPlan] = useState<(Plan & { how: "EXPLAIN" | "PROFILE" }) | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const [only, setOnly] = useState(PROCESSES[0]);
   const reload = useCallback(() => { call<{ queries: Q[] }>(c("/queries")).then((r) => setQueries([...r.queries].reverse())); }, []);
   useEffect(() => { reload(); const i = window.setInterval(reload, 2000); return () => clearInterval(i); }, [reload]);
-  const explain = async (name: string) => {
+  const show = async (how: "EXPLAIN" | "PROFILE", q: Q) => {
     setProblem(null);
-    try { setPlan(await call<Plan>(c(`/queries/${encodeURIComponent(name)}/plan`))); }
-    catch (e) { setProblem(e instanceof ApiError ? e.message : String(e)); }
+    try {
+      const path = how === "EXPLAIN" ? `/queries/${encodeURIComponent(q.query)}/plan${q.kept_parameters ? qs({ run: q.id }) : ""}`
+        : `/queries/runs/${encodeURIComponent(q.id)}/profile`;
+      setPlan({ ...(await call<Plan>(c(path))), how });
+    } catch (e) { setProblem(e instanceof ApiError ? e.message : String(e)); }
   };
+  const shown = queries.filter((q) => only === PROCESSES[0] || q.process === only);
   return (
     <section className="card drawer" data-testid="query-drawer">
-      <h3>Query drawer <span className="muted small">the last queries the gateway ran on this tenant, newest first</span></h3>
+      <h3>Query drawer <span className="muted small">the last queries every process (the gateway and the agents) ran on this tenant, newest first</span></h3>
+      <p className="row small"><label htmlFor="qprocess">Show</label>
+        <select id="qprocess" value={only} onChange={(e) => setOnly(e.target.value)}>{PROCESSES.map((p) => <option key={p}>{p}</option>)}</select></p>
       <div className="two">
-        <table className="small"><thead><tr><th>at</th><th>query</th><th>ms</th><th>rows</th><th /></tr></thead>
-          <tbody>{queries.slice(0, 60).map((q, i) => (
-            <tr key={i} data-testid="query" className={q.ok ? "" : "bad"}>
-              <td>{new Date(q.at_ms).toLocaleTimeString()}</td><td><code>{q.query}</code></td>
+        <table className="small"><thead><tr><th>at</th><th>process</th><th>query</th><th>ms</th><th>rows</th><th><span className="sr-only">plans</span></th></tr></thead>
+          <tbody>{shown.slice(0, 80).map((q) => (
+            <tr key={q.id} data-testid="query" data-id={q.id} data-process={q.process} className={q.ok ? "" : "bad"}>
+              <td>{new Date(q.at_ms).toLocaleTimeString()}</td><td>{q.process}</td><td><code>{q.query}</code></td>
               <td className="num">{q.ms.toFixed(1)}</td><td className="num">{q.rows}</td>
-              <td><button onClick={() => explain(q.query)}>EXPLAIN</button></td></tr>))}</tbody></table>
+              <td><button onClick={() => show("EXPLAIN", q)} aria-label={`EXPLAIN ${q.query}`}>EXPLAIN</button>{" "}
+                {q.profilable && <button onClick={() => show("PROFILE", q)} aria-label={`PROFILE ${q.query}`}>PROFILE</button>}</td></tr>))}</tbody></table>
         <div>
           {problem && <p className="problem">{problem}</p>}
           {plan ? (
-            <div data-testid="plan"><h4>{plan.query}</h4><pre className="plan">{plan.plan.join("\n")}</pre>
+            <div data-testid="plan" data-how={plan.how}><h4>{plan.how} {plan.query}{plan.process ? <span className="muted small"> · as {plan.process} ran it</span> : null}</h4>
+              <pre className="plan">{plan.plan.join("\n")}</pre>
+              {plan.parameters && <details><summary>Parameters</summary><pre>{JSON.stringify(plan.parameters, null, 2)}</pre></details>}
               <details><summary>Cypher</summary><pre>{plan.cypher}</pre></details></div>
-          ) : <p className="muted">EXPLAIN a query to see its plan.</p>}
+          ) : <p className="muted">EXPLAIN a query to see its plan; PROFILE a read to run it again with its parameters and see each operation's records and time.</p>}
         </div>
       </div>
     </section>

@@ -1,0 +1,160 @@
+"""The query log every process shares: each named statement a process runs on a tenant's graph
+(its name, the process, ok, rows, milliseconds, when, and its parameters when small) goes to that tenant's capped Redis stream `relay:querylog:<tenant>` on the FalkorDB
+server, so the console's query drawer lists what the agents just ran, not only the gateway's own
+queries (GraphClient.recent is one process's).
+
+Entries are buffered and written in one pipeline at most every `query_log_flush_s` by a
+background task, never on the query's own path; a server that is away loses log entries, never a
+query. The stream is capped (MAXLEN) and expires an hour after its last entry. Parameters are kept
+only when small (no embeddings), so the console can EXPLAIN a run with the values it ran with, and
+PROFILE a read-only run again (PROFILE executes; a read changes nothing, a write is never profiled)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from relay_graph.runtime.tenancy import validate_tenant
+
+log = logging.getLogger("relay_graph.runtime.query_log")
+
+PREFIX = "relay:querylog:"
+MAX_PARAMS_CHARS = 2_000  # parameters above this (an embedding, a batch) are not kept
+TTL_S = 3_600
+
+
+def key(tenant: str) -> str:
+    return PREFIX + validate_tenant(tenant)
+
+
+def process_name() -> str:
+    """What runs this process: `services.resolver` -> `resolver`, anything else its script."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    name = getattr(spec, "name", None) or (sys.argv[0].rsplit("/", 1)[-1] if sys.argv and sys.argv[0] else "python")
+    name = name.removesuffix(".__main__")
+    return name.removeprefix("services.") if name.startswith("services.") else name.rsplit(".", 1)[-1]
+
+
+VECTOR_MIN = 16  # a list of this many floats or more is an embedding
+
+
+def _has_vector(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_has_vector(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        if len(value) >= VECTOR_MIN and all(isinstance(v, float) for v in value):
+            return True
+        return any(_has_vector(v) for v in value)
+    return False
+
+
+def kept_params(params: dict[str, Any] | None) -> str | None:
+    """The parameters as JSON when small enough to keep and free of embeddings, else None."""
+    if _has_vector(params):
+        return None
+    try:
+        text = json.dumps(params or {}, separators=(",", ":"), default=str)
+    except (TypeError, ValueError):
+        return None
+    return text if len(text) <= MAX_PARAMS_CHARS else None
+
+
+@dataclass(frozen=True)
+class LoggedQuery:
+    id: str  # the stream entry's id: what PROFILE asks for
+    query: str
+    process: str
+    ok: bool
+    rows: int
+    ms: float
+    at_ms: int
+    read_only: bool
+    params: dict[str, Any] | None  # kept when small
+
+
+class SharedQueryLog:
+    def __init__(self, redis, *, size: int, flush_s: float, process: str | None = None):
+        self.redis, self.size, self.flush_s = redis, size, flush_s
+        self.process = process or process_name()
+        self._buffer: list[tuple[str, dict[str, str]]] = []
+        self._task: asyncio.Task | None = None
+        self.dropped = 0  # entries lost to a server that did not answer
+
+    @property
+    def on(self) -> bool:
+        return self.size > 0 and self.flush_s > 0
+
+    def record(self, tenant: str, entry: dict[str, Any], *, read_only: bool, params: dict[str, Any] | None) -> None:
+        if not self.on:
+            return
+        fields = {"query": entry["query"], "process": self.process, "ok": "1" if entry["ok"] else "0",
+                  "rows": str(entry["rows"]), "ms": str(entry["ms"]), "at_ms": str(entry["at_ms"]),
+                  "ro": "1" if read_only else "0"}
+        if (kept := kept_params(params)) is not None:
+            fields["params"] = kept
+        self._buffer.append((tenant, fields))
+        if self._task is None or self._task.done():
+            try:
+                self._task = asyncio.get_running_loop().create_task(self._flush_later())
+            except RuntimeError:  # no loop: nothing to flush on
+                self._buffer.clear()
+
+    async def _flush_later(self) -> None:
+        await asyncio.sleep(self.flush_s)
+        await self.flush()
+
+    async def flush(self) -> None:
+        batch, self._buffer = self._buffer, []
+        if not batch:
+            return
+        try:
+            pipe = self.redis.pipeline(transaction=False)
+            for tenant, fields in batch:
+                pipe.xadd(key(tenant), fields, maxlen=self.size, approximate=False)
+            for tenant in {t for t, _ in batch}:
+                pipe.expire(key(tenant), TTL_S)
+            await pipe.execute()
+        except Exception as exc:  # noqa: BLE001 - the log must never cost a query
+            self.dropped += len(batch)
+            log.debug("query log entries dropped (%s)", exc)
+
+    async def forget(self, tenant: str) -> bool:
+        """Drops this process's unwritten entries of the tenant and the tenant's whole log (a
+        deleted tenant, a forgotten customer whose values a run's parameters may hold); True when
+        there was a log to remove. Another process's entries still in its buffer (at most
+        `flush_s` old) may start a new one, which expires as any log does."""
+        self._buffer = [(t, f) for t, f in self._buffer if t != tenant]
+        return bool(await self.redis.delete(key(tenant)))
+
+    async def close(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+        await self.flush()
+
+
+def _s(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _entry(entry_id: Any, fields: dict) -> LoggedQuery:
+    f = {_s(k): _s(v) for k, v in fields.items()}
+    params = f.get("params")
+    return LoggedQuery(id=_s(entry_id), query=f.get("query", ""), process=f.get("process", ""), ok=f.get("ok") == "1",
+                       rows=int(f.get("rows", 0)), ms=float(f.get("ms", 0)), at_ms=int(f.get("at_ms", 0)),
+                       read_only=f.get("ro") == "1", params=json.loads(params) if params else None)
+
+
+async def read(redis, tenant: str, limit: int) -> list[LoggedQuery]:
+    """The tenant's last `limit` logged queries from every process, newest first."""
+    return [_entry(i, f) for i, f in await redis.xrevrange(key(tenant), count=limit)]
+
+
+async def one(redis, tenant: str, entry_id: str) -> LoggedQuery | None:
+    got = await redis.xrange(key(tenant), min=entry_id, max=entry_id, count=1)
+    return _entry(*got[0]) if got else None

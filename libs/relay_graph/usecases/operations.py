@@ -13,15 +13,17 @@ its admin entries, checks the copy and removes the source."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
 from pydantic import BaseModel
+from redis.exceptions import ResponseError
 
 from relay_graph.runtime import query_log
 from relay_graph.usecases import simulator_control
 from relay_graph.runtime.db import GraphClient
-from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound
+from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound, Unavailable
 from relay_graph.desk.network import customer_identity
 from relay_graph.usecases.queries import operations as q
 from relay_graph.runtime.times import now_ms
@@ -89,13 +91,36 @@ async def all_graphs(client: GraphClient) -> list[str]:
     return await client.all_graphs()
 
 
+COPY_PATIENCE_S = 20.0
+
+
+async def _copy(client: GraphClient, source: str, target: str) -> None:
+    """GRAPH.COPY, which forks: while the server has a child of its own (a background save or AOF
+    rewrite) the fork is refused ("could not fork"), so the copy is tried again for a while; after
+    that the caller hears 503 and retries (the source is untouched)."""
+    loop = asyncio.get_running_loop()
+    deadline, delay = loop.time() + COPY_PATIENCE_S, 0.1
+    while True:
+        try:
+            await client.redis.execute_command("GRAPH.COPY", source, target)
+            return
+        except ResponseError as exc:
+            if "could not fork" not in str(exc):
+                raise
+            if loop.time() > deadline:
+                raise Unavailable("FalkorDB could not fork for the copy (a background save is running); "
+                                  "retry shortly") from exc
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
+
+
 async def create_snapshot(client: GraphClient, tenant: str, name: str) -> Snapshot:
     key = snapshot_key(tenant, name)
     if not await client.graph_exists(tenant):
         raise NotFound(f"tenant {tenant!r} has no graph", code="graph_not_found")
     if await client.redis.exists(key):
         raise AlreadyExists(f"snapshot {name!r} exists", code="snapshot_exists")
-    await client.redis.execute_command("GRAPH.COPY", graph_name(tenant), key)
+    await _copy(client, graph_name(tenant), key)
     return Snapshot(name=name, key=key)
 
 
@@ -117,7 +142,7 @@ async def restore_snapshot(client: GraphClient, tenant: str, name: str) -> Snaps
         raise NotFound(f"no snapshot {name!r}", code="snapshot_not_found")
     target = graph_name(tenant)
     await client.redis.delete(target)
-    await client.redis.execute_command("GRAPH.COPY", key, target)
+    await _copy(client, key, target)
     return Snapshot(name=name, key=key)
 
 

@@ -3,6 +3,7 @@ reset / delete / forget leave no trace, and the server's figures are read."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 
@@ -135,3 +136,34 @@ async def test_stats_read_counts_memory_and_slowlog(graph_client, embedder, tena
     stats = await ops.graph_stats(graph_client, tenant)
     assert any("range(1, 300000)" in e["query"] and e["ms"] > 0 for e in stats.slowlog), stats.slowlog
     assert [e["ms"] for e in stats.slowlog] == sorted((e["ms"] for e in stats.slowlog), reverse=True)
+
+
+async def test_a_snapshot_waits_out_a_background_save_and_says_503_when_it_outlasts_the_wait(graph_client, tenant,
+                                                                                            monkeypatch):
+    # GRAPH.COPY forks, and a server with a child of its own (a background save) refuses the fork.
+    # rdb-key-save-delay slows the save's child down, per key, so it is still running when we copy.
+    from redis.exceptions import ResponseError
+
+    from relay_graph.runtime.errors import Unavailable
+
+    await facts.write_fact(graph_client, tenant, FactInput(subject="alice rao", predicate="lives_in",
+                                                           object="Pune", agent="ops"))
+    redis = graph_client.redis
+    keys = max(1, await redis.dbsize())
+    await redis.config_set("rdb-key-save-delay", str(int(1_500_000 / keys)))  # microseconds per key: ~1.5 s
+    try:
+        await redis.bgsave()
+        with pytest.raises(ResponseError, match="could not fork"):
+            await redis.execute_command("GRAPH.COPY", graph_name(tenant), graph_name(tenant) + "-raw-copy")
+        snap = await ops.create_snapshot(graph_client, tenant, "during-a-save")  # waits until the save ends
+        assert snap.name == "during-a-save" and await redis.exists(snap.key)
+
+        monkeypatch.setattr(ops, "COPY_PATIENCE_S", 0.2)
+        await redis.bgsave()
+        with pytest.raises(Unavailable, match="retry shortly"):
+            await ops.create_snapshot(graph_client, tenant, "too-long")
+        assert not await redis.exists(ops.snapshot_key(tenant, "too-long"))  # nothing half made
+    finally:
+        await redis.config_set("rdb-key-save-delay", "0")
+        while (await redis.info("persistence"))["rdb_bgsave_in_progress"]:
+            await asyncio.sleep(0.1)

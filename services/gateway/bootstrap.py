@@ -88,6 +88,7 @@ def bootstrap(
         site_limiter=RateLimiter(settings.site_sessions_per_second, settings.site_sessions_burst),
         judge_limiter=RateLimiter(settings.judge_runs_per_second, settings.judge_runs_burst),
     )
+    deps.owns(deps.http.stop_background)  # closed first: the requests' leftover work uses the clients
     return deps
 
 

@@ -6,8 +6,9 @@ outbox to announce through)."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
-from typing import Annotated, Awaitable, Callable
+from typing import Annotated, Any, Awaitable, Callable, Coroutine
 
 from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -38,6 +39,21 @@ class Http:
     # New customer sessions per client address (the customer site's first visit)
     site_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(0.5, 20))
     judge_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(1 / 30, 3))  # Judge mode's tenants
+    # work a request started that outlives it (Judge mode's planted fault): stopped with the process
+    background: set[asyncio.Task] = field(default_factory=set)
+
+    def spawn(self, work: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task:
+        task = asyncio.create_task(work, name=name)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+        return task
+
+    async def stop_background(self) -> None:
+        """Cancels what `spawn` started and waits for it (before the clients it uses close)."""
+        tasks = list(self.background)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     async def admit(self, caller: Caller) -> Limits:
         """Takes the caller's token from its tenant's bucket, at that tenant's rate; its limits."""

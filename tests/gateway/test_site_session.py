@@ -214,6 +214,11 @@ async def test_judge_mode_makes_a_throwaway_tenant_with_the_story_customer_signe
     assert f"path=/v1/tenants/{tenant}/me" in cookie_header and "httponly" in cookie_header
     assert (await client.get(f"/v1/tenants/{tenant}/me")).json()["customer"] == story["customer"]
     assert (await client.get(f"/v1/tenants/{tenant}/me/plans", params={"country": "IN"})).json()["plans"]
+    # the story's planted fault waits in the background, and stops with the gateway, not an hour on
+    (waiting,) = app.state.deps.http.background
+    assert not waiting.done()
+    await app.state.deps.aclose()
+    assert waiting.cancelled() and not app.state.deps.http.background
 
 
 async def test_judge_tenants_are_deleted_when_their_time_is_up(app, client, memory):

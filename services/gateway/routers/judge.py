@@ -32,7 +32,6 @@ router = APIRouter(prefix="/v1/site", tags=["customer site"])
 
 REGION = "india"
 WIFI_WAIT_S = 900.0  # the story takes one to two minutes; a page closed half-way leaves this task
-_running: set[asyncio.Task] = set()  # the background tasks, held so they are not collected
 log = logging.getLogger("services.gateway")
 
 
@@ -61,9 +60,7 @@ async def start_judge(request: Request, response: Response, deps: DepsDep, http:
     await world.seed_world(memory.client, tenant, REGION)
     customer = await customers.create(memory.client, tenant, agent="gateway")
     token, session = await store.create(tenant, customer)
-    task = asyncio.create_task(_wifi_fault_after_first(memory.client, tenant, session.customer))
-    _running.add(task)
-    task.add_done_callback(_running.discard)
+    http.spawn(_wifi_fault_after_first(memory.client, tenant, session.customer), name=f"judge-wifi-fault-{tenant}")
     with_cookie(response, request, token, tenant)
     return JudgeStory(tenant=tenant, customer=session.customer, says=SAYS)
 

@@ -26,10 +26,18 @@ def check_router(value: str) -> str:
     return value
 
 
-def check_device(value: str) -> str:
-    if _SYMPTOMS.search(value):
-        raise InvalidValue(f"{value!r} reads like a symptom, not a device")
-    return value
+def _not_a_symptom(what: str):
+    """A check that refuses a symptom given as a `what` ("slow since monday" as a plan)."""
+    def check(value: str) -> str:
+        if _SYMPTOMS.search(value):
+            raise InvalidValue(f"{value!r} reads like a symptom, not a {what}")
+        return value
+
+    check.__name__ = f"check_{what}"
+    return check
+
+
+check_device = _not_a_symptom("device")
 
 
 def check_phone(value: str) -> str:
@@ -55,10 +63,7 @@ def check_contact(value: str) -> str:
     return v
 
 
-def check_plan(value: str) -> str:
-    if _SYMPTOMS.search(value):
-        raise InvalidValue(f"{value!r} reads like a symptom, not a plan")
-    return value
+check_plan = _not_a_symptom("plan")
 
 
 def check_name(value: str) -> str:

@@ -192,10 +192,10 @@ class DeliveryMiddleware(BaseMiddleware):
         app = self.app
         stream, entry_id = delivery.stream, delivery.entry_id
         if await app.dedupe.seen(notification):
-            app.stats.duplicates += 1
             log.info("%s %s: notification %s already handled by %s; acknowledging",
                      stream, entry_id, notification.notification_id, app.group)
             await app.ack(stream, entry_id, None)
+            app.stats.duplicates += 1  # counted once acknowledged, as `handled` is
             return
         parent = propagate.extract(carrier(fields))
         with trace.get_tracer(TRACER_NAME).start_as_current_span(

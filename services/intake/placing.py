@@ -24,7 +24,6 @@ once and adds the words it returns."""
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, field
 
 from relay_graph.desk import case_move, catalogue, regional_desks as desks, network, ticket_work, tickets
@@ -33,6 +32,7 @@ from relay_graph.usecases import facts, tickets as ticket_cases
 from relay_graph.usecases.context import Deps
 from relay_graph.desk.catalogue.models import PlaceCandidate, PlacementSource, PlacementStatus
 from relay_graph.desk.catalogue.regions import region_spec
+from relay_graph.desk.network_models import NodeKind
 from relay_graph.runtime.errors import NotFound, RelayError
 from relay_graph.desk import reply_templates as replies
 from relay_graph.desk.agent_reads import EpisodeView
@@ -54,8 +54,6 @@ class Placed:
     moved_to: str | None = None  # the tenant of the desk the case moved to
     words: list[replies.Reply] = field(default_factory=list)
 
-
-_EXCHANGE_CITY = re.compile(r" exchange \((.+)\)$")  # as network_gen names an exchange: "<area> exchange (<city>)"
 
 # A place name several places share ("London": England's, and Ontario's) means the one that is this
 # many times as populous as every other, as people and geocoders read it; otherwise the desk asks.
@@ -103,7 +101,7 @@ async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView |
     if line_city is not None and (placement.status is not PlacementStatus.SERVED
                                   or name_key(placement.city or "") == name_key(line_city)):
         # the home they named is where their line is, or not one we can place: the line stays
-        return _unplaced_move(placement) if placement.status is PlacementStatus.NO_LINE else None
+        return _no_line(placement, "move your connection there") if placement.status is PlacementStatus.NO_LINE else None
     if placement.status is PlacementStatus.AMBIGUOUS and said_home:
         dominant = dominant_candidate(placement.candidates)
         if dominant is None:
@@ -127,10 +125,7 @@ async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView |
         return await _move(deps, tenant, customer, text, placement)
     if placement.status is PlacementStatus.NO_LINE:
         near = f" The nearest city we serve is {placement.nearest_city}." if placement.nearest_city else ""
-        where = placement.place or "that address"
-        return Placed("no_line", words=[replies.Reply(
-            f"I'm sorry: we have no line in {where}, so I cannot connect or test a line there.{near}",
-            [f"placement: {where} is outside the area we serve"])])
+        return _no_line(placement, "connect or test a line there", near)
     if placement.status is not PlacementStatus.SERVED or not placement.city:
         return Placed(placement.status.value)
     try:
@@ -147,11 +142,11 @@ async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView |
                                        + ([f"network: the line in {line_city} is no longer theirs"] if line_city else []))])
 
 
-def _unplaced_move(placement) -> Placed:
-    """A move to a place we have no line in: said, and the old line is left as it is."""
+def _no_line(placement, cannot: str, then: str = "") -> Placed:
+    """A place we have no line in, said honestly; nothing is connected (a line they have stays)."""
     where = placement.place or "that address"
     return Placed("no_line", words=[replies.Reply(
-        f"I'm sorry: we have no line in {where}, so I cannot move your connection there.",
+        f"I'm sorry: we have no line in {where}, so I cannot {cannot}.{then}",
         [f"placement: {where} is outside the area we serve"])])
 
 
@@ -161,11 +156,8 @@ async def _line_city(deps: Deps, tenant: str, customer: str) -> str | None:
         hops = await network.customer_line(deps.client, tenant, customer)
     except NotFound:
         return None
-    for hop in hops:
-        m = _EXCHANGE_CITY.search(hop.name or "")
-        if m:
-            return m.group(1)
-    return "" if hops else None
+    cities = [c for c in (world.city_of_exchange(h.name) for h in hops if h.kind is NodeKind.OLT) if c]
+    return cities[0] if cities else ("" if hops else None)
 
 
 async def _move(deps: Deps, tenant: str, customer: str, text: str, placement) -> Placed:

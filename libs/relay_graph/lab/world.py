@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from typing import Iterable
 
 from pydantic import BaseModel
@@ -92,6 +93,15 @@ def _hub_ids(city: str) -> list[str]:
 
 def _exchange_name(area: str, city: str) -> str:
     return f"{area} exchange ({city})"  # as network_gen names it
+
+
+_EXCHANGE_CITY = re.compile(r" exchange \((.+)\)$")
+
+
+def city_of_exchange(name: str | None) -> str | None:
+    """The city an exchange's name says it is in (`_exchange_name`'s), None for another name."""
+    m = _EXCHANGE_CITY.search(name or "")
+    return m.group(1) if m else None
 
 
 def _region_cities(region: str, max_cities: int | None) -> list[tuple[str, list[str]]]:
@@ -243,4 +253,4 @@ async def connect_home(client: GraphClient, tenant: str, customer: str, address:
     return (await connect_homes(client, tenant, [(customer, address)], region=region))[0]
 
 
-__all__ = ["HomeLine", "WorldSeeded", "WorldSummary", "connect_home", "connect_homes", "seed_world"]
+__all__ = ["HomeLine", "WorldSeeded", "WorldSummary", "city_of_exchange", "connect_home", "connect_homes", "seed_world"]

@@ -43,23 +43,36 @@ def process_name() -> str:
 VECTOR_MIN = 16  # a list of this many floats or more is an embedding
 
 
-def _has_vector(value: Any) -> bool:
+class _TooBig(Exception):
+    pass
+
+
+def _measure(value: Any, used: int) -> int:
+    """`used` plus at least as many characters as `value` takes as JSON; raises _TooBig once past
+    MAX_PARAMS_CHARS or at an embedding, so a batch's rows or a vector are never walked whole."""
     if isinstance(value, dict):
-        return any(_has_vector(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        if len(value) >= VECTOR_MIN and all(isinstance(v, float) for v in value):
-            return True
-        return any(_has_vector(v) for v in value)
-    return False
+        for k, v in value.items():
+            used = _measure(v, used + len(str(k)) + 3)
+    elif isinstance(value, (list, tuple)):
+        if len(value) >= VECTOR_MIN and all(isinstance(v, float) for v in value[:VECTOR_MIN]):
+            raise _TooBig  # an embedding
+        for v in value:
+            used = _measure(v, used + 1)
+    else:
+        used += len(str(value)) + (2 if isinstance(value, str) else 0)
+    if used > MAX_PARAMS_CHARS:
+        raise _TooBig
+    return used
 
 
 def kept_params(params: dict[str, Any] | None) -> str | None:
-    """The parameters as JSON when small enough to keep and free of embeddings, else None."""
-    if _has_vector(params):
-        return None
+    """The parameters as JSON when small enough to keep and free of embeddings, else None. Runs on
+    every query: what is too big is found within MAX_PARAMS_CHARS characters' work, never by
+    serialising it."""
     try:
+        _measure(params or {}, 0)
         text = json.dumps(params or {}, separators=(",", ":"), default=str)
-    except (TypeError, ValueError):
+    except (_TooBig, TypeError, ValueError):
         return None
     return text if len(text) <= MAX_PARAMS_CHARS else None
 

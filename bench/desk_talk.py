@@ -129,6 +129,8 @@ TABLE: tuple[Conversation, ...] = (
         T("Do you have a plan for gamers with low ping? What would it cost per month?", "recommendation",
           group="plans", says=("₹",)),
         T("Can I pause my plan while travelling?", "clarify", group="faq", says=("no answer to that",)),
+        T("Do you have something for a home office with lots of video calls? How much monthly?", "recommendation",
+          group="plans", says=("₹",)),
     )),
     # strangers' wordings: the name before "here", a PIN code for the address, then a move of house
     Conversation("india", "Esha Rao", (

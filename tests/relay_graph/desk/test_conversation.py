@@ -86,6 +86,9 @@ A = AskKind
     ("What would it cost per month?", [(A.PLANS, None)]),
     ("what is the monthly fee?", [(A.PLANS, None)]),
     ("Is there a cheaper plan?", [(A.PLANS, None)]),
+    ("Do you have something for a home office with lots of video calls? How much monthly?", [(A.RECOMMEND, None)]),
+    ("How much monthly?", [(A.PLANS, None)]),
+    ("Do you have anything for my router?", [(A.FAQ, "Do you have anything for my router?")]),
 ])
 def test_what_a_turn_asks(text, expected):
     assert [(a.kind, a.detail) for a in recognise(text)] == expected

@@ -78,7 +78,7 @@ _PLANS = re.compile(
     r"|plans?\s+(?:do|does|can)\s+you|(?:do|does)\s+you\s+(?:have|offer|sell)\s+(?:any\s+)?(?:plans|packages)"
     r"|price\s*list|pricing|prices?|how\s+much\s+(?:is|are|does|do|for)\b(?!\s+(?:my|the)\s+(?:bill|invoice))"
     r"|what\s+(?:do|does|would|will)\s+(?:it|that|they|this|the\s+plans|your\s+plans|plans)\s+cost|cost\s+(?:of|per)\s+(?:the\s+)?plans?"
-    r"|(?:cost|price|pay)\s+(?:per|a|each)\s+month|monthly\s+(?:cost|price|fee|charge|rate|rent)|how\s+much\s+(?:per|a)\s+month"
+    r"|(?:cost|price|pay)\s+(?:per|a|each)\s+month|monthly\s+(?:cost|price|fee|charge|rate|rent)|how\s+much\s+(?:per\s+month|a\s+month|monthly)"
     r"|(?:cheaper|cheapest|faster|fastest|bigger|smaller)\s+(?:plan|package)"
     r"|what\s+(?:does|do)\s+(?:\w+\s+)?\d{2,4}\s+cost|(?:tariff|plans?)\s+(?:and|&)\s+(?:prices?|costs?))\b", _I)
 _ADDONS = re.compile(r"\b(?:add-?ons?|extras|static\s+ip|mesh(?:\s+wi-?fi)?|tv\s+bundle|home\s+phone\s+(?:line|add-?on)"
@@ -105,7 +105,7 @@ _RECOMMEND = re.compile(
 # "do you have a plan for gamers?", "is there a package good for streaming?": a recommendation when
 # the sentence also says who shares the line or what they do on it (household_of)
 _PLAN_FOR = re.compile(r"\b(?:do\s+you\s+(?:have|offer|sell)|is\s+there|have\s+you\s+got|got|any)\s+(?:a\s+|any\s+)?"
-                       r"(?:good\s+|special\s+)?(?:plan|package|deal)s?\s+(?:for|that\s+suits?|suited\s+to|suitable\s+for"
+                       r"(?:good\s+|special\s+)?(?:plan|package|deal|something|anything)s?\s+(?:for|that\s+suits?|suited\s+to|suitable\s+for"
                        r"|made\s+for|good\s+for|meant\s+for|with)\b", _I)
 _NOT_SOLD_ASK = re.compile(r"\b(?:do|does|can|will)\s+(?:you|u|your\s+(?:company|shop|store))\s+(?:guys\s+)?"
                            r"(?:sell|stock|have|offer|carry|supply|do)\b|\bcan\s+i\s+buy\b|\bwhere\s+(?:can|do)\s+i\s+buy\b"

@@ -83,10 +83,12 @@ broad ones (a topic word is in every turn of small talk about that topic; a neig
 beside a hit). The weight moves cost the synthetic set a little, the pool and the seeds gained it
 a little (bench.recall_hybrid, README). Ties go to the nearer in meaning. Neighbours join in a
 second step: the k best of signals 1-8 are taken with the turns around the strongest, then all are
-fused; an item outside those k can only enter the answer as a neighbour. Without a subject the fusion runs in the
-database, in the statement that runs the signals (queries.recall.fused: the hundred-odd candidates
-are ranked where they are, and the answer comes back in full in the same round trip); the paths
-are built here from the hits it returns, the same way `_add` builds them with a subject.
+fused; an item outside those k can only enter the answer as a neighbour. The fusion runs here
+(`_add`), on the signals' ranked ids and distances; the database runs the signals and the
+neighbours. (It ran in the database until 2026-12-02: ranking a few hundred hits in Cypher
+collected and copied their nested lists clause after clause, which cost more than the signals'
+own reads; GRAPH.PROFILE and alternated runs in the README.) A path through an entity or speaker
+is written out only for the items answered.
 `RecallItem.score` is the fused score; the path says how each item was found (its first signal's
 hops) and ends with its similarity ("q ~ episode (vector 0.82)"). There is no similarity floor:
 MiniLM scores true paraphrases as low as 0.1, and the path says how weak an item is.
@@ -96,11 +98,11 @@ question's vector (embedded without the speakers this process last saw in the te
 most a few seconds old; the speaker query checks that guess and a wrong one is embedded again, so
 staleness costs time, never a different answer); as soon as the entities are known, their facts'
 candidates (each entity's newest, no vector needed), still beside the model; (2) once the vector is
-there, one statement: every signal, the fusion, the neighbours, the answer in full and the facts it
-DERIVED; beside it the named entities' facts' ranking. With a subject, (2) is the subject's
-episodes and facts and (3) the answer in full with its derived facts. Each round trip costs about
-half a millisecond of the server's and the client's CPU beyond its work, and on two cores recall
-is short of CPU, not of parallelism (bench/memory_core.py).
+there, the signals (queries.recall.signals), as two statements side by side when the question
+names a speaker (the speaker's signals, and the rest: the server runs each on a core of its own),
+and beside them the named entities' facts' ranking; (3) the neighbours of the fused best, the
+answer's episodes in full and the facts they DERIVED (queries.recall.NEIGHBOURS_IN_FULL). With a
+subject, (2) is the subject's episodes and facts and (3) the answer in full with its derived facts.
 
 Facts: current facts ABOUT the named entities (with a subject: only facts about the subject, so
 an agent serving one customer never reads another's), ranked by how many named entities they
@@ -170,6 +172,7 @@ SPEAKER_CAP = 400  # a speaker's newest turns ranked by meaning (a LoCoMo speake
 SPEAKER_NAMED_CAP = 100  # newest turns naming a speaker
 NEIGHBOUR_SEEDS = 10  # the strongest hits whose turns before and after join the fusion
 NEIGHBOUR_REACH = 2  # turns on each side of a seed that join as its neighbours
+DERIVED_SCAN = 4  # facts the answer's candidates derived, read per returned item (those of the answer are kept)
 MAX_WORDS = 16  # full-text terms per question
 # Weighted RRF: what each signal's rank is worth (tuned on the dev split of bench/recall_hybrid.py).
 WEIGHTS = {"vector": 1.0, "entities": 1.0, "joined": 1.0, "words": 0.5, "speakers": 1.0, "time": 1.0,
@@ -403,6 +406,7 @@ async def _episodes_with_subject(client, tenant, v, subject: Anchor, anchors: li
 
 
 _SIGNAL_ORDER = ("entities", "joined", "speakers", "community", "vector", "words", "time", "spoken_then", "dated")  # the order the fusion adds them in
+_SPEAKER_SIGNALS = frozenset({"speakers", "spoken_then", "dated"})
 _VIA_ENTITY = frozenset({"entities", "joined", "speakers", "community"})
 
 
@@ -450,13 +454,15 @@ def _signal_parts(session, n, anchors: list[Anchor], speaker_keys: list[str], wi
 
 async def _fused_episodes(client, tenant, v, session, n, k, anchors: list[Anchor], speaker_keys: list[str],
                           windows: list[Window], ft: str | None, when: bool = False):
-    """Signals 1-8, their fusion, the neighbours, the answer's episodes and the facts they derived
-    in one statement (queries.recall.fused). Returns the answer as candidates in order (their hops
-    built here, the same way `_add` builds them), the episodes by id, the derived fact rows, and
-    whether the speaker signal found anything."""
+    """Signals 1-8 in one statement (queries.recall.signals), fused here; then the neighbours of
+    the strongest, the answer's episodes in full and the facts they derived in another
+    (queries.recall.NEIGHBOURS_IN_FULL), and the final fusion. Returns the answer as candidates in
+    order, the episodes by id, the derived fact rows, and whether the speaker signal found anything."""
     parts, params = _signal_parts(session, n, anchors, speaker_keys, windows, ft, when)
-    params.update(v=v, k=k, limit=k, seeds=NEIGHBOUR_SEEDS, reach=NEIGHBOUR_REACH, weights=WEIGHTS, rrf_k=float(RRF_K), subject=None)
-    rows = await client.run(tenant, q.fused(parts), params)
+    params["v"] = v
+    groups = [g for g in (tuple(x for x in parts if x in _SPEAKER_SIGNALS),
+                          tuple(x for x in parts if x not in _SPEAKER_SIGNALS)) if g]
+    rows = [r for got in await _all(*(client.run(tenant, q.signals(g), params) for g in groups)) for r in got]
     if not rows:
         return [], {}, [], False
     names = {a.uid: a.name for a in anchors}
@@ -467,30 +473,59 @@ async def _fused_episodes(client, tenant, v, session, n, k, anchors: list[Anchor
         "dated": ["q asks when -> episode says a time"],
         "spoken_then": ["q -> speaker and time " + ", ".join(w.label() for w in windows)],
     }
-    top, by_id = [], {}
-    for eid, session_id, speaker, text, at_ms, d, found, near in rows[0]["items"]:
-        c = _Candidate(eid, float(d))
-        hits = {h[0]: h for h in found}  # [signal, rank, distance, hops]
-        for signal in _SIGNAL_ORDER:
-            hit = hits.get(signal)
-            if hit is None:
-                continue
-            if signal == "entities":
-                hops = _entity_path(hit[3], names)
-            elif signal == "joined":
-                hops = _joined_path(hit[3], names)
-            elif signal == "speakers":
-                hops = _speaker_path(hit[3])
-            elif signal == "community":
-                hops = _community_path(hit[3], names)
-            else:
-                hops = fixed[signal]
-            _hit(c, signal, hit[1], hops, signal in _VIA_ENTITY)
-        if near is not None:  # [rank, seed, side]
-            _hit(c, "neighbours", near[0], [f"turn {near[2]} '{near[1]}' in its session"], False)
-        top.append(c)
+    paths = {"entities": lambda h: _entity_path(h, names), "joined": lambda h: _joined_path(h, names),
+             "speakers": _speaker_path, "community": lambda h: _community_path(h, names)}
+    by_signal = {r["signal"]: r for r in rows}
+    cands: dict[str, _Candidate] = {}
+    for signal in _SIGNAL_ORDER:  # the order a path is told in: through a named entity or speaker first
+        r = by_signal.get(signal)
+        if r is None:
+            continue
+        # a path through an entity or speaker is written out only for the candidates answered (_Hops)
+        path = paths.get(signal)
+        _add(cands, signal, [(eid, d, [_Hops(path, h)] if path else fixed[signal], signal in _VIA_ENTITY)
+                             for eid, d, h in zip(r["ids"], r["ds"], r["hops"])])
+    pre = [c.id for c in sorted(cands.values(), key=_order)[:k]]
+    got = await client.run(tenant, q.NEIGHBOURS_IN_FULL, {
+        "pre": pre, "seeds": pre[:NEIGHBOUR_SEEDS], "reach": NEIGHBOUR_REACH, "v": v,
+        "subject": None, "limit": DERIVED_SCAN * k})
+    if not got:  # every candidate was deleted since the signals read it
+        return [], {}, [], "speakers" in by_signal
+    out = got[0]
+    by_id: dict[str, dict[str, Any]] = {}
+    for eid, session_id, speaker, text, at_ms, d in out["eps"]:
         by_id[eid] = {"id": eid, "session": session_id, "speaker": speaker, "text": text, "at_ms": at_ms, "d": d}
-    return top, by_id, rows[0]["derived"], bool(rows[0]["spoken"])
+    firsts: dict[str, tuple[str, str]] = {}  # a turn beside two seeds is a neighbour once, at its first place
+    for nid, seed, side in out["near"]:
+        firsts.setdefault(nid, (seed, side))
+    pool = [cands[i] for i in pre]
+    for rank, (nid, (seed, side)) in enumerate(firsts.items(), start=1):
+        c = cands.get(nid)
+        if c is None:
+            c = cands[nid] = _Candidate(nid, 2.0)
+        if nid not in pre:
+            pool.append(c)
+        _hit(c, "neighbours", rank, [f"turn {side} '{seed}' in its session"], False)
+    for c in pool:  # the answer is ordered on each one's own distance to the question
+        if c.id in by_id:
+            c.d = float(by_id[c.id]["d"])
+    top = sorted((c for c in pool if c.id in by_id), key=_order)[:k]
+    for c in top:
+        c.hops = [step for hop in c.hops for step in (hop.steps() if isinstance(hop, _Hops) else [hop])]
+    ids = {c.id for c in top}
+    derived = [row for row in out["derived"] if set(row["episodes"]) & ids][:k]
+    return top, by_id, derived, "speakers" in by_signal
+
+
+@dataclass(frozen=True)
+class _Hops:
+    """A signal's hops of one candidate, as read; written out as path steps when it is answered."""
+
+    path: Any  # the hops -> the path's steps
+    hops: Any
+
+    def steps(self) -> list[str]:
+        return self.path(self.hops)
 
 
 def _entity_path(hops: list[dict[str, Any]], names: dict[str, str]) -> list[str]:

@@ -97,7 +97,7 @@ async def test_a_misspelt_name_found_after_the_vector_gives_the_same_answer(memo
 
     async def slow_fuzzy(t, query, params=None):
         started.append(query.name)
-        if query.name.startswith("recall_fused"):
+        if query.name.startswith("recall_signals"):
             round_trip_2.set()
         if query is recall_mod.q.ENTITIES_FUZZY:
             # answers only once round trip 2 has started on the names found exactly
@@ -107,7 +107,8 @@ async def test_a_misspelt_name_found_after_the_vector_gives_the_same_answer(memo
     monkeypatch.setattr(memory.client, "run", slow_fuzzy)
     late = await memory.recall(tenant, question, k=3)
     assert late.model_dump() == settled.model_dump()
-    assert len([n for n in started if n.startswith("recall_fused")]) == 2  # on no entity, then on Alice
+    signals = [n for n in started if n.startswith("recall_signals")]
+    assert len(signals) == 2 and "entities" not in signals[0] and "entities" in signals[1]  # on no entity, then on Alice
     assert all(i.path[0] == "q -> entity 'Alice Rao'" for i in late.items)
 
 

@@ -128,16 +128,12 @@ async def test_a_neighbour_brings_the_facts_it_derived(memory, chat):
 
 
 async def neighbours_of(graph_client, memory, chat, turn: str, reach: int = 1) -> list[tuple[str, str, str]]:
-    """The fused statement seeded with one turn (the question is that turn's own text), neighbours
-    weighted above everything: (id, side, seed) of the neighbours, in the order they rank."""
-    session, number = turn.split(":")
-    text = SESSIONS[session][1][int(number) - 1][1]
-    v = wire_vector((await memory.embedder.aembed([text]))[0])
-    rows = await graph_client.run(chat, q.fused(("vector",)), {
-        "v": v, "n": 30, "session": None, "k": 1 + 2 * reach, "limit": 1 + 2 * reach, "seeds": 1, "reach": reach,
-        "rrf_k": 60.0, "subject": None,
-        "weights": {**recall_mod.WEIGHTS, "neighbours": 100.0}})
-    return [(i[0], i[7][2], i[7][1]) for i in rows[0]["items"] if i[7]]  # [id, ..., neighbour [rank, seed, side]]
+    """The neighbours statement seeded with one turn: (id, side, seed) of its neighbours, in the
+    order they rank."""
+    v = wire_vector((await memory.embedder.aembed(["any question"]))[0])
+    rows = await graph_client.run(chat, q.NEIGHBOURS_IN_FULL, {
+        "v": v, "pre": [turn], "seeds": [turn], "reach": reach, "subject": None, "limit": 10})
+    return [(nid, side, seed) for nid, seed, side in rows[0]["near"]]
 
 
 async def test_neighbours_follow_arrival_order_when_times_are_equal(graph_client, memory, chat):
@@ -196,12 +192,13 @@ async def test_hybrid_reads_start_from_indexes(graph_client, tenant):
         "community": (q.EPISODES_OF_COMMUNITY, {"uids": ["a"], "session": None, "v": v, "n": 5, "per_community": 5,
                                                 "community_cap": 5}),
         "latest": (q.LATEST, {"session": None}),
-        "fused": (q.fused(("vector", "entities", "joined", "community", "speakers", "time", "spoken_then", "dated",
-                           "words")), {
+        "signals": (q.signals(("vector", "entities", "joined", "community", "speakers", "time", "spoken_then",
+                               "dated", "words")), {
             "v": v, "n": 5, "session": None, "uids": ["a"], "entity_uids": ["a"], "cap": 5, "keys": ["a"], "speaker_cap": 5,
             "cap_named": 5, "windows": [[0, 10]], "time_scan": 5, "said_span": 10, "ft": "a", "words_scan": 5,
-            "k": 5, "limit": 5, "seeds": 2, "reach": 2, "per_entity": 5, "per_community": 5, "community_cap": 5,
-            "weights": recall_mod.WEIGHTS, "rrf_k": 60.0, "subject": None}),
+            "per_entity": 5, "per_community": 5, "community_cap": 5}),
+        "neighbours": (q.NEIGHBOURS_IN_FULL, {"v": v, "pre": ["a"], "seeds": ["a"], "reach": 2, "subject": None,
+                                              "limit": 5}),
     }
     for name, (query, params) in plans.items():
         plan = await graph_client.explain(tenant, query, params)

@@ -9,7 +9,7 @@ episode whose vector is still to come (a chat turn's, episodes.embed_missing) co
 farthest a cosine distance goes: it is found by the other signals, never by meaning.
 
 Candidate statements return ids and distances only; the few episodes that make the answer are read
-in full afterwards (at the end of `fused`, or `EPISODES_BY_ID` with a subject), so a busy entity
+in full afterwards (`NEIGHBOURS_IN_FULL`, or `EPISODES_BY_ID` with a subject), so a busy entity
 costs distance computations, not transfer.
 `$cap` / `$per_entity` bound how many episodes / facts one entity contributes before ranking (its
 newest ones), so an entity that thousands of episodes or facts name (a city, a plan) costs a
@@ -317,12 +317,11 @@ EPISODES_DATED = Query(
     read_only=True,
 )
 
-# Every signal statement above returns the same columns (signal, id, d, hops), so those one
-# question needs run as one statement (`fused`), their parts joined by UNION ALL (each part keeps
-# its own ORDER BY and LIMIT, and its rows stay together in order): one round trip, and the
-# question's vector parsed once, instead of one of each per signal. A round trip costs about half
-# a millisecond of the server's and the client's time beyond its work, and recall on two cores is
-# short of CPU, not of parallelism (measured: bench/memory_core.py).
+# Every signal statement above returns the same columns (signal, id, d, hops), so several run as
+# one statement (`signals`), their parts joined by UNION ALL (each part keeps its own ORDER BY and
+# LIMIT, and its rows stay together in order): the question's vector parsed once, and one round
+# trip instead of one per signal. Recall sends a named speaker's signals as a second statement
+# beside the rest, so the server runs the two on two threads.
 #
 # Each statement makes the question's vector once (`WITH vecf32($v) AS qv`, carried through its
 # clauses) and compares every row with that: `vecf32($v)` written in a per-row expression converts
@@ -362,7 +361,7 @@ def _union(parts: tuple[str, ...]) -> str:
 
 # The current facts episodes DERIVED, from one episode id (`id`) a row (with a subject: only facts
 # ABOUT it); `episodes` says which of the ids derived each, `s` is its subject. FACTS_DERIVED and
-# the end of `_FUSE` read them this way.
+# NEIGHBOURS_IN_FULL read them this way.
 _DERIVED_BY = (
     "MATCH (ep:Episode {episode_id: id})-[:DERIVED]->(f:Fact:Current) "
     "WITH f, collect(id) AS episodes "
@@ -371,33 +370,21 @@ _DERIVED_BY = (
     "MATCH (f)-[:ABOUT {role: 'subject'}]->(s:Entity) "
 )
 
-# Signals 1-8 of one question, their fusion and the neighbours step in one statement (see
-# recall.py's docstring for the rules; this is the same arithmetic): each signal's rows ranked
-# 1, 2, ...; every episode scored sum(weight / (RRF_K + rank)) over the signals that found it; the
-# $k best (ties: nearer, then id) are the candidates, the first $seeds of them the seeds; the turn
-# after and the turn before each seed (the reply first) rank as one more signal, an episode beside
-# two seeds at its first place; the $k best of candidates and neighbours are read in full with the
-# facts they DERIVED. Returns one row (none when no signal found anything): `items` in order, each
-# [id, session, speaker, text, at_ms, distance, found, neighbour] with `found` its hits ([signal,
-# rank, distance, hops] each) and `neighbour` its neighbour hit ([rank, seed, side]) or null, and
-# `spoken` (whether the speaker signal found anything). One round trip instead of two, and the
-# hundred-odd candidates are ranked where they are instead of being sent to the client first.
-# Lists, not maps, carry the hits and candidates through the clauses: 11 % less time (measured).
-_FUSE = (
-    "WITH signal, collect(id) AS ids, collect([d, hops]) AS rest "  # in the order the signal ranked them
-    "UNWIND range(0, size(ids) - 1) AS i "
-    "WITH ids[i] AS id, [signal, i + 1] + rest[i] AS h "
-    "WITH id, collect(h) AS found "  # found: [signal, rank, d, hops] each
-    "WITH id, found, reduce(x = 0.0, h IN found | x + $weights[h[0]] / ($rrf_k + h[1])) AS fused, "
-    "     reduce(m = 9.0, h IN found | CASE WHEN h[2] < m THEN h[2] ELSE m END) AS d "
-    "ORDER BY fused DESC, d ASC, id ASC "
-    "WITH collect([id, found, fused]) AS cands "
-    "WITH cands, [c IN cands[0..$k] | c[0]] AS pre, "
-    "     any(c IN cands WHERE any(h IN c[1] WHERE h[0] = 'speakers')) AS spoken "
+# The neighbours step and the answer read in full, once the client has fused signals 1-8 (see
+# recall.py's docstring for the rules): the turns after and before each of $seeds (the strongest
+# candidates, in order; the reply first, the nearer first), each neighbour once at its first
+# place; then the candidates $pre and those neighbours in full, each with its distance to the
+# question, and the current facts they DERIVED (the client keeps those of the episodes it returns).
+# Returns one row: `near` ([id, seed, side] in rank order), `eps` ([id, session, speaker, text,
+# at_ms, distance] each) and `derived` (fact, subject and `episodes`, which of the ids derived it).
+# The fusion itself runs in the client: ranking a few hundred hits in Cypher meant collecting and
+# copying their nested lists clause after clause, which cost more than the signals' own reads
+# (GRAPH.PROFILE), and one more round trip costs far less.
+NEIGHBOURS_IN_FULL = Query(
+    "recall_neighbours_in_full",
     "CALL { "
-    "  WITH pre "
-    "  UNWIND range(0, size(pre[0..$seeds]) - 1) AS si "
-    "  WITH si, pre[si] AS sid "
+    "  UNWIND range(0, size($seeds) - 1) AS si "
+    "  WITH si, $seeds[si] AS sid "
     "  MATCH (ep:Episode {episode_id: sid})-[:IN]->(:Session)<-[:IN]-(o:Episode) WHERE o <> ep "
     "  WITH si, sid, o, CASE WHEN o.at_ms < ep.at_ms OR (o.at_ms = ep.at_ms AND (coalesce(o.pos, -1) "
     "    < coalesce(ep.pos, -1) OR (coalesce(o.pos, -1) = coalesce(ep.pos, -1) AND o.episode_id < ep.episode_id))) "
@@ -410,26 +397,16 @@ _FUSE = (
     "  ORDER BY si, j, side "  # the nearer first; 'after' < 'before': the reply first
     "  RETURN collect([nid, sid, side]) AS near "
     "} "
-    "WITH cands, pre, spoken, "
-    "     reduce(acc = [], n IN near | CASE WHEN n[0] IN [a IN acc | a[0]] THEN acc ELSE acc + [n] END) AS firsts "
-    # pool: [id, its candidate [id, found, fused] or null, its neighbour hit [rank, seed, side] or null]
-    "WITH spoken, [id IN pre + [n IN firsts WHERE NOT n[0] IN pre | n[0]] | [id, "
-    "     head([c IN cands WHERE c[0] = id]), "
-    "     head([x IN range(0, size(firsts) - 1) WHERE firsts[x][0] = id | [x + 1, firsts[x][1], firsts[x][2]]])]] "
-    "     AS pool "
-    "WITH spoken, pool, vecf32($v) AS qv "
-    "UNWIND pool AS e "
-    "MATCH (ep:Episode {episode_id: e[0]}) "
-    "WITH spoken, ep, e, coalesce(e[1][2], 0.0) "
-    "     + CASE WHEN e[2] IS NULL THEN 0.0 ELSE $weights['neighbours'] / ($rrf_k + e[2][0]) END AS fused, "
-    "     coalesce(vec.cosineDistance(ep.embedding, qv), 2.0) AS d "
-    "ORDER BY fused DESC, d ASC, e[0] ASC LIMIT $k "
-    "WITH spoken, collect([e[0], ep.session_id, ep.speaker, ep.text, ep.at_ms, d, coalesce(e[1][1], []), e[2]]) "
-    "     AS items "
-    "WITH spoken, items, [it IN items | it[0]] AS ids "
+    # a turn beside two seeds is listed twice (the client keeps its first place), and read once
+    "WITH near, $pre + [n IN near WHERE NOT n[0] IN $pre | n[0]] AS ids, vecf32($v) AS qv "
+    "CALL { WITH ids, qv UNWIND ids AS id "
+    "  MATCH (ep:Episode {episode_id: id}) "
+    "  RETURN collect([id, ep.session_id, ep.speaker, ep.text, ep.at_ms, "
+    "                  coalesce(vec.cosineDistance(ep.embedding, qv), 2.0)]) AS eps } "
     "CALL { WITH ids UNWIND ids AS id " + _DERIVED_BY
-    + f"RETURN collect({{fact: {FACT_FIELDS}, subject: s.name}}) AS derived }} "
-    "RETURN items, derived, spoken"
+    + f"RETURN collect({{fact: {FACT_FIELDS}, subject: s.name, episodes: episodes}}) AS derived }} "
+    "RETURN near, eps, derived",
+    read_only=True,
 )
 
 
@@ -497,9 +474,15 @@ FACTS_OF_ENTITIES = Query(
 
 
 @functools.lru_cache(maxsize=None)
-def fused(parts: tuple[str, ...]) -> Query:
-    """The SIGNALS named, fused with their neighbours and read in full (`_FUSE`)."""
-    return Query("recall_fused_" + "_".join(parts), _union(parts) + _FUSE, read_only=True)
+def signals(parts: tuple[str, ...]) -> Query:
+    """The SIGNALS named, as one statement: a row per signal that found anything, its ids, distances
+    and hops as lists in the signal's order (recall fuses them). Lists, not a row per hit: half the
+    values for the client to read. (collect leaves nulls out: a signal without hops lists zeros, so
+    the three lists stay aligned.)"""
+    return Query("recall_signals_" + "_".join(parts), _union(parts)
+                 + "WITH signal, collect(id) AS ids, collect(d) AS ds, collect(coalesce(hops, 0)) AS hops "
+                 "RETURN signal, ids, ds, hops", read_only=True)
+
 
 # With a subject, only facts ABOUT the subject; the question's entities rank them.
 FACTS_OF_SUBJECT = Query(

@@ -123,13 +123,15 @@ EPISODES_OF_ENTITIES = Query(
     read_only=True,
 )
 
-# The end of a signal that reaches other entities `o` from the named ones `u`: each `o`'s newest
-# episodes that MENTION it ($<cap> of them), those reached from more named entities first, then
-# nearest to the question.
+# The end of a signal that reaches other entities `o` from a named one `e` (uid `u`): each `o`'s
+# newest episodes that MENTION it ($<cap> of them) but not `e` (a turn naming both is the entities
+# signal's already: "we adopted a puppy named Luna" names Luna and, as the fact's source, Melanie,
+# and counted twice it outranked what Luna did), those reached from more named entities first,
+# then nearest to the question.
 _MENTIONS_OF_REACHED = (
     "  CALL {{ WITH o MATCH (o)<-[:MENTIONS]-(ep:Episode) "
     "         WITH ep ORDER BY ep.at_ms DESC LIMIT ${cap} RETURN ep }} "
-    "  WITH u, o, ep WHERE $session IS NULL OR ep.session_id = $session "
+    "  WITH u, e, o, ep WHERE ($session IS NULL OR ep.session_id = $session) AND NOT (ep)-[:MENTIONS]->(e) "
     "  WITH ep, collect({{uid: u, via: o.name}}) AS hops "
     "  RETURN ep, hops "
     "}} "

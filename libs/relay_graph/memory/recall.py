@@ -651,8 +651,8 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
                       else _none())
     vector_t = _start_question_vector(client, embedder, tenant, question, grams, speakers_t)
     exact_t = _task(_kind(names_t, "entity"))  # rows of the entities named exactly
-    # the misspelt-name lookup waits for the vector: beside the model it slowed the embedding that
-    # round trip 2 waits for (alternated: p95 26.2 -> 24.8 and 24.0 -> 21.0 ms); it rarely adds a name
+    # the misspelt-name lookup waits for the vector: beside the model it slows the embedding that
+    # round trip 2 waits for, and it rarely adds a name (README: where recall's time went)
     anchors_t = _task(_entities_named(client, tenant, question, ngrams, exact_t, vector_t if hybrid else None))
     fused_t: asyncio.Task | None = None
     latest_t: asyncio.Task | None = None

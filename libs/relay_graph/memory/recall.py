@@ -859,7 +859,6 @@ async def _entities_named(client: GraphClient, tenant: str, question: str, ngram
     return await _with_misspelt(client, tenant, question, ngrams, exact)
 
 
-
 def _task(aw) -> asyncio.Task:
     return asyncio.ensure_future(aw)
 

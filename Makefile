@@ -65,7 +65,7 @@ test-netops-repeat: install model
 	$(PY) -m pytest -q -p no:cacheprovider --keep-duplicates $(foreach i,$(shell seq $(NETOPS_REPEAT)),tests/services/test_netops_handlers.py)
 
 bench: install model
-	$(PY) -m bench.suite --readme
+	$(PY) -m bench.suite --docs
 
 bench-memory: install model
 	$(PY) -m bench.memory

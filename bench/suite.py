@@ -14,8 +14,9 @@ It runs, one after the other, each on its own FalkorDB (and, for the desk, its o
 Each part's full report goes into bench/results/suite.json (and, in a full run, into the part's
 own JSON as its own command writes it). One row per figure (figure, value, target, pass/miss) is
 derived from those reports, and bench/results/suite.md is rendered from the JSON alone, so it can
-be rebuilt without measuring again (`--render`). `--readme` puts that table, with the command to
-reproduce it, between the `<!-- bench:start -->` and `<!-- bench:end -->` markers of README.md.
+be rebuilt without measuring again (`--render`). `--docs` puts that table, with the command to
+reproduce it, between the `<!-- bench:start -->` and `<!-- bench:end -->` markers of
+docs/benchmarks.md.
 The machine's load average is recorded before and after every part: the machine is shared, and
 the speed figures move with its load.
 """
@@ -41,9 +42,9 @@ from bench.desk import load_avg
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS_DIR = REPO / "bench" / "results"
-README = REPO / "README.md"
+PAGE = REPO / "docs" / "benchmarks.md"  # the benchmarks page, whose suite table --docs rewrites
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
-COMMAND = "make bench"  # = python -m bench.suite --readme
+COMMAND = "make bench"  # = python -m bench.suite --docs
 PARTS = ("fact_writes", "http_writes", "desk", "memory_core", "safety", "recall_hybrid")
 DEFAULT_PARTS = PARTS[:5]
 
@@ -237,33 +238,33 @@ def _load(values: list[float]) -> str:
     return "/".join(f"{x:g}" for x in values)
 
 
-def readme_section(data: dict[str, Any]) -> str:
-    return (f"{START}\n{markdown(data)}\nReproduce: `{COMMAND}` (`python -m bench.suite --readme`; about "
+def page_section(data: dict[str, Any]) -> str:
+    return (f"{START}\n{markdown(data)}\nReproduce: `{COMMAND}` (`python -m bench.suite --docs`; about "
             f"{data['seconds'] / 60:.0f} minutes). Every part's full report is in `bench/results/suite.json`, "
             f"this table in `bench/results/suite.md`.\n{END}")
 
 
 def replace_section(text: str, section: str) -> str:
-    """README text with what lies between the markers (markers included) replaced by `section`."""
+    """The page's text with what lies between the markers (markers included) replaced by `section`."""
     start, end = text.find(START), text.find(END)
     if start < 0 or end < start:
-        raise ValueError(f"README has no {START} ... {END} section")
+        raise ValueError(f"the page has no {START} ... {END} section")
     return text[:start] + section + text[end + len(END):]
 
 
-def write_outputs(data: dict[str, Any], out_dir: Path, readme: Path | None) -> None:
+def write_outputs(data: dict[str, Any], out_dir: Path, page: Path | None) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = "suite-quick" if data["quick"] else "suite"
     (out_dir / f"{stem}.json").write_text(json.dumps(data, indent=2) + "\n")
     (out_dir / f"{stem}.md").write_text(markdown(data))
-    if readme is not None:
-        readme.write_text(replace_section(readme.read_text(), readme_section(data)))
+    if page is not None:
+        page.write_text(replace_section(page.read_text(), page_section(data)))
 
 
 # ---------------------------------------------------------------- the run
 
 
-async def run(profile: Profile, *, quick: bool, out_dir: Path | None = RESULTS_DIR, readme: Path | None = None,
+async def run(profile: Profile, *, quick: bool, out_dir: Path | None = RESULTS_DIR, page: Path | None = None,
               parts: tuple[str, ...] = DEFAULT_PARTS, recall_hybrid_quick: bool | None = None,
               console: Console | None = None, model_dir: Path | None = None) -> dict[str, Any]:
     console = console or Console(width=150)
@@ -307,8 +308,8 @@ async def run(profile: Profile, *, quick: bool, out_dir: Path | None = RESULTS_D
     console.print()
     console.print(text, markup=False, highlight=False)
     if out_dir is not None:
-        write_outputs(data, out_dir, readme)
-        say(console, f"results written to {out_dir}" + (f"; {readme.name} updated" if readme else ""))
+        write_outputs(data, out_dir, page)
+        say(console, f"results written to {out_dir}" + (f"; {page.name} updated" if page else ""))
     return data
 
 
@@ -323,9 +324,10 @@ async def _recall_hybrid(quick: bool, own: Callable[[Path], Path | None], model_
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m bench.suite", description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes for a smoke run (writes suite-quick.*)")
-    ap.add_argument("--readme", action="store_true", help="put the table into README.md between the bench markers")
-    ap.add_argument("--render", action="store_true", help="measure nothing: rebuild suite.md (and README with "
-                                                          "--readme) from bench/results/suite.json")
+    ap.add_argument("--docs", action="store_true",
+                    help="put the table into docs/benchmarks.md between the bench markers")
+    ap.add_argument("--render", action="store_true",
+                    help="measure nothing: rebuild suite.md (and docs/benchmarks.md with --docs) from suite.json")
     ap.add_argument("--only", default=",".join(DEFAULT_PARTS), help=f"parts to run, of {','.join(PARTS)}")
     ap.add_argument("--recall-hybrid", action="store_true", help="also run bench.recall_hybrid (if present)")
     ap.add_argument("--desk-repeat", type=int, help="rounds per resolver replica count (default "
@@ -339,8 +341,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         ap.error(f"unknown part(s) {sorted(unknown)}; the parts are {', '.join(PARTS)}")
     if "recall_hybrid" in args.parts and not recall_hybrid_available():
         ap.error("bench.recall_hybrid is not there")
-    if args.quick and args.readme:
-        ap.error("--readme takes the figures of a full run, not --quick")
+    if args.quick and args.docs:
+        ap.error("--docs takes the figures of a full run, not --quick")
     profile = QUICK if args.quick else FULL
     if args.desk_repeat:
         profile = Profile(profile.fact_writes, desk.Sizes(**{**asdict(profile.desk), "repeat": args.desk_repeat}),
@@ -349,21 +351,21 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def render(out_dir: Path, readme: Path | None) -> dict[str, Any]:
+def render(out_dir: Path, page: Path | None) -> dict[str, Any]:
     data = json.loads((out_dir / "suite.json").read_text())
     data["rows"] = rows_of(data)
-    write_outputs(data, out_dir, readme)
+    write_outputs(data, out_dir, page)
     return data
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
-    readme = README if args.readme else None
+    page = PAGE if args.docs else None
     if args.render:
-        data = render(args.out_dir, readme)
+        data = render(args.out_dir, page)
         print(markdown(data), end="")
     else:
-        data = asyncio.run(run(args.profile, quick=args.quick, out_dir=args.out_dir, readme=readme, parts=args.parts))
+        data = asyncio.run(run(args.profile, quick=args.quick, out_dir=args.out_dir, page=page, parts=args.parts))
     # speed misses are reported, not failed (they move with the machine's load); a safety miss is a bug
     return 0 if all(r["pass"] is not False for r in data["rows"] if r["part"] == "safety") else 1
 

@@ -1,14 +1,15 @@
 """The API reference, generated from the gateway's own OpenAPI document:
 
-    python -m services.gateway.apidoc > docs/API.md
+    python -m services.gateway.apidoc > docs/api.md
 
-tests/gateway/test_apidoc.py checks that the committed docs/API.md is what this prints, so the
+tests/gateway/test_apidoc.py checks that the committed docs/api.md is what this prints, so the
 reference cannot drift from the code. The conventions that no schema states (auth, errors, how
-names and ids are written) are the hand-written docs/CONTRACT.md."""
+names and ids are written) are the hand-written docs/contract.md."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
@@ -24,8 +25,8 @@ RULES = {
 
 HEADER = """# Relay HTTP API reference
 
-Generated from the gateway's OpenAPI document by `python -m services.gateway.apidoc > docs/API.md`;
-do not edit by hand. The conventions (auth, errors, names and ids) are in [CONTRACT.md](CONTRACT.md);
+Generated from the gateway's OpenAPI document by `python -m services.gateway.apidoc > docs/api.md`;
+do not edit by hand. The conventions (auth, errors, names and ids) are in [contract.md](contract.md);
 a running gateway serves the same document at `/openapi.json`, `/docs` and `/redoc`.
 
 Input rules (`relay_graph.memory.inputs`), named in the tables below:
@@ -38,6 +39,11 @@ Input rules (`relay_graph.memory.inputs`), named in the tables below:
 """
 
 
+def anchor(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
 def _ref_name(ref: str) -> str:
     return ref.rsplit("/", 1)[-1]
 
@@ -45,7 +51,7 @@ def _ref_name(ref: str) -> str:
 def type_of(schema: dict[str, Any]) -> str:
     """A short reading of a JSON schema: `string (name, ≤200)`, `[FactView]`, `integer 1..100`."""
     if "$ref" in schema:
-        return f"[{_ref_name(schema['$ref'])}](#{_ref_name(schema['$ref']).lower()})"
+        return f"[{_ref_name(schema['$ref'])}](#{anchor(_ref_name(schema['$ref']))})"
     for key in ("anyOf", "oneOf"):
         if key in schema:
             parts = [type_of(s) for s in schema[key] if s.get("type") != "null"]
@@ -128,6 +134,8 @@ def render(doc: dict[str, Any]) -> str:
     for path, ops in doc["paths"].items():
         for method, op in ops.items():
             by_tag.setdefault((op.get("tags") or ["other"])[0], []).append((method, path, op))
+    # a contents list: the page is long, and GitHub renders each `## tag` with the anchor `#tag`
+    out += ["Contents:", ""] + [f"- [{tag}](#{anchor(tag)})" for tag in by_tag] + ["- [Schemas](#schemas)", ""]
     for tag, ops in by_tag.items():
         out += [f"## {tag}", ""]
         for method, path, op in ops:

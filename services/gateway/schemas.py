@@ -1,4 +1,4 @@
-"""Request and response bodies of the HTTP API (docs/API.md is generated from them). Shapes that match the
+"""Request and response bodies of the HTTP API (docs/api.md is generated from them). Shapes that match the
 engine's models are those models; request bodies refuse unknown fields and times without an offset."""
 
 from __future__ import annotations

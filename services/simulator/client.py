@@ -1,4 +1,4 @@
-"""The simulator's only way into Relay: the gateway's public HTTP API (docs/API.md, docs/CONTRACT.md), over httpx,
+"""The simulator's only way into Relay: the gateway's public HTTP API (docs/api.md, docs/contract.md), over httpx,
 exactly as any outside client uses it. The admin key creates the tenant; every other call carries
 the tenant's own key.
 

@@ -1,6 +1,6 @@
-"""The performance suite: its table and README section are rebuilt from its JSON alone, the same
-way every time, touching nothing outside the markers; and a tiny run of every part, through the
-real FalkorDB and processes, fills every row. Speed is not asserted (that is the suite's job)."""
+"""The performance suite: its table and its section of docs/benchmarks.md are rebuilt from its JSON
+alone, the same way every time, touching nothing outside the markers; and a tiny run of every
+part, through the real FalkorDB and processes, fills every row. Speed is not asserted (that is the suite's job)."""
 
 from __future__ import annotations
 
@@ -79,29 +79,35 @@ def test_rows_carry_figure_value_target_and_verdict():
     assert "single-valued (lives_in, name) / multi-valued (owns_device)" in dup["figure"] and dup["value"] == "0 / 0"
 
 
-def test_markdown_and_readme_section_are_rebuilt_from_the_json_alone(tmp_path):
+def test_markdown_and_the_pages_section_are_rebuilt_from_the_json_alone(tmp_path):
     data = _data()
     (tmp_path / "suite.json").write_text(json.dumps(data, indent=2))
-    readme = tmp_path / "README.md"
-    before, after = "# Relay\n\n## Numbers\n\nintro\n\n", "\n\n## Layout\n\nrest | of it\n"
-    readme.write_text(before + f"{suite.START}\nold table\n{suite.END}" + after)
+    page = tmp_path / "benchmarks.md"
+    before, after = "# Benchmarks\n\n## The suite\n\nintro\n\n", "\n\n## Outside the suite\n\nrest | of it\n"
+    page.write_text(before + f"{suite.START}\nold table\n{suite.END}" + after)
 
-    rebuilt = suite.render(tmp_path, readme)
+    rebuilt = suite.render(tmp_path, page)
     md = (tmp_path / "suite.md").read_text()
     assert md == suite.markdown(data) == suite.markdown(json.loads(json.dumps(rebuilt)))
     assert md.count("\n| ") == len(data["rows"]) + 1  # header + one line per row
     assert "| fact writes with embeddings: " in md and "| **miss** |" in md and "| pass |" in md
     assert "3.1/2/1.5 before, 4/3/2.5 after" in md
 
-    text = readme.read_text()
+    text = page.read_text()
     assert text.startswith(before) and text.endswith(after)  # nothing outside the markers moved
-    assert text == before + suite.readme_section(data) + after
+    assert text == before + suite.page_section(data) + after
     assert "old table" not in text and "`make bench`" in text and md in text
-    suite.render(tmp_path, readme)
-    assert readme.read_text() == text  # the same JSON, the same README
+    suite.render(tmp_path, page)
+    assert page.read_text() == text  # the same JSON, the same page
 
 
-def test_a_readme_without_markers_is_refused():
+def test_the_benchmarks_page_has_the_markers_make_bench_fills():
+    text = suite.PAGE.read_text()
+    assert suite.PAGE.name == "benchmarks.md" and suite.PAGE.parent.name == "docs"
+    assert text.count(suite.START) == 1 and text.count(suite.END) == 1 and text.index(suite.START) < text.index(suite.END)
+
+
+def test_a_page_without_markers_is_refused():
     with pytest.raises(ValueError):
         suite.replace_section("# no markers here\n", "x")
 
@@ -112,7 +118,7 @@ def test_command_line():
     assert "http_writes" in args.parts
     assert suite.parse(["--desk-repeat", "1"]).profile.desk.repeat == 1
     assert suite.parse(["--only", "safety"]).parts == ("safety",)
-    for bad in (["--quick", "--readme"], ["--only", "nonsense"]):
+    for bad in (["--quick", "--docs"], ["--only", "nonsense"]):
         with pytest.raises(SystemExit):
             suite.parse(bad)
 

@@ -21,7 +21,7 @@ real FalkorDB, with every request that leaves this machine aborted:
 - Tenants: the isolation demo writes a secret word into one tenant and no other tenant finds it;
 - Simulator: the real simulator process, started, stopped and sped up from the page, says what
   its customers are doing.
-Screenshots of every page go to docs/screens/console-*.png (README shows them)."""
+Screenshots of every page go to docs/screens/console-*.png (docs/console.md shows them)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""docs/API.md is what `python -m services.gateway.apidoc` prints from the gateway's OpenAPI."""
+"""docs/api.md is what `python -m services.gateway.apidoc` prints from the gateway's OpenAPI."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 def test_the_committed_api_reference_is_the_generated_one():
     expected = apidoc.render(apidoc.openapi())
-    assert (DOCS / "API.md").read_text() == expected, (
-        "docs/API.md is stale: run `python -m services.gateway.apidoc > docs/API.md`")
+    assert (DOCS / "api.md").read_text() == expected, (
+        "docs/api.md is stale: run `python -m services.gateway.apidoc > docs/api.md`")
 
 
 def test_the_reference_lists_every_operation_and_names_the_input_rules():
     doc = apidoc.openapi()
-    text = (DOCS / "API.md").read_text()
+    text = (DOCS / "api.md").read_text()
     for path, ops in doc["paths"].items():
         for method in ops:
             assert f"### `{method.upper()} {path}`" in text
     assert "string (identifier, 1-128 chars)" in text and "string (name, 1-200 chars)" in text
-    assert (DOCS / "CONTRACT.md").exists()
+    assert (DOCS / "contract.md").exists()

@@ -3,7 +3,7 @@ from __future__ import annotations
 import re
 
 
-# Every path of docs/CONTRACT.md's v1 contract that this part of the gateway serves (health, tenants, memory).
+# Every path of docs/contract.md's v1 contract that this part of the gateway serves (health, tenants, memory).
 CONTRACT = {
     ("get", "/healthz"), ("get", "/readyz"), ("post", "/v1/tenants"),
     ("post", "/v1/tenants/{t}/facts"), ("post", "/v1/tenants/{t}/facts/retire"), ("get", "/v1/tenants/{t}/facts"),

@@ -7,7 +7,7 @@ the desk agents as processes), with every request that leaves this machine abort
 - Your line shows the path from the core to her home; Plans shows priced plans;
 - a second customer's browser sees none of it, even asking for the first one's ticket by id;
 - nothing was requested from outside.
-Screenshots of each screen at desktop and phone width go to docs/screens/ (README shows them)."""
+Screenshots of each screen at desktop and phone width go to docs/screens/ (docs/desk.md shows them)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Typed views of the desk aggregate: tickets, their timeline and handoffs, fixes, procedures and
-technician visits. Field names follow the API reference (docs/API.md: `id`, `issue`, handoffs' `from`)."""
+technician visits. Field names follow the API reference (docs/api.md: `id`, `issue`, handoffs' `from`)."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ class TimelineEntry(BaseModel):
 
 
 class Handoff(BaseModel):
-    """Serialised with the key `from` (docs/API.md); in Python the attribute is `from_`."""
+    """Serialised with the key `from` (docs/api.md); in Python the attribute is `from_`."""
 
     model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
 

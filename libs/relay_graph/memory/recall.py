@@ -73,21 +73,21 @@ bench/locomo.py (real LoCoMo conversations; its test half is never tuned on): sp
 1.0 (who said it is what a question about a person turns on), RRF k from 60 to 30 (the first ranks
 count for more), neighbours two turns each side instead of one (the answer is often two turns on,
 after the other speaker asks back). bench.locomo's ablation says what each signal earns there
-(README); then, on the same dev half, each signal's list from 30 to HYBRID_POOL = 100 (the
-evidence turn of small talk is often past the 30th of every signal) and the neighbour seeds from 5
-to 10 (every k gained there; README has the figures). RRF k, the weights of words, vector,
+(docs/benchmarks.md); then, on the same dev half, each signal's list from 30 to HYBRID_POOL = 100
+(the evidence turn of small talk is often past the 30th of every signal) and the neighbour seeds
+from 5 to 10 (every k gained there; docs/benchmarks.md has the figures). RRF k, the weights of words, vector,
 speakers, time and dated, the neighbours' weight and reach, and a speaker-and-words signal (the
 full-text hits among the named speaker's turns) were measured there too and moved nothing beyond
 a question or two, so they stayed as they were. Words and neighbours stay at 0.5: they are the
 broad ones (a topic word is in every turn of small talk about that topic; a neighbour is only
 beside a hit). The weight moves cost the synthetic set a little, the pool and the seeds gained it
-a little (bench.recall_hybrid, README). Ties go to the nearer in meaning. Neighbours join in a
+a little (bench.recall_hybrid, docs/benchmarks.md). Ties go to the nearer in meaning. Neighbours join in a
 second step: the k best of signals 1-8 are taken with the turns around the strongest, then all are
 fused; an item outside those k can only enter the answer as a neighbour. The fusion runs here
 (`_add`), on the signals' ranked ids and distances; the database runs the signals and the
 neighbours. (It ran in the database until 2026-12-02: ranking a few hundred hits in Cypher
 collected and copied their nested lists clause after clause, which cost more than the signals'
-own reads; GRAPH.PROFILE and alternated runs in the README.) A path through an entity or speaker
+own reads; docs/benchmarks.md, where recall's time goes.) A path through an entity or speaker
 is written out only for the items answered.
 `RecallItem.score` is the fused score; the path says how each item was found (its first signal's
 hops) and ends with its similarity ("q ~ episode (vector 0.82)"). There is no similarity floor:
@@ -185,7 +185,7 @@ COMMUNITY_CAP = 100  # newest episodes one of those members contributes
 # a speaker who said something that near was talking about it too ("what did you think of Mel's
 # race?"), so the question is theirs. Chosen together on the dev half of bench.locomo as the pair
 # that catches the most adversarial questions while a not_in_graph there is right at least as
-# often as it is wrong (README).
+# often as it is wrong (docs/benchmarks.md).
 VOICE_MARGIN = 0.12
 VOICE_CEILING = 0.45
 SAID_SPAN_MS = 400 * 86_400_000  # the longest span a turn's time expression says ("last year", with slack)
@@ -652,7 +652,7 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
     vector_t = _start_question_vector(client, embedder, tenant, question, grams, speakers_t)
     exact_t = _task(_kind(names_t, "entity"))  # rows of the entities named exactly
     # the misspelt-name lookup waits for the vector: beside the model it slows the embedding that
-    # round trip 2 waits for, and it rarely adds a name (README: where recall's time went)
+    # round trip 2 waits for, and it rarely adds a name (docs/benchmarks.md: where recall's time goes)
     anchors_t = _task(_entities_named(client, tenant, question, ngrams, exact_t, vector_t if hybrid else None))
     fused_t: asyncio.Task | None = None
     latest_t: asyncio.Task | None = None

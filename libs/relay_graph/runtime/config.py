@@ -38,7 +38,7 @@ class GraphSettings(BaseSettings):
     read_from: Literal["primary", "replica"] = Field(default="primary", description="on a cluster, where "
                                                      "read-only graph queries go: primary (read your own "
                                                      "writes) or replica (a shard's replica, which may "
-                                                     "be behind; see README)")
+                                                     "be behind; see docs/operations.md)")
     wait_replicas: int = Field(default=1, ge=0, description="on a cluster, the replicas that must have a "
                                "graph write before it is acknowledged (WAIT); 0: none")
     wait_timeout_ms: int = Field(default=2000, ge=1, description="how long a write waits for them")

@@ -4,7 +4,7 @@ Authorisation: the caller must hold BOTH tenants' keys. The source tenant's key 
 every tenant path); the target tenant's key travels in the body and is verified with the tenant
 registry (TenantKeys.tenant_for: hashed, constant-time compare). A missing, wrong or other tenant's
 target key gets 403 and nothing is read or written in the target. This is safer than the admin-key
-alternative: the admin key only creates tenants (docs/CONTRACT.md) and must not become a key that reads
+alternative: the admin key only creates tenants (docs/contract.md) and must not become a key that reads
 and writes every tenant's graph; a holder of one desk's key alone cannot push data into, or pull it
 out to, a desk it does not control."""
 

@@ -1,6 +1,6 @@
-"""README's Layout section and the tree say the same: every path it lists exists, and every
-top-level folder, every package of libs/relay_graph, libs/ and services/ is listed (a package added
-or removed without the README saying so fails here)."""
+"""The Layout section of docs/architecture.md and the tree say the same: every path it lists exists,
+and every top-level folder, every package of libs/relay_graph, libs/ and services/ is listed (a
+package added or removed without the page saying so fails here)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ import subprocess
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+PAGE = REPO / "docs" / "architecture.md"
 
 
-def listed(readme: str) -> set[str]:
-    section = readme.split("## Layout", 1)[1]
+def listed(page: str) -> set[str]:
+    section = page.split("## Layout", 1)[1]
     block = section.split("```", 2)[1]
     return {m.group(1) for line in block.splitlines() if (m := re.match(r"^(\S+)\s", line + " "))}
 
@@ -29,14 +30,14 @@ def required() -> set[str]:
 
 
 def test_every_listed_path_exists():
-    missing = sorted(p for p in listed((REPO / "README.md").read_text()) if not (REPO / p).exists())
-    assert not missing, f"README's Layout lists what is not there: {missing}"
+    missing = sorted(p for p in listed(PAGE.read_text()) if not (REPO / p).exists())
+    assert not missing, f"docs/architecture.md's Layout lists what is not there: {missing}"
 
 
 def test_every_package_and_top_folder_is_listed():
-    entries = listed((REPO / "README.md").read_text())
+    entries = listed(PAGE.read_text())
     unlisted = sorted(required() - entries)
-    assert not unlisted, f"README's Layout does not say what these are: {unlisted}"
+    assert not unlisted, f"docs/architecture.md's Layout does not say what these are: {unlisted}"
 
 
 def test_the_check_reads_the_section():

@@ -26,6 +26,7 @@ def test_the_quickstart_tells_its_story(running_gateway):
     env = {**os.environ, "RELAY_URL": running_gateway.url, "RELAY_ADMIN_KEY": running_gateway.admin_key}
     out = subprocess.run([sys.executable, str(REPO / "examples" / "quickstart.py")], env=env, cwd=REPO,
                          capture_output=True, text=True, timeout=300, check=True).stdout.splitlines()
+    print("\n".join(out))
     assert out[0] == "created"
     assert out[1].startswith("Asha said: We moved to Pune")
     assert out[2].startswith("conflict [")

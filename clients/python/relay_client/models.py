@@ -162,6 +162,45 @@ class Agents(Model):
     agents: list[str]
 
 
+class TaskStep(Model):
+    __schema__ = "TaskStep"
+    kind: Literal["opened", "handed_off", "picked_up"]
+    agent: str
+    at: datetime
+    to: str | None = None
+    replica: str | None = None
+
+
+class Task(Model):
+    """Work one agent hands another: `open`, `claimed` by exactly one, or `done`."""
+
+    __schema__ = "Task"
+    task_id: str
+    title: str
+    about: str | None
+    about_id: str | None
+    state: Literal["open", "claimed", "done"]
+    owner: str | None
+    waiting_for: str | None
+    opened_by: str
+    opened_at: datetime
+    updated_at: datetime
+    done_at: datetime | None = None
+    version: int
+    trail: list[TaskStep] = []
+
+
+class Claimed(Model):
+    __schema__ = "Claimed"
+    won: bool
+    task: Task
+
+
+class Tasks(Model):
+    __schema__ = "TaskList"
+    tasks: list[Task]
+
+
 class Turn(Model):
     """One turn of any conversation, as `remember_turns` sends it."""
 
@@ -177,4 +216,4 @@ class Turn(Model):
 
 ALL: tuple[type[Model], ...] = (TenantCreated, AgentCreated, Written, ItemError, BatchWritten, Retired, Matched,
                                 Candidate, Ambiguous, Fact, Facts, Claim, Claims, Settled, Remembered, RecallItem,
-                                Recalled, Agents, Turn)
+                                Recalled, Agents, Turn, TaskStep, Task, Claimed, Tasks)

@@ -76,6 +76,30 @@ class MemoryVerbs:
         params = {"q": q, "k": k, "subject": subject, "session": session}
         return self._call("GET", "/recall", m.Recalled, params=params)
 
+    # ---- tasks: work one agent hands to another
+    def open_task(self, title: str, *, about: str | None = None, for_agent: str | None = None) -> m.Task:
+        """A task any agent may claim; `for_agent`: handed to that agent from the start."""
+        body = {"title": title, "about": about, "for": for_agent}
+        return self._call("POST", "/tasks", m.Task, write=True, body=body)
+
+    def hand_off(self, task_id: str, to: str) -> m.Task:
+        """Hand the task to agent `to` (you let go of it; only `to` may claim it)."""
+        return self._call("POST", "/tasks/{id}/handoff", m.Task, write=True, id=task_id, body={"to": to})
+
+    def claim(self, task_id: str, *, replica: str | None = None) -> m.Claimed:
+        """Take the task; `won` is true for exactly one of N racing claims."""
+        return self._call("POST", "/tasks/{id}/claim", m.Claimed, write=True, id=task_id, body={"replica": replica})
+
+    def done(self, task_id: str) -> m.Task:
+        return self._call("POST", "/tasks/{id}/done", m.Task, write=True, id=task_id)
+
+    def task(self, task_id: str) -> m.Task:
+        """One task with its trail (who opened, handed off and picked it up)."""
+        return self._call("GET", "/tasks/{id}", m.Task, id=task_id)
+
+    def tasks(self, *, state: str | None = None, for_agent: str | None = None) -> m.Tasks:
+        return self._call("GET", "/tasks", m.Tasks, params={"state": state, "for": for_agent})
+
     # ---- agents (tenant key)
     def create_agent(self, agent: str) -> m.AgentCreated:
         """A key for one agent: whoever sends it writes as `agent` (shown once)."""

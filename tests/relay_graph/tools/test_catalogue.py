@@ -34,7 +34,8 @@ def test_mcp_listing_carries_the_same_schemas_and_write_hints():
         assert listed.output_schema == t.output_schema()
         assert listed.annotations.read_only_hint is (not t.writes)
     assert {n for n, t in TOOLS.items() if t.writes} == {"remember", "remember_fact", "remember_facts", "retire_fact",
-                                                                     "handoff"}
+                                                                     "handoff", "open_task", "hand_off_task",
+                                                                     "claim_task", "complete_task"}
 
 
 def test_predicates_are_listed_in_the_schema():

@@ -65,6 +65,16 @@ async def test_every_tools_answer_matches_its_listed_output_schema(make_ctx, gra
         ("facts_at", {"subject": "zed"}), ("tickets", {"ticket_id": "T-NONE"}), ("capacity", {"node": "nope"}),
         ("explain", {"fact_id": "nope"}), ("past_fixes", {"issue_kind": "alien abduction"}),
     ]
+    opened = await call_tool(ctx, "open_task", {"title": "call asha back", "about": "asha"})
+    task_id = opened.to_json()["data"]["task"]["task_id"]
+    calls += [
+        ("open_task", {"title": "check the invoice", "for_agent": "billing"}),
+        ("claim_task", {"task_id": task_id}),
+        ("complete_task", {"task_id": task_id}),
+        ("hand_off_task", {"task_id": (await call_tool(ctx, "open_task", {"title": "x"})).to_json()["data"]["task"]
+                           ["task_id"], "to": "billing"}),
+        ("list_tasks", {"mine": True}),
+    ]
     shapes = {}
     for name, arguments in calls + unknown:
         result = await call_tool(ctx, name, arguments)

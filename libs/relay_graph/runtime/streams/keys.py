@@ -25,6 +25,7 @@ STREAM_NETWORK = "relay:stream:network"
 STREAM_REPLIES = "relay:stream:replies"
 STREAM_FACTS = "relay:stream:facts"
 STREAM_OUTAGES = "relay:stream:outages"
+STREAM_TASKS = "relay:stream:tasks"
 
 STREAMS: tuple[str, ...] = (
     STREAM_TURNS,
@@ -33,6 +34,7 @@ STREAMS: tuple[str, ...] = (
     STREAM_REPLIES,
     STREAM_FACTS,
     STREAM_OUTAGES,
+    STREAM_TASKS,
 )
 
 STREAM_PREFIX = "relay:stream:"

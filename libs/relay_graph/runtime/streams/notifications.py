@@ -35,6 +35,7 @@ from relay_graph.runtime.streams.keys import (
     STREAM_NETWORK,
     STREAM_OUTAGES,
     STREAM_REPLIES,
+    STREAM_TASKS,
     STREAM_TICKETS,
     STREAM_TURNS,
     order_key,
@@ -167,6 +168,19 @@ class OutageChanged(NotificationBase):
         return self.id
 
 
+class TaskChanged(NotificationBase):
+    """For the live feed and outside agents: a task was opened, handed off, picked up or done."""
+
+    stream: ClassVar[str] = STREAM_TASKS
+    kind: Literal["task_changed"] = "task_changed"
+    change: Literal["opened", "handed_off", "picked_up", "done"]
+    id: Ref = Field(validation_alias=AliasChoices("id", "task_id"))
+
+    @property
+    def task_id(self) -> str:
+        return self.id
+
+
 NOTIFICATION_TYPES: tuple[type[NotificationBase], ...] = (
     TurnReceived,
     TicketChanged,
@@ -174,10 +188,11 @@ NOTIFICATION_TYPES: tuple[type[NotificationBase], ...] = (
     ReplyWritten,
     FactChanged,
     OutageChanged,
+    TaskChanged,
 )
 
 Notification = Annotated[
-    Union[TurnReceived, TicketChanged, NetworkChanged, ReplyWritten, FactChanged, OutageChanged],
+    Union[TurnReceived, TicketChanged, NetworkChanged, ReplyWritten, FactChanged, OutageChanged, TaskChanged],
     Field(discriminator="kind"),
 ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import uuid
 import sys
 from pathlib import Path
 
@@ -31,3 +32,17 @@ def test_the_quickstart_tells_its_story(running_gateway):
     assert out[1].startswith("Asha said: We moved to Pune")
     assert out[2].startswith("conflict [")
     assert out[3] == "[('mumbai', 'crm-bot')]"
+
+
+def test_the_readme_quickstart_runs(running_gateway, tmp_path):
+    readme = (REPO / "README.md").read_text()
+    code = readme.split("## Your own agents in five minutes", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    assert len(code.strip().splitlines()) <= 15, "README's quickstart stays within 15 lines of code"
+    script = tmp_path / "readme_quickstart.py"
+    tenant = f"readme-{uuid.uuid4().hex[:8]}"  # the README's tenant name, made unique for this run
+    script.write_text(code.replace('"acme"', f'"{tenant}"'))
+    env = {**os.environ, "RELAY_URL": running_gateway.url, "RELAY_ADMIN_KEY": running_gateway.admin_key}
+    done = subprocess.run([sys.executable, str(script)], env=env, cwd=REPO, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "object='pune'" in done.stdout and "asserted_by='planner'" in done.stdout, done.stdout

@@ -230,14 +230,18 @@ class Supervisor:
             if not child.running():
                 raise ServiceFailed(child, f"exited with code {child.process.returncode} while Relay was starting")
 
-    def check(self, now: float | None = None) -> None:
+    def check(self, now: float | None = None, *, hold: bool = False) -> None:
         """One supervision round: notice deaths, schedule restarts, perform the due ones.
-        Raises ServiceFailed when a replica has died too often to keep trying."""
+        Raises ServiceFailed when a replica has died too often to keep trying.
+
+        `hold` (FalkorDB is down and being started again): a replica that dies now is not counted
+        against it, and none is started until the hold ends: a service cannot start without
+        FalkorDB, so restarting it meanwhile would only use up its tries."""
         now = time.monotonic() if now is None else now
         changed = False
         for child in self.children:
             if child.restart_at is not None:
-                if now >= child.restart_at:
+                if not hold and now >= child.restart_at:
                     child.start(self.python)
                     self.say(f"restarted {child.name} (pid {child.pid})")
                     changed = True
@@ -245,6 +249,11 @@ class Supervisor:
             if child.process is None or child.process.poll() is None:
                 continue
             code = child.process.returncode
+            if hold:
+                child.restart_at = now
+                self.say(f"{child.name} (pid {child.pid}) exited with code {code} while FalkorDB is down; "
+                         f"restarting it once FalkorDB is back (log: {child.log_path})")
+                continue
             delay = child.deaths.add(now)
             if delay is None:
                 raise ServiceFailed(

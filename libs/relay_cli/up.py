@@ -319,7 +319,7 @@ class EmbeddedRelay:
     def supervise(self) -> None:
         while not self.stop:
             self.watch_falkordb()
-            self.supervisor.check()
+            self.supervisor.check(hold=self.keeper is not None and not self.keeper.up)
             time.sleep(0.25)
 
     def watch_falkordb(self) -> None:

@@ -209,6 +209,11 @@ def test_a_falkordb_that_cannot_start_again_stops_everything_and_says_why(tmp_pa
         manifest = next((tmp_path / "falkordb" / "appendonlydir").glob("*.manifest"))
         manifest.write_text("not a manifest\n")
         os.kill(relay.falkordb.process.pid, signal.SIGKILL)
+        wait_until(lambda: "falkordb: exited with code -9" in console.export_text(clear=False), timeout=30,
+                   what="the kill noticed")
+        # a service dying while FalkorDB is down waits for it, and does not use up its own tries
+        agent = relay.supervisor.children[0]
+        os.kill(agent.pid, signal.SIGKILL)
         thread.join(60)
     finally:
         relay.stop.event.set()
@@ -220,6 +225,8 @@ def test_a_falkordb_that_cannot_start_again_stops_everything_and_says_why(tmp_pa
     assert ("relay up failed: FalkorDB exited with code 1 while starting again. It stopped 3 times within 60s, "
             "so it is not started again: stopping everything.") in out
     assert "Invalid AOF manifest file format" in out, "the tail of its log says why"
+    assert f"agent-1 (pid {agent.pid}) exited with code -9 while FalkorDB is down; restarting it once" in out
+    assert "restarted agent-1" not in out
     assert not port_in_use("127.0.0.1", opts.port), "the services are stopped"
     assert not port_in_use("127.0.0.1", opts.falkordb_port)
     assert not (tmp_path / STATE_NAME).exists()

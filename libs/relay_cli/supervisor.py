@@ -8,7 +8,8 @@ Policy when a service dies while Relay runs: it is restarted after a backoff (1s
 most 30s), like compose's `restart: unless-stopped`; a replica that dies `max_restarts` times
 within `window_s` is considered broken and Relay stops everything with its log tail, instead of
 looping forever (`Deaths` counts them; falkordb_keeper.py applies the same rule to FalkorDB).
-During start-up nothing is restarted: a service that cannot start is a bug or a misconfiguration that a retry will not fix, so `relay up` fails fast and shows why.
+During start-up nothing is restarted: a service that cannot start is a bug or a misconfiguration
+that a retry will not fix, so `relay up` fails fast and shows why.
 """
 
 from __future__ import annotations

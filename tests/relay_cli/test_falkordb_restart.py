@@ -237,3 +237,33 @@ def test_a_falkordb_that_cannot_start_again_stops_everything_and_says_why(tmp_pa
     assert not port_in_use("127.0.0.1", opts.port), "the services are stopped"
     assert not port_in_use("127.0.0.1", opts.falkordb_port)
     assert not (tmp_path / STATE_NAME).exists()
+
+
+def test_a_port_taken_while_falkordb_is_down_counts_as_a_failed_start(tmp_path):
+    import socket
+
+    from relay_cli.falkordb_keeper import FalkorDBGaveUp, FalkorDBKeeper
+    from relay_cli.supervisor import SupervisedFalkorDB
+
+    said: list[str] = []
+    server = SupervisedFalkorDB(tmp_path / "falkordb", free_port(), log_file=tmp_path / "falkordb.log",
+                                password="pw").start()
+    keeper = FalkorDBKeeper(server, say=said.append, max_restarts=1, window_s=60)
+    try:
+        server.process.kill()
+        server.process.wait(30)
+        keeper.check(now=0.0)
+        assert not keeper.up and keeper.restart_at == 1.0
+        with socket.socket() as squatter:
+            squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            squatter.bind(("127.0.0.1", server.port))
+            squatter.listen()
+            with pytest.raises(FalkorDBGaveUp) as gave_up:
+                keeper.check(now=1.0)
+        assert (f"FalkorDB could not be started again: FalkorDB port {server.port} is already in use"
+                in str(gave_up.value))
+        assert "It stopped 2 times within 60s, so it is not started again: stopping everything" in str(gave_up.value)
+        assert said == [f"falkordb: exited with code -9; starting it again in 1s on the same data folder "
+                        f"(/readyz answers 503 meanwhile; log: {tmp_path / 'falkordb.log'})"]
+    finally:
+        server.stop()

@@ -86,6 +86,8 @@ def up(
         shards=shards,
         falkordb_replicas=falkordb_replicas,
         ready_timeout_s=timeout or settings.ready_timeout_s,
+        falkordb_max_restarts=settings.falkordb_max_restarts,
+        falkordb_restart_window_s=settings.falkordb_restart_window_s,
     )
     raise typer.Exit(run_up(opts, console))
 

@@ -7,8 +7,9 @@ terminate if `relay up` itself dies, so no orphan keeps a port or the database b
 Policy when a service dies while Relay runs: it is restarted after a backoff (1s, 2s, 4s ... at
 most 30s), like compose's `restart: unless-stopped`; a replica that dies `max_restarts` times
 within `window_s` is considered broken and Relay stops everything with its log tail, instead of
-looping forever. During start-up nothing is restarted: a service that cannot start is a bug or a
-misconfiguration that a retry will not fix, so `relay up` fails fast and shows why.
+looping forever (`Deaths` counts them; falkordb_keeper.py applies the same rule to FalkorDB).
+During start-up nothing is restarted: a service that cannot start is a bug or a misconfiguration
+that a retry will not fix, so `relay up` fails fast and shows why.
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ import signal
 import subprocess
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
+
+import redis
 
 from relay_graph.runtime.embedded import EmbeddedFalkorDB, port_in_use, wait_for_ping
 
@@ -102,21 +105,62 @@ def stop_processes(processes: list[subprocess.Popen], timeout: float) -> list[su
 class SupervisedFalkorDB(EmbeddedFalkorDB):
     """EmbeddedFalkorDB started in its own session and tied to our lifetime (see module doc)."""
 
-    def start(self, timeout: float = 30.0) -> "SupervisedFalkorDB":
+    @property
+    def log_path(self) -> Path:
+        return self.log_file or (self.data_dir / "falkordb.log")
+
+    def launch(self) -> None:
+        """Spawns the server (the same command, folder and configuration every time) without
+        waiting for it; RuntimeError if something else holds its port."""
         self.data_dir.mkdir(parents=True, exist_ok=True)
         if port_in_use(self.host, self.port):
             raise RuntimeError(
                 f"FalkorDB port {self.port} is already in use (another Relay, or another Redis?). "
                 f"Set RELAY_FALKORDB_PORT to a free port."
             )
-        log = self.log_file or (self.data_dir / "falkordb.log")
-        self.process = spawn(self.command(), log_path=log, stdin=self.config())
+        self.process = spawn(self.command(), log_path=self.log_path, stdin=self.config())
+
+    def answers(self) -> bool:
+        """One PING: True once the server has loaded its data and takes commands."""
+        client = redis.Redis(host=self.host, port=self.port, password=self.password, socket_timeout=1,
+                             socket_connect_timeout=1)
+        try:
+            return bool(client.ping())
+        except redis.exceptions.RedisError:
+            return False
+        finally:
+            client.close()
+
+    def start(self, timeout: float = 30.0) -> "SupervisedFalkorDB":
+        self.launch()
         try:
             wait_for_ping(self.host, self.port, timeout, self.process, password=self.password)
         except RuntimeError as exc:
             self.stop()
-            raise RuntimeError(f"{exc}\n--- last lines of {log}:\n{tail(log)}") from None
+            raise RuntimeError(f"{exc}\n--- last lines of {self.log_path}:\n{tail(self.log_path)}") from None
         return self
+
+
+class Deaths:
+    """The give-up rule and the backoff: deaths within the last `window_s` seconds are counted;
+    more than `max_restarts` of them is broken, otherwise the next start waits 1s, 2s, 4s ...
+    (at most `max_backoff_s`)."""
+
+    def __init__(self, max_restarts: int, window_s: float, max_backoff_s: float = 30.0):
+        self.max_restarts, self.window_s, self.max_backoff_s = max_restarts, window_s, max_backoff_s
+        self.times: deque[float] = deque()
+
+    def add(self, now: float) -> float | None:
+        """Counts a death at `now`: the seconds to wait before starting again, or None to give up."""
+        while self.times and now - self.times[0] > self.window_s:
+            self.times.popleft()
+        self.times.append(now)
+        if len(self.times) > self.max_restarts:
+            return None
+        return min(self.max_backoff_s, 2.0 ** (len(self.times) - 1))
+
+    def __len__(self) -> int:
+        return len(self.times)
 
 
 class ServiceFailed(RuntimeError):
@@ -135,7 +179,7 @@ class Child:
     env: dict[str, str]
     process: subprocess.Popen | None = None
     restart_at: float | None = None
-    deaths: deque = field(default_factory=deque)
+    deaths: Deaths | None = None  # the Supervisor's rule, given at its start
 
     @property
     def name(self) -> str:
@@ -173,6 +217,8 @@ class Supervisor:
         self.max_backoff_s = max_backoff_s
         self.stop_timeout_s = stop_timeout_s
         self.on_change: Callable[[], None] = lambda: None
+        for child in children:
+            child.deaths = Deaths(max_restarts, window_s, max_backoff_s)
 
     def start_all(self) -> None:
         for child in self.children:
@@ -185,14 +231,18 @@ class Supervisor:
             if not child.running():
                 raise ServiceFailed(child, f"exited with code {child.process.returncode} while Relay was starting")
 
-    def check(self, now: float | None = None) -> None:
+    def check(self, now: float | None = None, *, hold: bool = False) -> None:
         """One supervision round: notice deaths, schedule restarts, perform the due ones.
-        Raises ServiceFailed when a replica has died too often to keep trying."""
+        Raises ServiceFailed when a replica has died too often to keep trying.
+
+        `hold` (FalkorDB is down and being started again): a replica that dies now is not counted
+        against it, and none is started until the hold ends: a service cannot start without
+        FalkorDB, so restarting it meanwhile would only use up its tries."""
         now = time.monotonic() if now is None else now
         changed = False
         for child in self.children:
             if child.restart_at is not None:
-                if now >= child.restart_at:
+                if not hold and now >= child.restart_at:
                     child.start(self.python)
                     self.say(f"restarted {child.name} (pid {child.pid})")
                     changed = True
@@ -200,16 +250,18 @@ class Supervisor:
             if child.process is None or child.process.poll() is None:
                 continue
             code = child.process.returncode
-            while child.deaths and now - child.deaths[0] > self.window_s:
-                child.deaths.popleft()
-            child.deaths.append(now)
-            if len(child.deaths) > self.max_restarts:
+            if hold:
+                child.restart_at = now
+                self.say(f"{child.name} (pid {child.pid}) exited with code {code} while FalkorDB is down; "
+                         f"restarting it once FalkorDB is back (log: {child.log_path})")
+                continue
+            delay = child.deaths.add(now)
+            if delay is None:
                 raise ServiceFailed(
                     child,
                     f"exited with code {code} for the {len(child.deaths)}th time in "
                     f"{int(self.window_s)}s; giving up on it",
                 )
-            delay = min(self.max_backoff_s, 2.0 ** (len(child.deaths) - 1))
             child.restart_at = now + delay
             self.say(
                 f"{child.name} (pid {child.pid}) exited with code {code}; "

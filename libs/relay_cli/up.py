@@ -4,8 +4,9 @@ The flow, step by step (each a plain function or method below):
   lock the data folder -> admin key and FalkorDB password -> embedding model -> FalkorDB (AOF on,
   the password; with --shards N --replicas R a cluster of N primaries with R replicas each, formed
   here, every node its own folder and log) -> every service of the table as its own process -> wait for the gateway's /readyz
-  -> show who is who -> run_demo (hook) -> supervise until Ctrl-C/SIGTERM -> stop services in
-  reverse order -> stop FalkorDB.
+  -> show who is who -> run_demo (hook) -> supervise until Ctrl-C/SIGTERM (a service or the one
+  FalkorDB server that exits is started again, falkordb_keeper.py; cluster nodes: watch_cluster)
+  -> stop services in reverse order -> stop FalkorDB.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from relay_graph.runtime.model_files import ensure_model
 
 from relay_cli import admin_key as admin_keys
 from relay_cli.demo_site import open_demo_site
+from relay_cli.falkordb_keeper import FalkorDBGaveUp, FalkorDBKeeper
 from relay_cli import lock as locks
 from relay_cli.services import SERVICES, ServiceSpec, service_env
 from relay_cli.supervisor import Child, ServiceFailed, SupervisedFalkorDB, Supervisor, tail
@@ -67,6 +69,9 @@ class UpOptions:
     shards: int = 0
     falkordb_replicas: int = 1
     ready_timeout_s: float = 180.0
+    # The one server that exits is started again; more exits than this within the window stop Relay.
+    falkordb_max_restarts: int = 5
+    falkordb_restart_window_s: float = 60.0
     python: str = sys.executable
     services: tuple[ServiceSpec, ...] = SERVICES
     base_env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
@@ -137,6 +142,7 @@ class EmbeddedRelay:
         self.key: admin_keys.AdminKey | None = None
         self.password: admin_keys.AdminKey | None = None
         self.falkordb: SupervisedFalkorDB | None = None
+        self.keeper: FalkorDBKeeper | None = None  # the one server's restarts (not a cluster's nodes)
         self.cluster: EmbeddedCluster | None = None
         self.nodes: list[SupervisedFalkorDB] = []  # every FalkorDB process: the server, or the cluster's nodes
         self.gone: dict[int, float] = {}  # cluster nodes down (their shard fails over): since when
@@ -191,6 +197,8 @@ class EmbeddedRelay:
             except RuntimeError as exc:
                 raise StartupFailed(str(exc)) from None
         self.nodes = [self.falkordb]
+        self.keeper = FalkorDBKeeper(self.falkordb, say=self.say, max_restarts=self.opts.falkordb_max_restarts,
+                                     window_s=self.opts.falkordb_restart_window_s, on_change=self.write_state)
 
     def start_cluster(self) -> None:
         """Each node its own data folder (data/falkordb-cluster/node-k) and log (logs/falkordb-k.log);
@@ -248,6 +256,7 @@ class EmbeddedRelay:
         next_line = started + 10.0  # without a terminal (no spinner) a status line every 10s
         with httpx.Client(timeout=2.0) as http, self.console.status("") as status:
             while not self.stop:
+                self.watch_falkordb()
                 self.supervisor.check_startup()
                 try:
                     r = http.get(f"{self.url}/readyz")
@@ -309,16 +318,18 @@ class EmbeddedRelay:
 
     def supervise(self) -> None:
         while not self.stop:
-            if self.cluster:
-                self.watch_cluster()
-            elif self.falkordb.process.poll() is not None:
-                log = self.logs / "falkordb.log"
-                raise StartupFailed(
-                    f"FalkorDB exited with code {self.falkordb.process.returncode}; stopping everything.\n"
-                    f"--- last lines of {log}:\n{tail(log)}"
-                )
-            self.supervisor.check()
+            self.watch_falkordb()
+            self.supervisor.check(hold=self.keeper is not None and not self.keeper.up)
             time.sleep(0.25)
+
+    def watch_falkordb(self) -> None:
+        if self.cluster:
+            self.watch_cluster()
+            return
+        try:
+            self.keeper.check()
+        except FalkorDBGaveUp as exc:
+            raise StartupFailed(str(exc)) from None
 
     def watch_cluster(self) -> None:
         """A cluster node that exits is not fatal: its shard fails over to a replica, and the node is
@@ -361,7 +372,7 @@ class EmbeddedRelay:
             self.say("falkordb cluster: writing each node's log as a snapshot ...")
             self.cluster.stop()
             self.say("stopped the falkordb cluster")
-        elif self.falkordb is not None and self.falkordb.process is not None:
+        elif self.falkordb is not None and self.falkordb.process is not None and self.falkordb.process.poll() is None:
             self.say("falkordb: writing the log as a snapshot, so the next start loads fast ...")
             self.falkordb.stop()  # then SIGTERM: the AOF is flushed before it exits
             self.say("stopped falkordb")

@@ -167,3 +167,26 @@ def _pid_alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
     except OSError:
         return False
+
+
+def test_a_replica_dying_while_falkordb_is_down_waits_for_it_and_is_not_counted(tmp_path):
+    said: list[str] = []
+    child = _child(tmp_path, "agent", mode="exit")
+    sup = Supervisor([child], python=sys.executable, say=said.append, max_restarts=1, window_s=300)
+    sup.start_all()
+    try:
+        for t in (0.0, 10.0):  # dies twice, each time while FalkorDB is down (one try allowed)
+            child.process.wait(30)
+            first_pid = child.pid
+            sup.check(now=t, hold=True)
+            sup.check(now=t + 5, hold=True)
+            assert child.pid == first_pid, "not started while FalkorDB is down"
+            sup.check(now=t + 6)  # FalkorDB is back: started at once
+            assert child.pid != first_pid and child.restart_at is None
+        assert len(child.deaths) == 0
+        assert any("exited with code 3 while FalkorDB is down; restarting it once FalkorDB is back" in s for s in said)
+        child.process.wait(30)
+        sup.check(now=20.0)  # a death of its own counts again
+        assert len(child.deaths) == 1 and child.restart_at == 21.0
+    finally:
+        sup.stop_all()

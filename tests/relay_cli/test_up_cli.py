@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 class Up:
     """One `relay up` process, its output in a file (a pipe could fill up and block it)."""
 
-    def __init__(self, data_dir: Path, port: int, falkordb_port: int, name: str):
+    def __init__(self, data_dir: Path, port: int, falkordb_port: int, name: str, extra_env: dict | None = None):
         self.port = port
         self.out_path = data_dir.parent / f"{name}.out"
         env = {k: v for k, v in os.environ.items() if k not in ("RELAY_ADMIN_KEY", "RELAY_FALKORDB_PASSWORD")}
@@ -34,6 +34,7 @@ class Up:
             RELAY_MODEL_DIR=str(REPO / ".relay" / "model"),
             COLUMNS="200",
         )
+        env.update(extra_env or {})
         self.env = env
         self.args = ["up", "--no-demo", "--port", str(port), "--data-dir", str(data_dir)]
         with open(self.out_path, "wb") as out:

@@ -18,6 +18,7 @@ from relay_graph.memory.models import (
     ClaimsView,
     EpisodeInput,
     FactInput,
+    TurnInput,
     FactView,
     FactWriteResult,
     Matched,
@@ -205,11 +206,21 @@ class SettleBody(Strict):
     by: name_type(128) = Field(description="the person settling it")  # type: ignore[valid-type]
 
 
-class EpisodeBody(EpisodeInput):
-    """One turn of any conversation."""
+class EpisodeBody(TurnInput):
+    """One turn or note of any conversation: the same model as the `remember` tool's (and MCP's)."""
 
-    at: ApiTime  # type: ignore[assignment]
+    at: ApiTime | None = Field(default=None, description="when it was said; default now")  # type: ignore[assignment]
     agent: IgnoredAgent = None
+    # The desk's own reply fields, accepted here until v2 (deprecated: the desk's agents write replies
+    # through the engine, never through this route).
+    reply_to: Identifier | None = Field(default=None, deprecated=True)
+    ticket_id: Identifier | None = Field(default=None, deprecated=True)
+    how_i_know: list[Text] = Field(default=[], deprecated=True)
+    answers: list[Identifier] = Field(default=[], deprecated=True)
+
+    def to_episode(self, agent: str, now: datetime, **_: Any) -> EpisodeInput:  # type: ignore[override]
+        desk = self.model_dump(include={"reply_to", "ticket_id", "how_i_know", "answers"})
+        return TurnInput.model_validate(self.model_dump(exclude={"agent", *desk})).to_episode(agent, now, **desk)
 
 
 class EpisodesBody(Strict):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from enum import Enum
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -173,6 +173,31 @@ class EpisodeInput(BaseModel):
     @classmethod
     def _aware(cls, v: datetime) -> datetime:
         return aware(v)
+
+
+TURN_KINDS = Literal["Message", "InternalNote", "CustomerMessage", "AgentReply", "ToolResult"]
+
+
+class TurnInput(BaseModel):
+    """One turn or note of any conversation as a writer outside the engine gives it: the one body of
+    `POST /episodes`, the `remember` tool and MCP."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    session: Identifier = Field(description="the conversation it belongs to")
+    speaker: name_type(128) = Field(description="who said it")  # type: ignore[valid-type]
+    text: Text = Field(description="exactly as said (line breaks, tabs, emoji kept)")
+    at: Time | None = Field(default=None, description="when it was said; default now")
+    id: Identifier | None = Field(default=None, description="your id for it; the same id again writes nothing new")
+    kind: TURN_KINDS = "Message"
+    customer: Name | None = Field(default=None, description="the id of the customer the conversation is with, if "
+                                  "any: exactly this key, never another customer spelt alike (an unknown one is new)")
+    mentions: list[Name] = Field(default=[], max_length=50,
+                                 description="names it is about, beyond those the text names")
+
+    def to_episode(self, agent: str, now: datetime, **desk: Any) -> EpisodeInput:
+        """The engine's episode, written down by `agent` (the caller's, whatever the body said)."""
+        return EpisodeInput(**self.model_dump(exclude={"at"}), at=self.at or now, agent=agent, **desk)
 
 
 class RecallItem(BaseModel):

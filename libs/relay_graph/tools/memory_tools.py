@@ -4,7 +4,7 @@ the graph knows about one customer."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -18,13 +18,13 @@ from relay_graph.runtime.errors import NotFound
 from relay_graph.memory.models import (
     ClaimsView,
     Clock,
-    EpisodeInput,
     FactInput,
     FactView,
     FactWriteResult,
     RecallItem,
     RecallShape,
     RetireInput,
+    TurnInput,
     utcnow,
 )
 from relay_graph.desk.network_models import Outage
@@ -35,7 +35,7 @@ from relay_graph.tools.envelope import Shape, ToolResult, when
 from relay_graph.tools.explain import FactExplanation, explain_facts
 from relay_graph.tools.registry import tool
 from relay_graph.tools.resolve import Resolver
-from relay_graph.memory.inputs import name_type, text_type
+from relay_graph.memory.inputs import text_type
 from relay_graph.tools.types import Args, CustomerName, Identifier, Name, Predicate, Text, Time
 
 # ---------------------------------------------------------------- how_i_know lines
@@ -75,43 +75,44 @@ def _shape(found: bool) -> Shape:
 # ---------------------------------------------------------------- remember
 
 
-class Turn(Args):
-    speaker: name_type(128) = Field(description="who said it")  # type: ignore[valid-type]
-    text: Text = Field(description="exactly as said (line breaks, tabs, emoji kept)")
-    at: Time | None = Field(default=None, description="when it was said; default now")
-    id: Identifier | None = Field(default=None,
-                           description="your id for the turn; replaying the same id writes nothing new")
-
-
 class RememberInput(Args):
-    session: Identifier = Field(description="the conversation these turns belong to")
-    turns: list[Turn] = Field(min_length=1, max_length=100)
-    customer: CustomerName | None = Field(default=None, description="the id of the customer the conversation is "
-                                                                    "with, if any: exactly this key, never another "
-                                                                    "customer spelt alike (an unknown one is new)")
-    mentions: list[Name] = Field(default_factory=list, max_length=50,
-                                 description="names the turns are about, beyond those the text names")
-    kind: Literal["Message", "InternalNote", "CustomerMessage", "AgentReply", "ToolResult"] = "Message"
+    episodes: list[TurnInput] = Field(min_length=1, max_length=500,
+                                      description="turns or notes, each as POST /episodes takes them")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _grouped(cls, data: Any) -> Any:
+        """The earlier shape, kept until v2 (deprecated): {"session", "turns": [{"speaker", "text", "at"?,
+        "id"?}], "customer"?, "mentions"?, "kind"?}: each turn takes the group's session and the rest."""
+        if not isinstance(data, dict) or "turns" not in data or "episodes" in data:
+            return data
+        group = {k: data[k] for k in ("session", "customer", "mentions", "kind") if k in data}
+        rest = set(data) - {"turns", *group}
+        if rest or not isinstance(data["turns"], list):
+            return data  # refused as it stands, with the field errors of the current shape
+        return {"episodes": [{**group, **t} if isinstance(t, dict) else t for t in data["turns"]]}
 
 
 class RememberOutput(BaseModel):
-    session: str
+    session: str = Field(description="the first episode's session (deprecated: see `sessions`)")
+    sessions: list[str]
     customer: str | None
     episode_ids: list[str]
 
 
-@tool("remember", """Store turns of a conversation (any conversation) as episodes, embedded for recall.
-      Written down by you (the calling agent).""", input=RememberInput, output=RememberOutput, writes=True)
+@tool("remember", """Store turns or notes of a conversation (any conversation) as episodes, embedded for
+      recall; the same body as POST /episodes. Written down by you (the calling agent).""",
+      input=RememberInput, output=RememberOutput, writes=True)
 async def remember(ctx: Call, args: RememberInput) -> ToolResult:
-    customer = args.customer  # a write: exactly the key given (write_episodes MERGEs it)
-    now = utcnow()
-    items = [EpisodeInput(session=args.session, speaker=t.speaker, text=t.text, at=t.at or now, id=t.id,
-                          kind=args.kind, agent=ctx.agent, customer=customer, mentions=list(args.mentions))
-             for t in args.turns]
-    ids = await ctx.memory.write_episodes(ctx.tenant, items)
+    now = utcnow()  # a write: each customer exactly the key given (write_episodes MERGEs it)
+    ids = await ctx.memory.write_episodes(ctx.tenant, [t.to_episode(ctx.agent, now) for t in args.episodes])
+    sessions = list(dict.fromkeys(t.session for t in args.episodes))
+    customers = list(dict.fromkeys(t.customer for t in args.episodes if t.customer))
     return ToolResult(tool="remember", shape=Shape.ANSWERED,
-                      data=RememberOutput(session=args.session, customer=customer, episode_ids=ids),
-                      how_i_know=[f"episode {i} in session {args.session} written by {ctx.agent}" for i in ids])
+                      data=RememberOutput(session=sessions[0], sessions=sessions,
+                                          customer=customers[0] if len(customers) == 1 else None, episode_ids=ids),
+                      how_i_know=[f"episode {i} in session {t.session} written by {ctx.agent}"
+                                  for i, t in zip(ids, args.episodes)])
 
 
 # ---------------------------------------------------------------- facts

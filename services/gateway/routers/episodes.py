@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
+from relay_graph.runtime.times import utcnow
+
 from ..deps import IdentityDep, MemoryDep
 from ..errors import responses
 from ..idempotency import IdempotencyDep
@@ -20,7 +22,8 @@ router = APIRouter(prefix="/v1/tenants/{t}", tags=["episodes"])
 async def write_episodes(body: EpisodesBody, who: IdentityDep, memory: MemoryDep,
                          idem: IdempotencyDep, response: Response) -> EpisodesResult:
     async def work() -> EpisodesResult:
-        items = [ep.model_copy(update={"agent": who.agent}) for ep in body.episodes]
+        now = utcnow()
+        items = [ep.to_episode(who.agent, now) for ep in body.episodes]
         ids = await memory.write_episodes(who.tenant, items, extract=True)
         response.status_code = 201
         return EpisodesResult(episode_ids=ids)

@@ -91,7 +91,7 @@ async def test_unknown_tool_is_not_found_and_nothing_runs(ctx, recorder):
     ("capacity", {"node": "pune olt 1; MATCH (n) DETACH DELETE n"}, "node: String should match pattern"),
     ("explain", {}, "give fact_id, or subject and predicate"),
     ("explain", {"fact_id": "f1", "subject": "alice rao", "predicate": "lives_in"}, "not both"),
-    ("remember", {"session": "s1", "turns": []}, "turns: List should have at least 1 item"),
+    ("remember", {"session": "s1", "turns": []}, "episodes: List should have at least 1 item"),
     ("remember_fact", {"subject": "alice rao", "predicate": "lives_in"}, "object: Field required"),
     ("handoff", {"ticket_id": "T-1", "to_role": "the resolver please"}, "to_role"),
 ])

@@ -46,3 +46,25 @@ def test_the_readme_quickstart_runs(running_gateway, tmp_path):
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert "object='pune'" in done.stdout and "asserted_by='planner'" in done.stdout, done.stdout
+
+
+async def test_the_mcp_snippet_connects_and_lists_the_tools(running_gateway):
+    import json
+
+    import httpx2
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    from relay_graph.tools import TOOLS
+
+    server = json.loads((REPO / "examples" / "mcp" / "remote.json").read_text())["mcpServers"]["relay"]
+    tenant = f"mcp-{uuid.uuid4().hex[:8]}"
+    r = httpx2.post(f"{running_gateway.url}/v1/tenants", json={"tenant": tenant},
+                    headers={"Authorization": f"Bearer {running_gateway.admin_key}"}, timeout=30)
+    headers = {k: v.replace("${RELAY_API_KEY}", r.json()["api_key"]) for k, v in server["headers"].items()}
+    url = server["url"].replace("http://127.0.0.1:8000", running_gateway.url)
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=60)) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write, *_):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                assert {t.name for t in (await session.list_tools()).tools} == set(TOOLS)

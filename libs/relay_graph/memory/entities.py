@@ -63,6 +63,10 @@ _LOOSE_DOT = re.compile(f"(?<![\\w{_MARKS}])\\.|\\.(?![\\w])")
 # a word of a normal-form name: letters, digits and `_` with the marks on them (not `\w+`, which
 # breaks "आशा" after its first consonant)
 WORD = re.compile(f"(?:\\w|[{_MARKS}])+")
+# letters and digits with the marks on them, no `_`: the token of text matched against names
+TOKEN = re.compile(f"(?:[^\\W_]|[{_MARKS}])+")
+# the diacritics of Latin, Greek and Cyrillic letters (after NFKD): what `fold_accents` removes
+_ACCENTS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 # a name's trailing possessive or stray `- + .` ("rao's" is "rao s"): not part of the word
 _WORD_TAIL = re.compile(f"[^\\w{_MARKS}]+s?$")
 _DIGITS = re.compile(r"\d+")
@@ -94,6 +98,17 @@ def name_key(name: str) -> str:
 def name_words(name: str) -> list[str]:
     """The words of `name`'s normal form, each with its marks (the `@ . + -` between them go)."""
     return WORD.findall(name_key(name))
+
+
+def fold_accents(text: str) -> str:
+    """`text` without the accents of Latin, Greek and Cyrillic letters ("São Paulo" -> "Sao Paulo"),
+    for reads that recognise the catalogue's known names (cities, plans, routers) in what a
+    customer typed on any keyboard. The marks of other scripts stay: a Devanagari vowel sign or a
+    Thai tone mark is part of the word, never an accent. Never for keys: "Zoë" and "Zoe" are two
+    names to `name_key`."""
+    if text.isascii():
+        return text
+    return unicodedata.normalize("NFC", _ACCENTS.sub("", unicodedata.normalize("NFKD", text)))
 
 
 def bare_word(word: str) -> str:

@@ -59,6 +59,7 @@ class NameKeyMigration(BaseModel):
     moved: list[Moved] = []
     speakers_moved: list[Moved] = []
     left: list[Left] = []
+    record: dict[str, Any] | None = Field(None, description="the tenant's record: rule, at_ms, moved, left")
 
 
 def _plan(rows: list[dict[str, Any]], key_of: Callable[[dict[str, Any]], tuple[str, str]],
@@ -99,8 +100,8 @@ async def migrate(run: Run, tenant: str, *, force: bool = False) -> NameKeyMigra
     out = NameKeyMigration(tenant=tenant)
     if not force:
         rec = await run(q.GET_RECORD, {"name": RECORD})
-        if rec and (rec[0].get("value") or 0) >= NAME_RULE_VERSION:
-            out.skipped = True
+        if rec and (rec[0].get("rule") or 0) >= NAME_RULE_VERSION:
+            out.skipped, out.record = True, rec[0]
             return out
     entities = await run(q.CANDIDATE_ENTITIES, {"outside": OUTSIDE_ASCII})
     speakers = await run(q.CANDIDATE_SPEAKERS, {"outside": OUTSIDE_ASCII})
@@ -138,6 +139,8 @@ async def migrate(run: Run, tenant: str, *, force: bool = False) -> NameKeyMigra
         log.info("tenant %s: %d names moved to the keys of rule %d, %d left under their old keys (%s)",
                  tenant, len(out.moved) + len(out.speakers_moved), NAME_RULE_VERSION, len(out.left),
                  ", ".join(x.uid for x in out.left) or "none")
+    rec = await run(q.GET_RECORD, {"name": RECORD})
+    out.record = rec[0] if rec else None
     return out
 
 

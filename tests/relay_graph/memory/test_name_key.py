@@ -4,12 +4,12 @@ joiners and emoji follow their stated rules, and ASCII names keep the keys the o
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.old_names import old_name_key
 from relay_graph.memory.entities import close_names, name_key, name_words, search_text
 
 # Pairs one combining mark apart (a vowel sign, a vowel point, a tone mark) or one letter whose
@@ -122,17 +122,8 @@ def test_reads_offer_a_name_one_mark_apart_but_never_as_the_same_name():
     assert close[0][0] < 1.0 and name_key("आशा राव") != name_key("आशी राव")
 
 
-# The rule before marks were kept: ASCII names must keep exactly these keys, so the migration
+# ASCII names keep exactly the keys the rule before gave (tests/old_names.py), so the migration
 # looks only at names with a character beyond ASCII (name_migration.OUTSIDE_ASCII).
-_OLD_PUNCT = re.compile(r"[^\w\s@.+-]")
-_OLD_LOOSE_DOT = re.compile(r"(?<!\w)\.|\.(?!\w)")
-
-
-def old_name_key(name: str) -> str:
-    text = unicodedata.normalize("NFKC", name).casefold()
-    return " ".join(_OLD_LOOSE_DOT.sub(" ", _OLD_PUNCT.sub(" ", text)).split())
-
-
 @settings(max_examples=1000, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=0x7F)))
 def test_ascii_names_keep_the_keys_they_had(name):

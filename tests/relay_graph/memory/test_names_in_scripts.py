@@ -5,13 +5,12 @@ into spaces) to the keys of now, never merging two entities, and records what it
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from datetime import datetime, timezone
 
 import pytest
 
 from relay_graph.memory import facts, name_migration, names
+from tests.old_names import old_name_key
 from relay_graph.memory.entities import name_key
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import FactInput
@@ -74,14 +73,6 @@ async def test_a_read_one_mark_off_is_did_you_mean_never_the_same_name(graph_cli
 # ------------------------------------------------------------------------------------------------
 # The migration, on graphs written by the older rule (the engine run with it, so every stored key,
 # slot and conflict is as that rule made it).
-
-_OLD_PUNCT = re.compile(r"[^\w\s@.+-]")
-_OLD_LOOSE_DOT = re.compile(r"(?<!\w)\.|\.(?!\w)")
-
-
-def old_name_key(name: str) -> str:
-    text = unicodedata.normalize("NFKC", name).casefold()
-    return " ".join(_OLD_LOOSE_DOT.sub(" ", _OLD_PUNCT.sub(" ", text)).split())
 
 
 @pytest.fixture

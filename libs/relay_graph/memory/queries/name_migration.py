@@ -101,7 +101,7 @@ MOVE_SPEAKER = Query(
 
 GET_RECORD = Query(
     "names_migration_record",
-    "MATCH (s:Setting {name: $name}) RETURN s.value AS value",
+    "MATCH (s:Setting {name: $name}) RETURN s.value AS rule, s.at_ms AS at_ms, s.moved AS moved, s.left AS left",
     read_only=True,
 )
 

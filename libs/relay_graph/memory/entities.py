@@ -45,10 +45,10 @@ _MARKS = _ranges(c for plane in (range(0x20000), range(0xE0000, 0xE1000)) for c 
 # Default-ignorable code points (Unicode's Default_Ignorable_Code_Point, which NFKC_Casefold
 # removes): the joiners ZWJ/ZWNJ, zero-width space, soft hyphen, bidi marks and isolates,
 # variation selectors (emoji presentation too), the grapheme joiner, tags, Hangul fillers.
-_IGNORABLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
-    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
-    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
+IGNORABLE_CHARS = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                   "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
+                   "\U0001d173-\U0001d17a\U000e0000-\U000e0fff")  # a character class's body
+_IGNORABLE = re.compile(f"[{IGNORABLE_CHARS}]")
 # Unicode hyphens NFKC leaves alone: a hyphen however it was typed is the ASCII one
 _HYPHENS = str.maketrans({"\u2010": "-", "\u2212": "-"})
 # a keycap emoji ("1️⃣" without its variation selector): an emoji, not a digit with a mark

@@ -14,8 +14,10 @@ is moved as one, under the name it was first written with; which of its facts we
 other person is not on file.
 
 Run once per tenant per process (the runtime calls it after the tenant's indexes, before its first
-statement: `schema.declare_migration`) and by `relay admin migrate-names`. Only names with a
-character beyond ASCII are looked at (ASCII names keep their keys). It writes only when something
+statement: `schema.declare_migration`) and by `relay admin migrate-names`. Only names the two rules
+key differently are looked at (a mark, a joiner, a Unicode hyphen; ASCII names keep their keys),
+and of those only the ones whose key holds no mark (rule 2 keeps marks; rule 1 never left one).
+It writes only when something
 moves or is left; then it records a `(:Setting {name: 'name_keys'})` with the rule version, when,
 what moved and what was left, and later runs skip the tenant. Running it again changes nothing."""
 
@@ -26,7 +28,7 @@ from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel, Field
 
-from relay_graph.memory.entities import NAME_RULE_VERSION, entity_uid, name_key
+from relay_graph.memory.entities import IGNORABLE_CHARS, NAME_RULE_VERSION, entity_uid, name_key
 from relay_graph.memory.queries import name_migration as q
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.queries.schema import declare_migration
@@ -35,7 +37,10 @@ from relay_graph.runtime.times import now_ms
 log = logging.getLogger(__name__)
 
 RECORD = "name_keys"
-OUTSIDE_ASCII = r"[^\x00-\x7f]"
+# FalkorDB's regex: what rule 1 and rule 2 key differently (tests/old_names.py; ASCII names keep
+# their keys), and a combining mark
+CHANGED = "[\\p{M}" + IGNORABLE_CHARS + "\u2010\u2212]"
+MARK = "\\p{M}"
 
 Run = Callable[[Query, dict[str, Any]], Awaitable[list[dict[str, Any]]]]
 
@@ -103,8 +108,9 @@ async def migrate(run: Run, tenant: str, *, force: bool = False) -> NameKeyMigra
         if rec and (rec[0].get("rule") or 0) >= NAME_RULE_VERSION:
             out.skipped, out.record = True, rec[0]
             return out
-    entities = await run(q.CANDIDATE_ENTITIES, {"outside": OUTSIDE_ASCII})
-    speakers = await run(q.CANDIDATE_SPEAKERS, {"outside": OUTSIDE_ASCII})
+    looking = {"changed": CHANGED, "mark": MARK}
+    entities = await run(q.CANDIDATE_ENTITIES, looking)
+    speakers = await run(q.CANDIDATE_SPEAKERS, looking)
     out.looked_at = len(entities) + len(speakers)
 
     wanted = sorted({new for old, new, _ in map(_entity_ids, entities) if new != old})

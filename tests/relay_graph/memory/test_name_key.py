@@ -123,7 +123,7 @@ def test_reads_offer_a_name_one_mark_apart_but_never_as_the_same_name():
 
 
 # ASCII names keep exactly the keys the rule before gave (tests/old_names.py), so the migration
-# looks only at names with a character beyond ASCII (name_migration.OUTSIDE_ASCII).
+# looks only at names with a character the rules treat differently (name_migration.CHANGED).
 @settings(max_examples=1000, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=0x7F)))
 def test_ascii_names_keep_the_keys_they_had(name):

@@ -195,12 +195,13 @@ async def test_a_new_process_moves_old_keys_before_its_first_statement(graph_cli
 
 async def test_a_tenant_with_nothing_to_move_gets_no_record(graph_client, graph_settings, tenant):
     await facts.write_fact(graph_client, tenant, lives_in("José Müller", "pune"))
-    await facts.write_fact(graph_client, tenant, lives_in("आशा राव", "pune"))
+    await facts.write_fact(graph_client, tenant, lives_in("आशा राव", "pune"))  # its key has its marks
+    await facts.write_fact(graph_client, tenant, lives_in("مهر\u200cناز", "pune"))  # looked at: a joiner
     fresh = GraphClient(graph_settings)
     try:
         await raw(fresh, tenant, "RETURN 1")  # its migration looks, finds nothing, writes nothing
         report = await name_migration.migrate_tenant(fresh, tenant, force=False)
-        assert not report.skipped and report.looked_at == 2 and report.moved == [] and report.left == []
+        assert not report.skipped and report.looked_at == 1 and report.moved == [] and report.left == []
         assert await raw(fresh, tenant, "MATCH (s:Setting) RETURN count(s) AS n") == [{"n": 0}]
     finally:
         await fresh.close()

@@ -49,17 +49,16 @@ IGNORABLE_CHARS = ("\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200
                    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
                    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff")  # a character class's body
 _IGNORABLE = re.compile(f"[{IGNORABLE_CHARS}]")
-# Unicode hyphens NFKC leaves alone: a hyphen however it was typed is the ASCII one
-_HYPHENS = str.maketrans({"\u2010": "-", "\u2212": "-"})
 # a keycap emoji ("1️⃣" without its variation selector): an emoji, not a digit with a mark
 _KEYCAP = re.compile("[0-9#*]\u20e3")
 # not a letter, digit, `_`, combining mark, space or `@ . + -`: punctuation, symbols, emoji
 _PUNCT = re.compile(f"[^\\w\\s@.+{_MARKS}-]")
-# a mark whose base is gone (it sat on punctuation or an emoji, or starts the name): it goes too
-_LOOSE_MARK = re.compile(f"(?<![\\w{_MARKS}])[{_MARKS}]+")
+# a mark whose base is gone (it sat on punctuation or an emoji, which are spaces or `@ . + -` by
+# then, or it starts the name): it goes too
+_LOOSE_MARK = re.compile(f"(^|[\\s@.+-])[{_MARKS}]+")
 # a dot that is not inside a word ("Khan.", "Dr. A. B."): punctuation, unlike the dots of an
 # e-mail address or a version ("alice.rao@example.in", "fritz 7.5")
-_LOOSE_DOT = re.compile(f"(?<![\\w{_MARKS}])\\.|\\.(?![\\w])")
+_LOOSE_DOT = re.compile(f"\\.(?:(?<![\\w{_MARKS}]\\.)|(?!\\w))")
 # a word of a normal-form name: letters, digits and `_` with the marks on them (not `\w+`, which
 # breaks "आशा" after its first consonant)
 WORD = re.compile(f"(?:\\w|[{_MARKS}])+")
@@ -88,10 +87,18 @@ def name_key(name: str) -> str:
     5. spacing collapsed to one space, none at the ends.
 
     "ZOYA  KHAN." and "Zoya Khan" are one key; "आशा राव" and "आशी राव" are two."""
-    text = unicodedata.normalize("NFKC", _IGNORABLE.sub("", name))
-    text = unicodedata.normalize("NFKC", text.casefold()).translate(_HYPHENS)
-    text = _PUNCT.sub(" ", _KEYCAP.sub(" ", text))
-    text = _LOOSE_DOT.sub(" ", _LOOSE_MARK.sub("", text))
+    if name.isascii():  # steps 1-3 change nothing in ASCII, and folding it is lower-casing it
+        text = _PUNCT.sub(" ", name.lower())
+    else:
+        text = unicodedata.normalize("NFKC", _IGNORABLE.sub("", name))
+        text = unicodedata.normalize("NFKC", text.casefold())
+        if "\u2010" in text or "\u2212" in text:  # hyphens NFKC leaves: a hyphen is the ASCII one
+            text = text.replace("\u2010", "-").replace("\u2212", "-")
+        if "\u20e3" in text:
+            text = _KEYCAP.sub(" ", text)
+        text = _LOOSE_MARK.sub(r"\1", _PUNCT.sub(" ", text))
+    if "." in text:
+        text = _LOOSE_DOT.sub(" ", text)
     return " ".join(text.split())
 
 

@@ -1,4 +1,5 @@
-"""Stored keys made by an older `name_key`, moved to the key the rule gives now (README, "Names").
+"""Stored keys made by an older `name_key`, moved to the key the rule gives now (README, "Keys of the
+older name rule are moved once").
 
 Rule 1 turned a combining mark into a space ("आशा राव" was keyed "आश र व", and so was "आशी राव")
 and a joiner into a space. Rule 2 keeps the marks and drops the joiners. An entity's key is
@@ -17,9 +18,9 @@ Run once per tenant per process (the runtime calls it after the tenant's indexes
 statement: `schema.declare_migration`) and by `relay admin migrate-names`. Only names the two rules
 key differently are looked at (a mark, a joiner, a Unicode hyphen; ASCII names keep their keys),
 and of those only the ones whose key holds no mark (rule 2 keeps marks; rule 1 never left one).
-It writes only when something
-moves or is left; then it records a `(:Setting {name: 'name_keys'})` with the rule version, when,
-what moved and what was left, and later runs skip the tenant. Running it again changes nothing."""
+It writes only when something moves or is left; then it records a `(:Setting {name: 'name_keys'})`
+with the rule version, when, what moved and what was left, and later runs skip the tenant.
+Running it again changes nothing."""
 
 from __future__ import annotations
 

@@ -370,6 +370,16 @@ def admin_compact(tenant: str) -> None:
     _admin(lambda c, _: retention.compact(c, tenant))
 
 
+@admin_app.command("migrate-names")
+def admin_migrate_names(tenant: str) -> None:
+    """Move the tenant's names keyed by an older name rule to the keys of now (every process does
+    this once by itself; this looks again even when it is recorded as done); prints what moved and
+    what was left unmerged for a person to settle."""
+    from relay_graph.memory import name_migration
+
+    _admin(lambda c, _: name_migration.migrate_tenant(c, tenant))
+
+
 @admin_app.command("communities")
 def admin_communities(tenant: str) -> None:
     """Compute the tenant's entity communities again now (algo.labelPropagation; recall ranks by

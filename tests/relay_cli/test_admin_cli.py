@@ -10,6 +10,7 @@ import sys
 
 from relay_graph.memory import facts
 from relay_graph.memory.models import FactInput
+from relay_graph.runtime.queries import Query
 
 
 def relay(server, *args, stdin: str = "") -> subprocess.CompletedProcess:
@@ -58,3 +59,22 @@ async def test_admin_communities_computes_them_now(falkordb_server, graph_client
     receipt = json.loads(relay(falkordb_server, "communities", tenant).stdout)
     assert receipt["communities"] == 1 and receipt["members"] >= 2 and receipt["removed"] == 0
     assert json.loads(relay(falkordb_server, "communities", tenant).stdout)["removed"] == 1  # replaced
+
+
+async def test_admin_migrate_names_shows_what_the_first_start_moved(falkordb_server, graph_client, tenant,
+                                                                    monkeypatch):
+    from relay_graph.memory import facts as engine
+    from tests.old_names import old_name_key
+
+    await graph_client.run(tenant, Query("t_first", "RETURN 1"), {})  # this process: nothing to move yet
+    monkeypatch.setattr(engine, "name_key", old_name_key)  # a graph of the rule before
+    await facts.write_fact(graph_client, tenant, FactInput(subject="आशा राव", predicate="lives_in",
+                                                           object="Pune", agent="intake"))
+    monkeypatch.undo()
+    done = relay(falkordb_server, "migrate-names", tenant)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["moved"] == [] and report["left"] == []  # the process's first statement moved it...
+    assert report["record"]["moved"] == ["Customer|आश र व -> Customer|आशा राव"]  # ...and recorded it
+    rows = await graph_client.run(tenant, Query("t_keys", "MATCH (e:Customer) RETURN e.uid AS uid"), {})
+    assert rows == [{"uid": "Customer|आशा राव"}]

@@ -11,3 +11,5 @@ May use: `relay_graph.runtime`. Its Cypher is in `memory.queries`."""
 
 # Importing the engine declares the indexes its statements start from (memory.queries).
 from relay_graph.memory import queries  # noqa: E402,F401
+# ... and the one-off move of names keyed by an older name_key (name_migration.py).
+from relay_graph.memory import name_migration  # noqa: E402,F401

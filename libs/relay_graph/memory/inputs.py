@@ -8,9 +8,10 @@ what the engine enforces.
 - **Text** (an episode's or a chat turn's words, a fact's source): kept exactly as written, newlines,
   tabs, emoji joiners and right-to-left marks included. Refused only what cannot be stored: NUL and
   unpaired surrogates; and text with nothing but spaces in it.
-- A **name** (subject, object, speaker, customer, address): no control or format characters, at
-  most 200 characters, something besides spaces; the engine stores its normal form (NFKC, spaces
-  collapsed; registry.clean_text).
+- A **name** (subject, object, speaker, customer, address): no control or format characters but
+  the joiners ZWJ and ZWNJ (Sinhala, Malayalam, Persian and other scripts spell with them), at most
+  200 characters, something besides spaces and joiners; the engine stores its normal form (NFKC,
+  spaces collapsed; registry.clean_text) and addresses it by `entities.name_key`.
 - A **time**: ISO 8601 with an offset, in the years 1900 to 2199 as written. Every time that
   enters is in this range, so every stored time reads back and date arithmetic around it ("a week
   later", "today") stays far from the ends of what a datetime can hold.
@@ -60,9 +61,13 @@ def _ranges(codes: list[int]) -> str:
     return "".join(out)
 
 
+# The joiners are part of how some names are spelt ("ශ්‍රී", "می‌خواهم"); name_key drops them.
+# Every other format character (bidi overrides and isolates, which can make one name look like
+# another, soft hyphens, zero-width spaces) is refused in a name, as controls are.
+_JOINERS = [0x200C, 0x200D]
 _CONTROL = [c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in ("Cc", "Cf")]
 _SPACE = [c for c in range(sys.maxunicode + 1) if chr(c).isspace() and c not in _CONTROL]
-_NOT_NAME = _ranges(_CONTROL)
+_NOT_NAME = _ranges([c for c in _CONTROL if c not in _JOINERS])
 _NOT_NAME_OR_SPACE = _ranges(sorted(_CONTROL + _SPACE))
 
 # NUL cannot be stored; text must hold something besides ASCII spacing.
@@ -109,7 +114,7 @@ def check_name(value: object, what: str = "name", limit: int = MAX_NAME) -> str:
     """A name as given (registry.clean_text makes its normal form); InvalidValue otherwise."""
     text = _string(value, what, limit)
     if not _NAME.fullmatch(text):
-        if any(unicodedata.category(c) in ("Cc", "Cf") for c in text):
+        if any(unicodedata.category(c) in ("Cc", "Cf") and ord(c) not in _JOINERS for c in text):
             raise InvalidValue(f"{what} contains control characters")
         raise InvalidValue(f"{what} is empty")
     return text

@@ -135,7 +135,7 @@ from relay_graph.memory.entities import best_candidate
 from relay_graph.memory.facts import from_ms
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.embeddings import Embedder
-from relay_graph.memory.entities import name_key
+from relay_graph.memory.entities import bare_word, name_key, name_words
 from relay_graph.memory.episodes import STOPWORDS, VectorParam, wire_vector, word_ngrams
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.memory.models import (
@@ -277,7 +277,7 @@ def _fuzzy_queries(text: str, covered: set[str]) -> list[str]:
     """Full-text queries for the words no exact name covered: each longer word fuzzily (edit
     distance 1, or 2 from five letters), and each pair of neighbouring words as an intersection, so "alcie rao" finds
     "alice rao" without listing every "rao". Numbers and short words are matched as they are."""
-    words = [w for w in re.findall(r"\w+", name_key(text))]
+    words = name_words(text)
 
     def open_word(w: str) -> bool:
         return w not in covered and w not in STOPWORDS
@@ -564,7 +564,7 @@ def _speaker_path(hops: list[dict[str, Any]]) -> list[str]:
 def without_words(text: str, words: set[str]) -> str:
     """The text without the given (normal-form) words; the text itself if nothing would be left."""
     kept = [w for w in text.split() if name_key(w).strip(".-'") not in words
-            and re.sub(r"[^\w]+s?$", "", name_key(w)) not in words]
+            and bare_word(w) not in words]
     return " ".join(kept) if any(re.search(r"\w", w) for w in kept) else text
 
 
@@ -572,7 +572,7 @@ def fulltext_query(text: str, drop: set[str] = frozenset()) -> str | None:
     """The question as a full-text query: its plain words (letters and digits only, so nothing in
     it is RediSearch syntax), stopwords, one-letter words and `drop` out, OR'd; None when no word
     is left."""
-    words = re.findall(r"[^\W_]+", name_key(text))
+    words = [part for w in name_words(text) for part in w.split("_") if part]
     keep = [w for w in dict.fromkeys(words)
             if len(w) > 1 and w not in STOPWORDS and w not in QUESTION_WORDS and w not in drop]
     return " | ".join(keep[:MAX_WORDS]) or None

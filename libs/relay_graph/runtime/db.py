@@ -80,6 +80,7 @@ class GraphClient:
     def __init__(self, settings: GraphSettings | None = None, *, pool: aioredis.BlockingConnectionPool | None = None):
         self.settings = settings or GraphSettings()
         self._ready: dict[str, int] = {}  # tenant -> the schema generation its indexes were ensured at
+        self._migrated: set[tuple[str, str]] = set()  # (tenant, migration) run in this process
         self._schema_lock = asyncio.Lock()
         self.udfs = False  # relay.* functions loaded (udf.py)
         self._kept: dict[str, Any] = {}
@@ -169,7 +170,20 @@ class GraphClient:
                 if (label, prop, "VECTOR") not in have_kinds:
                     await self._create(g, schema.vector_index(label, prop, dim))
             await self._await_operational(g)
+            await self._migrate(tenant)
             self._ready[tenant] = wanted
+
+    async def _migrate(self, tenant: str) -> None:
+        """The packages' declared migrations (schema.declare_migration), once per tenant per process.
+        One that fails is logged and tried again by the next process: the tenant keeps working."""
+        for name, migrate in schema.migrations():
+            if (tenant, name) in self._migrated:
+                continue
+            self._migrated.add((tenant, name))
+            try:
+                await migrate(lambda query, params=None: self._exec(tenant, query, params), tenant)
+            except Exception:  # noqa: BLE001 - a migration must not take the tenant down
+                log.exception("migration %s of tenant %s failed; the next start tries again", name, tenant)
 
     @staticmethod
     async def _await_operational(g, timeout_s: float = 10.0) -> None:
@@ -205,6 +219,9 @@ class GraphClient:
 
     async def _run(self, tenant: str, query: Query, params: dict[str, Any] | None) -> list[dict[str, Any]]:
         await self.ensure_schema(tenant)
+        return await self._exec(tenant, query, params)
+
+    async def _exec(self, tenant: str, query: Query, params: dict[str, Any] | None) -> list[dict[str, Any]]:
         g = self._graph(tenant)
         if self.cluster:
             text = graph_wire.params_header(params) + query.cypher

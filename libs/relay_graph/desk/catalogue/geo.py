@@ -8,16 +8,15 @@ Building the index reads ~34,000 cities and ~390,000 names: a second or two, onc
 from __future__ import annotations
 
 import math
-import re
 import threading
-import unicodedata
 from dataclasses import dataclass
+
+from relay_graph.memory.entities import TOKEN, fold_accents
 
 EARTH_RADIUS_KM = 6371.0088
 MAX_NAME_WORDS = 6  # longer alternate names are never typed by customers
 
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-_COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_TOKEN = TOKEN  # a word keeps its marks: "पुणे" is one word, not "प" and "ण"
 # letters NFKD does not decompose
 _EXTRA_FOLD = str.maketrans({"ł": "l", "Ł": "l", "ø": "o", "Ø": "o", "æ": "ae", "Æ": "ae", "œ": "oe",
                              "Œ": "oe", "đ": "d", "Đ": "d", "ı": "i", "þ": "th", "ð": "d", "ħ": "h"})
@@ -25,9 +24,7 @@ _EXTRA_FOLD = str.maketrans({"ł": "l", "Ł": "l", "ø": "o", "Ø": "o", "æ": "
 
 def fold(text: str) -> str:
     """Accents and case gone: "São Paulo" -> "sao paulo", "Łódź" -> "lodz"."""
-    if not text.isascii():
-        text = _COMBINING.sub("", unicodedata.normalize("NFKD", text.translate(_EXTRA_FOLD)))
-    return text.casefold()
+    return fold_accents(text.translate(_EXTRA_FOLD)).casefold()
 
 
 def tokens(text: str) -> list[str]:

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -40,6 +39,7 @@ from typing import Iterable, Sequence
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import RelayError
 from relay_graph.desk.queries import catalogue as q
+from relay_graph.memory.entities import TOKEN
 from relay_graph.memory.registry import clean_text
 from relay_graph.runtime.tenancy import validate_tenant
 from relay_graph.desk.catalogue import postal
@@ -91,7 +91,7 @@ _COMMON_WORDS = frozenset({
     "living", "moved", "moving", "from", "to", "in", "at", "the", "and", "my", "our", "is", "now", "here", "there",
     "orange", "enterprise", "commerce", "industry", "paradise", "concord", "eagle", "opportunity", "mercedes",
 })
-_WORD = re.compile(r"[^\W_]+")
+_WORD = TOKEN  # words with their marks (entities.TOKEN)
 
 
 @dataclass(frozen=True, slots=True)

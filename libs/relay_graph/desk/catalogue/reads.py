@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from relay_graph.runtime.db import GraphClient
-from relay_graph.memory.entities import similarity
+from relay_graph.memory.entities import TOKEN, similarity
 from relay_graph.runtime.errors import InvalidInput, NotFound
 from relay_graph.desk.extraction.port import ExtractionContext
 from relay_graph.desk.queries import catalogue as q
@@ -80,7 +80,7 @@ _FAQ_CANDIDATES = 25
 
 
 def _faq_words(text: str) -> list[str]:
-    words = re.findall(r"[^\W_]+", _WIFI.sub("wifi", fold(text)))
+    words = TOKEN.findall(_WIFI.sub("wifi", fold(text)))
     return list(dict.fromkeys(w for w in words if w not in _FAQ_STOPWORDS and len(w) >= 2))[:12]
 
 
@@ -105,7 +105,7 @@ def _faq_rank(words: list[str], row: dict) -> float:
     the answer 1 (same stem, or one typo away for words of 5+ letters). The index finds the
     candidates; this orders them, because RediSearch's scores of OR-ed fuzzy terms do not."""
     def vocab(*texts: str) -> set[str]:
-        return {_stem(w) for t in texts for w in re.findall(r"[^\W_]+", _WIFI.sub("wifi", fold(t or "")))}
+        return {_stem(w) for t in texts for w in TOKEN.findall(_WIFI.sub("wifi", fold(t or "")))}
 
     head, body = vocab(row["question"], row.get("keywords") or ""), vocab(row["answer"])
 

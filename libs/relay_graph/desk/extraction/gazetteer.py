@@ -4,20 +4,14 @@ the case, accents or separators the customer used."""
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from relay_graph.memory.entities import name_key
+from relay_graph.memory.entities import TOKEN, fold_accents, name_key
 from relay_graph.desk.extraction import lexicon as lx
 
 
-def _fold(ch: str) -> str:
-    base = unicodedata.normalize("NFKD", ch)
-    return "".join(c for c in base if not unicodedata.combining(c))
-
-
-_TOKEN = re.compile(r"[^\W_]+")
+_TOKEN = TOKEN  # a word keeps its marks: "पुणे" is one word, not "प" and "ण"
 _GAP = re.compile(r"[\s!-]*")
 _SPELLINGS = {"fibre": "fiber"}
 
@@ -98,7 +92,8 @@ class Gazetteer:
 
 
 def fold_text(text: str) -> str:
-    return "".join(_fold(c) for c in text)
+    """Latin, Greek and Cyrillic accents gone (entities.fold_accents); other scripts' marks kept."""
+    return fold_accents(text)
 
 
 @dataclass(frozen=True)

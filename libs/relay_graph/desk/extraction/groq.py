@@ -26,7 +26,7 @@ import httpx
 from pydantic import ValidationError
 
 from relay_graph.desk import vocabulary
-from relay_graph.memory.entities import name_key
+from relay_graph.memory.entities import TOKEN, name_key
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.desk.llm.client import GroqChat, MalformedAnswer
 from relay_graph.desk.llm.settings import DEFAULT_EXTRACT_MODELS, LLMSettings
@@ -179,7 +179,7 @@ def build_messages(text: str, context: ExtractionContext) -> list[dict[str, str]
 
 def _squash(value: str) -> str:
     """Letters and digits only, folded: "TP-Link Archer C6" and "tplink archer c6" compare equal."""
-    return re.sub(r"[\W_]+", "", name_key(fold_text(value)))
+    return "".join(TOKEN.findall(name_key(fold_text(value))))
 
 
 def _gazetteer_for(predicate: str, known: Known) -> list[Gazetteer]:

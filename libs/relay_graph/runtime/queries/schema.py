@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any, Awaitable, Callable
 
 _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
@@ -35,6 +36,26 @@ def declare(owner: str, indexes: Indexes) -> None:
     if _declared.get(owner) != indexes:
         _declared[owner] = indexes
         _generation += 1
+
+
+# A package's one-off work on a tenant's stored data (a key its statements compute differently now):
+# `migrate(run, tenant)`, where `run(query, params)` runs a statement on that tenant's graph. The
+# client runs each once per tenant per process, after the indexes and before the tenant's first
+# statement; it must be idempotent and cheap when there is nothing to do (several processes may
+# run it at once).
+Migration = Callable[[Callable[[Any, dict], Awaitable[list[dict]]], str], Awaitable[object]]
+_migrations: dict[str, Migration] = {}
+
+
+def declare_migration(name: str, migrate: Migration) -> None:
+    global _generation
+    if _migrations.get(name) is not migrate:
+        _migrations[name] = migrate
+        _generation += 1
+
+
+def migrations() -> tuple[tuple[str, Migration], ...]:
+    return tuple(_migrations.items())
 
 
 def generation() -> int:

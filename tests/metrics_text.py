@@ -3,6 +3,8 @@ the test), then samples by name and labels."""
 
 from __future__ import annotations
 
+import re
+
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
@@ -26,3 +28,12 @@ def excerpt(text: str, *prefixes: str, limit: int = 60) -> str:
     lines = [line for line in text.splitlines()
              if line.startswith(prefixes) and "_bucket{" not in line]
     return "\n".join(lines[:limit])
+
+
+def series(expr: str) -> set[str]:
+    """The series a PromQL expression reads: its identifiers that are not functions, label lists
+    (`by (...)`), label matchers, ranges or keywords."""
+    bare = re.sub(r"\{[^}]*\}|\[[^\]]*\]|\b(?:by|without)\s*\([^)]*\)", " ", expr)
+    words = re.findall(r"\b([a-zA-Z_:][a-zA-Z0-9_:]*)\b(?!\s*\()", bare)
+    return {w for w in words if w not in {"by", "without", "on", "ignoring", "group_left", "group_right",
+                                          "and", "or", "unless", "offset", "bool", "e"}}

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -27,7 +26,7 @@ import pytest
 from relay_graph.runtime.embedded import free_port
 from relay_graph.runtime.streams import STREAM_NETWORK, STREAM_TICKETS, STREAM_TURNS
 from tests.markers import needs
-from tests.metrics_text import excerpt, names, parse, value
+from tests.metrics_text import excerpt, names, parse, series, value
 from tests.support import stop_process
 
 from .processes import REPO, Desk
@@ -201,7 +200,7 @@ def test_an_agent_counts_what_it_handled(stack):
 def dashboard_series() -> set[str]:
     doc = json.loads(DASHBOARD.read_text())
     exprs = [t["expr"] for p in doc["panels"] for t in p.get("targets", [])]
-    return {name for e in exprs for name in re.findall(r"\b((?:relay|process)_[a-z0-9_]+)\b", e)}
+    return set().union(*(series(e) for e in exprs))
 
 
 def test_every_series_the_dashboard_queries_is_exported(stack):

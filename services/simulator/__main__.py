@@ -62,10 +62,10 @@ async def amain(settings: SimulatorSettings) -> int:
 
 
 def _serve_metrics(settings: SimulatorSettings):
-    from relay_graph.runtime import metrics
+    from relay_graph.runtime.metrics import serve as serve_metrics
 
     try:
-        exporter = metrics.serve(settings.metrics_port, settings.metrics_host)
+        exporter = serve_metrics(settings.metrics_port, settings.metrics_host)
     except OSError as exc:  # the port taken: play on without /metrics
         log.error("cannot serve metrics on %s:%d: %s", settings.metrics_host, settings.metrics_port, exc)
         return None

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build Relay's images on a Docker engine that cannot pull from Docker Hub (`make images`).
 #
-# docker-compose.yml names three images from Docker Hub: python:3.11-slim (the base of
-# infra/Dockerfile), falkordb/falkordb:<tag> and otel/opentelemetry-collector-contrib:<tag>. Each one
+# docker-compose.yml names four images from Docker Hub: python:3.11-slim (the base of
+# infra/Dockerfile), falkordb/falkordb:<tag>, otel/opentelemetry-collector-contrib:<tag> and
+# prom/prometheus:<tag> (Debian's own prometheus package, of that version). Each one
 # that the engine does not have yet is built here as a local stand-in under the same name (labelled
 # org.relay.stand-in=1), then relay:local is built from infra/Dockerfile. Images already there are
 # kept (REBUILD=1 builds the stand-ins again). On a machine that reaches Docker Hub none of this is
@@ -26,6 +27,7 @@ compose_image() { awk -v want="$1" '$1 == "image:" && index($2, want) == 1 { pri
 base_image=$(sed -n 's/^FROM *\([^ ]*\).*/\1/p' infra/Dockerfile | head -n1)
 falkordb_image=$(compose_image 'falkordb/falkordb:')
 otel_image=$(compose_image 'otel/opentelemetry-collector-contrib:')
+prometheus_image=$(compose_image 'prom/prometheus:')
 relay_image=$(compose_image 'relay:')
 lock_pin() { grep -i "^$1==" requirements.lock | head -n1; }
 
@@ -83,9 +85,14 @@ otel_collector() {
     -t "$otel_image" infra/standins/otel-collector
 }
 
+prometheus() {
+  build --build-arg "BASE=$base_image" -t "$prometheus_image" infra/standins/prometheus
+}
+
 have "$base_image" && say "$base_image: present" || { say "$base_image: building the stand-in"; timed "$base_image" python_base; }
 have "$falkordb_image" && say "$falkordb_image: present" || { say "$falkordb_image: building the stand-in ($FALKORDB_MODULE)"; timed "$falkordb_image" falkordb; }
 have "$otel_image" && say "$otel_image: present" || { say "$otel_image: building the stand-in"; timed "$otel_image" otel_collector; }
+have "$prometheus_image" && say "$prometheus_image: present" || { say "$prometheus_image: building the stand-in"; timed "$prometheus_image" prometheus; }
 say "$relay_image: building infra/Dockerfile"
 # Built here, not a stand-in: it must not inherit the base image's label.
 timed "$relay_image" build --label org.relay.stand-in=0 -f infra/Dockerfile -t "$relay_image" .

@@ -109,11 +109,12 @@ def status(
     state = locks.read_info(folder / STATE_NAME)
     if state.get("processes"):
         table = Table()
-        for col in ("service", "replica", "pid", "alive", "log"):
+        for col in ("service", "replica", "pid", "alive", "metrics", "log"):
             table.add_column(col)
         for p in state["processes"]:
             table.add_row(
-                p["service"], str(p["replica"] or "-"), str(p["pid"]), "yes" if _alive(p["pid"]) else "no", p["log"]
+                p["service"], str(p["replica"] or "-"), str(p["pid"]), "yes" if _alive(p["pid"]) else "no",
+                p.get("metrics") or "-", p["log"]
             )
         console.print(table)
     else:

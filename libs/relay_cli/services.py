@@ -70,6 +70,7 @@ MANAGED_ENV = (
     "RELAY_REPLICA",
     "RELAY_MODEL_DIR",
     "RELAY_GATEWAY_URL",
+    "RELAY_METRICS_PORT",
 )
 
 
@@ -83,8 +84,9 @@ def by_name(name: str) -> ServiceSpec:
 def relay_env_names(spec: ServiceSpec, *, embedded: bool) -> set[str]:
     """The RELAY_* variables a service is given; the same names in compose and in `relay up`,
     except where the two worlds differ:
-    - compose only: RELAY_HOST=0.0.0.0 for the gateway (a container must listen beyond loopback;
-      embedded it keeps its default, 127.0.0.1);
+    - compose only: RELAY_HOST=0.0.0.0 for the gateway, RELAY_METRICS_HOST=0.0.0.0 for the others
+      (a container must listen beyond loopback, for Prometheus; embedded they keep 127.0.0.1);
+    - every process but the gateway (which serves /metrics on its own port): RELAY_METRICS_PORT;
     - embedded only: RELAY_MODEL_DIR (the image sets it in infra/Dockerfile) and RELAY_REPLICA for
       scalable services (compose replicas are told apart by their hostname)."""
     names = {"RELAY_FALKORDB_HOST", "RELAY_FALKORDB_PORT", "RELAY_FALKORDB_PASSWORD"}
@@ -92,6 +94,10 @@ def relay_env_names(spec: ServiceSpec, *, embedded: bool) -> set[str]:
         names.add("RELAY_PORT")
         if not embedded:
             names.add("RELAY_HOST")
+    else:
+        names.add("RELAY_METRICS_PORT")
+        if not embedded:
+            names.add("RELAY_METRICS_HOST")
     if spec.needs_admin_key:
         names.add("RELAY_ADMIN_KEY")
     if spec.uses_gateway:
@@ -114,11 +120,13 @@ def service_env(
     model_dir: Path,
     falkordb_password: str = "",
     falkordb_cluster: str = "",
+    metrics_port: int = 0,
 ) -> dict[str, str]:
     """The environment of one embedded replica: the caller's environment (PATH, GROQ_API_KEY,
     OTEL_*, other RELAY_* tuning) with the managed names set exactly as the table says. An empty
     `falkordb_password` is a server without one (the benchmarks' own servers); it still replaces
-    whatever the caller's environment had."""
+    whatever the caller's environment had. `metrics_port`: where a process other than the gateway
+    serves /metrics (0: none)."""
     env = {k: v for k, v in base.items() if k not in MANAGED_ENV}
     env["PYTHONUNBUFFERED"] = "1"  # logs reach the log file as they happen
     env["OTEL_SERVICE_NAME"] = base.get("OTEL_SERVICE_NAME") or f"relay-{spec.name}"
@@ -131,6 +139,7 @@ def service_env(
         "RELAY_GATEWAY_URL": f"http://127.0.0.1:{gateway_port}",
         "RELAY_REPLICA": str(replica),
         "RELAY_MODEL_DIR": str(model_dir),
+        "RELAY_METRICS_PORT": str(metrics_port),
     }
     for name in relay_env_names(spec, embedded=True):
         env[name] = values[name]

@@ -30,7 +30,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from relay_graph.runtime.cluster import EmbeddedCluster, replaced
-from relay_graph.runtime.embedded import port_in_use
+from relay_graph.runtime.embedded import free_port, port_in_use
 from relay_graph.runtime.model_files import ensure_model
 
 from relay_cli import admin_key as admin_keys
@@ -233,6 +233,7 @@ class EmbeddedRelay:
                     admin_key=self.key.value,
                     gateway_port=self.opts.port,
                     model_dir=self.opts.model_dir,
+                    metrics_port=0 if spec.serves_http else free_port(),  # the gateway's: its own /metrics
                 )
                 out.append(Child(spec, replica, self.logs / f"{spec.name}-{replica}.log", env))
         return out
@@ -378,6 +379,12 @@ class EmbeddedRelay:
             self.say("stopped falkordb")
         (self.opts.data_dir / STATE_NAME).unlink(missing_ok=True)
 
+    def _metrics_url(self, child: Child) -> str | None:
+        if child.spec.serves_http:
+            return f"{self.url}/metrics"
+        port = child.env.get("RELAY_METRICS_PORT", "0")
+        return f"http://127.0.0.1:{port}/metrics" if port not in ("", "0") else None
+
     def write_state(self) -> None:
         state = {
             "pid": os.getpid(),
@@ -392,7 +399,8 @@ class EmbeddedRelay:
                 for k, node in enumerate(self.nodes) if node.process is not None
             ]
             + [
-                {"service": c.spec.name, "replica": c.replica, "pid": c.pid, "log": str(c.log_path)}
+                {"service": c.spec.name, "replica": c.replica, "pid": c.pid, "log": str(c.log_path),
+                 "metrics": self._metrics_url(c)}
                 for c in self.supervisor.children
             ],
         }

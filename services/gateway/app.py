@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 from relay_graph.runtime import tenancy
-from . import errors, judge_tenants
+from . import errors, judge_tenants, metrics
 from . import mcp as mcp_http
 from . import schemas, site_pages
 from .bootstrap import bootstrap
@@ -75,7 +75,8 @@ and grades what they diagnose and fix."""
 ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.router, recall.router,
            chat.router, customers.router, tickets.router, network.router, world.router, lab.router, live.router,
            asyncapi.router, tools.router, cases.router, me.router, judge.router, admin.router, admin.process_router,
-           console.router, console_bench.router, console_isolation.router, console_page.router, tasks.router)
+           console.router, console_bench.router, console_isolation.router, console_page.router, tasks.router,
+           metrics.router)
 
 
 def create_app(settings: GatewaySettings | None = None, **parts: Any) -> FastAPI:
@@ -108,12 +109,13 @@ def create_app(settings: GatewaySettings | None = None, **parts: Any) -> FastAPI
         relay = asyncio.create_task(deps.relay_loop(stop_relay, every_s=settings.outbox_every_s))
         sweep = asyncio.create_task(judge_tenants.sweep_loop(deps, stop_relay,
                                                              every_s=settings.judge_sweep_every_s))
+        snapshot = metrics.start_snapshot(deps, settings, stop_relay)
         try:
             async with mcp_endpoint.running():
                 yield
         finally:
             stop_relay.set()
-            await asyncio.wait({relay, sweep}, timeout=2)
+            await asyncio.wait({relay, sweep, snapshot}, timeout=2)
             await deps.aclose()
 
     live.redact_tokens_in_server_logs()
@@ -128,6 +130,7 @@ def create_app(settings: GatewaySettings | None = None, **parts: Any) -> FastAPI
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(TracingMiddleware)  # added last: outermost, so a refused body is traced too
+    app.add_middleware(metrics.MetricsMiddleware)  # and counted (GET /metrics: metrics.router)
     for router in ROUTERS:
         app.include_router(router)
     app.include_router(feed.router)  # FastStream's FastAPI integration: its broker lives with the app's lifespan

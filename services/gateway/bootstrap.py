@@ -85,8 +85,8 @@ def bootstrap(
         feed=feed,
         address_limiter=address_limiter or AddressLimiter(settings.keyless_rate_per_second, settings.keyless_burst),
         readiness=list(readiness),
-        site_limiter=RateLimiter(settings.site_sessions_per_second, settings.site_sessions_burst),
-        judge_limiter=RateLimiter(settings.judge_runs_per_second, settings.judge_runs_burst),
+        site_limiter=RateLimiter(settings.site_sessions_per_second, settings.site_sessions_burst, name="site_sessions"),
+        judge_limiter=RateLimiter(settings.judge_runs_per_second, settings.judge_runs_burst, name="judge_runs"),
     )
     deps.owns(deps.http.stop_background)  # closed first: the requests' leftover work uses the clients
     return deps

@@ -37,8 +37,8 @@ class Http:
     address_limiter: RateLimiter | None = None  # requests without a valid key, per client address
     readiness: list[ReadinessCheck] = field(default_factory=list)
     # New customer sessions per client address (the customer site's first visit)
-    site_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(0.5, 20))
-    judge_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(1 / 30, 3))  # Judge mode's tenants
+    site_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(0.5, 20, name="site_sessions"))
+    judge_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(1 / 30, 3, name="judge_runs"))  # Judge mode's tenants
     # work a request started that outlives it (Judge mode's planted fault): stopped with the process
     background: set[asyncio.Task] = field(default_factory=set)
 

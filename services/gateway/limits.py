@@ -14,6 +14,7 @@ import redis.asyncio as aioredis
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from relay_graph.runtime import tenancy
+from relay_graph.runtime.metrics import catalogue as metrics
 
 from .errors import RateLimited
 
@@ -98,11 +99,15 @@ def _content_length(scope: Scope) -> int | None:
 class RateLimiter:
     """A token bucket per key, in this process's memory: `rate` tokens a second, at most `burst`
     (or the rate and burst a call passes: a tenant's own limits). Keys are authenticated tenants
-    and the admin only, so the table is bounded by the number of tenants."""
+    and the admin only, so the table is bounded by the number of tenants. `name` labels its
+    refusals in relay_rate_limit_refusals_total (never the key: no tenant in the metrics)."""
 
-    def __init__(self, rate: float, burst: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, rate: float, burst: int, *, clock: Callable[[], float] = time.monotonic,
+                 name: str = "tenant") -> None:
         if rate <= 0 or burst < 1:
             raise ValueError("rate must be > 0 and burst >= 1")
+        self.name = name
+        metrics.zero(metrics.RATE_LIMIT_REFUSALS, [{"limiter": name}])
         self.rate = rate
         self.burst = burst
         self.clock = clock
@@ -117,6 +122,7 @@ class RateLimiter:
         tokens = min(float(burst), tokens + (now - last) * rate)
         if tokens < 1.0:
             self._buckets[key] = (tokens, now)
+            metrics.RATE_LIMIT_REFUSALS.add(1, {"limiter": self.name})
             wait = max(1, math.ceil((1.0 - tokens) / rate))
             raise RateLimited(
                 f"over {rate:g} requests/s (burst {burst}) for this tenant; retry after {wait}s, or send "
@@ -188,7 +194,7 @@ class AddressLimiter(RateLimiter):
 
     def __init__(self, rate: float, burst: int, *, max_addresses: int = 100_000,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        super().__init__(rate, burst, clock=clock)
+        super().__init__(rate, burst, clock=clock, name="keyless")
         self.max_addresses = max_addresses
 
     def hit(self, key: str) -> None:

@@ -54,6 +54,8 @@ class GatewaySettings(GraphSettings):
     # and the process is gone within stop_within_s whatever its connections are doing.
     shutdown_timeout_seconds: float = Field(default=3.0, gt=0)
     stop_within_s: float = Field(default=5.0, gt=0)
+    # How often /metrics' snapshot of the streams and FalkorDB is read again (scrapes read only the snapshot).
+    metrics_every_s: float = Field(default=10.0, gt=0)
     # How often the outbox relay publishes announcements kept but not published (relay_graph.runtime.outbox).
     outbox_every_s: float = Field(default=1.0, gt=0)
     # The agents whose consumer group and a live replica /readyz waits for in the real process

@@ -41,6 +41,7 @@ async def amain(settings: SimulatorSettings) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    exporter = _serve_metrics(settings)
     beat = None
     if settings.heartbeat:
         from .liveness import beat_until
@@ -56,6 +57,21 @@ async def amain(settings: SimulatorSettings) -> int:
         stop.set()
         if beat is not None:
             await asyncio.gather(beat, return_exceptions=True)
+        if exporter is not None:
+            await asyncio.to_thread(exporter.close)
+
+
+def _serve_metrics(settings: SimulatorSettings):
+    from relay_graph.runtime.metrics import serve as serve_metrics
+
+    try:
+        exporter = serve_metrics(settings.metrics_port, settings.metrics_host)
+    except OSError as exc:  # the port taken: play on without /metrics
+        log.error("cannot serve metrics on %s:%d: %s", settings.metrics_host, settings.metrics_port, exc)
+        return None
+    if exporter is not None:
+        log.info("serving metrics on http://%s:%d/metrics", settings.metrics_host, exporter.port)
+    return exporter
 
 
 def main(argv: list[str] | None = None) -> int:

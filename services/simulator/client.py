@@ -8,11 +8,14 @@ error answer raises `ApiError` with the contract's `{"error": {"code", "message"
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
 import httpx
+
+from relay_graph.runtime.metrics import catalogue as metrics
 
 RETRY_STATUSES = (429, 503)
 RETRIES = 5
@@ -63,6 +66,7 @@ class _Api:
             r = await self.http.request(method, path, json=json, params=params,
                                         headers={"Authorization": f"Bearer {key}"},
                                         timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT)
+            metrics.SIMULATOR_REQUESTS.add(1, {"method": method, "status_class": f"{r.status_code // 100}xx"})
             if r.status_code in ok:
                 return r
             if r.status_code in RETRY_STATUSES and attempt < RETRIES:
@@ -108,8 +112,10 @@ class DeskClient(_Api):
         (with `name` as their name) and the reply carries it."""
         body = {"text": text, **({"customer": customer} if customer else {}), **({"name": name} if name else {}),
                 **({"session": session} if session else {})}
+        started = time.perf_counter()
         r = await self._call("POST", self.base + "/chat", key=self.key, json=body, params={"wait": wait},
                              timeout=wait + 15.0)
+        metrics.SIMULATOR_CHAT_DURATION.record(time.perf_counter() - started)
         data = r.json()
         reply, ticket = data.get("reply"), data.get("ticket")
         return ChatReply(

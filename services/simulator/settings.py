@@ -21,6 +21,9 @@ Liveness (docker-compose's healthcheck, `python -m relay_graph.runtime.heartbeat
   RELAY_FALKORDB_HOST, RELAY_FALKORDB_PORT, RELAY_FALKORDB_PASSWORD   where the heartbeat key goes
   (the Redis side of the FalkorDB server; the simulator never opens a graph)
 
+Metrics: RELAY_METRICS_PORT (GET /metrics, Prometheus text; 0, the default: none), RELAY_METRICS_HOST
+  (default 127.0.0.1; compose sets 0.0.0.0)
+
 Given by `relay up` to every service and accepted here so that none is silently ignored:
   RELAY_MODEL_DIR (the simulator loads no model), RELAY_REPLICA."""
 
@@ -65,6 +68,9 @@ class SimulatorSettings(BaseSettings):
     heartbeat: bool = True
     heartbeat_every_s: float = Field(default=5.0, gt=0)
     heartbeat_ttl_s: int = Field(default=15, ge=1)
+
+    metrics_port: int = Field(default=0, ge=0, le=65535)
+    metrics_host: str = "127.0.0.1"
 
     model_dir: Path | None = None
     replica: int = Field(default=0, ge=0)

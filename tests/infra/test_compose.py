@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 COMPOSE = yaml.safe_load((REPO / "docker-compose.yml").read_text())
 SVC = COMPOSE["services"]
 DOCKERFILE = (REPO / "infra" / "Dockerfile").read_text()
-INFRA_ONLY = {"falkordb", "otel-collector"}
+INFRA_ONLY = {"falkordb", "otel-collector", "prometheus"}
 
 by_spec = pytest.mark.parametrize("spec", SERVICES, ids=[s.name for s in SERVICES])
 
@@ -245,5 +245,6 @@ def test_standins_take_their_names_from_the_compose_file_and_the_dockerfile():
     script = (REPO / "infra" / "standins" / "build.sh").read_text()
     assert "compose_image 'falkordb/falkordb:'" in script and "compose_image 'otel/opentelemetry-collector-contrib:'" in script
     assert "infra/Dockerfile" in script
-    for name in ("falkordb", "otel-collector"):
+    assert "compose_image 'prom/prometheus:'" in script
+    for name in ("falkordb", "otel-collector", "prometheus"):
         assert (REPO / "infra" / "standins" / name / "Dockerfile").is_file()

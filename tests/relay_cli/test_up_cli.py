@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -121,6 +122,15 @@ def test_up_lock_ctrl_c_and_restart_keeps_the_data(tmp_path):
 
         status = _relay("status", "--data-dir", str(data), env=first.env)
         assert status.returncode == 0 and f"pid {first.proc.pid}" in status.stdout
+        # Every process's GET /metrics, as `relay status` lists them: the gateway's on its own port,
+        # each agent's on the port `relay up` gave it.
+        state = json.loads((data / "relay.state.json").read_text())
+        urls = {p["service"]: p["metrics"] for p in state["processes"] if p.get("metrics")}
+        assert set(urls) == {"gateway", "intake", "resolver", "netops"}, state
+        assert "metrics" in status.stdout and status.stdout.count("/metrics") == len(urls), status.stdout
+        for service, url in urls.items():
+            scraped = httpx.get(url, timeout=10)
+            assert scraped.status_code == 200 and "relay_" in scraped.text, (service, scraped.text[:500])
 
         refused = _relay("up", "--no-demo", "--port", str(free_port()), "--data-dir", str(data), env=first.env)
         assert refused.returncode != 0

@@ -26,6 +26,8 @@ SAMPLES = {
     "GROQ_API_KEY": ("gsk-test", lambda s: s.groq_key),
     "OTEL_EXPORTER_OTLP_ENDPOINT": ("http://otel:4318", lambda s: s.otel_exporter_otlp_endpoint),
     "OTEL_SERVICE_NAME": ("relay-x", lambda s: s.otel_service_name),
+    "RELAY_METRICS_PORT": ("9464", lambda s: str(s.metrics_port)),
+    "RELAY_METRICS_HOST": ("0.0.0.0", lambda s: s.metrics_host),
 }
 
 

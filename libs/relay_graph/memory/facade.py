@@ -5,6 +5,7 @@ recall); this class only wires them to the shared connection pool and model."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 from datetime import datetime
 
@@ -12,6 +13,7 @@ from relay_graph.memory import episodes, fact_embeddings, facts, recall, turn_fa
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.embeddings import Embedder
 from relay_graph.runtime.errors import RelayError
+from relay_graph.runtime.metrics import catalogue as metrics
 from relay_graph.memory.models import (
     ClaimsView,
     FactsAnswer,
@@ -112,8 +114,14 @@ class Memory:
         self, tenant: str, q: str, *, k: int = 10, subject: str | None = None, session: str | None = None,
         reader: str | None = None,
     ) -> RecallResult:
-        return await recall.recall(self.client, self._embedder(), tenant, q, k=k, subject=subject, session=session,
-                                   reader=reader)
+        started, outcome = time.perf_counter(), "error"
+        try:
+            result = await recall.recall(self.client, self._embedder(), tenant, q, k=k, subject=subject,
+                                         session=session, reader=reader)
+            outcome = "ok"
+            return result
+        finally:
+            metrics.RECALL_DURATION.record(time.perf_counter() - started, {"outcome": outcome})
 
     async def embed_text(self, text: str) -> list[float]:
         """The vector the model gives `text`, as every write and recall embeds (off the loop)."""

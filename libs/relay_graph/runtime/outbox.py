@@ -35,6 +35,7 @@ import redis.asyncio as aioredis
 from relay_graph.runtime.times import now_ms
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import Unavailable
+from relay_graph.runtime.metrics import catalogue as metrics
 from relay_graph.runtime.queries import outbox as q
 from relay_graph.runtime.streams import NotificationBase, Publisher, TurnReceived, decode, encode
 from relay_graph.runtime.tenancy import GRAPH_PREFIX, TENANT_RE, validate_tenant
@@ -181,7 +182,7 @@ class Outbox:
             names = await self.client.all_graphs()
             tenants |= {t for t in (n[len(GRAPH_PREFIX):] for n in names if n.startswith(GRAPH_PREFIX))
                         if TENANT_RE.fullmatch(t)}
-        published = 0
+        published = found = 0
         for tenant in sorted(tenants):
             try:
                 validate_tenant(tenant)
@@ -190,12 +191,15 @@ class Outbox:
                     continue
                 sent, left = await self.publish_pending(tenant, older_than_s=older_than_s)
                 published += sent
+                found += sent + left
                 if left:
                     await self.redis.zadd(PENDING_TENANTS, {tenant: now_ms()})  # stay marked: try again
             except Exception as exc:  # noqa: BLE001 - the next pass tries again; other tenants go on
                 log.warning("outbox of %s: %s", tenant, exc)
         # Marked long enough ago that anything they kept was published (or re-marked above).
         await self.redis.zremrangebyscore(PENDING_TENANTS, "-inf", f"({since}")
+        metrics.OUTBOX_PENDING.set(found)
+        metrics.OUTBOX_RELAYED.add(published)
         if published:
             log.info("outbox relay published %d pending announcement(s)", published)
         return published

@@ -9,11 +9,13 @@ outbox relay publishes it shortly: `TurnNotAnnounced` says so and carries the tu
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 from typing import ContextManager, Protocol
 
 from relay_graph.desk import chat
 from relay_graph.runtime.errors import Unavailable
+from relay_graph.runtime.metrics import catalogue as metrics
 from relay_graph.runtime.outbox import Outbox
 from relay_graph.runtime.streams import NotificationBase, ReplyWritten
 from relay_graph.usecases.context import Call, fact_changes
@@ -67,9 +69,11 @@ async def take_turn(call: Call, replies: Replies | None, *, customer: str | None
         await replies.start()  # before anything is written: a process that cannot see replies refuses to wait
     await outbox.mark(call.tenant)  # the turn's statement keeps its announcement: the relay looks here
     turn, owed = await record_turn(call, customer=customer, name=name, text=text, session=session)
+    stored = time.perf_counter()  # the turn's episode is written: its latency through the streams starts
     await call.notify(*owed)
     if wait <= 0:
         await _announce(outbox, call.tenant, turn)
+        metrics.CHAT_TURNS.add(1, {"outcome": "not_waited"})
         return TakenTurn(turn)
     assert replies is not None
     with replies.expect(call.tenant, turn.episode_id) as replied:  # registered before the turn is announced
@@ -77,7 +81,10 @@ async def take_turn(call: Call, replies: Replies | None, *, customer: str | None
         try:
             written = await asyncio.wait_for(asyncio.shield(replied), wait)
         except asyncio.TimeoutError:
+            metrics.CHAT_TURNS.add(1, {"outcome": "timed_out"})
             return TakenTurn(turn, waited=True)
+    metrics.CHAT_TURN_DURATION.record(time.perf_counter() - stored)
+    metrics.CHAT_TURNS.add(1, {"outcome": "replied"})
     # the reply and its ticket's stage in one read (a reply announced but not readable stays None)
     reply, ticket = await chat.get_reply_and_ticket(call.client, call.tenant, written.id, written.ticket_id)
     return TakenTurn(turn, waited=True, reply=reply, ticket=ticket if reply is not None else None)

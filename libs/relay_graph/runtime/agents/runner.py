@@ -22,8 +22,9 @@ import signal
 import sys
 from typing import Any, Awaitable, Callable, Mapping, Protocol
 
-from relay_graph.runtime import shutdown
+from relay_graph.runtime import metrics, shutdown
 from relay_graph.runtime.heartbeat import heartbeat_loop
+from relay_graph.runtime.metrics.snapshot import refresh_loop
 from relay_graph.runtime.tenancy import tenant_registered
 from relay_graph.runtime.streams import StreamApp, consumer_name
 from relay_graph.runtime.agents.settings import AgentSettings
@@ -123,6 +124,16 @@ async def serve(service: str, settings: AgentSettings, handlers: Handlers, boots
     beat: asyncio.Task | None = None
     chores = asyncio.create_task(periodic(deps, stop)) if periodic is not None else None
     relay = asyncio.create_task(deps.relay_loop(stop, every_s=settings.outbox_every_s))
+    # GET /metrics on its own port (a thread of prometheus_client's); this group's stream state in it.
+    try:
+        exporter = metrics.serve(settings.metrics_port, settings.metrics_host)
+    except OSError as exc:  # the port taken: the agent still works, without its /metrics
+        log.error("%s cannot serve metrics on %s:%d: %s", service, settings.metrics_host, settings.metrics_port, exc)
+        exporter = None
+    readings = asyncio.create_task(refresh_loop(deps.redis, stop, every_s=settings.metrics_every_s,
+                                                streams=app.streams, groups={service}, server=False))
+    if exporter is not None:
+        log.info("%s serves metrics on http://%s:%d/metrics", service, settings.metrics_host, exporter.port)
     try:
         # Beat only once the groups exist: "alive" then also means "will see what is published".
         ready = asyncio.create_task(app.ready.wait())
@@ -146,6 +157,9 @@ async def serve(service: str, settings: AgentSettings, handlers: Handlers, boots
         if chores is not None:
             await _bounded(f"{service}'s periodic work", chores, min(1.0, deadline - loop.time() - 0.5))
         await _bounded("the outbox relay", relay, min(0.5, deadline - loop.time() - 0.5))
+        await _bounded("the metrics reader", readings, min(0.5, deadline - loop.time() - 0.5))
+        if exporter is not None:
+            await _bounded("the metrics server", asyncio.to_thread(exporter.close), 1.0)
         await _bounded("closing the connections", deps.aclose(), deadline - loop.time() - 0.2)
     log.info("%s consumer %s stopped (handled %d, failed %d)", service, app.name,
              app.stats.handled, app.stats.failed)

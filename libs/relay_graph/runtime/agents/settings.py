@@ -10,6 +10,8 @@ process still has exactly one pydantic-settings model. `RELAY_*` variables as fo
 - `OTEL_EXPORTER_OTLP_ENDPOINT`, `OTEL_SERVICE_NAME`: read so that compose's environment is all
   accounted for; traces are exported only when an OTLP exporter package is installed.
 - `RELAY_EMBED_THREADS`: the embedding model's onnxruntime threads (default 1).
+- `RELAY_METRICS_PORT`, `RELAY_METRICS_HOST`: where the process serves `GET /metrics` (Prometheus
+  text; port 0, the default, serves none; host 127.0.0.1 unless set, compose sets 0.0.0.0).
 - `RELAY_STEP_DELAY_MS`: a pause between a resolver's fix steps. Tests use it to kill a replica
   in the middle of a ticket; it is 0 in production.
 """
@@ -53,6 +55,10 @@ class AgentSettings(GraphSettings):
     # How often this replica's outbox relay publishes announcements kept but not published
     # (relay_graph.runtime.outbox; every gateway and agent replica runs one).
     outbox_every_s: float = Field(default=1.0, gt=0)
+    # GET /metrics of this replica (relay_graph.runtime.metrics); `relay up` gives each its own port.
+    metrics_port: int = Field(default=0, ge=0, le=65535)
+    metrics_host: str = "127.0.0.1"
+    metrics_every_s: float = Field(default=10.0, gt=0)  # how often its group's stream state is read
 
     @property
     def groq_key(self) -> str | None:

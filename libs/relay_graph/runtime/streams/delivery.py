@@ -41,6 +41,7 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from relay_graph.runtime.errors import Unavailable
+from relay_graph.runtime.metrics import catalogue as metrics
 from relay_graph.runtime.streams.notifications import InvalidNotification, Notification
 from relay_graph.runtime.streams.publisher import TRACER_NAME
 from relay_graph.runtime.streams.wire import carrier, text_fields
@@ -148,6 +149,7 @@ class DeliveryMiddleware(BaseMiddleware):
             delivery = Delivery(stream, entry_id, app.group, app.name, deliveries, deliveries > 1)
             if delivery.reclaimed:
                 app.stats.reclaimed += 1
+                metrics.STREAM_RECLAIMED.add(1, {"stream": stream, "group": app.group})
                 log.info("%s reclaimed %s %s (delivery %d)", app.name, stream, entry_id, deliveries)
             key = notification.order_key()
             guard = app.guards[stream]
@@ -218,17 +220,22 @@ class DeliveryMiddleware(BaseMiddleware):
                 "relay.deliveries": delivery.deliveries,
             },
         ) as span:
+            labels = {"stream": stream, "group": app.group}
+            started = asyncio.get_running_loop().time()
             error = await self._run(call_next, msg, notification, delivery)
+            metrics.HANDLER_DURATION.record(asyncio.get_running_loop().time() - started, labels)
             if error is not None:
                 span.record_exception(error)
                 span.set_status(Status(StatusCode.ERROR, str(error)[:200]))
                 app.stats.failed += 1
+                metrics.STREAM_FAILED.add(1, labels)
                 log.warning("handler for %s %s (%s, delivery %d) failed, left pending: %s",
                             stream, entry_id, notification.kind, delivery.deliveries, describe(error))
                 await app.remember_error(stream, entry_id, error)
                 return
             await app.ack(stream, entry_id, notification)
             app.stats.handled += 1
+            metrics.STREAM_HANDLED.add(1, labels)
 
     async def _run(self, call_next, msg, notification: Notification, delivery: Delivery) -> BaseException | None:
         """Run the subscriber; retry in place while the database is unreachable. The error, if any."""

@@ -51,6 +51,7 @@ from redis.exceptions import ResponseError
 
 from relay_graph.runtime import cluster
 from relay_graph.runtime.errors import InvalidInput
+from relay_graph.runtime.metrics import catalogue as metrics
 from relay_graph.runtime.streams.dead_letters import dead_letter
 from relay_graph.runtime.streams.dedupe import Deduper
 from relay_graph.runtime.streams.delivery import (
@@ -196,6 +197,7 @@ class StreamApp:
                 raise InvalidInput(f"handler for {key!r} is not callable")
             self.kinds[kind_of(key)] = fn
         self.streams: tuple[str, ...] = tuple(sorted({stream_for(k) for k in self.kinds}))
+        metrics.zero_stream_counters(self.streams, self.group)
         self.guards = {s: OrderGuard(redis, s, self.group) for s in self.streams}
         self.slots = {s: asyncio.Semaphore(self.settings.concurrency) for s in self.streams}
         self.dedupe = Deduper(redis, self.group, self.settings.dedupe_ttl_s)
@@ -523,6 +525,7 @@ class StreamApp:
             maxlen=self.settings.dead_letter_maxlen,
         )
         self.stats.dead_lettered += 1
+        metrics.STREAM_DEAD_LETTERED.add(1, {"stream": stream, "group": self.group})
 
 
 async def _decode(msg: Any, original: Callable[..., Awaitable[Any]]) -> Any:

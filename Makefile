@@ -9,7 +9,7 @@ FALKORDB_MODULE := $(VENV)/share/relay/falkordb/falkordb-4.22.1.so
 
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: up test test-cluster test-netops-repeat bench bench-memory install model browser site images docker-tools lock clean
+.PHONY: up test screens test-cluster test-netops-repeat bench bench-memory install model browser site images docker-tools lock clean
 
 $(STAMP): pyproject.toml requirements.lock clients/python/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,11 @@ browser:
 
 test: install model browser
 	$(PY) -m pytest
+
+# The pictures docs/ shows, taken again by the browser tests (a test run alone writes them to
+# .relay/screens, never into tracked files).
+screens: install model browser
+	RELAY_SCREENS_DIR=$(CURDIR)/docs/screens $(PY) -m pytest -q tests/site/test_site_browser.py tests/console/test_console_browser.py
 
 # The module that crashed FalkorDB 4.16.3 (a schema race), 20 times over in one pytest session on
 # one server (--keep-duplicates: pytest would otherwise collect it once). About half a minute.

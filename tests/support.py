@@ -107,3 +107,14 @@ def stop_process(proc, timeout_s: float = 30.0) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+def screens_dir():
+    """Where the browser tests put their screenshots: `.relay/screens` (untracked), so a test run never
+    rewrites a tracked file; `make screens` points RELAY_SCREENS_DIR at docs/screens to refresh the
+    pictures the docs show."""
+    import os
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    return Path(os.environ.get("RELAY_SCREENS_DIR") or repo / ".relay" / "screens").resolve()

@@ -21,7 +21,8 @@ real FalkorDB, with every request that leaves this machine aborted:
 - Tenants: the isolation demo writes a secret word into one tenant and no other tenant finds it;
 - Simulator: the real simulator process, started, stopped and sped up from the page, says what
   its customers are doing.
-Screenshots of every page go to docs/screens/console-*.png (docs/console.md shows them)."""
+Screenshots of every page go to .relay/screens/console-*.png; `make screens` refreshes docs/screens/ (docs/console.md
+shows them)."""
 
 from __future__ import annotations
 
@@ -43,10 +44,10 @@ from tests import lab_network
 from tests.gateway.conftest import running_gateway  # noqa: F401 - the real gateway process, as a fixture
 from tests.site.browser import chromium, offline
 from tests.markers import needs
-from tests.support import stop_process
+from tests.support import screens_dir, stop_process
 
 REPO = Path(__file__).resolve().parents[2]
-SCREENS = REPO / "docs" / "screens"
+SCREENS = screens_dir()  # docs/screens only through `make screens`
 WIDE = {"width": 1440, "height": 900}
 GUARD_MS = 30_000  # a guard against hanging on a busy machine, not a speed claim
 LIVE_WITHIN_MS = 1_000  # the issue's promise: a fact written through the API is on the graph within a second

@@ -7,7 +7,7 @@ the desk agents as processes), with every request that leaves this machine abort
 - Your line shows the path from the core to her home; Plans shows priced plans;
 - a second customer's browser sees none of it, even asking for the first one's ticket by id;
 - nothing was requested from outside.
-Screenshots of each screen at desktop and phone width go to docs/screens/ (docs/desk.md shows them)."""
+Screenshots of each screen at desktop and phone width go to .relay/screens/; `make screens` refreshes docs/screens/ (docs/desk.md shows them)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,9 @@ from tests.services.simulator.test_stack import stack  # noqa: F401 - the real s
 
 from .browser import DESKTOP, PHONE, chromium, offline
 from tests.markers import needs
+from tests.support import screens_dir
 
-SCREENS = Path(__file__).resolve().parents[2] / "docs" / "screens"
+SCREENS = screens_dir()  # docs/screens only through `make screens`
 STAGE_TIMEOUT_MS = 120_000  # a guard for the agents on a busy machine, not a speed claim
 FINAL = ("technician_dispatched", "fixed", "closed")
 

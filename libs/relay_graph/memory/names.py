@@ -124,4 +124,26 @@ async def customer_names(client: GraphClient, tenant: str, uids: list[str]) -> d
     return {r["uid"]: sorted(n for n in r["names"] or () if n) for r in rows}
 
 
-__all__ = ["Matched", "Candidate", "Ambiguous", "Hit", "NameMatch", "match", "did_you_mean", "customer_names"]
+async def customers_named(client: GraphClient, tenant: str, names: list[str]) -> dict[str, NameMatch]:
+    """For writes: each name (a subject that is not a customer id) with the customers that hold it
+    exactly, by key (an older tenant's customer) or by their current `name` fact: one hit, the write
+    lands on that customer; two or more, it is ambiguous; none, the name is a subject of its own.
+    Exact normal forms only: a write never lands on a customer spelt alike."""
+    asks = {n: name_key(n) for n in dict.fromkeys(names) if not is_customer_id(n)}
+    asks = {n: k for n, k in asks.items() if k}
+    if not asks:
+        return {}
+    rows = await client.run(validate_tenant(tenant), q.CUSTOMERS_NAMED, {
+        "asks": [[entity_uid(CUSTOMER, k), entity_uid(PERSON_NAME, k)] for k in asks.values()]})
+    by_own = {r["own_uid"]: r for r in rows}
+    found: dict[str, NameMatch] = {}
+    for name, key in asks.items():
+        row = by_own.get(entity_uid(CUSTOMER, key), {})
+        own = [Hit(row["own"], row["own_name"], row["own_name"])] if row.get("own") is not None else []
+        hits = _dedup(own + _customers(row.get("named"), name, 1.0))
+        if hits:
+            found[name] = NameMatch(name, "exact" if own and len(hits) == 1 else "name", hits)
+    return found
+
+
+__all__ = ["customers_named", "Matched", "Candidate", "Ambiguous", "Hit", "NameMatch", "match", "did_you_mean", "customer_names"]

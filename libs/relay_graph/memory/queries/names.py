@@ -51,3 +51,16 @@ RETURN c.uid AS uid, c.name AS id, collect(n.name) AS names
 """.strip(),
     read_only=True,
 )
+
+# For writes by name: of each asked name, the customer keyed by it (an older tenant's) and the
+# customers whose current `name` fact is it. Exact keys only (a write never matches a spelling alike).
+CUSTOMERS_NAMED = Query(
+    "names_customers_named",
+    """
+UNWIND $asks AS ask
+OPTIONAL MATCH (own:Customer {uid: ask[0]})
+OPTIONAL MATCH (:PersonName {uid: ask[1]})<-[:NAMED]-(c:Customer)
+RETURN ask[0] AS own_uid, own.uid AS own, own.name AS own_name, collect([c.uid, c.name]) AS named
+""".strip(),
+    read_only=True,
+)

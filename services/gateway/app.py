@@ -39,6 +39,7 @@ from .routers import (
     live,
     me,
     network,
+    predicates,
     recall,
     tenants,
     tickets,
@@ -74,7 +75,8 @@ and grades what they diagnose and fix."""
 ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.router, recall.router,
            chat.router, customers.router, tickets.router, network.router, world.router, lab.router, live.router,
            asyncapi.router, tools.router, cases.router, me.router, judge.router, admin.router, admin.process_router,
-           console.router, console_bench.router, console_isolation.router, console_page.router)
+           console.router, console_bench.router, console_isolation.router, console_page.router,
+           predicates.router)
 
 
 def create_app(settings: GatewaySettings | None = None, **parts: Any) -> FastAPI:

@@ -8,7 +8,6 @@ from fastapi import APIRouter, Path, Query
 
 from relay_graph.memory.inputs import Identifier, Name
 
-from relay_graph.memory import registry
 from relay_graph.usecases import facts
 
 from ..deps import CallDep, IdentityDep, MemoryDep, ReaderDep, TenantDep
@@ -28,7 +27,6 @@ async def claims(
                                                "as, `ambiguous` lists the candidates when it names two or more")],
     predicate: Annotated[PredicateName, Query()],
 ) -> ClaimsView:
-    registry.get(predicate)
     return await memory.claims(tenant, subject, predicate, reader=agent)
 
 

@@ -73,7 +73,8 @@ IgnoredAgent = Annotated[str | None, Field(default=None, pattern=LABEL_PATTERN,
 # A built-in predicate (the desk's vocabulary, registered when this gateway imported the desk, and
 # the engine's) or one of the tenant's own (PUT .../predicates/{name}); any other is 422
 # `unknown_predicate`. A pattern, not an enum: a tenant's own are defined at run time.
-PredicateName = Annotated[str, Field(pattern=NAME_PATTERN, max_length=48, json_schema_extra=predicates_described,
+PredicateName = Annotated[str, Field(pattern=NAME_PATTERN, min_length=2, max_length=48,
+                                     json_schema_extra=predicates_described,
                                      examples=["lives_in"])]
 Region = Literal[REGION_CODES]  # type: ignore[valid-type]
 

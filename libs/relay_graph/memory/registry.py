@@ -178,19 +178,18 @@ def fixed_claims() -> dict[str, str]:
     return {p.name: p.claim for p in REGISTRY.values() if p.claim}
 
 
-def predicates_described(schema: dict) -> None:
-    """Describes a predicate name's JSON schema when it is made (as pydantic's `json_schema_extra`):
-    the built-in predicates then, and how a tenant registers its own."""
+def predicates_help() -> str:
+    """What a predicate name may be, for schemas and docs: the built-in predicates now, and how a
+    tenant registers its own."""
     builtins = ", ".join(sorted(REGISTRY) + sorted(TURN_PREDICATES))
-    schema["description"] = (f"a built-in predicate ({builtins}) or one the tenant registered with "
-                             "PUT /v1/tenants/{t}/predicates/{name} (the define_predicate tool); any other is refused "
-                             "with 422 `unknown_predicate`")
+    return (f"a built-in predicate ({builtins}) or one the tenant registered with "
+            "PUT /v1/tenants/{t}/predicates/{name} (the define_predicate tool); any other is refused "
+            "with 422 `unknown_predicate`")
 
 
-def predicates_enum(schema: dict) -> None:
-    """Fills a JSON schema's `enum` with the registered predicates when the schema is made (as
-    pydantic's `json_schema_extra`), so a schema lists what is registered then."""
-    schema["enum"] = sorted(REGISTRY)
+def predicates_described(schema: dict) -> None:
+    """Describes a predicate name's JSON schema when it is made (as pydantic's `json_schema_extra`)."""
+    schema["description"] = predicates_help()
 
 
 def builtin(name: object) -> Predicate | None:

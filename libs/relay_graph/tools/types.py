@@ -29,7 +29,8 @@ CustomerName = Annotated[_Name, Field(description="a customer's id (e.g. 'c-1f0e
                                       examples=["c-1f0e4b2a9c3d5e6f", "alice rao"])]
 # A built-in predicate or one of the tenant's own (define_predicate): the engine answers any other
 # with `unknown_predicate`, from the tenant's vocabulary.
-Predicate = Annotated[str, Field(pattern=NAME_PATTERN, max_length=48, json_schema_extra=predicates_described)]
+Predicate = Annotated[str, Field(pattern=NAME_PATTERN, min_length=2, max_length=48,
+                                 json_schema_extra=predicates_described)]
 NodeId = Annotated[str, Field(pattern=NODE_ID_PATTERN, description="a network node id, e.g. 'pune-olt-1'",
                               examples=["pune-olt-1"])]
 TicketId = Annotated[Identifier, Field(description="a ticket id, e.g. 'T-1A2B3C4D5E6F'")]

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 from pydantic import ValidationError
 
+from relay_graph.memory.registry import predicates_help
 from relay_graph.runtime.errors import RelayError
 from relay_graph.memory.inputs import Name
 from relay_graph.memory.models import Clock, FactInput
@@ -37,7 +38,7 @@ Subject = Annotated[Name, Query(examples=["c-1f0e4b2a9c3d5e6f", "alice rao"],
                                 description="the subject's id (a customer's id). Writes address exactly this key; "
                                             "a read also takes a name, and says what it matched (`matched`) or "
                                             "that it is ambiguous (`ambiguous`)")]
-OptPredicate = Annotated[PredicateName | None, Query()]
+OptPredicate = Annotated[PredicateName | None, Query(description=predicates_help())]
 
 
 @router.post("/facts", status_code=201, response_model=Answer[FactWriteResult], responses=ERRORS,

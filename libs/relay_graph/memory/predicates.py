@@ -47,7 +47,7 @@ from typing import Any, Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from relay_graph.memory.inputs import check_time, name_type
+from relay_graph.memory.inputs import check_time, text_type
 from relay_graph.memory.queries import predicates as q
 from relay_graph.memory.registry import (
     BUILT_IN,
@@ -147,7 +147,7 @@ class PredicateDefinition(BaseModel):
     conflict: ConflictChoice = Field(default=ConflictChoice.SUPERSEDE, description="what another agent's different "
                                      "value of a single-valued predicate does: supersede the current one, or "
                                      "keep_both (a claim beside it, and a Conflict opens for a person to settle)")
-    description: name_type(MAX_DESCRIPTION) | None = Field(  # type: ignore[valid-type]
+    description: text_type(MAX_DESCRIPTION) | None = Field(  # type: ignore[valid-type]
         default=None, description="what the predicate means, for the people and agents that write it")
 
 

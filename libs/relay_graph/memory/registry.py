@@ -8,10 +8,16 @@ user's (the support desk's is `relay_graph.desk.vocabulary`). Adding a predicate
 `register(Predicate(...))` call at the user's import; registering the same one again changes
 nothing, a different one under a taken name is refused.
 
+These are the built-in predicates. A tenant adds its own at run time (`memory.predicates`, kept in
+its graph); what one tenant may write is a `Vocabulary`: the built-in ones and its own. A tenant's
+predicate never takes a built-in name.
+
 What is built from the registry (the statements naming its labels and edges, the tables of its
 predicates) is built when first used and again after a later registration: `from_registry` and
-`FromRegistry` cache a build by the registry's `generation()`. Labels and relationship types here
-are checked identifiers; they are the only ones ever placed into Cypher text."""
+`FromRegistry` cache a build by the registry's `generation()`; a statement for a tenant's predicate
+is built from its definition and kept (queries.facts.PerPredicate, batch_writes). Labels and
+relationship types here are checked identifiers; they are the only ones ever placed into Cypher
+text."""
 
 from __future__ import annotations
 

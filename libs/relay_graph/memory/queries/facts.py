@@ -2,8 +2,9 @@
 and trust. Every value is a parameter. Labels and relationship types come only from the
 registry (the vocabulary the engine's user registered): statements that must name one are built
 from what is registered when first used, and again after a later registration
-(`registry.FromRegistry`, `registry.from_registry`), one per predicate or entity type, in mappings
-keyed by that name.
+(`registry.FromRegistry`), one per predicate or entity type, in mappings keyed by that name; a
+tenant's own predicate (memory/predicates.py) gets its statements from its definition, built on
+first use and kept (`PerPredicate[predicate]`, `batch_writes(vocabulary)`).
 
 Shape of the semantic band (per tenant graph):
 

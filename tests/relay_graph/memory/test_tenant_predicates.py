@@ -256,3 +256,17 @@ async def test_recall_finds_a_fact_of_an_own_predicate(memory, tenant):
     await memory.write_fact(tenant, fact("lives_in", "pune", agent="intake"), embed=True)
     found = await memory.recall(tenant, "which language does she prefer?", subject="alice rao", k=3)
     assert found.facts and found.facts[0].predicate == "prefers_language" and found.facts[0].object == "tamil"
+
+
+async def test_a_conflict_of_an_unmirrored_predicate_is_settled_like_any(graph_client, tenant):
+    await define(graph_client, tenant, "seats", SINGLE, ObjectKind.NUMBER, ConflictChoice.KEEP_BOTH)
+    first = await facts.write_fact(graph_client, tenant, fact("seats", "3", agent="scout"))
+    other = await facts.write_fact(graph_client, tenant, fact("seats", "4", agent="analyst"))
+    assert other.outcome is Outcome.CONFLICT
+    assert [f.object for f in await facts.read_facts(graph_client, tenant, "alice rao", "seats")] == ["3"]
+    await facts.settle(graph_client, tenant, other.conflict_id, other.fact_id, "dana")
+    history = await facts.history(graph_client, tenant, "alice rao", "seats")
+    assert [(f.fact_id, f.state) for f in history if f.state is FactState.CURRENT] == [(other.fact_id,
+                                                                                          FactState.CURRENT)]
+    assert first.fact_id in [f.fact_id for f in history if f.state is FactState.SUPERSEDED]
+    assert await edges(graph_client, tenant) == []  # a number is not mirrored, before or after

@@ -39,6 +39,7 @@ from .routers import (
     live,
     me,
     network,
+    predicates,
     recall,
     tasks,
     tenants,
@@ -76,7 +77,7 @@ ROUTERS = (health.router, tenants.router, facts.router, claims.router, episodes.
            chat.router, customers.router, tickets.router, network.router, world.router, lab.router, live.router,
            asyncapi.router, tools.router, cases.router, me.router, judge.router, admin.router, admin.process_router,
            console.router, console_bench.router, console_isolation.router, console_page.router, tasks.router,
-           metrics.router)
+           metrics.router, predicates.router)
 
 
 def create_app(settings: GatewaySettings | None = None, **parts: Any) -> FastAPI:

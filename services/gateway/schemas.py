@@ -29,7 +29,7 @@ from relay_graph.memory.models import (
 from relay_graph.desk.catalogue import REGION_CODES
 from relay_graph.lab import FaultKind, Injection, Scoreboard
 from relay_graph.desk.network_models import NODE_ID_PATTERN, Capacity, CriticalNode, LineHop, SpanningForest
-from relay_graph.memory.registry import predicates_enum
+from relay_graph.memory.registry import NAME_PATTERN, predicates_described
 from relay_graph.lab.world import HomeLine, WorldSummary
 
 from .auth import AGENT_ID_PATTERN
@@ -71,9 +71,11 @@ SubLabel = Annotated[str | None, Field(default=None, pattern=LABEL_PATTERN,
 IgnoredAgent = Annotated[str | None, Field(default=None, pattern=LABEL_PATTERN,
                                            description="ignored: the writer recorded is always the key's agent "
                                            "(an agent key's agent, or `api` for the tenant key)")]
-# The registry's predicates (the schema lists them; an unknown one is 422 `unknown_predicate`): the
-# desk's vocabulary, registered when this gateway imported the desk.
-PredicateName = Annotated[str, Field(min_length=1, max_length=64, json_schema_extra=predicates_enum,
+# A built-in predicate (the desk's vocabulary, registered when this gateway imported the desk, and
+# the engine's) or one of the tenant's own (PUT .../predicates/{name}); any other is 422
+# `unknown_predicate`. A pattern, not an enum: a tenant's own are defined at run time.
+PredicateName = Annotated[str, Field(pattern=NAME_PATTERN, min_length=2, max_length=48,
+                                     json_schema_extra=predicates_described,
                                      examples=["lives_in"])]
 Region = Literal[REGION_CODES]  # type: ignore[valid-type]
 

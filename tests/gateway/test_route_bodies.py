@@ -75,6 +75,11 @@ CALLS: dict[str, Call] = {
     "delete_agent_v1_tenants__t__agents__agent__delete": Call(path=lambda s: {"t": s.tenant, "agent": "scribe"}),
     "get_limits_v1_tenants__t__limits_get": Call(),
     "put_limits_v1_tenants__t__limits_put": Call(lambda s: {"json": {"batch_max_facts": 500}}, auth="admin"),
+    "define_predicate_v1_tenants__t__predicates__name__put": Call(
+        lambda s: {"json": {"cardinality": "multi", "object": "entity", "description": "languages they speak"}},
+        path=lambda s: {"t": s.tenant, "name": "speaks"}),
+    "list_predicates_v1_tenants__t__predicates_get": Call(),
+    "retire_predicate_v1_tenants__t__predicates__name__delete": Call(path=lambda s: {"t": s.tenant, "name": "speaks"}),
     "write_fact_v1_tenants__t__facts_post": Call(lambda s: {"json": {
         "subject": s.customer, "predicate": "prefers_contact", "object": "email",
         "valid_from": "2025-01-01T00:00:00+00:00"}, "headers": {"Idempotency-Key": "rb-fact-1"}}),
@@ -132,6 +137,8 @@ CALLS: dict[str, Call] = {
     "tool_remember_facts": _tool(lambda s: {"facts": [{"subject": s.customer, "predicate": "email",
                                                        "object": "asha@example.com"}]}),
     "tool_retire_fact": _tool(lambda s: {"subject": s.customer, "predicate": "phone"}),
+    "tool_define_predicate": _tool(lambda s: {"name": "seats", "cardinality": "single", "object": "number"}),
+    "tool_list_predicates": _tool(lambda s: {}),
     "tool_tickets": _tool(lambda s: {"customer": s.customer}),
     "tool_who_handled": _tool(lambda s: {"ticket_id": s.ticket}),
     "tool_why_affected": _tool(lambda s: {"customer": s.customer, "node": s.node}),

@@ -43,9 +43,14 @@ async def test_unknown_tools_and_bad_arguments_are_refused_with_the_error_shape(
     assert_error(await client.post(f"/v1/tenants/{tenant}/tools/drop_all", headers=auth, json={}), 404,
                  "unknown_tool")
     r = await client.post(f"/v1/tenants/{tenant}/tools/facts_at", headers=auth,
-                          json={"subject": "pia", "predicate": "lives_at"})
-    body = assert_error(r, 422, "invalid_arguments")
+                          json={"subject": "pia", "predicate": "Lives At"})
+    assert "predicate: String should match pattern" in assert_error(r, 422, "invalid_arguments")["error"]["message"]
+    # the tenant's vocabulary answers a predicate it does not have, saying how to register it
+    r = await client.post(f"/v1/tenants/{tenant}/tools/remember_fact", headers=auth,
+                          json={"subject": "pia", "predicate": "lives_at", "object": "goa"})
+    body = assert_error(r, 422, "unknown_predicate")
     assert "unknown predicate 'lives_at'" in body["error"]["message"]
+    assert "PUT /v1/tenants/{t}/predicates/lives_at" in body["error"]["message"]
     # the writer is the caller, never an argument
     r = await client.post(f"/v1/tenants/{tenant}/tools/remember_fact", headers=auth,
                           json={"subject": "pia", "predicate": "lives_in", "object": "goa", "agent": "intake"})

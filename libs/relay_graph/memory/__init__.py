@@ -3,7 +3,8 @@
 Facts on two clocks (`facts`, planned purely by `fact_planning`), episodes and their vectors
 (`episodes`, `fact_embeddings`), recall (`recall`), reading by name (`names`), the predicate
 registry (`registry`: the mechanism its user declares a vocabulary with; the statements are built
-from what is registered, when used), the shared input types (`inputs`, `models`), retention and
+from what is registered, when used) and a tenant's own predicates beside it (`predicates`, kept in
+its graph), the shared input types (`inputs`, `models`), retention and
 the entity graph's communities.
 `facade.Memory` wires them to one client and embedder.
 

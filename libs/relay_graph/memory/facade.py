@@ -9,7 +9,7 @@ import time
 
 from datetime import datetime
 
-from relay_graph.memory import episodes, fact_embeddings, facts, recall, turn_facts
+from relay_graph.memory import episodes, fact_embeddings, facts, predicates, recall, turn_facts
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.embeddings import Embedder
 from relay_graph.runtime.errors import RelayError
@@ -97,6 +97,17 @@ class Memory:
 
     async def settle(self, tenant: str, conflict_id: str, fact_id: str, by: str) -> SettleResult:
         return await facts.settle(self.client, tenant, conflict_id, fact_id, by)
+
+    async def define_predicate(self, tenant: str, name: str, definition: predicates.PredicateDefinition, *,
+                               agent: str) -> tuple[predicates.PredicateView, bool]:
+        """A predicate of the tenant's own (`predicates.define`): its view, and whether it is new."""
+        return await predicates.define(self.client, tenant, name, definition, agent=agent)
+
+    async def retire_predicate(self, tenant: str, name: str) -> bool:
+        return await predicates.retire(self.client, tenant, name)
+
+    async def predicates(self, tenant: str) -> predicates.PredicateList:
+        return await predicates.list_predicates(self.client, tenant)
 
     async def write_episodes(self, tenant: str, items: list[EpisodeInput], *, embed: bool = True,
                              extract: bool = False) -> list[str]:

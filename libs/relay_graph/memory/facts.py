@@ -51,8 +51,8 @@ from relay_graph.memory.models import (
 )
 from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries import facts as q
-from relay_graph.memory.registry import REGISTRY, FromRegistry, Predicate, clean_text, entity_types, every_predicate
-from relay_graph.memory.registry import get as get_predicate
+from relay_graph.memory.predicates import vocabulary
+from relay_graph.memory.registry import Predicate, Vocabulary, clean_text, entity_types
 from relay_graph.runtime import times
 from relay_graph.runtime.times import now_ms
 from relay_graph.runtime.tenancy import validate_tenant
@@ -224,8 +224,8 @@ def _source(value: object) -> str | None:
     return None if value is None else check_identifier(value, "source")  # an episode's id
 
 
-def _validate_write(fact: FactInput) -> _Write:
-    p = get_predicate(fact.predicate)
+def _validate_write(fact: FactInput, vocab: Vocabulary) -> _Write:
+    p = vocab.get(fact.predicate)
     return _Write(
         p=p,
         subject=_subject_name(fact.subject, p),
@@ -331,11 +331,11 @@ def _write_query(plan: fp.Plan, w: _Write, snap: _Snapshot) -> tuple[Query, dict
                                   valid_from_ms=new.valid_from_ms, valid_to_ms=new.valid_to_ms,
                                   recorded_at_ms=new.recorded_at_ms, expired_at_ms=new.expired_at_ms)
         params["derived"] = [w.source] if w.source else []
-        return q.CREATE_PLAIN[w.p.name], params
+        return q.CREATE_PLAIN[w.p], params
     params = _plan_params(plan, _slot_key(snap.subject.uid, w.p.name), snap.slot.version, snap.subject, w.p)
     params.update(agent=w.agent, derived=[w.source] if w.source else [])
     if plan.kind is fp.Kind.CORROBORATE:
-        return q.CORROBORATE[w.p.name], params
+        return q.CORROBORATE[w.p], params
     new = plan.new
     assert new is not None and snap.object is not None
     params.update(_new_fact_params(w, snap.subject, snap.object, expected=snap.slot.version, fact_id=new.fact_id,
@@ -343,7 +343,7 @@ def _write_query(plan: fp.Plan, w: _Write, snap: _Snapshot) -> tuple[Query, dict
                                    recorded_at_ms=new.recorded_at_ms, expired_at_ms=new.expired_at_ms))
     if plan.kind is fp.Kind.CREATE_CLAIM:
         params.update(conflict_id=plan.conflict_id, between=list(plan.between))
-    return _NEW_FACT_QUERIES[plan.kind][w.p.name], params
+    return _NEW_FACT_QUERIES[plan.kind][w.p], params
 
 
 # ---------------------------------------------------------------------------------------------
@@ -355,7 +355,7 @@ async def write_fact(client: GraphClient, tenant: str, fact: FactInput) -> FactW
     supersedes (or, from another agent on a CONFLICT predicate, opens a conflict), an older
     valid_from takes its place in history (rules: `fact_planning`)."""
     tenant = validate_tenant(tenant)
-    w = _validate_write(fact)
+    w = _validate_write(fact, await vocabulary(client, tenant, [getattr(fact, "predicate", None)]))
     for attempt in range(MAX_ATTEMPTS):
         snap = await _read_slot(client, tenant, w.p, w.subject, w.object)
         assert snap.object is not None
@@ -380,27 +380,24 @@ async def write_fact(client: GraphClient, tenant: str, fact: FactInput) -> FactW
 MAX_BATCH = 1_000
 
 
-def _batch_twins() -> dict[str, Query]:
-    """Each single-fact statement's batch twin, by name (same effects, one row per fact, every
-    predicate)."""
-    b = q.batch_writes()
-    return {
-        single[name].name: batch
-        for single, batch in (
-            (q.CREATE_PLAIN, b.create_plain),
-            (q.CREATE_CURRENT, b.create_current),
-            (q.CREATE_HISTORY, b.create_history),
-            (q.CREATE_CLAIM, b.create_claim),
-            (q.CORROBORATE, b.corroborate),
-        )
-        for name in every_predicate()
-    }
+# Each single-fact statement's batch twin (same effects, one row per fact, every predicate of the
+# vocabulary), by the single statement's name before its predicate.
+_TWINS = {"fact_create_plain": "create_plain", "fact_create_current": "create_current",
+          "fact_create_history": "create_history", "fact_create_claim": "create_claim",
+          "fact_corroborate": "corroborate"}
 
 
-_BATCH_OF: FromRegistry[Query] = FromRegistry(_batch_twins)
+def _batch_twin(batch: q.BatchWrites, single: Query) -> Query:
+    return getattr(batch, _TWINS[single.name.split(":", 1)[0]])
 
 
-def _validate_batch(facts: object) -> list[_Write]:
+async def _vocabulary_of(client: GraphClient, tenant: str, facts: object) -> Vocabulary:
+    """The vocabulary a batch's predicates are taken from (nothing is read when all are built in)."""
+    names = [getattr(f, "predicate", None) for f in facts] if isinstance(facts, (list, tuple)) else []
+    return await vocabulary(client, tenant, names)
+
+
+def _validate_batch(facts: object, vocab: Vocabulary) -> list[_Write]:
     if not isinstance(facts, (list, tuple)):
         raise InvalidInput("facts must be a list")
     if len(facts) > MAX_BATCH:
@@ -410,7 +407,7 @@ def _validate_batch(facts: object) -> list[_Write]:
         if not isinstance(fact, FactInput):
             raise InvalidInput(f"facts[{i}] is not a fact")
         try:
-            writes.append(_validate_write(fact))
+            writes.append(_validate_write(fact, vocab))
         except RelayError as exc:
             raise type(exc)(f"facts[{i}]: {exc.message}", code=exc.code) from None
     return writes
@@ -486,10 +483,11 @@ async def write_facts(client: GraphClient, tenant: str, facts: list[FactInput]) 
     slot. Every fact is checked before anything is read or written: one bad fact raises its typed
     error (naming its position) and writes nothing. Results come in input order."""
     tenant = validate_tenant(tenant)
-    writes = _validate_batch(facts)
+    vocab = await _vocabulary_of(client, tenant, facts)
+    writes = _validate_batch(facts, vocab)
     if not writes:
         return []
-    results = await _write_checked(client, tenant, writes, list(facts))
+    results = await _write_checked(client, tenant, writes, list(facts), vocab)
     for result in results:
         if isinstance(result, RelayError):
             raise result
@@ -504,25 +502,26 @@ async def write_facts_each(client: GraphClient, tenant: str, facts: list[FactInp
     slot kept changing under it (StateConflict) is reported in its slot too. Results come in input
     order."""
     tenant = validate_tenant(tenant)
+    vocab = await _vocabulary_of(client, tenant, facts)
     out: list[FactWriteResult | RelayError | None] = [None] * len(facts)
     good: list[tuple[int, _Write, FactInput]] = []
     for i, fact in enumerate(facts):
         try:
             if not isinstance(fact, FactInput):
                 raise InvalidInput("not a fact")
-            good.append((i, _validate_write(fact), fact))
+            good.append((i, _validate_write(fact, vocab), fact))
         except RelayError as exc:
             out[i] = exc
     for start in range(0, len(good), MAX_BATCH):
         chunk = good[start : start + MAX_BATCH]
-        results = await _write_checked(client, tenant, [w for _, w, _ in chunk], [f for _, _, f in chunk])
+        results = await _write_checked(client, tenant, [w for _, w, _ in chunk], [f for _, _, f in chunk], vocab)
         for (i, _, _), result in zip(chunk, results):
             out[i] = result
     return out  # type: ignore[return-value]
 
 
-async def _write_checked(client: GraphClient, tenant: str, writes: list[_Write], facts: list[FactInput]
-                         ) -> list[FactWriteResult | RelayError]:
+async def _write_checked(client: GraphClient, tenant: str, writes: list[_Write], facts: list[FactInput],
+                         vocab: Vocabulary) -> list[FactWriteResult | RelayError]:
     """The batch write of checked facts (`writes[i]` is `facts[i]` checked); a fact retried on
     its own that still fails has its error in its slot."""
     uids = list(dict.fromkeys(n.uid for w in writes for n in (w.subject, w.object)))
@@ -532,6 +531,7 @@ async def _write_checked(client: GraphClient, tenant: str, writes: list[_Write],
     names = _BatchNames(found)
     refs = [(names.resolve(w.subject), names.resolve(w.object)) for w in writes]
 
+    batch = q.batch_writes(vocab.writable())
     planned: list[_Planned] = []
     rounds: dict[str, int] = {}
     for i, (w, (subject, obj)) in enumerate(zip(writes, refs)):
@@ -544,7 +544,7 @@ async def _write_checked(client: GraphClient, tenant: str, writes: list[_Write],
         query, params = _write_query(plan, w, _Snapshot(subject, obj, slot))
         params["i"] = i
         fresh = tuple(ref.uid for ref in (subject, obj) if not ref.exists)
-        planned.append(_Planned(i, key, rounds.get(key, 0), plan, _BATCH_OF[query.name], params, fresh))
+        planned.append(_Planned(i, key, rounds.get(key, 0), plan, _batch_twin(batch, query), params, fresh))
         rounds[key] = rounds.get(key, 0) + 1
         slots[key] = fp.apply_plan(slot, plan)
 
@@ -582,7 +582,7 @@ async def retire_fact(client: GraphClient, tenant: str, retire: RetireInput) -> 
     """End what is current (the named object's fact, for a multi-valued predicate) on both
     clocks. Returns the retired fact ids; nothing current to retire is not an error: []."""
     tenant = validate_tenant(tenant)
-    p = get_predicate(retire.predicate)
+    p = (await vocabulary(client, tenant, [getattr(retire, "predicate", None)])).get(retire.predicate)
     subject = _subject_name(retire.subject, p)
     obj = _object_name(retire.object, p) if retire.object is not None else None
     agent = _agent(retire.agent)
@@ -604,7 +604,7 @@ async def retire_fact(client: GraphClient, tenant: str, retire: RetireInput) -> 
             return []
         params = _plan_params(plan, _slot_key(snap.subject.uid, p.name), snap.slot.version, snap.subject, p)
         params.update(agent=agent, derived=[source] if source else [])
-        if await client.run(tenant, q.RETIRE[p.name], params):
+        if await client.run(tenant, q.RETIRE[p], params):
             return [c.fact_id for c in plan.changes]
         await _backoff(attempt)
     raise StateConflict(f"{p.name} of {subject.text!r} kept changing under this retirement; try again")
@@ -628,8 +628,11 @@ def _view(m: dict[str, Any], subject: str) -> FactView:
     )
 
 
-def _read_predicates(predicate: str | None) -> list[Predicate]:
-    return [get_predicate(predicate)] if predicate is not None else list(REGISTRY.values())
+async def _read_predicates(client: GraphClient, tenant: str, predicate: str | None) -> list[Predicate]:
+    """The predicate a read names (a retired one of the tenant's own too), or every one it has."""
+    vocab = await vocabulary(client, tenant, [predicate] if predicate is not None else [], every=predicate is None,
+                             write=False)
+    return [vocab.readable(predicate)] if predicate is not None else vocab.read_all()
 
 
 @dataclass
@@ -737,7 +740,7 @@ async def facts_about(
     recorded as having CONSULTED every fact returned. A subject that is not a key on file is read
     as the name it matches (`matched`), or answered as `ambiguous` (see `names`)."""
     tenant = validate_tenant(tenant)
-    predicates = _read_predicates(predicate)
+    predicates = await _read_predicates(client, tenant, predicate)
     clock = _clock(clock)
     reader = _agent(reader, "reader") if reader is not None else None
     if as_of is None:
@@ -764,7 +767,7 @@ async def history_about(client: GraphClient, tenant: str, subject: str, predicat
     retired and late-arriving ones too, zero-length corrections included. Claims still contested
     are not in it (see `claims`); once settled they are, as current or superseded facts."""
     tenant = validate_tenant(tenant)
-    predicates = _read_predicates(predicate)
+    predicates = await _read_predicates(client, tenant, predicate)
     found = await _subject_rows(client, tenant, subject, predicates, q.FACTS_HISTORY, {})
     views = [_view(m, name) for name, row in found.rows for m in row["facts"] or ()]
     views.sort(key=lambda v: (v.valid_from, v.recorded_at, v.predicate, v.fact_id))
@@ -776,7 +779,7 @@ async def claims(client: GraphClient, tenant: str, subject: str, predicate: str,
     """The current value and every contested claim of one slot, best first: the writing agent's
     trust for this predicate, then the newest record. `conflict_id` is the open conflict, if any."""
     tenant = validate_tenant(tenant)
-    p = get_predicate(predicate)
+    [p] = await _read_predicates(client, tenant, predicate)
     reader = _agent(reader, "reader") if reader is not None else None
     found = await _subject_rows(client, tenant, subject, [p], q.CLAIMS, {"predicate": p.name}, with_slot=True)
     if not found.rows:
@@ -819,12 +822,12 @@ async def settle(client: GraphClient, tenant: str, conflict_id: str, fact_id: st
         slot = fp.Slot(version=row["version"] or 0, facts=facts, conflict_id=row["slot_conflict_id"])
         now = fp.belief_now(now_ms(), facts)
         plan = fp.plan_settle(slot, conflict, fact_id, now_ms=now)
-        p = get_predicate(row["predicate"])
+        p = (await vocabulary(client, tenant, [row["predicate"]], write=False)).readable(row["predicate"])
         subject = EntityRef(row["subject_uid"], "", p.subject_type)
         params = _plan_params(plan, row["slot"], slot.version, subject, p)
         params.update(conflict_id=conflict_id, by=by, now_ms=now, agent=None,
                       trust=[{"agent": t.agent, "win": t.win, "loss": t.loss} for t in plan.trust])
-        result = await client.run(tenant, q.SETTLE[p.name], params)
+        result = await client.run(tenant, q.SETTLE[p], params)
         if result:
             return SettleResult(conflict_id=conflict_id, winner=fact_id, losers=list(plan.supersedes),
                                 trust={agent: float(score) for agent, score in result[0]["trust"]})

@@ -8,10 +8,16 @@ user's (the support desk's is `relay_graph.desk.vocabulary`). Adding a predicate
 `register(Predicate(...))` call at the user's import; registering the same one again changes
 nothing, a different one under a taken name is refused.
 
+These are the built-in predicates. A tenant adds its own at run time (`memory.predicates`, kept in
+its graph); what one tenant may write is a `Vocabulary`: the built-in ones and its own. A tenant's
+predicate never takes a built-in name.
+
 What is built from the registry (the statements naming its labels and edges, the tables of its
 predicates) is built when first used and again after a later registration: `from_registry` and
-`FromRegistry` cache a build by the registry's `generation()`. Labels and relationship types here
-are checked identifiers; they are the only ones ever placed into Cypher text."""
+`FromRegistry` cache a build by the registry's `generation()`; a statement for a tenant's predicate
+is built from its definition and kept (queries.facts.PerPredicate, batch_writes). Labels and
+relationship types here are checked identifiers; they are the only ones ever placed into Cypher
+text."""
 
 from __future__ import annotations
 
@@ -19,15 +25,19 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from enum import Enum
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Callable, Generic, TypeVar
 
 from relay_graph.runtime.errors import UnknownPredicate
 from relay_graph.memory import inputs
 
 MAX_VALUE_CHARS = 200
-_IDENT = re.compile(r"^[A-Z][A-Za-z]*$|^[A-Z_]+$")
+_IDENT = re.compile(r"^[A-Z][A-Za-z]*$|^[A-Z][A-Z0-9_]*$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")  # a predicate's name is written into the batch statements' text
+# A tenant's own predicate's name (memory/predicates.py; the API's PredicateName): its edge is its
+# name in upper case, so it is a checked identifier too.
+NAME_PATTERN = r"^[a-z][a-z0-9_]{1,47}$"
+NAME = re.compile(NAME_PATTERN)
 
 
 class Cardinality(str, Enum):
@@ -60,7 +70,7 @@ class Predicate:
     object_type: str
     cardinality: Cardinality
     policy: ConflictPolicy
-    edge: str  # the typed relationship that mirrors a current fact
+    edge: str | None  # the typed relationship that mirrors a current fact (None: not mirrored)
     check: Check = field(default=as_is, compare=False)
     # The claim's fixed wording for identifier values: a sentence vector of a phone number or an
     # e-mail address means nothing, while "phone number" is what a question asks for. One text
@@ -75,7 +85,7 @@ class Predicate:
         if not _NAME.fullmatch(self.name):
             raise ValueError(f"{self.name!r} is not a predicate name (lower case, digits and _, up to 64)")
         for ident in (self.subject_type, self.object_type, self.edge):
-            if not _IDENT.fullmatch(ident):
+            if ident is not None and not _IDENT.fullmatch(ident):
                 raise ValueError(f"{ident!r} is not a safe label or relationship type")
 
 
@@ -174,16 +184,88 @@ def fixed_claims() -> dict[str, str]:
     return {p.name: p.claim for p in REGISTRY.values() if p.claim}
 
 
-def predicates_enum(schema: dict) -> None:
-    """Fills a JSON schema's `enum` with the registered predicates when the schema is made (as
-    pydantic's `json_schema_extra`), so a schema lists what is registered then."""
-    schema["enum"] = sorted(REGISTRY)
+def predicates_help() -> str:
+    """What a predicate name may be, for schemas and docs: the built-in predicates now, and how a
+    tenant registers its own."""
+    builtins = ", ".join(sorted(REGISTRY) + sorted(TURN_PREDICATES))
+    return (f"a built-in predicate ({builtins}) or one the tenant registered with "
+            "PUT /v1/tenants/{t}/predicates/{name} (the define_predicate tool); any other is refused "
+            "with 422 `unknown_predicate`")
+
+
+def predicates_described(schema: dict) -> None:
+    """Describes a predicate name's JSON schema when it is made (as pydantic's `json_schema_extra`)."""
+    schema["description"] = predicates_help()
+
+
+def builtin(name: object) -> Predicate | None:
+    """The built-in predicate of that name (the registered vocabulary and the turn facts'), if any:
+    a tenant's own predicates (memory/predicates.py) never take one of these names."""
+    if not isinstance(name, str):
+        return None
+    return TURN_PREDICATES.get(name) or REGISTRY.get(name)
+
+
+# How a name that is not in the vocabulary becomes one, said wherever it is refused.
+REGISTER_HINT = ('register it for the tenant with PUT /v1/tenants/{t}/predicates/{name} and a body '
+                 '{"cardinality": "single"|"multi", "object": "text"|"entity"|"number"|"time", '
+                 '"conflict": "supersede"|"keep_both", "description": "..."} (only cardinality is required)')
+
+
+def unknown(predicate: object, own: Iterable[str] = ()) -> UnknownPredicate:
+    """The error for a predicate that is neither built in nor among the tenant's `own`."""
+    known = sorted(REGISTRY) + sorted(TURN_PREDICATES)
+    theirs = f"; the tenant's own: {', '.join(sorted(own))}" if own else ""
+    hint = REGISTER_HINT.replace("{name}", predicate) if isinstance(predicate, str) and NAME.fullmatch(predicate) \
+        else REGISTER_HINT
+    return UnknownPredicate(f"unknown predicate {predicate!r}; {hint}; built in: {', '.join(known)}{theirs}")
 
 
 def get(predicate: object) -> Predicate:
-    if isinstance(predicate, str) and predicate in TURN_PREDICATES:
-        return TURN_PREDICATES[predicate]
-    if not isinstance(predicate, str) or predicate not in REGISTRY:
-        known = sorted(REGISTRY) + sorted(TURN_PREDICATES)
-        raise UnknownPredicate(f"unknown predicate {predicate!r}; known: {', '.join(known)}")
-    return REGISTRY[predicate]
+    """A built-in predicate; UnknownPredicate otherwise (a tenant's own: `predicates.vocabulary`)."""
+    found = builtin(predicate)
+    if found is None:
+        raise unknown(predicate)
+    return found
+
+
+@dataclass(frozen=True, eq=False)
+class Vocabulary:
+    """What one tenant may write and read: the built-in predicates and its own (defined through
+    `memory.predicates`, kept in its graph). A retired predicate of its own is no longer written,
+    while its facts are still read. `version` is the stamp of the tenant's vocabulary this was read
+    at ("": it never defined a predicate)."""
+
+    own: Mapping[str, Predicate] = field(default_factory=dict)
+    retired: Mapping[str, Predicate] = field(default_factory=dict)
+    version: str = ""
+
+    def get(self, name: object) -> Predicate:
+        """The predicate a write names; UnknownPredicate (saying how to register it) otherwise."""
+        found = builtin(name) or (self.own.get(name) if isinstance(name, str) else None)
+        if found is None:
+            if isinstance(name, str) and name in self.retired:
+                hint = REGISTER_HINT.replace("{name}", name)
+                raise UnknownPredicate(f"unknown predicate {name!r}: the tenant retired it (its facts are still "
+                                       f"read); to write it again, {hint}")
+            raise unknown(name, self.own)
+        return found
+
+    def readable(self, name: object) -> Predicate:
+        """The predicate a read names: a retired one of the tenant's own too."""
+        if isinstance(name, str) and name in self.retired and builtin(name) is None:
+            return self.retired[name]
+        return self.get(name)
+
+    def writable(self) -> list[Predicate]:
+        """Every predicate a write may name: what batch statements are built for."""
+        return list((every_predicate() | dict(self.own)).values())
+
+    def read_all(self) -> list[Predicate]:
+        """What a read of all of a subject's facts covers: the registered predicates (the turn
+        facts are read apart) and the tenant's own, retired ones included."""
+        return list(REGISTRY.values()) + [p for p in (*self.own.values(), *self.retired.values())
+                                          if builtin(p.name) is None]
+
+
+BUILT_IN = Vocabulary()  # a tenant with no predicates of its own

@@ -14,7 +14,8 @@ writes and the reader of what it reads.
 
 Tools: remember, remember_fact, remember_facts, retire_fact, facts_at, history, claims, recall, ask, explain,
 recall_customer, tickets, handoff, who_handled, past_fixes, affected_by, capacity, customer_line,
-why_affected; open_task, hand_off_task, claim_task, complete_task, list_tasks.
+why_affected, define_predicate, list_predicates; open_task, hand_off_task, claim_task, complete_task,
+list_tasks.
 
 An entry point like the gateway's routes and the agents' handlers: it reaches the graph through
 the use cases and the engine, never through statements of its own.
@@ -23,7 +24,9 @@ May use: `relay_graph.usecases`, `relay_graph.lab`, `relay_graph.desk`, `relay_g
 
 from __future__ import annotations
 
-from relay_graph.tools import desk_tools, memory_tools, network_tools, task_tools  # noqa: F401  (each registers its tools)
+from relay_graph.tools import (  # noqa: F401  (each registers its tools)
+    desk_tools, memory_tools, network_tools, task_tools, vocabulary_tools,
+)
 from relay_graph.tools.context import MCP_PREFIX, mcp_agent_name
 from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import Shape, ToolResult, UnknownName, jsonable

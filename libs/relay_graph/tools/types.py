@@ -4,26 +4,20 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from relay_graph.memory.inputs import AwareTime, Identifier
 from relay_graph.memory.inputs import Name as _Name
 from relay_graph.memory.inputs import ShortText, Text
 from relay_graph.memory.models import AGENT_PATTERN
 from relay_graph.desk.network_models import NODE_ID_PATTERN
-from relay_graph.memory.registry import REGISTRY, predicates_enum
+from relay_graph.memory.registry import NAME_PATTERN, predicates_described
 
 
 class Args(BaseModel):
     """Tool arguments: unknown fields are refused (a typo must not be silently ignored)."""
 
     model_config = ConfigDict(extra="forbid")
-
-
-def _known_predicate(value: str) -> str:
-    if value not in REGISTRY:
-        raise ValueError(f"unknown predicate {value!r}; known: {', '.join(sorted(REGISTRY))}")
-    return value
 
 
 # The shared input types (relay_graph.memory.inputs): the same checks as the REST API and the engine.
@@ -33,9 +27,10 @@ CustomerName = Annotated[_Name, Field(description="a customer's id (e.g. 'c-1f0e
                                                   "key; reads also accept a name and say what it matched (`matched`), "
                                                   "or that it is ambiguous",
                                       examples=["c-1f0e4b2a9c3d5e6f", "alice rao"])]
-Predicate = Annotated[str, AfterValidator(_known_predicate),
-                      Field(min_length=1, max_length=64, description="a predicate of the registry",
-                            json_schema_extra=predicates_enum)]
+# A built-in predicate or one of the tenant's own (define_predicate): the engine answers any other
+# with `unknown_predicate`, from the tenant's vocabulary.
+Predicate = Annotated[str, Field(pattern=NAME_PATTERN, min_length=2, max_length=48,
+                                 json_schema_extra=predicates_described)]
 NodeId = Annotated[str, Field(pattern=NODE_ID_PATTERN, description="a network node id, e.g. 'pune-olt-1'",
                               examples=["pune-olt-1"])]
 TicketId = Annotated[Identifier, Field(description="a ticket id, e.g. 'T-1A2B3C4D5E6F'")]

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path, Query
 
 from relay_graph.memory.inputs import Identifier, Name
 
-from relay_graph.memory import registry
+from relay_graph.memory.registry import predicates_help
 from relay_graph.usecases import facts
 
 from ..deps import CallDep, IdentityDep, MemoryDep, ReaderDep, TenantDep
@@ -26,9 +26,8 @@ async def claims(
     agent: ReaderDep,
     subject: Annotated[Name, Query(description="the subject's id, or a name: `matched` says what a name was read "
                                                "as, `ambiguous` lists the candidates when it names two or more")],
-    predicate: Annotated[PredicateName, Query()],
+    predicate: Annotated[PredicateName, Query(description=predicates_help())],
 ) -> ClaimsView:
-    registry.get(predicate)
     return await memory.claims(tenant, subject, predicate, reader=agent)
 
 

@@ -34,13 +34,16 @@ def test_mcp_listing_carries_the_same_schemas_and_write_hints():
         assert listed.output_schema == t.output_schema()
         assert listed.annotations.read_only_hint is (not t.writes)
     assert {n for n, t in TOOLS.items() if t.writes} == {"remember", "remember_fact", "remember_facts", "retire_fact",
-                                                                     "handoff", "open_task", "hand_off_task",
+                                                                     "handoff", "define_predicate", "open_task", "hand_off_task",
                                                                      "claim_task", "complete_task"}
 
 
-def test_predicates_are_listed_in_the_schema():
+def test_predicates_are_described_in_the_schema():
+    # a pattern, not an enum: a tenant's own predicates are defined at run time (define_predicate)
     prop = TOOLS["remember_fact"].input_schema()["properties"]["predicate"]
-    assert "lives_in" in prop["enum"] and "on_plan" in prop["enum"]
+    assert "enum" not in prop and prop["pattern"] == "^[a-z][a-z0-9_]{1,47}$"
+    assert "lives_in" in prop["description"] and "on_plan" in prop["description"]
+    assert "PUT /v1/tenants/{t}/predicates/{name}" in prop["description"]
 
 
 @pytest.mark.parametrize("raw, expected", [
@@ -82,7 +85,7 @@ async def test_unknown_tool_is_not_found_and_nothing_runs(ctx, recorder):
     ("facts_at", {}, "subject: Field required"),
     ("facts_at", {"subject": "alice rao", "tenant": "other"}, "tenant: Extra inputs are not permitted"),
     ("facts_at", {"subject": "alice rao", "agent": "intake"}, "agent: Extra inputs are not permitted"),
-    ("facts_at", {"subject": "alice rao", "predicate": "lives_at"}, "unknown predicate 'lives_at'"),
+    ("facts_at", {"subject": "alice rao", "predicate": "Lives At"}, "predicate: String should match pattern"),
     ("facts_at", {"subject": "alice rao", "as_of": "2026-09-05T10:00:00"}, "as_of"),
     ("facts_at", {"subject": "alice rao", "clock": "wall"}, "clock"),
     ("facts_at", {"subject": ""}, "subject: String should have at least 1 character"),

@@ -60,6 +60,8 @@ async def test_every_tools_answer_matches_its_listed_output_schema(make_ctx, gra
         ("capacity", {"node": "pune-olt-1"}),
         ("customer_line", {"customer": "bilal"}),
         ("why_affected", {"customer": "asha", "node": "pune-pop-1"}),
+        ("define_predicate", {"name": "prefers_language", "cardinality": "single"}),
+        ("list_predicates", {}),
     ]
     unknown = [
         ("facts_at", {"subject": "zed"}), ("tickets", {"ticket_id": "T-NONE"}), ("capacity", {"node": "nope"}),

@@ -17,6 +17,7 @@ states, the registry's entity types and mirror edges (as registered when first u
 
 from __future__ import annotations
 
+from relay_graph.memory.predicates import OBJECT_TYPES
 from relay_graph.memory.registry import REGISTRY, FromRegistry, entity_types
 from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries.episodes import KINDS
@@ -31,8 +32,10 @@ def mirror_types() -> list[str]:
 
 
 def movable_entity_types() -> list[str]:
-    """Entity labels a moved case may carry (facts' subjects and objects, tickets' issues, topics)."""
-    return sorted(entity_types() | {"Customer", "Issue", "Topic"})
+    """Entity labels a moved case may carry (facts' subjects and objects, tickets' issues, topics,
+    the objects of a tenant's own predicates; their mirror edges are the source tenant's vocabulary
+    and stay behind)."""
+    return sorted(entity_types() | {"Customer", "Issue", "Topic"} | set(OBJECT_TYPES.values()))
 
 
 _STATE = ("CASE WHEN f:Current THEN 'current' WHEN f:Claim THEN 'claim' "

@@ -21,6 +21,8 @@ declare("relay_graph.memory", Indexes(
         ("Conflict", "conflict_id"),
         ("Slot", "key"),
         ("FactText", "text"),  # a claim's text, shared by every fact making it (fact_embeddings)
+        ("Predicate", "name"),  # a tenant's own predicates (predicates.py)
+        ("Vocabulary", "key"),
     ),
     fulltext=(
         ("Entity", "name"),

@@ -2,8 +2,9 @@
 and trust. Every value is a parameter. Labels and relationship types come only from the
 registry (the vocabulary the engine's user registered): statements that must name one are built
 from what is registered when first used, and again after a later registration
-(`registry.FromRegistry`, `registry.from_registry`), one per predicate or entity type, in mappings
-keyed by that name.
+(`registry.FromRegistry`), one per predicate or entity type, in mappings keyed by that name; a
+tenant's own predicate (memory/predicates.py) gets its statements from its definition, built on
+first use and kept (`PerPredicate[predicate]`, `batch_writes(vocabulary)`).
 
 Shape of the semantic band (per tenant graph):
 
@@ -34,9 +35,11 @@ one read (names + slot), then one guarded write.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
-from relay_graph.memory.registry import FromRegistry, Predicate, entity_types, every_predicate, from_registry
+from relay_graph.memory.registry import FromRegistry, Predicate, builtin, entity_types, every_predicate
 from relay_graph.runtime.queries import Query
 
 # ---------------------------------------------------------------------------------------------
@@ -241,20 +244,67 @@ def _fill(text: str, p: Predicate, state: str = "") -> str:
     return (
         text.replace("__SUBJECT__", p.subject_type)
         .replace("__OBJECT__", p.object_type)
-        .replace("__EDGE__", p.edge)
+        .replace("__EDGE__", p.edge or "")
         .replace("__STATE__", state)
     )
 
 
+# A predicate without a mirror edge (a tenant's own with a text, number or time object:
+# memory/predicates.py) gets the same statements without the parts that name one.
+_TO_CURRENT_UNMIRRORED = """
+CALL {
+    UNWIND $to_current AS id
+    MATCH (x:Fact {fact_id: id})
+    REMOVE x:Claim
+    SET x:Current
+}
+"""
+_UNMIRRORED = {_MIRROR_NEW: "", _WAS_NEW: "", _UNMIRROR: "", _TO_CURRENT: _TO_CURRENT_UNMIRRORED}
+
+
 def _statement(name: str, p: Predicate, *parts: str, state: str = "") -> Query:
-    return Query(f"{name}:{p.name}", _fill("".join(parts), p, state).strip())
+    if p.edge is None:
+        parts = tuple(_UNMIRRORED.get(part, part) for part in parts)
+    # a tenant's own predicate may share its name with another tenant's of another shape
+    suffix = "" if builtin(p.name) == p else f":{p.object_type.lower()}{'' if p.edge else ':unmirrored'}"
+    return Query(f"{name}:{p.name}{suffix}", _fill("".join(parts), p, state).strip())
 
 
 _CARRY = "WITH slot, s, f\n"
 
 
-def _per_predicate(name: str, *parts: str, state: str = "") -> FromRegistry[Query]:
-    return FromRegistry(lambda: {p.name: _statement(name, p, *parts, state=state) for p in every_predicate().values()})
+class PerPredicate(Mapping[str, Query]):
+    """One statement per predicate: `[name]` for a built-in one (as registered when first used),
+    `[predicate]` for any, a tenant's own included (built on first use, kept for the next)."""
+
+    def __init__(self, name: str, *parts: str, state: str = ""):
+        self._name, self._parts, self._state = name, parts, state
+        self._builtins: FromRegistry[Query] = FromRegistry(
+            lambda: {p.name: self[p] for p in every_predicate().values()})
+        self._made: dict[Predicate, Query] = {}
+
+    def __getitem__(self, key: str | Predicate) -> Query:
+        if not isinstance(key, Predicate):
+            return self._builtins[key]
+        made = self._made.get(key)
+        if made is None:
+            if len(self._made) >= _MAX_MADE:  # tenants' vocabularies come and go: keep the newest
+                self._made.pop(next(iter(self._made)))
+            made = self._made[key] = _statement(self._name, key, *self._parts, state=self._state)
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._builtins)
+
+    def __len__(self) -> int:
+        return len(self._builtins)
+
+
+_MAX_MADE = 4096
+
+
+def _per_predicate(name: str, *parts: str, state: str = "") -> PerPredicate:
+    return PerPredicate(name, *parts, state=state)
 
 
 # A new current fact that closes nothing: the first of its slot, one more value of a multi-valued
@@ -613,18 +663,28 @@ def _batch(name: str, *parts: str, state: str = "") -> Query:
     return Query(name, "".join(parts).replace("__STATE__", state).strip())
 
 
-def _b_entities() -> str:
-    return (_create_entities("s", {p.subject_type for p in every_predicate().values()})
-            + _create_entities("o", {p.object_type for p in every_predicate().values()}))
+def _b_entities(preds: tuple[Predicate, ...]) -> str:
+    return (_create_entities("s", {p.subject_type for p in preds})
+            + _create_entities("o", {p.object_type for p in preds}))
 
 
-def _b_mirror_new() -> str:
-    """The typed edge of a new current fact: one branch per predicate."""
+def _b_mirror_new(preds: tuple[Predicate, ...]) -> str:
+    """The typed edge of a new current fact: one branch per predicate that has one."""
     return "".join(
         f"FOREACH (_ IN CASE WHEN r.predicate = '{p.name}' THEN [1] ELSE [] END |\n"
         f"    CREATE (s)-[:{p.edge} {{fact_id: r.fact_id}}]->(o))\n"
-        for p in every_predicate().values()
+        for p in preds if p.edge is not None
     )
+
+
+def _b_was_new(preds: tuple[Predicate, ...]) -> str:
+    """A late-arriving fact's WAS edge, for the predicates that mirror their facts."""
+    unmirrored = sorted(p.name for p in preds if p.edge is None)
+    if not unmirrored:
+        return _B_WAS_NEW
+    names = ", ".join(f"'{name}'" for name in unmirrored)  # checked names (registry._NAME)
+    return (f"FOREACH (_ IN CASE WHEN r.predicate IN [{names}] THEN [] ELSE [1] END |"
+            + _B_WAS_NEW.rstrip() + ")\n")
 
 
 @dataclass(frozen=True)
@@ -641,8 +701,9 @@ class BatchWrites:
         return (self.create_plain, self.create_current, self.create_history, self.create_claim, self.corroborate)
 
 
-def _batch_writes() -> BatchWrites:
-    entities, mirror = _b_entities(), _b_mirror_new()
+@lru_cache(maxsize=256)
+def _batch_writes(preds: tuple[Predicate, ...]) -> BatchWrites:
+    entities, mirror = _b_entities(preds), _b_mirror_new(preds)
     return BatchWrites(
         create_plain=_batch(
             "facts_batch_create_plain",
@@ -657,7 +718,7 @@ def _batch_writes() -> BatchWrites:
         ),
         create_history=_batch(
             "facts_batch_create_history",
-            _B_GUARD_NEW, entities, _B_NEW_FACT, _B_WAS_NEW, _B_CARRY,
+            _B_GUARD_NEW, entities, _B_NEW_FACT, _b_was_new(preds), _B_CARRY,
             _B_SET_INTERVALS, _B_TO_SUPERSEDED, _B_UNMIRROR, _B_SYNC_WAS, _B_DERIVED, _B_DONE,
             state="Superseded",
         ),
@@ -673,8 +734,11 @@ def _batch_writes() -> BatchWrites:
     )
 
 
-# The batch statements for what is registered now (built on first use, again after a registration).
-batch_writes = from_registry(_batch_writes)
+def batch_writes(predicates: Iterable[Predicate] | None = None) -> BatchWrites:
+    """The batch statements for `predicates` (default: what is registered now; a tenant's writes
+    pass its vocabulary, `Vocabulary.writable`), built on first use and kept for the next."""
+    preds = every_predicate().values() if predicates is None else predicates
+    return _batch_writes(tuple(sorted(preds, key=lambda p: p.name)))
 
 # Facts worded as sentences by the database (relay.sentence, udf.py), each under the subject name
 # the caller read it with, and how long ago Relay learnt it (relay.ago of its recorded time); a

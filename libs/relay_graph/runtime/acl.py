@@ -54,8 +54,9 @@ DATA = ("+@read", "+@write", "+@keyspace", "+@string", "+@hash", "+@set", "+@sor
 # SHUTDOWN, SAVE, REPLICAOF, FAILOVER, ACL SETUSER @admin. FUNCTION and SCRIPT FLUSH go too: the
 # scripts Relay runs are EVAL/EVALSHA, loaded with SCRIPT LOAD.
 NEVER = ("-@dangerous", "-@admin", "-function", "-script")
-CLUSTER = ("+cluster|slots", "+cluster|shards", "+cluster|nodes", "+cluster|info", "+cluster|myid")
-GRAPH = ("+graph.query", "+graph.ro_query", "+graph.list", "+graph.udf|load", "+graph.udf|list")
+# The falkordb client asks INFO server (redis_mode) when it is made, to tell a cluster from one server.
+CLUSTER = ("+cluster|slots", "+cluster|shards", "+cluster|nodes", "+cluster|info", "+cluster|myid", "+info|server")
+GRAPH = ("+graph.query", "+graph.ro_query", "+graph.list", "+graph.udf|load", "+graph.udf|list", "+exists")
 CONSOLE = ("+graph.explain", "+graph.profile")
 OPERATIONS = ("+graph.copy", "+graph.delete", "+graph.memory|usage", "+graph.slowlog", "+graph.info",
               "+del", "+unlink", "+exists", "+type", "+memory|usage", "+info", "+dbsize")

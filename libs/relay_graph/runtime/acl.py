@@ -40,7 +40,7 @@ from dataclasses import dataclass
 # has a second ':' after `relay:` (streams, heartbeats, logs, locks, ...), or one of the
 # prefixes below: the admin keys' hash tag (and their names of before it), idempotency records,
 # and the regional desks' one hash.
-GRAPH_KEYS = ("relay:*", "relay-truth:*")
+GRAPH_KEYS = ("relay:*", "relay-truth:*", "relay-health")  # relay-health: the gateway's readiness probe
 SNAPSHOT_KEYS = ("relay-snapshot:*",)
 DATA_KEYS = ("relay:*:*", "relay:desk-operator", "relay-idem:*")
 ADMIN_KEYS = ("{relay-admin}:*", "relay-admin:*")
@@ -141,7 +141,9 @@ def apply(client, passwords: dict[str, str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m relay_graph.runtime.acl apply`: the users on the server of RELAY_FALKORDB_*, as
-    `default` (RELAY_FALKORDB_PASSWORD), each password from its RELAY_FALKORDB_<USER>_PASSWORD."""
+    `default` (RELAY_FALKORDB_PASSWORD), each password from its RELAY_FALKORDB_<USER>_PASSWORD (an
+    operator's own Redis; ACL SETUSER does not outlive a restart unless the server saves an aclfile).
+    `... compose`: the users' arguments for docker-compose.yml, after a change of the rules."""
     import os
 
     import redis
@@ -149,11 +151,11 @@ def main(argv: list[str] | None = None) -> int:
     from relay_graph.runtime.config import GraphSettings
 
     parser = argparse.ArgumentParser(prog="python -m relay_graph.runtime.acl")
-    parser.add_argument("action", choices=["apply", "show"])
+    parser.add_argument("action", choices=["apply", "compose"], help="apply: the users on the server; "
+                        "compose: print the --user arguments of docker-compose.yml's REDIS_ARGS")
     args = parser.parse_args(argv)
-    if args.action == "show":
-        for user in USERS:
-            print(" ".join(["ACL", "SETUSER", user, *rules(user), f">${env_name(user)}"]))
+    if args.action == "compose":
+        print(compose_args())
         return 0
     missing = [env_name(u) for u in USERS if not os.environ.get(env_name(u))]
     if missing:

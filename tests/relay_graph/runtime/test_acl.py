@@ -95,6 +95,7 @@ def test_a_service_reads_and_writes_a_graph_but_cannot_copy_delete_or_overwrite_
     client.execute_command("GRAPH.QUERY", graph, "CREATE (:Customer {name: 'Ravi'})")
     assert client.execute_command("GRAPH.RO_QUERY", graph, "MATCH (n) RETURN count(n)")[1][0][0] == 2
     assert graph in client.execute_command("GRAPH.LIST") and client.exists(graph) == 1
+    assert client.execute_command("GRAPH.QUERY", "relay-health", "RETURN 1")[1] == [[1]]  # the readiness probe
     refused = [("GRAPH.COPY", graph, f"relay-snapshot:{{{graph}}}:x"), ("GRAPH.DELETE", graph), ("DEL", graph),
                ("UNLINK", graph), ("SET", graph, "x"), ("EXPIRE", graph, "1"), ("RENAME", graph, "relay:other"),
                ("GRAPH.MEMORY", "USAGE", graph), ("GRAPH.SLOWLOG", graph), ("INFO", "keyspace")]

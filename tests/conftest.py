@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from relay_graph.runtime import acl
 from relay_graph.runtime.config import GraphSettings
 from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
 from tests.markers import needs, pytest_collection_modifyitems  # noqa: F401 (the hook: markers from fixtures)
@@ -24,6 +25,10 @@ REPO = Path(__file__).resolve().parents[1]
 # RELAY_TEST_CLUSTER=SHARDSxREPLICAS (e.g. 3x1) runs the session on an embedded FalkorDB cluster
 # instead of one server: the fixtures below hand every test the cluster's seeds (`make test-cluster`).
 TEST_CLUSTER = os.environ.get("RELAY_TEST_CLUSTER", "")
+# The services' FalkorDB users (relay_graph.runtime.acl) on the session's server, so a process a test
+# starts signs in as its own user (tests/services/processes.py), as under `relay up`; the tests'
+# own clients stay `default` (no password).
+ACL_USERS = {user: f"test-{user}" for user in acl.USERS}
 
 
 @pytest.fixture(scope="session")
@@ -41,9 +46,10 @@ def falkordb_server(tmp_path_factory):
         yield server
         cluster.stop()
         return
-    server = EmbeddedFalkorDB(data, free_port(), log_file=data / "server.log")
+    server = EmbeddedFalkorDB(data, free_port(), log_file=data / "server.log", users=acl.config_lines(ACL_USERS))
     server.start()
     server.seeds = ""
+    server.acl_users = ACL_USERS
     yield server
     server.stop()
 

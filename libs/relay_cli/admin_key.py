@@ -1,7 +1,8 @@
 """The secrets of an embedded Relay: the admin key (RELAY_ADMIN_KEY if set, else one generated on
 the first run and kept in <data_dir>/admin.key, mode 0600, so every later run, and the user, find the
-same one) and FalkorDB's password (RELAY_FALKORDB_PASSWORD, else <data_dir>/falkordb.password, the
-same way)."""
+same one), FalkorDB's password (RELAY_FALKORDB_PASSWORD, else <data_dir>/falkordb.password, the
+same way: the `default` user's, which `relay up` keeps for itself), and the passwords of the
+services' own FalkorDB users (relay_graph.runtime.acl), one file each in <data_dir>/falkordb-users/."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 KEY_FILE = "admin.key"
 PASSWORD_FILE = "falkordb.password"
+USERS_DIR = "falkordb-users"
 
 
 @dataclass(frozen=True)
@@ -51,3 +53,11 @@ def kept(data_dir: Path, name: str) -> str | None:
     """The secret a `relay up` keeps in <data_dir>/`name`, or None (read only, never made here)."""
     path = Path(data_dir) / name
     return (path.read_text().strip() or None) if path.is_file() else None
+
+
+def user_passwords(data_dir: Path, users) -> dict[str, str]:
+    """user -> password for each of `users`, kept in <data_dir>/falkordb-users/<user>.password (mode
+    0600, made on first use). A file deleted is a password rotated at the next start."""
+    folder = Path(data_dir) / USERS_DIR
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return {user: resolve(data_dir, None, f"{USERS_DIR}/{user}.password").value for user in users}

@@ -11,6 +11,9 @@ from __future__ import annotations
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Mapping
+
+from relay_graph.runtime import acl
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,10 @@ SERVICES: tuple[ServiceSpec, ...] = (
 MANAGED_ENV = (
     "RELAY_FALKORDB_HOST",
     "RELAY_FALKORDB_PORT",
+    "RELAY_FALKORDB_USER",
     "RELAY_FALKORDB_PASSWORD",
+    "RELAY_FALKORDB_OPS_USER",
+    "RELAY_FALKORDB_OPS_PASSWORD",
     "RELAY_FALKORDB_CLUSTER",
     "RELAY_ADMIN_KEY",
     "RELAY_PORT",
@@ -88,10 +94,12 @@ def relay_env_names(spec: ServiceSpec, *, embedded: bool) -> set[str]:
       (a container must listen beyond loopback, for Prometheus; embedded they keep 127.0.0.1);
     - every process but the gateway (which serves /metrics on its own port): RELAY_METRICS_PORT;
     - embedded only: RELAY_MODEL_DIR (the image sets it in infra/Dockerfile) and RELAY_REPLICA for
-      scalable services (compose replicas are told apart by their hostname)."""
-    names = {"RELAY_FALKORDB_HOST", "RELAY_FALKORDB_PORT", "RELAY_FALKORDB_PASSWORD"}
+      scalable services (compose replicas are told apart by their hostname).
+    Each signs in to FalkorDB as its own user (relay_graph.runtime.acl); the gateway's admin routes
+    as a second one (RELAY_FALKORDB_OPS_*)."""
+    names = {"RELAY_FALKORDB_HOST", "RELAY_FALKORDB_PORT", "RELAY_FALKORDB_USER", "RELAY_FALKORDB_PASSWORD"}
     if spec.serves_http:
-        names.add("RELAY_PORT")
+        names |= {"RELAY_PORT", "RELAY_FALKORDB_OPS_USER", "RELAY_FALKORDB_OPS_PASSWORD"}
         if not embedded:
             names.add("RELAY_HOST")
     else:
@@ -121,19 +129,26 @@ def service_env(
     falkordb_password: str = "",
     falkordb_cluster: str = "",
     metrics_port: int = 0,
+    falkordb_users: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """The environment of one embedded replica: the caller's environment (PATH, GROQ_API_KEY,
     OTEL_*, other RELAY_* tuning) with the managed names set exactly as the table says. An empty
     `falkordb_password` is a server without one (the benchmarks' own servers); it still replaces
     whatever the caller's environment had. `metrics_port`: where a process other than the gateway
-    serves /metrics (0: none)."""
+    serves /metrics (0: none). `falkordb_users` (user -> password, acl.USERS): each service signs in
+    as its own user (acl.user_for) instead of with `falkordb_password`."""
     env = {k: v for k, v in base.items() if k not in MANAGED_ENV}
     env["PYTHONUNBUFFERED"] = "1"  # logs reach the log file as they happen
     env["OTEL_SERVICE_NAME"] = base.get("OTEL_SERVICE_NAME") or f"relay-{spec.name}"
+    # A service the ACL does not know (a test's stand-in) signs in as `default`.
+    user = acl.user_for(spec.name) if falkordb_users and spec.name in acl.SERVICES else ""
     values = {
         "RELAY_FALKORDB_HOST": "127.0.0.1",
         "RELAY_FALKORDB_PORT": str(falkordb_port),
-        "RELAY_FALKORDB_PASSWORD": falkordb_password,
+        "RELAY_FALKORDB_USER": user,
+        "RELAY_FALKORDB_PASSWORD": falkordb_users[user] if user else falkordb_password,
+        "RELAY_FALKORDB_OPS_USER": acl.OPS_USER if falkordb_users else "",
+        "RELAY_FALKORDB_OPS_PASSWORD": falkordb_users[acl.OPS_USER] if falkordb_users else "",
         "RELAY_PORT": str(gateway_port),
         "RELAY_ADMIN_KEY": admin_key,
         "RELAY_GATEWAY_URL": f"http://127.0.0.1:{gateway_port}",

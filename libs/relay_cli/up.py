@@ -1,8 +1,8 @@
 """`relay up`: the embedded Relay, run exactly as docker compose would run it, on one machine.
 
 The flow, step by step (each a plain function or method below):
-  lock the data folder -> admin key and FalkorDB password -> embedding model -> FalkorDB (AOF on,
-  the password; with --shards N --replicas R a cluster of N primaries with R replicas each, formed
+  lock the data folder -> admin key, FalkorDB password and the services' FalkorDB users ->
+  embedding model -> FalkorDB (AOF on, the password, the users; with --shards N --replicas R a cluster of N primaries with R replicas each, formed
   here, every node its own folder and log) -> every service of the table as its own process -> wait for the gateway's /readyz
   -> show who is who -> run_demo (hook) -> supervise until Ctrl-C/SIGTERM (a service or the one
   FalkorDB server that exits is started again, falkordb_keeper.py; cluster nodes: watch_cluster)
@@ -29,6 +29,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from relay_graph.runtime import acl
 from relay_graph.runtime.cluster import EmbeddedCluster, replaced
 from relay_graph.runtime.embedded import free_port, port_in_use
 from relay_graph.runtime.model_files import ensure_model
@@ -75,6 +76,9 @@ class UpOptions:
     python: str = sys.executable
     services: tuple[ServiceSpec, ...] = SERVICES
     base_env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+    # Each service signs in to FalkorDB as its own ACL user (relay_graph.runtime.acl); False: all
+    # of them as `default`, with the one password (as before the users).
+    acl: bool = True
 
 
 class StopFlag:
@@ -141,6 +145,7 @@ class EmbeddedRelay:
         self.logs = opts.data_dir / "logs"
         self.key: admin_keys.AdminKey | None = None
         self.password: admin_keys.AdminKey | None = None
+        self.users: dict[str, str] = {}  # FalkorDB user -> password (acl.USERS), empty without the ACL
         self.falkordb: SupervisedFalkorDB | None = None
         self.keeper: FalkorDBKeeper | None = None  # the one server's restarts (not a cluster's nodes)
         self.cluster: EmbeddedCluster | None = None
@@ -170,6 +175,8 @@ class EmbeddedRelay:
             self.key = admin_keys.resolve(self.opts.data_dir, self.opts.admin_key_env)
             self.password = admin_keys.resolve(self.opts.data_dir, self.opts.falkordb_password_env,
                                                admin_keys.PASSWORD_FILE)
+            if self.opts.acl:
+                self.users = admin_keys.user_passwords(self.opts.data_dir, acl.USERS)
         except (OSError, RuntimeError) as exc:
             raise StartupFailed(str(exc)) from None
         if self.key.created:
@@ -190,6 +197,7 @@ class EmbeddedRelay:
             self.opts.falkordb_port,
             log_file=self.logs / "falkordb.log",
             password=self.password.value,
+            users=self.acl_config(),
         )
         with self.console.status(f"starting FalkorDB on 127.0.0.1:{self.opts.falkordb_port} ..."):
             try:
@@ -205,7 +213,8 @@ class EmbeddedRelay:
         formed on the first start, rejoined from its nodes.conf on the next."""
         self.cluster = EmbeddedCluster(self.opts.data_dir / "falkordb-cluster", self.opts.falkordb_port,
                                        shards=self.opts.shards, replicas=self.opts.falkordb_replicas,
-                                       log_dir=self.logs, password=self.password.value, node_class=SupervisedFalkorDB)
+                                       log_dir=self.logs, password=self.password.value, node_class=SupervisedFalkorDB,
+                                       users=self.acl_config())
         last = self.cluster.nodes[-1].port
         with self.console.status(f"starting a FalkorDB cluster of {self.opts.shards} shards x "
                                  f"{1 + self.opts.falkordb_replicas} on 127.0.0.1:{self.opts.falkordb_port}-{last} ..."):
@@ -215,6 +224,11 @@ class EmbeddedRelay:
                 raise StartupFailed(str(exc)) from None
         self.nodes = list(self.cluster.nodes)
         self.falkordb = self.nodes[0]
+
+    def acl_config(self) -> str:
+        """The services' users as redis.conf lines, part of the configuration every FalkorDB process
+        this Relay starts (or starts again) reads on its stdin: a restarted server has them at once."""
+        return acl.config_lines(self.users)
 
     def children(self) -> list[Child]:
         out = []
@@ -229,6 +243,7 @@ class EmbeddedRelay:
                     base=self.opts.base_env,
                     falkordb_port=self.opts.falkordb_port,
                     falkordb_password=self.password.value,
+                    falkordb_users=self.users,
                     falkordb_cluster=self.cluster.seeds if self.cluster else "",
                     admin_key=self.key.value,
                     gateway_port=self.opts.port,
@@ -299,6 +314,9 @@ class EmbeddedRelay:
         password = ("from RELAY_FALKORDB_PASSWORD" if self.password.source == "env"
                     else f"kept in {escape(str(self.password.path))}")
         self.console.print(f"FalkorDB password: {password}")
+        if self.users:
+            folder = self.opts.data_dir / admin_keys.USERS_DIR
+            self.console.print(f"FalkorDB users: one per service, passwords in {escape(str(folder))}")
         self.console.print(f"data:      {escape(str(self.opts.data_dir))}")
         self.console.print("Ctrl-C stops everything.")
 

@@ -7,12 +7,15 @@ server is back (/readyz says which check fails). Tests pass any part in."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Sequence
 
 import redis.asyncio as aioredis
 
 from relay_graph.memory.facade import Memory
 from relay_graph.runtime.cluster import is_cluster
+from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import Unavailable
 from relay_graph.runtime.streams import BrokerPublisher, Publisher, connect
 from relay_graph.usecases.context import Deps, make_deps
 
@@ -39,6 +42,33 @@ class _Registry:
         if self.keys is None or self.keys.redis is not redis:
             self.keys = TenantKeys(redis)
         return self.keys
+
+
+class _Operations:
+    """The memory the admin routes work through: on a connection of its own, signed in as the
+    operations user (GRAPH.COPY, DEL of a graph, GRAPH.MEMORY ...: what the connection of every
+    other route may not run), opened on first need; the process's memory when no such user is set."""
+
+    def __init__(self, deps: Deps, settings: GatewaySettings) -> None:
+        self.deps, self.settings, self.memory = deps, settings.operations_settings(), None
+        self._lock = asyncio.Lock()
+
+    async def __call__(self) -> Memory:
+        if self.settings is None:
+            return await self.deps.open()
+        async with self._lock:
+            if self.memory is None:
+                try:  # building the client does a blocking round trip
+                    client = await asyncio.to_thread(GraphClient, self.settings)
+                except Exception as exc:  # refused, unreachable, loading, bad password ...
+                    raise Unavailable("FalkorDB is not answering the operations connection; retry shortly") from exc
+                self.memory = Memory(client, self.deps.embedder)
+        return self.memory
+
+    async def aclose(self) -> None:
+        if self.memory is not None:
+            memory, self.memory = self.memory, None
+            await memory.client.close()
 
 
 def bootstrap(
@@ -72,6 +102,8 @@ def bootstrap(
     if readiness is None:
         readiness = [falkordb_check(deps)] if ready_agents is None else full_readiness(deps, ready_agents)
     registry = _Registry(deps, keys)
+    operations = _Operations(deps, settings)
+    deps.owns(operations.aclose)
     admin_key = settings.admin_key.get_secret_value() if settings.admin_key else None
     deps.http = Http(
         settings=settings,
@@ -87,6 +119,7 @@ def bootstrap(
         readiness=list(readiness),
         site_limiter=RateLimiter(settings.site_sessions_per_second, settings.site_sessions_burst, name="site_sessions"),
         judge_limiter=RateLimiter(settings.judge_runs_per_second, settings.judge_runs_burst, name="judge_runs"),
+        operations=operations,
     )
     deps.owns(deps.http.stop_background)  # closed first: the requests' leftover work uses the clients
     return deps

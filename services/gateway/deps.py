@@ -41,6 +41,8 @@ class Http:
     judge_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(1 / 30, 3, name="judge_runs"))  # Judge mode's tenants
     # work a request started that outlives it (Judge mode's planted fault): stopped with the process
     background: set[asyncio.Task] = field(default_factory=set)
+    # The memory of the admin routes, on the operations connection (bootstrap._Operations); None: the memory
+    operations: Callable[[], Awaitable[Memory]] | None = None
 
     def spawn(self, work: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task:
         task = asyncio.create_task(work, name=name)
@@ -157,6 +159,13 @@ async def get_memory(deps: DepsDep) -> Memory:
     return await deps.open()
 
 
+async def get_operations_memory(deps: DepsDep) -> Memory:
+    """The memory the admin routes work through: signed in as the FalkorDB user allowed
+    GRAPH.COPY, DEL of a graph, GRAPH.MEMORY and the like (RELAY_FALKORDB_OPS_USER)."""
+    operations = getattr(deps.http, "operations", None)
+    return await (operations() if operations is not None else deps.open())
+
+
 async def get_keys(http: HttpDep) -> TenantKeys:
     return await http.keys()
 
@@ -175,6 +184,7 @@ AdminOfTenantDep = Annotated[str, Depends(admin_of_tenant)]
 IdentityDep = Annotated[Identity, Depends(identity_of_key)]
 TenantDep = Annotated[str, Depends(tenant_of_key)]
 MemoryDep = Annotated[Memory, Depends(get_memory)]
+OperationsMemoryDep = Annotated[Memory, Depends(get_operations_memory)]
 KeysDep = Annotated[TenantKeys, Depends(get_keys)]
 FeedDep = Annotated[Feed, Depends(get_feed)]
 ReaderDep = Annotated[str, Depends(reader)]

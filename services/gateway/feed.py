@@ -36,7 +36,7 @@ def _router(redis: aioredis.Redis) -> RedisRouter:
     if is_cluster(redis):
         seeds = [(n.host, n.port) for n in redis.nodes_manager.startup_nodes.values()]
         kw = redis.nodes_manager.connection_kwargs
-        return RedisClusterRouter(startup_nodes=seeds, password=kw.get("password"),
+        return RedisClusterRouter(startup_nodes=seeds, username=kw.get("username"), password=kw.get("password"),
                                   socket_connect_timeout=kw.get("socket_connect_timeout") or 5, **common)
     kw = redis.connection_pool.connection_kwargs
     return RedisRouter(host=kw.get("host", "127.0.0.1"), port=int(kw.get("port", 6379)),

@@ -28,7 +28,8 @@ async def note(redis, tenant: str, ttl_s: float) -> None:
 
 async def sweep(deps: Deps, now_ms: int | None = None) -> list[str]:
     """Deletes every Judge tenant whose time is up; returns them."""
-    memory = await deps.open()
+    await deps.open()
+    memory = await deps.http.operations() if deps.http.operations is not None else deps.memory  # DEL of a graph
     keys = await deps.http.keys()
     now_ms = times.now_ms() if now_ms is None else now_ms
     expired = [t.decode() if isinstance(t, bytes) else t

@@ -96,7 +96,8 @@ async def refuses_password(settings: GraphSettings, timeout: float) -> bool:
     seeds = parse_seeds(settings.falkordb_cluster)  # on a cluster: the first seed says for all
     host, port = seeds[0] if seeds else (settings.falkordb_host, settings.falkordb_port)
     client = aioredis.Redis(host=host, port=port,
-                            password=settings.falkordb_password, socket_connect_timeout=timeout,
+                            username=settings.falkordb_user, password=settings.falkordb_password,
+                            socket_connect_timeout=timeout,
                             socket_timeout=timeout, retry=Retry(NoBackoff(), 0))
     try:
         await client.ping()

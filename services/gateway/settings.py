@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import SettingsConfigDict
 
 from relay_graph.runtime.config import GraphSettings
@@ -21,6 +21,11 @@ class GatewaySettings(GraphSettings):
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
+    # The admin routes' own FalkorDB user (the operations connection: GRAPH.COPY, DEL of a tenant's
+    # graph, GRAPH.MEMORY, GRAPH.SLOWLOG, INFO), which the connection every other route uses
+    # (falkordb_user) may not run; unset: the admin routes use that connection too.
+    falkordb_ops_user: str | None = None
+    falkordb_ops_password: SecretStr | None = None
     # Creates tenants. Unset means nobody can create tenants through this process (`relay up`
     # generates one and passes it in).
     admin_key: SecretStr | None = None
@@ -76,3 +81,15 @@ class GatewaySettings(GraphSettings):
     otel_service_name: str | None = Field(
         default=None, validation_alias=AliasChoices("OTEL_SERVICE_NAME", "RELAY_OTEL_SERVICE_NAME")
     )
+
+    @field_validator("falkordb_ops_user", "falkordb_ops_password", mode="before")
+    @classmethod
+    def _unset_when_empty(cls, value):  # what `relay up` hands a gateway when there are no users
+        return value or None
+
+    def operations_settings(self) -> "GatewaySettings | None":
+        """These settings signing in as the operations user; None without one."""
+        if not self.falkordb_ops_user:
+            return None
+        password = self.falkordb_ops_password.get_secret_value() if self.falkordb_ops_password else None
+        return self.model_copy(update={"falkordb_user": self.falkordb_ops_user, "falkordb_password": password})

@@ -31,14 +31,16 @@ async def beat_until(settings: SimulatorSettings, stop: asyncio.Event) -> None:
     from redis.asyncio.cluster import ClusterNode, RedisCluster
 
     password = settings.falkordb_password.get_secret_value() if settings.falkordb_password else None
+    username = settings.falkordb_user or None
     # The simulator reaches no part of relay_graph (a customer's outside view): the seeds are
     # read here, as relay_graph.runtime.cluster reads them for everyone else.
     seeds = [part.strip().rpartition(":") for part in settings.falkordb_cluster.split(",") if part.strip()]
     if seeds:
-        client = RedisCluster(startup_nodes=[ClusterNode(h, int(p)) for h, _, p in seeds], password=password,
-                              require_full_coverage=False, socket_timeout=3, socket_connect_timeout=3)
+        client = RedisCluster(startup_nodes=[ClusterNode(h, int(p)) for h, _, p in seeds], username=username,
+                              password=password, require_full_coverage=False, socket_timeout=3, socket_connect_timeout=3)
     else:
-        client = aioredis.Redis(host=settings.falkordb_host, port=settings.falkordb_port, password=password,
+        client = aioredis.Redis(host=settings.falkordb_host, port=settings.falkordb_port, username=username,
+                                password=password,
                                 socket_timeout=3, socket_connect_timeout=3)
     try:
         await heartbeat_loop(client, SERVICE, beat_name(), stop, every_s=settings.heartbeat_every_s,

@@ -64,6 +64,7 @@ class SimulatorSettings(BaseSettings):
     falkordb_host: str = "127.0.0.1"
     falkordb_port: int = 6390
     falkordb_cluster: str = ""  # RELAY_FALKORDB_CLUSTER: a cluster's seeds (relay_graph.runtime.cluster)
+    falkordb_user: str | None = None  # its ACL user (relay_graph.runtime.acl); unset: `default`
     falkordb_password: SecretStr | None = None
     heartbeat: bool = True
     heartbeat_every_s: float = Field(default=5.0, gt=0)

@@ -14,6 +14,18 @@ from tests.markers import needs
 from tests.support import stop_process
 
 
+def acl_env(falkordb_server) -> dict[str, str]:
+    """The gateway's FalkorDB users (relay_graph.runtime.acl), as `relay up` gives them, when the
+    session's server has them (not on a test cluster)."""
+    from relay_graph.runtime import acl
+
+    users = getattr(falkordb_server, "acl_users", None)
+    if not users:
+        return {}
+    return {"RELAY_FALKORDB_USER": "relay-gateway", "RELAY_FALKORDB_PASSWORD": users["relay-gateway"],
+            "RELAY_FALKORDB_OPS_USER": acl.OPS_USER, "RELAY_FALKORDB_OPS_PASSWORD": users[acl.OPS_USER]}
+
+
 @pytest.fixture
 def gateway_settings(graph_settings) -> GatewaySettings:
     return GatewaySettings(**graph_settings.model_dump(), admin_key=ADMIN_KEY, port=0)
@@ -69,6 +81,7 @@ def running_gateway(falkordb_server, graph_settings, tmp_path_factory):
            "RELAY_PORT": str(port), "RELAY_HOST": "127.0.0.1", "RELAY_ADMIN_KEY": admin,
            "RELAY_LOG_LEVEL": "warning", "RELAY_READY_AGENTS": "[]", "RELAY_MODEL_DIR": str(graph_settings.model_dir),
            "RELAY_RATE_LIMIT_PER_SECOND": "100000", "RELAY_RATE_LIMIT_BURST": "100000"}
+    env.update(acl_env(falkordb_server))
     with log_path.open("wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "services.gateway"], cwd=REPO, env=env,
                                 stdout=log, stderr=subprocess.STDOUT)

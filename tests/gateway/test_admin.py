@@ -4,7 +4,28 @@ the wiring, the confirmation step and the errors."""
 
 from __future__ import annotations
 
-from .helpers import ADMIN, assert_error, create_agent, create_tenant
+import pytest
+
+from services.gateway.settings import GatewaySettings
+
+from .conftest import acl_env
+from .helpers import ADMIN, assert_error, create_agent, create_tenant, make_app
+
+
+@pytest.fixture(params=["default", "acl"])
+async def app(request, gateway_settings, memory, falkordb_server):
+    """The app on the test's memory (FalkorDB's `default` user), and on connections of its own as
+    `relay up` runs it: the gateway's user, the admin routes on the operations user's."""
+    if request.param == "default":
+        app = make_app(gateway_settings, memory)
+    else:
+        env = acl_env(falkordb_server)
+        if not env:
+            pytest.skip("the session's FalkorDB has no users (a test cluster)")
+        app = make_app(GatewaySettings(**{**gateway_settings.model_dump(), **{k.removeprefix("RELAY_").lower(): v
+                                                                             for k, v in env.items()}}), None)
+    yield app
+    await app.state.deps.aclose()
 
 
 async def test_snapshot_reset_restore_and_stats(client, tenant):

@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from relay_cli.services import SERVICES, ServiceSpec, relay_env_names
+from relay_graph.runtime import acl
 from relay_graph.runtime.embedded import AOF_REWRITE_ARGS
 from relay_graph.runtime.falkordb_module import VERSION as FALKORDB_VERSION
 
@@ -106,13 +107,18 @@ def test_service_environment_values(spec: ServiceSpec):
     assert env["GROQ_API_KEY"] == "${GROQ_API_KEY:-}", "GROQ_API_KEY is optional and passed through"
     assert env["OTEL_EXPORTER_OTLP_ENDPOINT"] == "${OTEL_EXPORTER_OTLP_ENDPOINT:-}"
     assert env["OTEL_SERVICE_NAME"] == f"relay-{spec.name}"
-    # Required, like the admin key: compose refuses to run FalkorDB open to anyone on its network.
-    assert re.fullmatch(r"\$\{RELAY_FALKORDB_PASSWORD:\?.+\}", env["RELAY_FALKORDB_PASSWORD"])
+    # Its own FalkorDB user, its password required like the admin key: compose refuses to run
+    # FalkorDB open to anyone on its network, or a service as `default`.
+    user = acl.user_for(spec.name)
+    assert env["RELAY_FALKORDB_USER"] == user
+    assert env["RELAY_FALKORDB_PASSWORD"] == f"${{{acl.env_name(user)}:?set {acl.env_name(user)}}}"
     if spec.needs_admin_key:
         # Required: compose refuses to start without it rather than run with no admin key.
         assert re.fullmatch(r"\$\{RELAY_ADMIN_KEY:\?.+\}", env["RELAY_ADMIN_KEY"])
     if spec.serves_http:
         assert env["RELAY_HOST"] == "0.0.0.0"
+        assert env["RELAY_FALKORDB_OPS_USER"] == acl.OPS_USER  # the admin routes' connection
+        assert env["RELAY_FALKORDB_OPS_PASSWORD"] == f"${{{acl.env_name(acl.OPS_USER)}:?set {acl.env_name(acl.OPS_USER)}}}"
     if spec.uses_gateway:
         assert env["RELAY_GATEWAY_URL"] == f"http://gateway:{_env(SVC['gateway'])['RELAY_PORT']}"
 
@@ -172,11 +178,13 @@ def test_falkordb_is_pinned_persistent_and_healthchecked():
     assert "redis-cli ping" in " ".join(fdb["healthcheck"]["test"])
 
 
-def test_falkordb_wants_the_password_the_services_are_given():
+def test_falkordb_has_the_users_the_services_sign_in_as_and_keeps_default_for_the_operator():
     env = _env(SVC["falkordb"])
-    given = {_env(SVC[s.name])["RELAY_FALKORDB_PASSWORD"] for s in SERVICES}
-    (password,) = given
+    password = "${RELAY_FALKORDB_PASSWORD:?set RELAY_FALKORDB_PASSWORD to FalkorDB's password}"
     assert f"--requirepass {password}" in env["REDIS_ARGS"]
+    # every user with acl.py's rules, its password the one its service is given
+    assert env["REDIS_ARGS"].endswith(" " + acl.compose_args())
+    assert password not in {_env(SVC[s.name])["RELAY_FALKORDB_PASSWORD"] for s in SERVICES}
     # The healthcheck's (and an operator's) redis-cli signs in from the environment, not its command line.
     assert env["REDISCLI_AUTH"] == password
     assert "-a" not in " ".join(SVC["falkordb"]["healthcheck"]["test"]).split()

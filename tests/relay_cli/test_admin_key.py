@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 
-from relay_cli.admin_key import KEY_FILE, PASSWORD_FILE, kept, resolve
+from relay_cli.admin_key import KEY_FILE, PASSWORD_FILE, USERS_DIR, kept, resolve, user_passwords
 
 
 def test_env_wins_and_nothing_is_written(tmp_path):
@@ -37,3 +37,16 @@ def test_the_falkordb_password_is_kept_beside_the_admin_key(tmp_path):
     assert stat.S_IMODE((tmp_path / PASSWORD_FILE).stat().st_mode) == 0o600
     assert kept(tmp_path, PASSWORD_FILE) == password.value == resolve(tmp_path, None, PASSWORD_FILE).value
     assert resolve(tmp_path, "set", PASSWORD_FILE).value == "set"
+
+
+def test_each_falkordb_user_has_a_private_password_kept_for_the_next_start(tmp_path):
+    first = user_passwords(tmp_path, ["relay-intake", "relay-gateway"])
+    assert len(set(first.values())) == 2
+    for user, value in first.items():
+        path = tmp_path / USERS_DIR / f"{user}.password"
+        assert path.read_text().strip() == value and stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE((tmp_path / USERS_DIR).stat().st_mode) & 0o077 == 0
+    assert user_passwords(tmp_path, ["relay-intake", "relay-gateway"]) == first
+    (tmp_path / USERS_DIR / "relay-intake.password").unlink()  # rotating: a new one at the next start
+    again = user_passwords(tmp_path, ["relay-intake", "relay-gateway"])
+    assert again["relay-gateway"] == first["relay-gateway"] and again["relay-intake"] != first["relay-intake"]

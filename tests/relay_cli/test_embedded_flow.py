@@ -113,7 +113,10 @@ def test_a_password_from_the_environment_is_used_and_not_written(tmp_path):
                    what="relay up ready")
         assert "FalkorDB password: from RELAY_FALKORDB_PASSWORD" in console.export_text(clear=False)
         assert not (tmp_path / "falkordb.password").exists()
-        assert all(c.env["RELAY_FALKORDB_PASSWORD"] == "from-the-env" for c in relay.supervisor.children)
+        # `default`'s, for a service the ACL does not know (the stand-in agent); the gateway signs in as its user
+        by_user = {c.env["RELAY_FALKORDB_USER"]: c.env["RELAY_FALKORDB_PASSWORD"] for c in relay.supervisor.children}
+        assert by_user[""] == "from-the-env" and by_user["relay-gateway"] not in ("", "from-the-env")
+        assert redis.Redis(port=opts.falkordb_port, username="relay-gateway", password=by_user["relay-gateway"]).ping()
         with pytest.raises(redis.exceptions.AuthenticationError):
             redis.Redis(port=opts.falkordb_port, password="wrong").ping()
         assert redis.Redis(port=opts.falkordb_port, password="from-the-env").ping()

@@ -8,6 +8,7 @@ import pytest
 
 from relay_cli.services import MANAGED_ENV, SERVICES, ServiceSpec, by_name, parse_scale, relay_env_names, service_env
 
+from relay_graph.runtime import acl
 from tests.infra.settings_env import assert_reads
 
 by_spec = pytest.mark.parametrize("spec", SERVICES, ids=[s.name for s in SERVICES])
@@ -101,6 +102,21 @@ def test_agent_env_does_not_leak_the_callers_managed_variables():
 @by_spec
 def test_every_service_gets_the_falkordb_password(spec: ServiceSpec):
     assert _env(spec)["RELAY_FALKORDB_PASSWORD"] == "pw"
+
+
+@by_spec
+def test_with_the_acl_every_service_signs_in_as_its_own_user_and_none_gets_the_default_password(spec: ServiceSpec):
+    users = {user: f"pw-{user}" for user in acl.USERS}
+    env = service_env(spec, 1, base={"RELAY_FALKORDB_USER": "default", "RELAY_FALKORDB_OPS_USER": "x"},
+                      falkordb_port=6390, falkordb_password="root", falkordb_users=users, admin_key="k",
+                      gateway_port=8123, model_dir=Path("/m"))
+    user = f"relay-{spec.name}"
+    assert (env["RELAY_FALKORDB_USER"], env["RELAY_FALKORDB_PASSWORD"]) == (user, users[user])
+    if spec.serves_http:  # the admin routes' connection
+        assert (env["RELAY_FALKORDB_OPS_USER"], env["RELAY_FALKORDB_OPS_PASSWORD"]) == (acl.OPS_USER, users[acl.OPS_USER])
+    else:
+        assert "RELAY_FALKORDB_OPS_USER" not in env
+    assert "root" not in env.values()
 
 
 def test_simulator_is_a_client_of_the_gateway():

@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from relay_graph.runtime import acl
 from relay_graph.runtime.heartbeat import heartbeat_key
 
 REPO = Path(__file__).resolve().parents[2]
@@ -61,6 +62,7 @@ class Desk:
     log_dir: Path
     procs: list[Proc] = field(default_factory=list)
     cluster: str = ""  # RELAY_FALKORDB_CLUSTER: the seeds of a cluster, or one server
+    users: dict[str, str] = field(default_factory=dict)  # FalkorDB user -> password; none: `default`
 
     def env(self, service: str, replica: int, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("RELAY_")}
@@ -73,6 +75,9 @@ class Desk:
             "RELAY_REPLICA": str(replica),
             "OTEL_SERVICE_NAME": f"relay-{service}",
         })
+        if self.users:  # each service as its own user (relay_graph.runtime.acl), as `relay up` runs it
+            user = acl.user_for(service)
+            env.update({"RELAY_FALKORDB_USER": user, "RELAY_FALKORDB_PASSWORD": self.users[user]})
         env.update(extra or {})
         return env
 

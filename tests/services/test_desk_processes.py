@@ -64,7 +64,7 @@ async def desk_procs(falkordb_server, graph_settings, stream_redis, tmp_path_fac
     log_dir = Path(keep) / f"desk-{uuid.uuid4().hex[:6]}" if keep else tmp_path_factory.mktemp("desk-logs")
     log_dir.mkdir(parents=True, exist_ok=True)
     procs = Desk(falkordb_server.host, falkordb_server.port, graph_settings.model_dir, log_dir,
-                 cluster=graph_settings.falkordb_cluster)
+                 cluster=graph_settings.falkordb_cluster, users=getattr(falkordb_server, "acl_users", {}))
     procs.start("intake", 3)
     procs.start("resolver", 2, {"RELAY_STEP_DELAY_MS": str(STEP_DELAY_MS)})
     procs.start("netops", 1)

@@ -20,6 +20,7 @@ SETTINGS = {"intake": IntakeSettings, "resolver": ResolverSettings, "netops": Ne
 SAMPLES = {
     "RELAY_FALKORDB_HOST": ("falkordb.internal", lambda s: s.falkordb_host),
     "RELAY_FALKORDB_PORT": ("6380", lambda s: str(s.falkordb_port)),
+    "RELAY_FALKORDB_USER": ("relay-x", lambda s: s.falkordb_user),
     "RELAY_FALKORDB_PASSWORD": ("pw-3f9a", lambda s: s.falkordb_password),
     "RELAY_REPLICA": ("3", lambda s: str(s.replica)),
     "RELAY_MODEL_DIR": ("/opt/relay/model", lambda s: str(s.model_dir)),

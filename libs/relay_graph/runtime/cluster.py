@@ -82,10 +82,12 @@ def connect(settings: Any, *, decode_responses: bool, replica_reads: bool = Fals
     seeds = parse_seeds(settings.falkordb_cluster)
     if not seeds:
         return aioredis.Redis(host=settings.falkordb_host, port=settings.falkordb_port,
-                              password=settings.falkordb_password, decode_responses=decode_responses, **kwargs)
+                              username=settings.falkordb_user, password=settings.falkordb_password,
+                              decode_responses=decode_responses, **kwargs)
     kwargs.pop("health_check_interval", None)
     return RedisCluster(
         startup_nodes=[ClusterNode(h, p) for h, p in seeds],
+        username=settings.falkordb_user,
         password=settings.falkordb_password,
         decode_responses=decode_responses,
         require_full_coverage=False,  # one shard failing over must not stop the others
@@ -413,14 +415,15 @@ class EmbeddedCluster:
 
     def __init__(self, data_dir: Path, port: int, *, shards: int = 3, replicas: int = 1, host: str = "127.0.0.1",
                  log_dir: Path | None = None, module: str | None = None, password: str | None = None,
-                 node_class: type[EmbeddedFalkorDB] = EmbeddedFalkorDB, ports: list[int] | None = None):
+                 node_class: type[EmbeddedFalkorDB] = EmbeddedFalkorDB, ports: list[int] | None = None,
+                 users: str = ""):
         self.shards, self.replicas, self.host, self.password = shards, replicas, host, password or None
         count = len(layout(shards, replicas))
         ports = ports or [port + k for k in range(count)]
         log_dir = Path(log_dir) if log_dir else None
         self.nodes = [
             node_class(Path(data_dir) / f"node-{k}", p, host=host, module=module, password=self.password,
-                       cluster=True, log_file=(log_dir / f"falkordb-{k}.log") if log_dir else None)
+                       cluster=True, users=users, log_file=(log_dir / f"falkordb-{k}.log") if log_dir else None)
             for k, p in enumerate(ports)
         ]
 

@@ -30,7 +30,10 @@ class GraphSettings(BaseSettings):
 
     falkordb_host: str = "127.0.0.1"
     falkordb_port: int = 6390
-    falkordb_password: str | None = Field(default=None, description="FalkorDB's password; unset or empty: "
+    falkordb_user: str | None = Field(default=None, description="the ACL user this process signs in as "
+                                      "(runtime/acl.py: `relay up` and compose give each service its own); "
+                                      "unset or empty: `default`")
+    falkordb_password: str | None = Field(default=None, description="that user's password; unset or empty: "
                                           "a server without one")
     falkordb_cluster: str = Field(default="", description="a FalkorDB cluster's seed addresses, "
                                   "host:port,host:port,... (cluster.py); empty: the one server at "
@@ -71,7 +74,7 @@ class GraphSettings(BaseSettings):
         parse_seeds(value)  # a malformed seed fails at start, not at the first query
         return value
 
-    @field_validator("falkordb_password")
+    @field_validator("falkordb_user", "falkordb_password")
     @classmethod
     def _no_empty_password(cls, value: str | None) -> str | None:
         # An empty RELAY_FALKORDB_PASSWORD (what `service_env` hands a child of a server without one)

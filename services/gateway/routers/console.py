@@ -22,7 +22,7 @@ from relay_graph.runtime.tenancy import validate_tenant
 from relay_graph.usecases.context import Deps
 
 from ..auth import Caller
-from ..deps import BearerDep, Http, HttpDep, MemoryDep, _identified, _token
+from ..deps import BearerDep, Http, HttpDep, MemoryDep, OperationsMemoryDep, _identified, _token
 from ..errors import Forbidden, responses
 from ..schemas import Answer, Strict
 from .live import CLOSE_FORBIDDEN, CLOSE_TRY_AGAIN, _close_code, _refuse, pump
@@ -188,8 +188,8 @@ async def experts(tenant: ConsoleTenant, memory: MemoryDep, id: TicketId) -> con
 
 @router.get("/tenants/{t}/database", response_model=Answer[Database], responses=ERRORS,
             summary="Counts by label and type, memory use, the slow log and the indexes")
-async def database(tenant: ConsoleTenant, memory: MemoryDep) -> Database:
-    stats = await ops.graph_stats(memory.client, tenant)
+async def database(tenant: ConsoleTenant, memory: MemoryDep, operations: OperationsMemoryDep) -> Database:
+    stats = await ops.graph_stats(operations.client, tenant)  # GRAPH.MEMORY, GRAPH.SLOWLOG: the operations user's
     return Database(stats=stats, indexes=(await console.indexes(memory.client, tenant)).indexes)
 
 

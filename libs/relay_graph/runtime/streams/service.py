@@ -142,7 +142,7 @@ def _broker(redis: aioredis.Redis, **kwargs: Any) -> RedisBroker:
     if isinstance(redis, RedisCluster):
         seeds = [(n.host, n.port) for n in redis.nodes_manager.startup_nodes.values()]
         kw = redis.nodes_manager.connection_kwargs
-        return RedisClusterBroker(startup_nodes=seeds, password=kw.get("password"),
+        return RedisClusterBroker(startup_nodes=seeds, username=kw.get("username"), password=kw.get("password"),
                                   socket_connect_timeout=kw.get("socket_connect_timeout") or 5, **kwargs)
     return RedisBroker(**_connection_options(redis), **kwargs)
 

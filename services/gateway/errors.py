@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from relay_graph.runtime.errors import RelayError
+from relay_graph.runtime.errors import AmbiguousName, RelayError
 
 log = logging.getLogger("relay.gateway")
 
@@ -77,7 +77,8 @@ async def relay_error(request: Request, exc: RelayError) -> JSONResponse:
         headers["WWW-Authenticate"] = "Bearer"
     if isinstance(exc, RateLimited):
         headers["Retry-After"] = str(exc.retry_after)
-    return error_response(exc.status, exc.code, exc.message, headers or None)
+    extra = {"candidates": exc.candidates} if isinstance(exc, AmbiguousName) else {}
+    return error_response(exc.status, exc.code, exc.message, headers or None, **extra)
 
 
 def _where(loc: tuple | list) -> str:

@@ -59,6 +59,8 @@ class FactWriteResult(BaseModel):
     outcome: Outcome
     superseded: list[str] = []
     conflict_id: str | None = None
+    matched: str | None = Field(default=None, description="the subject was a name exactly one customer holds: "
+                                "the fact is about that customer, this id")
 
 
 class RetireInput(BaseModel):

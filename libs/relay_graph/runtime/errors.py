@@ -49,6 +49,18 @@ class StateConflict(RelayError):
     status = 409
 
 
+class AmbiguousName(RelayError):
+    """A write by a name that two or more customers hold: nothing is written; `candidates` lists them
+    ({"id", "name"}) so the writer can send the one it means by id."""
+
+    code = "ambiguous"
+    status = 409
+
+    def __init__(self, message: str, candidates: list[dict[str, str]]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+
+
 class Unavailable(RelayError):
     code = "unavailable"
     status = 503

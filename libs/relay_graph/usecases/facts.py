@@ -5,35 +5,84 @@ point announces. The actor is the call's agent."""
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+from relay_graph.memory import names
 from relay_graph.memory.models import FactInput, FactWriteResult, RetireInput, SettleResult
-from relay_graph.runtime.errors import RelayError
+from relay_graph.runtime.errors import AmbiguousName, RelayError
 from relay_graph.runtime.streams import FactChanged, NotificationBase
 from relay_graph.usecases.context import Call, fact_changes
 
 Notifications = list[NotificationBase]
 
 
+Written = TypeVar("Written", FactInput, RetireInput)
+
+
+async def _on_customers(call: Call, items: list[Written]) -> list[Written | AmbiguousName]:
+    """Each write with its subject as the contract's exact-name rule says: a name exactly one customer
+    holds (by their `name` fact) is that customer's id; a name two or more hold is `AmbiguousName`
+    (nothing of that write is written); any other subject (an id, a name nobody holds) as given. One
+    read for all the names; none when every subject is an id."""
+    found = await names.customers_named(call.client, call.tenant, [i.subject for i in items])
+    out: list[Written | AmbiguousName] = []
+    for item in items:
+        match = found.get(item.subject)
+        if match is None or match.how == "exact":
+            out.append(item)
+        elif len(match.hits) > 1:
+            out.append(AmbiguousName(f"{item.subject!r} is the name of {len(match.hits)} customers: "
+                                     f"{names.did_you_mean(match.hits)} Write by the customer's id.",
+                                     [{"id": h.id, "name": h.name} for h in match.hits]))
+        else:
+            out.append(item.model_copy(update={"subject": match.hits[0].id}))
+    return out
+
+
+def _matched(result: FactWriteResult, asked: FactInput, written: FactInput) -> FactWriteResult:
+    return result if asked.subject == written.subject else result.model_copy(update={"matched": written.subject})
+
+
+def _only(item: Written | AmbiguousName) -> Written:
+    if isinstance(item, AmbiguousName):
+        raise item
+    return item
+
+
 async def write_fact(call: Call, fact: FactInput, *, embed: bool = True) -> tuple[FactWriteResult, Notifications]:
-    result = await call.memory.write_fact(call.tenant, fact, embed=embed)
+    """One fact, its subject found by the exact-name rule (`_on_customers`)."""
+    [written] = [_only(i) for i in await _on_customers(call, [fact])]
+    result = _matched(await call.memory.write_fact(call.tenant, written, embed=embed), fact, written)
     return result, fact_changes(call.tenant, call.agent, [result])
 
 
 async def write_facts(call: Call, items: list[FactInput], *, embed: bool = False
                       ) -> tuple[list[FactWriteResult], Notifications]:
     """Many facts in few statements, all or none (`Memory.write_facts`)."""
-    results = await call.memory.write_facts(call.tenant, items, embed=embed) if items else []
+    if not items:
+        return [], []
+    written = [_only(i) for i in await _on_customers(call, items)]
+    results = await call.memory.write_facts(call.tenant, written, embed=embed)
+    results = [_matched(r, a, w) for r, a, w in zip(results, items, written)]
     return results, fact_changes(call.tenant, call.agent, results)
 
 
 async def write_facts_each(call: Call, items: list[FactInput], *, embed: bool = True
                            ) -> tuple[list[FactWriteResult | RelayError], Notifications]:
     """Many facts, each atomic: a refused one has its error in its slot, the others are written."""
-    results = await call.memory.write_facts_each(call.tenant, items, embed=embed)
+    found = await _on_customers(call, items) if items else []
+    todo = [(i, w) for i, w in enumerate(found) if not isinstance(w, RelayError)]
+    done = await call.memory.write_facts_each(call.tenant, [w for _, w in todo], embed=embed) if todo else []
+    results: list[FactWriteResult | RelayError] = list(found)  # type: ignore[arg-type]
+    for (i, w), r in zip(todo, done):
+        results[i] = _matched(r, items[i], w) if isinstance(r, FactWriteResult) else r
     return results, fact_changes(call.tenant, call.agent, [r for r in results if isinstance(r, FactWriteResult)])
 
 
 async def retire_fact(call: Call, retire: RetireInput) -> tuple[list[str], Notifications]:
-    """End what is current for the subject's predicate (one value, with `object`): the ids ended."""
+    """End what is current for the subject's predicate (one value, with `object`): the ids ended. The
+    subject is found as a write's is (`_on_customers`)."""
+    [retire] = [_only(i) for i in await _on_customers(call, [retire])]
     retired = await call.memory.retire_fact(call.tenant, retire)
     return retired, fact_changes(call.tenant, call.agent, retired=retired)
 

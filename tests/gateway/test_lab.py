@@ -193,3 +193,16 @@ async def test_openapi_documents_the_world_and_the_lab(client):
         assert method.lower() in paths[shape], shape
     fault = paths["/v1/tenants/{t}/lab/faults"]["post"]
     assert "201" in fault["responses"] and "blind" in fault["summary"]
+
+
+async def test_a_fault_for_a_customer_by_exact_name_strikes_that_customer(client, base, auth):
+    """The exact-name rule of writes holds for the lab: "Meera Iyer" is the customer whose name it is."""
+    r = await client.post(f"{base}/world", headers=auth, json={"region": "india", "max_cities": 2, "customers": [
+        {"customer": "c-00000000000000d1", "address": "Mumbai"}]})
+    assert r.status_code == 200, r.text
+    r = await client.post(f"{base}/facts", headers=auth,
+                          json={"subject": "c-00000000000000d1", "predicate": "name", "object": "Meera Iyer"})
+    assert r.status_code == 201, r.text
+    r = await client.post(f"{base}/lab/faults", json={"customer": "meera iyer", "kind": "router_frozen"}, headers=auth)
+    assert r.status_code == 201, r.text
+    assert r.json()["customer"] == "c-00000000000000d1"

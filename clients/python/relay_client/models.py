@@ -36,6 +36,7 @@ class Written(Model):
     outcome: Literal["created", "corroborated", "superseded", "conflict"]
     superseded: list[str] = []
     conflict_id: str | None = None
+    matched: str | None = None  # the subject was a customer's exact name: this is their id
 
 
 class ItemError(Model):

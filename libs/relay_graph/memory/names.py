@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import close_names, entity_uid, is_customer_id, name_key, search_text
-from relay_graph.runtime.errors import InvalidValue
+from relay_graph.runtime.errors import AmbiguousName, InvalidValue
 from relay_graph.memory.models import Ambiguous, Candidate, Matched
 from relay_graph.memory.queries import names as q
 from relay_graph.memory.registry import clean_text
@@ -146,4 +146,21 @@ async def customers_named(client: GraphClient, tenant: str, names: list[str]) ->
     return found
 
 
-__all__ = ["customers_named", "Matched", "Candidate", "Ambiguous", "Hit", "NameMatch", "match", "did_you_mean", "customer_names"]
+async def subjects_for_writes(client: GraphClient, tenant: str, subjects: list[str]
+                              ) -> dict[str, "str | AmbiguousName"]:
+    """The contract's exact-name rule for writes: of `subjects`, each name exactly one customer holds
+    (by their `name` fact) -> that customer's id; each name two or more hold -> `AmbiguousName` (the
+    write must not happen). Subjects not in the answer (ids, names nobody holds, an older tenant's
+    customer keyed by the name) are written as given. One read for all; none when all are ids."""
+    answer: dict[str, str | AmbiguousName] = {}
+    for name, match in (await customers_named(client, tenant, subjects)).items():
+        if len(match.hits) > 1:
+            answer[name] = AmbiguousName(
+                f"{name!r} is the name of {len(match.hits)} customers: {did_you_mean(match.hits)} "
+                "Write by the customer's id.", [{"id": h.id, "name": h.name} for h in match.hits])
+        elif match.how != "exact":
+            answer[name] = match.hits[0].id
+    return answer
+
+
+__all__ = ["customers_named", "subjects_for_writes", "Matched", "Candidate", "Ambiguous", "Hit", "NameMatch", "match", "did_you_mean", "customer_names"]

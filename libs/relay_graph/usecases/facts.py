@@ -20,22 +20,12 @@ Written = TypeVar("Written", FactInput, RetireInput)
 
 
 async def _on_customers(call: Call, items: list[Written]) -> list[Written | AmbiguousName]:
-    """Each write with its subject as the contract's exact-name rule says: a name exactly one customer
-    holds (by their `name` fact) is that customer's id; a name two or more hold is `AmbiguousName`
-    (nothing of that write is written); any other subject (an id, a name nobody holds) as given. One
-    read for all the names; none when every subject is an id."""
-    found = await names.customers_named(call.client, call.tenant, [i.subject for i in items])
+    """Each write with its subject as the exact-name rule says (`names.subjects_for_writes`)."""
+    found = await names.subjects_for_writes(call.client, call.tenant, [i.subject for i in items])
     out: list[Written | AmbiguousName] = []
     for item in items:
-        match = found.get(item.subject)
-        if match is None or match.how == "exact":
-            out.append(item)
-        elif len(match.hits) > 1:
-            out.append(AmbiguousName(f"{item.subject!r} is the name of {len(match.hits)} customers: "
-                                     f"{names.did_you_mean(match.hits)} Write by the customer's id.",
-                                     [{"id": h.id, "name": h.name} for h in match.hits]))
-        else:
-            out.append(item.model_copy(update={"subject": match.hits[0].id}))
+        subject = found.get(item.subject, item.subject)
+        out.append(subject if isinstance(subject, AmbiguousName) else item.model_copy(update={"subject": subject}))
     return out
 
 

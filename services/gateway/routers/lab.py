@@ -10,6 +10,8 @@ from fastapi import APIRouter
 
 from relay_graph import lab
 from relay_graph.runtime.streams import NetworkChanged
+from relay_graph.memory import names
+from relay_graph.runtime.errors import AmbiguousName
 
 from ..deps import CallDep, MemoryDep, TenantDep
 from ..errors import responses
@@ -33,7 +35,12 @@ ACTOR = "lab"
              "already has a fault; 422 `fault_not_applicable`: that kind cannot strike there; 404 "
              "`no_customers`: nobody is connected yet (seed the world: POST /v1/tenants/{t}/world).")
 async def inject_fault(body: FaultBody, tenant: TenantDep, call: CallDep) -> FaultInjected:
-    injection = await lab.inject(call.client, tenant, kind=body.kind, customer=body.customer, node=body.node,
+    customer = body.customer
+    if customer is not None:  # a customer's exact name is that customer, as for every write
+        customer = (await names.subjects_for_writes(call.client, tenant, [customer])).get(customer, customer)
+        if isinstance(customer, AmbiguousName):
+            raise customer
+    injection = await lab.inject(call.client, tenant, kind=body.kind, customer=customer, node=body.node,
                                  seed=body.seed)
     await call.announce([NetworkChanged(tenant=tenant, id=change.node_id, version=change.version,
                                         change="up" if change.up else "down", actor=ACTOR)

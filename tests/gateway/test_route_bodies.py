@@ -60,6 +60,14 @@ def _tool(arguments: Callable[[Scenario], dict[str, Any]]) -> Call:
     return Call(lambda s: {"json": arguments(s)})
 
 
+def _task(s: Scenario) -> str:
+    return s.answers["open_task_v1_tenants__t__tasks_post"]["task_id"]
+
+
+def _tool_task(s: Scenario) -> str:
+    return s.answers["tool_open_task"]["data"]["task"]["task_id"]
+
+
 def _spare(s: Scenario) -> dict[str, str]:
     return {"tenant": s.spare}
 
@@ -97,6 +105,14 @@ CALLS: dict[str, Call] = {
         "session": "rb-s1", "speaker": "Asha", "customer": s.customer, "text": "my router blinks red",
         "at": "2025-02-01T10:00:00+00:00"}]}}),
     "recall_v1_tenants__t__recall_get": Call(lambda s: {"params": {"q": "router blinks"}}),
+    "open_task_v1_tenants__t__tasks_post": Call(lambda s: {"json": {"title": "call back", "about": s.customer}}),
+    "list_tasks_v1_tenants__t__tasks_get": Call(lambda s: {"params": {"state": "open"}}),
+    "get_task_v1_tenants__t__tasks__id__get": Call(path=lambda s: {"t": s.tenant, "id": _task(s)}),
+    "hand_off_v1_tenants__t__tasks__id__handoff_post": Call(lambda s: {"json": {"to": "api"}},
+                                                            path=lambda s: {"t": s.tenant, "id": _task(s)}),
+    "claim_v1_tenants__t__tasks__id__claim_post": Call(lambda s: {"json": {"replica": "r1"}},
+                                                       path=lambda s: {"t": s.tenant, "id": _task(s)}),
+    "done_v1_tenants__t__tasks__id__done_post": Call(path=lambda s: {"t": s.tenant, "id": _task(s)}),
     "find_customers_v1_tenants__t__customers_get": Call(lambda s: {"params": {"name": s.customer}}),
     "chat_v1_tenants__t__chat_post": Call(lambda s: {"json": {"name": "Ravi Nair", "text": "my internet is slow"}}),
     "seed_world_v1_tenants__t__world_post": Call(lambda s: {"json": {"region": "india"}}),
@@ -142,6 +158,11 @@ CALLS: dict[str, Call] = {
     "tool_tickets": _tool(lambda s: {"customer": s.customer}),
     "tool_who_handled": _tool(lambda s: {"ticket_id": s.ticket}),
     "tool_why_affected": _tool(lambda s: {"customer": s.customer, "node": s.node}),
+    "tool_open_task": _tool(lambda s: {"title": "send the form", "for_agent": "api"}),
+    "tool_hand_off_task": _tool(lambda s: {"task_id": _tool_task(s), "to": "api"}),
+    "tool_claim_task": _tool(lambda s: {"task_id": _tool_task(s)}),
+    "tool_complete_task": _tool(lambda s: {"task_id": _task(s)}),
+    "tool_list_tasks": _tool(lambda s: {"mine": True}),
     # the customer site: the session cookie (set by POST /me/session) is the key
     "set_site_v1_tenants__t__site_put": Call(lambda s: {"json": {"open": True}}),
     "start_session_v1_tenants__t__me_session_post": Call(auth=None),

@@ -163,4 +163,12 @@ async def subjects_for_writes(client: GraphClient, tenant: str, subjects: list[s
     return answer
 
 
-__all__ = ["customers_named", "subjects_for_writes", "Matched", "Candidate", "Ambiguous", "Hit", "NameMatch", "match", "did_you_mean", "customer_names"]
+async def subject_for_write(client: GraphClient, tenant: str, subject: str) -> str:
+    """One write's subject by the exact-name rule (`subjects_for_writes`); raises AmbiguousName."""
+    found = (await subjects_for_writes(client, tenant, [subject])).get(subject, subject)
+    if isinstance(found, AmbiguousName):
+        raise found
+    return found
+
+
+__all__ = ["customers_named", "subject_for_write", "subjects_for_writes", "Matched", "Candidate", "Ambiguous", "Hit", "NameMatch", "match", "did_you_mean", "customer_names"]

@@ -11,7 +11,6 @@ from fastapi import APIRouter
 from relay_graph import lab
 from relay_graph.runtime.streams import NetworkChanged
 from relay_graph.memory import names
-from relay_graph.runtime.errors import AmbiguousName
 
 from ..deps import CallDep, MemoryDep, TenantDep
 from ..errors import responses
@@ -35,11 +34,9 @@ ACTOR = "lab"
              "already has a fault; 422 `fault_not_applicable`: that kind cannot strike there; 404 "
              "`no_customers`: nobody is connected yet (seed the world: POST /v1/tenants/{t}/world).")
 async def inject_fault(body: FaultBody, tenant: TenantDep, call: CallDep) -> FaultInjected:
-    customer = body.customer
-    if customer is not None:  # a customer's exact name is that customer, as for every write
-        customer = (await names.subjects_for_writes(call.client, tenant, [customer])).get(customer, customer)
-        if isinstance(customer, AmbiguousName):
-            raise customer
+    customer = body.customer  # a customer's exact name is that customer, as for every write
+    if customer is not None:
+        customer = await names.subject_for_write(call.client, tenant, customer)
     injection = await lab.inject(call.client, tenant, kind=body.kind, customer=customer, node=body.node,
                                  seed=body.seed)
     await call.announce([NetworkChanged(tenant=tenant, id=change.node_id, version=change.version,

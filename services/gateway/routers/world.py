@@ -12,6 +12,8 @@ from fastapi import APIRouter, Path
 from relay_graph.memory.inputs import Name
 
 from relay_graph.lab import world
+from relay_graph.memory import names
+from relay_graph.runtime.errors import AmbiguousName
 
 from ..deps import MemoryDep, TenantDep
 from ..errors import responses
@@ -32,8 +34,12 @@ router = APIRouter(prefix="/v1/tenants/{t}", tags=["world"])
              "file. Every address is placed before anything is written: 422 `unknown_region`, "
              "`ambiguous_address`, `no_line_there` or `unknown_place` and nothing changes.")
 async def seed_world(body: WorldBody, tenant: TenantDep, memory: MemoryDep) -> WorldSummary:
+    # each customer's exact name is that customer, as for every write (names.subjects_for_writes)
+    found = await names.subjects_for_writes(memory.client, tenant, [c.customer for c in body.customers])
+    for refused in (f for f in found.values() if isinstance(f, AmbiguousName)):
+        raise refused
     summary = await world.seed_world(memory.client, tenant, body.region, seed=body.seed, max_cities=body.max_cities,
-                                     customers=[(c.customer, c.address) for c in body.customers])
+                                     customers=[(found.get(c.customer, c.customer), c.address) for c in body.customers])
     return summary
 
 
@@ -49,4 +55,5 @@ async def connect_home(
     memory: MemoryDep,
     customer: Annotated[Name, Path(alias="c", examples=["ravi nair"])],
 ) -> HomeLine:
+    customer = await names.subject_for_write(memory.client, tenant, customer)  # a customer's exact name: them
     return await world.connect_home(memory.client, tenant, customer, body.address, region=body.region)

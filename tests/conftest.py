@@ -93,6 +93,26 @@ def tenant() -> str:
     return "t-" + uuid.uuid4().hex[:12]
 
 
+@pytest.fixture(autouse=True)
+async def registered_tenant(request):
+    """A test's `tenant` on the session's FalkorDB is registered, as POST /v1/tenants registers one:
+    the graph client refuses a tenant that is not (db.GraphClient.check_tenant). A test that makes
+    other tenants registers them (tests.support.register); the gateway's tests create theirs over
+    HTTP (tests/gateway/conftest.py)."""
+    if "tenant" in request.fixturenames and "graph_settings" in request.fixturenames:
+        from relay_graph.runtime.streams import connect
+
+        from tests.support import register
+
+        # Its own short connection: asking for an async session fixture here would make pytest-asyncio
+        # set it up from inside this running fixture when no test made it before.
+        redis = connect(request.getfixturevalue("graph_settings"))
+        try:
+            await register(redis, request.getfixturevalue("tenant"))
+        finally:
+            await redis.aclose()
+
+
 @pytest.fixture(scope="session")
 def memory(graph_client, embedder):
     """The memory engine's facade on the session's client and embedder (it holds nothing else)."""

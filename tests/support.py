@@ -48,6 +48,15 @@ async def eventually(check, *, timeout: float = 20.0, interval: float = 0.02, wh
         await asyncio.sleep(interval)
 
 
+async def register(redis, *tenants: str) -> None:
+    """Registers tenants the way POST /v1/tenants does, without a key (none authenticates): the
+    graph client makes a graph only for a registered tenant (db.GraphClient.check_tenant)."""
+    from relay_graph.runtime.tenancy import TENANTS_KEY
+
+    for tenant in tenants:
+        await redis.hset(TENANTS_KEY, tenant, "test")
+
+
 async def wipe_keys(redis, patterns: Iterable[str]) -> None:
     """Delete every key matching the patterns (stream keys are constants shared by all tests)."""
     for pattern in patterns:

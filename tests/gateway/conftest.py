@@ -19,6 +19,11 @@ def gateway_settings(graph_settings) -> GatewaySettings:
     return GatewaySettings(**graph_settings.model_dump(), admin_key=ADMIN_KEY, port=0)
 
 
+@pytest.fixture(autouse=True)
+async def registered_tenant():
+    """The gateway's tests create their tenants over HTTP (POST /v1/tenants), not in the fixture."""
+
+
 @pytest.fixture
 async def app(gateway_settings, memory):
     app = make_app(gateway_settings, memory)

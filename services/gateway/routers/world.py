@@ -13,7 +13,7 @@ from relay_graph.memory.inputs import Name
 
 from relay_graph.lab import world
 
-from ..deps import MemoryDep, TenantDep
+from ..deps import MemoryDep, TenantDep, TenantKeyDep
 from ..errors import responses
 from ..schemas import Answer, HomeBody, HomeLine, WorldBody, WorldSummary
 
@@ -30,8 +30,9 @@ router = APIRouter(prefix="/v1/tenants/{t}", tags=["world"])
              "of the area their address names (the city's central exchange when it names only the city). "
              "This writes network state only; what customers say about themselves is the desk agents' to "
              "file. Every address is placed before anything is written: 422 `unknown_region`, "
-             "`ambiguous_address`, `no_line_there` or `unknown_place` and nothing changes.")
-async def seed_world(body: WorldBody, tenant: TenantDep, memory: MemoryDep) -> WorldSummary:
+             "`ambiguous_address`, `no_line_there` or `unknown_place` and nothing changes. The tenant's own "
+             "key only (an agent key: 403 `tenant_key_required`).")
+async def seed_world(body: WorldBody, tenant: TenantKeyDep, memory: MemoryDep) -> WorldSummary:
     summary = await world.seed_world(memory.client, tenant, body.region, seed=body.seed, max_cities=body.max_cities,
                                      customers=[(c.customer, c.address) for c in body.customers])
     return summary

@@ -89,7 +89,8 @@ class CustomerSessions:
             raise Unauthorized("no customer session: open the site first (POST /me/session)")
         raw = await self.redis.get(_key(tenant, token))
         if raw is None:
-            raise Unauthorized("this customer session has ended; open the site again")
+            raise Unauthorized("this cookie is no customer session of this site (it ended, or it is another "
+                               "site's); open the site again")
         data = json.loads(raw)
         session = CustomerSession(tenant=str(data["tenant"]), customer=str(data["customer"]))
         if session.tenant != tenant:

@@ -16,7 +16,8 @@ from tests.support import stop_process
 
 @pytest.fixture
 def gateway_settings(graph_settings) -> GatewaySettings:
-    return GatewaySettings(**graph_settings.model_dump(), admin_key=ADMIN_KEY, port=0)
+    # Judge tenants live an hour and the session's tests make many: their bound has its own test.
+    return GatewaySettings(**graph_settings.model_dump(), admin_key=ADMIN_KEY, port=0, judge_max_tenants=10_000)
 
 
 @pytest.fixture(autouse=True)
@@ -73,7 +74,8 @@ def running_gateway(falkordb_server, graph_settings, tmp_path_factory):
            "RELAY_FALKORDB_CLUSTER": graph_settings.falkordb_cluster,
            "RELAY_PORT": str(port), "RELAY_HOST": "127.0.0.1", "RELAY_ADMIN_KEY": admin,
            "RELAY_LOG_LEVEL": "warning", "RELAY_READY_AGENTS": "[]", "RELAY_MODEL_DIR": str(graph_settings.model_dir),
-           "RELAY_RATE_LIMIT_PER_SECOND": "100000", "RELAY_RATE_LIMIT_BURST": "100000"}
+           "RELAY_RATE_LIMIT_PER_SECOND": "100000", "RELAY_RATE_LIMIT_BURST": "100000",
+           "RELAY_JUDGE_MAX_TENANTS": "10000"}
     with log_path.open("wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "services.gateway"], cwd=REPO, env=env,
                                 stdout=log, stderr=subprocess.STDOUT)

@@ -11,7 +11,9 @@ Each declaration says where the tenant's things are and removes them:
 - `Fields`: the fields of a hash matching a pattern, each with its entry in an index hash (the
   tenant's key: `tenant -> digest` and `digest -> tenant`; its agents' keys: `tenant/agent -> digest`
   and `digest -> tenant/agent`);
-- `Member`: the tenant as a member of a set or sorted set (its open site, the outbox's pending mark).
+- `Member`: the tenant as a member of a set or sorted set (its open site, the outbox's pending mark);
+- `Custom`: what fits none of these, removed by the declaring module's own function (a regional
+  desk: the tenant's operator, and the operator's regions that name it).
 
 Keys are removed one at a time: on a cluster they live in different hash slots, and a DEL of two
 is refused across slots. A declaration may be `optional`: the caller names it to keep it
@@ -20,7 +22,7 @@ is refused across slots. A declaration may be `optional`: the caller names it to
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Awaitable, Callable, Iterable
 
 from relay_graph.runtime.tenancy import KEY_INDEX, REMOVE_OWNER, TENANTS_KEY, validate_tenant
 
@@ -96,7 +98,17 @@ class Member:
         return [f"{self.key}#{tenant}"] if gone else []
 
 
-Declared = Key | Keys | Field | Fields | Member
+@dataclass(frozen=True)
+class Custom:
+    name: str
+    remover: Callable[[Any, str], Awaitable[list[str]]]  # (redis, tenant) -> what it removed
+    optional: bool = False
+
+    async def remove(self, redis, tenant: str) -> list[str]:
+        return await self.remover(redis, tenant)
+
+
+Declared = Key | Keys | Field | Fields | Member | Custom
 _DECLARED: dict[str, Declared] = {}
 
 

@@ -11,7 +11,7 @@ with its indexes (so every process's index cache stays true).
 Deleting a tenant removes everything kept for it, as the modules that keep it declared
 (runtime/tenant_data.py): its registration and keys first (no key authenticates, no process makes
 its graph again: db.GraphClient.check_tenant), then its graph and FalkorDB's telemetry of it, its
-lab's truth, its snapshots (unless kept), its agents' keys, customer sessions, site flag, limits,
+lab's truth, its snapshots (unless kept), its regional desk registration, its agents' keys, customer sessions, site flag, limits,
 Idempotency-Key claims, query log, simulator control, the outbox's pending mark and Judge mode's
 timer. Every process trusts a registration for `tenant_check_s`, so the removal runs twice, that
 long apart: what a process that had not yet heard wrote in between goes too. A tenant created
@@ -31,6 +31,7 @@ from redis.exceptions import ResponseError
 from relay_graph.runtime import query_log, tenant_data, tenancy  # noqa: F401 (query_log declares its key)
 from relay_graph.usecases import simulator_control  # noqa: F401 (declares its key)
 import relay_graph.lab  # noqa: F401 (its truth module declares the truth graph)
+from relay_graph.desk import regional_desks  # noqa: F401 (declares a tenant's desk registration)
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound, Unavailable
 from relay_graph.desk.network import customer_identity

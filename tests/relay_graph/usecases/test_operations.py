@@ -10,6 +10,7 @@ import json
 import pytest
 
 from relay_graph import lab
+from relay_graph.desk import regional_desks
 from relay_graph.usecases import operations as ops, simulator_control
 from relay_graph.memory import facts, recall
 from relay_graph.runtime.db import GraphClient, telemetry_key
@@ -96,6 +97,8 @@ async def test_delete_leaves_no_trace(graph_client, embedder, tenant):
     await lab.inject(graph_client, tenant, kind=lab.FaultKind.ROUTER_FROZEN, customer="Lab Customer")  # its truth
     await simulator_control.set_control(graph_client.redis, tenant, running=False, speed=2.0, by="test")
     await graph_client.redis.zadd(PENDING_TENANTS, {tenant: 1})  # the outbox's mark
+    operator = "op-" + tenant
+    await regional_desks.register_desk(graph_client, tenant, operator, "india")
     with pytest.raises(InvalidInput):
         await ops.delete_tenant(graph_client, tenant, confirm=None)
     await graph_client.shared_log.flush()  # the tenant's query log is on the server
@@ -111,6 +114,7 @@ async def test_delete_leaves_no_trace(graph_client, embedder, tenant):
     assert await graph_keys(graph_client, tenant) == []
     assert not await tenant_registered(graph_client.redis, tenant)
     assert await graph_client.redis.zscore(PENDING_TENANTS, tenant) is None
+    assert await regional_desks.region_desk(graph_client, operator, "india") is None  # the region is free again
     stats = await ops.graph_stats(graph_client, tenant)
     assert not stats.exists and stats.nodes == {}
     # Nothing makes the graph again: not a write, not the lab.
@@ -161,7 +165,7 @@ async def test_every_declared_kind_is_removed_and_an_unknown_keep_is_refused(gra
     with pytest.raises(ValueError, match="optional"):
         await tenant_data.remove_all(graph_client.redis, tenant, keep=["graph"])
     assert {"graph", "graph telemetry", "lab truth", "snapshots", "query log", "simulator control",
-            "outbox pending mark", "tenant key"} <= {d.name for d in tenant_data.declared()}
+            "outbox pending mark", "tenant key", "regional desk"} <= {d.name for d in tenant_data.declared()}
 
 
 async def test_forget_removes_everything_about_the_customer_and_nothing_else(graph_client, embedder, tenant):

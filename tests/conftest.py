@@ -97,22 +97,11 @@ def tenant() -> str:
 async def registered_tenant(request):
     """A test's `tenant` on the session's FalkorDB is registered, as POST /v1/tenants registers one:
     the graph client refuses a tenant that is not (db.GraphClient.check_tenant). A test that makes
-    other tenants registers them (tests.support.register); the gateway's tests create theirs over
-    HTTP (tests/gateway/conftest.py). A test on the session's server and on the cluster
-    (tests/cluster/test_move.py) has it registered on the server only."""
-    where = next((f for f in ("graph_settings", "cluster_settings") if f in request.fixturenames), None)
-    if "tenant" in request.fixturenames and where is not None:
-        from relay_graph.runtime.streams import connect
+    other tenants registers them (tests.support.register); the gateway's tests that call the app
+    create theirs over HTTP (tests/gateway/conftest.py)."""
+    from tests.support import register_test_tenant
 
-        from tests.support import register
-
-        # Its own short connection: asking for an async session fixture here would make pytest-asyncio
-        # set it up from inside this running fixture when no test made it before.
-        redis = connect(request.getfixturevalue(where))
-        try:
-            await register(redis, request.getfixturevalue("tenant"))
-        finally:
-            await redis.aclose()
+    await register_test_tenant(request)
 
 
 @pytest.fixture(scope="session")

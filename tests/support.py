@@ -57,6 +57,23 @@ async def register(redis, *tenants: str) -> None:
         await redis.hset(TENANTS_KEY, tenant, "test")
 
 
+async def register_test_tenant(request) -> None:
+    """Registers the test's `tenant` where the test's graph is: the session's server, or the
+    cluster (a test on both, tests/cluster/test_move.py, has it on the server only)."""
+    where = next((f for f in ("graph_settings", "cluster_settings") if f in request.fixturenames), None)
+    if "tenant" not in request.fixturenames or where is None:
+        return
+    from relay_graph.runtime.streams import connect
+
+    # Its own short connection: asking for an async session fixture here would make pytest-asyncio
+    # set it up from inside this running fixture when no test made it before.
+    redis = connect(request.getfixturevalue(where))
+    try:
+        await register(redis, request.getfixturevalue("tenant"))
+    finally:
+        await redis.aclose()
+
+
 async def wipe_keys(redis, patterns: Iterable[str]) -> None:
     """Delete every key matching the patterns (stream keys are constants shared by all tests)."""
     for pattern in patterns:

@@ -11,7 +11,7 @@ from services.gateway.settings import GatewaySettings
 
 from .helpers import ADMIN_KEY, client_for, create_tenant, make_app
 from tests.markers import needs
-from tests.support import stop_process
+from tests.support import register_test_tenant, stop_process
 
 
 @pytest.fixture
@@ -21,8 +21,11 @@ def gateway_settings(graph_settings) -> GatewaySettings:
 
 
 @pytest.fixture(autouse=True)
-async def registered_tenant():
-    """The gateway's tests create their tenants over HTTP (POST /v1/tenants), not in the fixture."""
+async def registered_tenant(request):
+    """A test that calls the gateway creates its tenant over HTTP (POST /v1/tenants); one that only
+    builds a graph straight through the library has it registered as everywhere else."""
+    if not {"app", "client", "running_gateway"} & set(request.fixturenames):
+        await register_test_tenant(request)
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ def gateway_settings(graph_settings) -> GatewaySettings:
 async def registered_tenant(request):
     """A test that calls the gateway creates its tenant over HTTP (POST /v1/tenants); one that only
     builds a graph straight through the library has it registered as everywhere else."""
-    if not {"app", "client", "running_gateway"} & set(request.fixturenames):
+    if not {"app", "client", "gateway_settings", "running_gateway"} & set(request.fixturenames):
         await register_test_tenant(request)
 
 

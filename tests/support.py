@@ -60,7 +60,9 @@ async def register(redis, *tenants: str) -> None:
 async def register_test_tenant(request) -> None:
     """Registers the test's `tenant` where the test's graph is: the session's server, or the
     cluster (a test on both, tests/cluster/test_move.py, has it on the server only)."""
-    where = next((f for f in ("graph_settings", "cluster_settings") if f in request.fixturenames), None)
+    names = request.fixturenames
+    where = ("graph_settings" if {"graph_settings", "falkordb_server"} & set(names)
+             else "cluster_settings" if "cluster_settings" in names else None)
     if "tenant" not in request.fixturenames or where is None:
         return
     from relay_graph.runtime.streams import connect

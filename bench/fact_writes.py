@@ -52,6 +52,7 @@ from relay_graph.memory.fact_embeddings import embed_facts, input_claims
 from relay_graph.memory.models import FactInput
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.tenancy import graph_name
+from bench.registered import register
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "fact_writes.json"
@@ -233,6 +234,7 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, model_di
 
             tenants = {SINGLE: "bench-single", SINGLE_4: "bench-single4", BATCHED: "bench-batch",
                        EMBEDDED: "bench-embedded", EMBEDDED_NEW: "bench-embedded-new"}
+            await register(one.redis, *tenants.values())
             streams = {m: (NewClaims if m == EMBEDDED_NEW else Stream)(1_000_000 * (k + 1))
                        for k, m in enumerate(tenants)}
             await one.db.select_graph(graph_name("bench-raw")).query("CREATE INDEX FOR (n:Raw) ON (n.k)")

@@ -53,6 +53,7 @@ from relay_graph.memory.fact_embeddings import embed_facts
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import EpisodeInput, FactInput, FactWriteResult
 from relay_graph.runtime.tenancy import graph_name
+from bench.registered import register
 from services.gateway.settings import GatewaySettings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -328,6 +329,7 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, embedder
         single = GraphClient(settings.model_copy(update={"max_connections": 1}))
         pooled = GraphClient(settings.model_copy(update={"max_connections": 32}))
         try:
+            await register(pooled.redis, "bench-plain", "bench-embedded", "bench-episodes", "bench-recall")
             # recall is measured as the gateway serves it: its model runs on one thread
             # (GatewaySettings.embed_threads), the writes' on every core
             question_embedder = embedder

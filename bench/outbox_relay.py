@@ -33,6 +33,7 @@ from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
 from relay_graph.runtime.queries import outbox as q
 from relay_graph.runtime.streams import Publisher, connect
+from bench.registered import register
 
 from .memory_core import percentile, say
 
@@ -63,6 +64,7 @@ async def run(tenants: int, passes: int, out: Path | None) -> dict:
             redis = connect(settings)
             box = ob.Outbox(client, redis, functools.partial(ob.publish_all, Publisher(redis)))
             names = [f"bench-outbox-{i:04d}" for i in range(tenants)]
+            await register(client.redis, *names)
             for name in names:  # a graph each (its schema, an empty outbox)
                 await client.run(name, q.PENDING, {"before_ms": 0, "limit": 1})
             await redis.delete(ob.PENDING_TENANTS)

@@ -62,6 +62,7 @@ from relay_graph.memory.facade import Memory
 from relay_graph.memory.episodes import wire_vector
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.memory.queries import recall as rq
+from bench.registered import register
 from services.gateway.settings import GatewaySettings
 
 from .conversations import TYPES, Conversation, Question, Turn, conversations
@@ -277,6 +278,7 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, embedder
                 say(console, f"loading the embedding model from {model_dir}")
                 embedder = Embedder(model_dir, batch_size=settings.embed_batch_size, cache_size=50_000)
             memory = Memory(client, embedder)
+            await register(client.redis, *[f"conv-{c.index}" for c in convs], "crowd")
 
             say(console, f"loading {len(convs)} conversations ({data['set']['turns']:,} turns), one tenant each ...")
             stores: dict[int, PlainVectorStore] = {}

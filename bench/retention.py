@@ -40,6 +40,7 @@ from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.tenancy import graph_name
+from bench.registered import register
 
 from .memory_core import percentile, say
 
@@ -99,6 +100,7 @@ async def run(n: int, days: int, console: Console, pool: int = 0, batch: int = 5
         try:
             embedder = Embedder(model_dir, batch_size=settings.embed_batch_size)
             memory = Memory(client, embedder)
+            await register(client.redis, TENANT)
             now = datetime.now(timezone.utc)
             items = episodes(n, now)
             writer = PooledVectors(embedder, [e.text for e in items[:pool]]) if pool else embedder

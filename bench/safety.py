@@ -55,6 +55,7 @@ from relay_graph.memory.entities import entity_uid, name_key
 from relay_graph.memory.models import FactInput
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.streams import Publisher, TicketChanged, connect
+from bench.registered import register
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "safety.json"
@@ -202,6 +203,7 @@ async def concurrent_writers(settings: GraphSettings, rounds: int, *, seed: int 
     stop_load = asyncio.Event()
     started = time.perf_counter()
     try:
+        await register(loader.redis, tenant)
         for c in (*clients, loader):
             await c.ensure_schema(tenant)
         load = asyncio.create_task(_background_load(loader, tenant, stop_load))

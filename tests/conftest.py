@@ -99,6 +99,17 @@ def tenant() -> str:
     return "t-" + uuid.uuid4().hex[:12]
 
 
+@pytest.fixture(autouse=True)
+async def registered_tenant(request):
+    """A test's `tenant` on the session's FalkorDB is registered, as POST /v1/tenants registers one:
+    the graph client refuses a tenant that is not (db.GraphClient.check_tenant). A test that makes
+    other tenants registers them (tests.support.register); the gateway's tests that call the app
+    create theirs over HTTP (tests/gateway/conftest.py)."""
+    from tests.support import register_test_tenant
+
+    await register_test_tenant(request)
+
+
 @pytest.fixture(scope="session")
 def memory(graph_client, embedder):
     """The memory engine's facade on the session's client and embedder (it holds nothing else)."""

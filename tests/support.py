@@ -48,6 +48,34 @@ async def eventually(check, *, timeout: float = 20.0, interval: float = 0.02, wh
         await asyncio.sleep(interval)
 
 
+async def register(redis, *tenants: str) -> None:
+    """Registers tenants the way POST /v1/tenants does, without a key (none authenticates): the
+    graph client makes a graph only for a registered tenant (db.GraphClient.check_tenant)."""
+    from relay_graph.runtime.tenancy import TENANTS_KEY
+
+    for tenant in tenants:
+        await redis.hset(TENANTS_KEY, tenant, "test")
+
+
+async def register_test_tenant(request) -> None:
+    """Registers the test's `tenant` where the test's graph is: the session's server, or the
+    cluster (a test on both, tests/cluster/test_move.py, has it on the server only)."""
+    names = request.fixturenames
+    where = ("graph_settings" if {"graph_settings", "falkordb_server"} & set(names)
+             else "cluster_settings" if "cluster_settings" in names else None)
+    if "tenant" not in request.fixturenames or where is None:
+        return
+    from relay_graph.runtime.streams import connect
+
+    # Its own short connection: asking for an async session fixture here would make pytest-asyncio
+    # set it up from inside this running fixture when no test made it before.
+    redis = connect(request.getfixturevalue(where))
+    try:
+        await register(redis, request.getfixturevalue("tenant"))
+    finally:
+        await redis.aclose()
+
+
 async def wipe_keys(redis, patterns: Iterable[str]) -> None:
     """Delete every key matching the patterns (stream keys are constants shared by all tests)."""
     for pattern in patterns:

@@ -315,14 +315,18 @@ def move_tenant(
 
 
 @admin_app.command("delete")
-def admin_delete(tenant: str, confirm: Optional[str] = typer.Option(None, "--confirm", help="the tenant id again")) -> None:
-    """Delete the tenant: its graph, snapshots and API key (asks for the tenant id)."""
+def admin_delete(tenant: str, confirm: Optional[str] = typer.Option(None, "--confirm", help="the tenant id again"),
+                 keep_snapshots: bool = typer.Option(False, "--keep-snapshots",
+                                                     help="keep its snapshots (restored only by an explicit restore)")
+                 ) -> None:
+    """Delete the tenant and everything kept for it: graph, snapshots (unless --keep-snapshots), keys,
+    sessions, site, limits, logs (asks for the tenant id)."""
     from relay_graph.usecases import operations as ops
-    from services.gateway.auth import TenantKeys
+    from services.gateway import tenant_stores  # noqa: F401 (the gateway's per-tenant stores declare theirs)
 
     async def work(c, ok):
-        removed = await ops.delete_tenant(c, tenant, ok)
-        return {"removed_keys": removed, "api_key_revoked": await TenantKeys(c.redis).remove(tenant)}
+        done = await ops.delete_tenant(c, tenant, ok, keep_snapshots=keep_snapshots)
+        return {"removed_keys": done.removed, "api_key_revoked": done.registered, "kept": done.kept}
 
     _admin(work, confirm_for=tenant, confirm=confirm)
 

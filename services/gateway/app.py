@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
 from relay_graph.runtime import tenancy
-from . import errors, judge_tenants, metrics
+from . import errors, judge_tenants, metrics, tenant_stores  # noqa: F401 (tenant_stores: what a delete removes)
 from . import mcp as mcp_http
 from . import schemas, site_pages
 from .bootstrap import bootstrap

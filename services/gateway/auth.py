@@ -21,14 +21,14 @@ from typing import Awaitable, Callable
 
 import redis.asyncio as aioredis
 
-from relay_graph.runtime import tenancy
+from relay_graph.runtime import tenancy, tenant_data
 from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound
 from relay_graph.runtime.tenancy import validate_tenant
 
 from .errors import Forbidden, Unauthorized
 
 TENANTS_KEY = tenancy.TENANTS_KEY  # tenant -> sha256(key)
-KEY_INDEX = tenancy.ADMIN_PREFIX + "tenant-keys"  # sha256(key) -> tenant
+KEY_INDEX = tenancy.KEY_INDEX  # sha256(key) -> tenant
 AGENTS_KEY = tenancy.ADMIN_PREFIX + "agents"  # tenant/agent -> sha256(key)
 AGENT_KEY_INDEX = tenancy.ADMIN_PREFIX + "agent-keys"  # sha256(key) -> tenant/agent
 MAX_KEY_CHARS = 256
@@ -48,14 +48,12 @@ redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
 return 1
 """
 
-# An owner (a tenant, or a tenant's agent) and its key's index entry go together; 0 when it had no key.
-_REMOVE = """
-local digest = redis.call('HGET', KEYS[1], ARGV[1])
-if not digest then return 0 end
-redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('HDEL', KEYS[2], digest)
-return 1
-"""
+# An owner (a tenant, or a tenant's agent) and its key's index entry go together.
+_REMOVE = tenancy.REMOVE_OWNER
+
+# A tenant's agents' keys go with it (its own key is the registry's: runtime/tenant_data.py).
+tenant_data.declare(
+    tenant_data.Fields("agent keys", AGENTS_KEY, AGENT_KEY_INDEX, match=lambda tenant: f"{tenant}/*"))
 
 
 def key_hash(key: str) -> str:
@@ -78,9 +76,9 @@ class TenantKeys:
         return key
 
     async def remove(self, tenant: str) -> bool:
-        """Unregisters `tenant`: its key authenticates nobody from now on. False if it was not."""
-        validate_tenant(tenant)
-        return bool(int(await self.redis.eval(_REMOVE, 2, TENANTS_KEY, KEY_INDEX, tenant)))
+        """Unregisters `tenant`: its key authenticates nobody from now on. False if it was not.
+        (Deleting a tenant does this first, then removes the rest: usecases/operations.delete_tenant.)"""
+        return await tenancy.unregister(self.redis, tenant)
 
     async def exists(self, tenant: str) -> bool:
         return bool(await self.redis.hexists(TENANTS_KEY, validate_tenant(tenant)))

@@ -5,7 +5,9 @@ opted-in tenant's site becomes a new customer (an id; the desk learns their name
 say) and gets and a session token in an HttpOnly, SameSite=Strict
 cookie whose path is that tenant's `/me` routes only, so the browser never sends it anywhere else
 and never holds a key. The server keeps only the token's SHA-256, under a fixed key prefix no
-tenant id can produce, with the tenant and customer it speaks for and an expiry."""
+tenant id can produce followed by the tenant (so a token is looked up on its own site only, and
+a deleted tenant's sessions are found and go with it), with the customer it speaks for and an
+expiry. The site flag and the sessions are declared to runtime/tenant_data.py."""
 
 from __future__ import annotations
 
@@ -17,13 +19,13 @@ from dataclasses import dataclass
 import redis.asyncio as aioredis
 
 from relay_graph.runtime.errors import NotFound
-from relay_graph.runtime import tenancy
+from relay_graph.runtime import tenancy, tenant_data
 from relay_graph.runtime.tenancy import validate_tenant
 
 from .errors import Forbidden, Unauthorized
 
 SITE_TENANTS_KEY = tenancy.ADMIN_PREFIX + "site-tenants"  # the set of tenants whose customer site is open
-SESSION_PREFIX = "relay-admin:customer-session:"  # + sha256(token) -> {"tenant", "customer"}
+SESSION_PREFIX = "relay-admin:customer-session:"  # + tenant + ":" + sha256(token) -> {"tenant", "customer"}
 COOKIE = "relay_customer"
 SESSION_TTL_S = 30 * 24 * 3600
 MAX_TOKEN_CHARS = 128
@@ -43,8 +45,14 @@ def cookie_path(tenant: str) -> str:
     return f"/v1/tenants/{tenant}/me"
 
 
-def _key(token: str) -> str:
-    return SESSION_PREFIX + hashlib.sha256(token.encode("utf-8")).hexdigest()
+def _key(tenant: str, token: str) -> str:
+    return f"{SESSION_PREFIX}{validate_tenant(tenant)}:{hashlib.sha256(token.encode('utf-8')).hexdigest()}"
+
+
+tenant_data.declare(
+    tenant_data.Member("site flag", SITE_TENANTS_KEY),
+    tenant_data.Keys("customer sessions", lambda tenant: f"{SESSION_PREFIX}{validate_tenant(tenant)}:*"),
+)
 
 
 class CustomerSessions:
@@ -70,17 +78,19 @@ class CustomerSessions:
         await self.check_open(tenant)
         session = CustomerSession(tenant=tenant, customer=customer)
         token = secrets.token_urlsafe(32)
-        await self.redis.set(_key(token), json.dumps({"tenant": session.tenant, "customer": session.customer}),
+        await self.redis.set(_key(tenant, token), json.dumps({"tenant": session.tenant, "customer": session.customer}),
                              ex=SESSION_TTL_S)
         return token, session
 
     async def resolve(self, token: str | None, tenant: str) -> CustomerSession:
-        """The session a cookie speaks for, on this tenant's path only (another tenant's: 403)."""
+        """The session a cookie speaks for, on this tenant's path only (another site's cookie is no
+        session here: 401)."""
         if not token or len(token) > MAX_TOKEN_CHARS or not token.isascii():
             raise Unauthorized("no customer session: open the site first (POST /me/session)")
-        raw = await self.redis.get(_key(token))
+        raw = await self.redis.get(_key(tenant, token))
         if raw is None:
-            raise Unauthorized("this customer session has ended; open the site again")
+            raise Unauthorized("this cookie is no customer session of this site (it ended, or it is another "
+                               "site's); open the site again")
         data = json.loads(raw)
         session = CustomerSession(tenant=str(data["tenant"]), customer=str(data["customer"]))
         if session.tenant != tenant:
@@ -89,5 +99,5 @@ class CustomerSessions:
             raise SiteClosed(f"tenant {tenant!r} has closed its customer site")
         return session
 
-    async def end(self, token: str) -> None:
-        await self.redis.delete(_key(token))
+    async def end(self, tenant: str, token: str) -> None:
+        await self.redis.delete(_key(tenant, token))

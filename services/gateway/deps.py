@@ -17,7 +17,7 @@ from relay_graph.memory.facade import Memory
 from relay_graph.usecases.context import Call, Deps
 
 from .auth import DEFAULT_AGENT, Authenticator, Caller, TenantKeys
-from .errors import NotReady, Unauthorized
+from .errors import Forbidden, NotReady, Unauthorized
 from .feed import Feed
 from .limits import Limits, LimitStore, RateLimiter
 from .readiness import ReadinessCheck
@@ -39,16 +39,31 @@ class Http:
     # New customer sessions per client address (the customer site's first visit)
     site_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(0.5, 20, name="site_sessions"))
     judge_limiter: RateLimiter = field(default_factory=lambda: RateLimiter(1 / 30, 3, name="judge_runs"))  # Judge mode's tenants
-    # work a request started that outlives it (Judge mode's planted fault): stopped with the process
+    # work a request started that outlives it (Judge mode's planted fault): stopped with the process,
+    # or with its tenant
     background: set[asyncio.Task] = field(default_factory=set)
+    _tenant_work: dict[asyncio.Task, str] = field(default_factory=dict)
     # The memory of the admin routes, on the operations connection (bootstrap._Operations); None: the memory
     operations: Callable[[], Awaitable[Memory]] | None = None
 
-    def spawn(self, work: Coroutine[Any, Any, Any], *, name: str) -> asyncio.Task:
+    def spawn(self, work: Coroutine[Any, Any, Any], *, name: str, tenant: str | None = None) -> asyncio.Task:
         task = asyncio.create_task(work, name=name)
         self.background.add(task)
         task.add_done_callback(self.background.discard)
+        if tenant is not None:
+            self._tenant_work[task] = tenant
+            task.add_done_callback(lambda t: self._tenant_work.pop(t, None))
         return task
+
+    def forget_tenant(self, tenant: str) -> None:
+        """After the tenant was deleted (usecases/operations.delete_tenant): the work this process
+        started for it stops, its cached limits and its rate bucket go (a tenant created again under
+        the name starts with the defaults and a full bucket)."""
+        for task, owner in list(self._tenant_work.items()):
+            if owner == tenant:
+                task.cancel()
+        self.limits.forget(tenant)
+        self.limiter.forget(f"tenant:{tenant}")
 
     async def stop_background(self) -> None:
         """Cancels what `spawn` started and waits for it (before the clients it uses close)."""
@@ -155,6 +170,16 @@ async def tenant_of_key(identity: Annotated[Identity, Depends(identity_of_key)])
     return identity.tenant
 
 
+async def tenant_of_tenant_key(identity: Annotated[Identity, Depends(identity_of_key)], request: Request) -> str:
+    """The tenant, for what only its own key does (the tenant's settings: its site, its world): an
+    agent key writes memory as its agent, it does not run the tenant."""
+    if not identity.tenant_key:
+        raise Forbidden(f"{request.method} {request.url.path.removeprefix(f'/v1/tenants/{identity.tenant}')} "
+                        "needs the tenant's own key (the one POST /v1/tenants returned); an agent key cannot",
+                        code="tenant_key_required")
+    return identity.tenant
+
+
 async def get_memory(deps: DepsDep) -> Memory:
     return await deps.open()
 
@@ -183,6 +208,7 @@ AdminDep = Annotated[Caller, Depends(admin_caller)]
 AdminOfTenantDep = Annotated[str, Depends(admin_of_tenant)]
 IdentityDep = Annotated[Identity, Depends(identity_of_key)]
 TenantDep = Annotated[str, Depends(tenant_of_key)]
+TenantKeyDep = Annotated[str, Depends(tenant_of_tenant_key)]  # the tenant key only (403 for an agent key)
 MemoryDep = Annotated[Memory, Depends(get_memory)]
 OperationsMemoryDep = Annotated[Memory, Depends(get_operations_memory)]
 KeysDep = Annotated[TenantKeys, Depends(get_keys)]

@@ -75,7 +75,7 @@ async def relay_error(request: Request, exc: RelayError) -> JSONResponse:
     headers: dict[str, str] = {}
     if isinstance(exc, Unauthorized):
         headers["WWW-Authenticate"] = "Bearer"
-    if isinstance(exc, RateLimited):
+    if getattr(exc, "retry_after", None) is not None:  # RateLimited, and a 503 that knows when
         headers["Retry-After"] = str(exc.retry_after)
     extra = {"candidates": exc.candidates} if isinstance(exc, AmbiguousName) else {}
     return error_response(exc.status, exc.code, exc.message, headers or None, **extra)

@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from relay_graph.runtime.cluster import is_cluster, through_failover
 from relay_graph.runtime.errors import InvalidInput, StateConflict
+from relay_graph.runtime import tenant_data
 from relay_graph.runtime.tenancy import validate_tenant
 
 from .deps import DepsDep
@@ -35,6 +36,8 @@ log = logging.getLogger("relay.gateway.idempotency")
 PREFIX = "relay-idem:"
 KEY_RE = re.compile(r"^[\x21-\x7e]{1,200}$")
 REPLAYED = "Idempotent-Replayed"
+# A tenant's claims and kept answers go with it (`relay-idem:<tenant>:<scope>:<digest>`).
+tenant_data.declare(tenant_data.Keys("idempotency claims", lambda tenant: f"{PREFIX}{validate_tenant(tenant)}:*"))
 
 
 class KeyInUse(StateConflict):

@@ -13,7 +13,7 @@ from typing import Any, Callable
 import redis.asyncio as aioredis
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from relay_graph.runtime import tenancy
+from relay_graph.runtime import tenancy, tenant_data
 from relay_graph.runtime.metrics import catalogue as metrics
 
 from .errors import RateLimited
@@ -131,6 +131,10 @@ class RateLimiter:
             )
         self._buckets[key] = (tokens - 1.0, now)
 
+    def forget(self, key: str) -> None:
+        """The key's bucket starts full again (a deleted tenant's, should its name come back)."""
+        self._buckets.pop(key, None)
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -146,6 +150,7 @@ class Limits:
 
 
 LIMITS_KEY = tenancy.ADMIN_PREFIX + "tenant-limits"  # tenant -> JSON of the limits set for it (the rest: defaults)
+tenant_data.declare(tenant_data.Field("limits", LIMITS_KEY))
 
 
 class LimitStore:
@@ -186,6 +191,10 @@ class LimitStore:
             await client.hdel(LIMITS_KEY, tenant)
         self._cache.pop(tenant, None)
         return await self.get(tenant)
+
+    def forget(self, tenant: str) -> None:
+        """This process's cached limits of a deleted tenant (another gateway's cache follows within `ttl`)."""
+        self._cache.pop(tenant, None)
 class AddressLimiter(RateLimiter):
     """The bucket of requests that brought no valid key, per client address (a key-guessing or
     broken client gets 429 instead of an endless stream of 401s). The table is bounded: past

@@ -46,6 +46,9 @@ class GatewaySettings(GraphSettings):
     # A Judge tenant is deleted this long after it was made, by a sweep every judge_sweep_every_s.
     judge_tenant_ttl_s: float = Field(default=3600.0, gt=0)
     judge_sweep_every_s: float = Field(default=60.0, gt=0)
+    # Judge tenants live at once (each a whole tenant: graph, world, agents' work); past it, 503
+    # `judge_mode_full` with Retry-After until the oldest is swept.
+    judge_max_tenants: int = Field(default=20, ge=1)
     # The built customer site (`make install` builds web/ into it); absent: / answers 404.
     site_dir: Path = REPO / "web" / "dist"
     # Requests without a valid key, per client address, per process.

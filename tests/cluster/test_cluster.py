@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 import pytest
 from redis.crc import key_slot
 
-from relay_graph.runtime import cluster, query_log
+from relay_graph.runtime import cluster
 from relay_graph.usecases import operations
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import EpisodeInput, FactInput
@@ -55,6 +55,7 @@ def test_a_seed_list_is_checked():
 async def test_thirty_tenants_spread_over_all_three_primaries(cluster3, cluster_client):
     memory = Memory(cluster_client)
     tenants = [f"spread-{i:02d}-{uuid.uuid4().hex[:6]}" for i in range(30)]
+    await support.register(cluster_client.redis, *tenants)
     for t in tenants:
         await memory.write_fact(t, FactInput(subject="ann lee", predicate="lives_in", object="oslo", agent="api"))
     where: dict[int, list[str]] = {}
@@ -91,9 +92,12 @@ async def test_snapshot_and_restore_stay_in_the_tenant_slot(cluster_client, tena
     await memory.write_fact(tenant, FactInput(subject="cy dee", predicate="email", object="cy@example.com", agent="api"))
     await operations.restore_snapshot(cluster_client, tenant, "one")
     assert (await cluster_client.run(tenant, COUNT))[0]["n"] == 1
-    gone = await operations.delete_tenant(cluster_client, tenant, tenant)
-    # the shared query log (runtime/query_log.py) goes too when the client had flushed it yet
-    assert sorted(set(gone) - {query_log.key(tenant)}) == sorted([graph_name(tenant), snap.key])
+    done = await operations.delete_tenant(cluster_client, tenant, tenant)
+    # the graph and its snapshot (each in the graph's slot), the registry's entry, the query log (when the
+    # client had flushed it yet) and FalkorDB's telemetry (when it had written it): found on every shard
+    assert {graph_name(tenant), snap.key, f"{TENANTS_KEY}#{tenant}"} <= set(done.removed)
+    assert not [k async for k in cluster_client.redis.scan_iter(match=f"*{tenant}*")]
+    assert not await cluster_client.graph_exists(tenant)
 
 
 FAST = support.FAST.model_copy(update={"max_deliveries": 2})  # a poison entry dead-letters on its second try
@@ -141,6 +145,7 @@ async def test_the_streams_runtime_delivers_dedupes_and_dead_letters_on_the_clus
 async def test_a_canary_in_one_tenant_is_found_from_no_other_on_any_shard(cluster3, cluster_client):
     memory = Memory(cluster_client)
     tenants = [f"canary-{i:02d}-{uuid.uuid4().hex[:6]}" for i in range(30)]
+    await support.register(cluster_client.redis, *tenants)
     secrets = {t: "canary" + uuid.uuid4().hex[:8] for t in tenants}
     for t in tenants:
         await memory.write_fact(t, FactInput(subject=f"zara {t[7:9]}", predicate="email",

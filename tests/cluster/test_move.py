@@ -10,6 +10,7 @@ from relay_graph.runtime.errors import AlreadyExists, InvalidInput
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import FactInput
 from relay_graph.runtime.tenancy import ADMIN_PREFIX, TENANTS_KEY, graph_name, tenant_registered
+from tests.support import register
 
 
 async def test_a_tenant_moves_from_one_server_to_the_cluster(graph_client, cluster_client, tenant):
@@ -44,6 +45,7 @@ async def test_a_tenant_moves_from_one_server_to_the_cluster(graph_client, clust
     assert await r.hget(ADMIN_PREFIX + "agents", f"{tenant}/bot") is None
 
     # back again is refused while the target (now the source) still has it... and moving it twice too
+    await register(r, tenant)  # made again at the source
     await source.write_fact(tenant, FactInput(subject="eve", predicate="lives_in", object="rome", agent="api"))
     with pytest.raises(AlreadyExists):
         await operations.move_tenant(graph_client, cluster_client, tenant, tenant)

@@ -11,7 +11,7 @@ from services.gateway.settings import GatewaySettings
 
 from .helpers import ADMIN_KEY, client_for, create_tenant, make_app
 from tests.markers import needs
-from tests.support import stop_process
+from tests.support import register_test_tenant, stop_process
 
 
 def acl_env(falkordb_server) -> dict[str, str]:
@@ -28,7 +28,16 @@ def acl_env(falkordb_server) -> dict[str, str]:
 
 @pytest.fixture
 def gateway_settings(graph_settings) -> GatewaySettings:
-    return GatewaySettings(**graph_settings.model_dump(), admin_key=ADMIN_KEY, port=0)
+    # Judge tenants live an hour and the session's tests make many: their bound has its own test.
+    return GatewaySettings(**graph_settings.model_dump(), admin_key=ADMIN_KEY, port=0, judge_max_tenants=10_000)
+
+
+@pytest.fixture(autouse=True)
+async def registered_tenant(request):
+    """A test that calls the gateway creates its tenant over HTTP (POST /v1/tenants); one that only
+    builds a graph straight through the library has it registered as everywhere else."""
+    if not {"app", "client", "gateway_settings", "running_gateway"} & set(request.fixturenames):
+        await register_test_tenant(request)
 
 
 @pytest.fixture
@@ -80,7 +89,8 @@ def running_gateway(falkordb_server, graph_settings, tmp_path_factory):
            "RELAY_FALKORDB_CLUSTER": graph_settings.falkordb_cluster,
            "RELAY_PORT": str(port), "RELAY_HOST": "127.0.0.1", "RELAY_ADMIN_KEY": admin,
            "RELAY_LOG_LEVEL": "warning", "RELAY_READY_AGENTS": "[]", "RELAY_MODEL_DIR": str(graph_settings.model_dir),
-           "RELAY_RATE_LIMIT_PER_SECOND": "100000", "RELAY_RATE_LIMIT_BURST": "100000"}
+           "RELAY_RATE_LIMIT_PER_SECOND": "100000", "RELAY_RATE_LIMIT_BURST": "100000",
+           "RELAY_JUDGE_MAX_TENANTS": "10000"}
     env.update(acl_env(falkordb_server))
     with log_path.open("wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "services.gateway"], cwd=REPO, env=env,

@@ -11,6 +11,8 @@ import sys
 from relay_graph.memory import facts
 from relay_graph.memory.models import FactInput
 from relay_graph.runtime.queries import Query
+from services.gateway.customer_sessions import SITE_TENANTS_KEY
+from services.gateway.limits import LIMITS_KEY
 
 
 def relay(server, *args, stdin: str = "") -> subprocess.CompletedProcess:
@@ -34,8 +36,15 @@ async def test_admin_commands(falkordb_server, graph_client, tenant):
     assert relay(falkordb_server, "restore", tenant, "one").returncode == 0
     receipt = json.loads(relay(falkordb_server, "forget", tenant, "asha verma").stdout)
     assert (receipt["facts"], receipt["entity"]) == (1, 1)
+    # what the gateway keeps for it goes too, though no gateway runs the delete
+    await graph_client.redis.hset(LIMITS_KEY, tenant, '{"burst": 3}')
+    await graph_client.redis.sadd(SITE_TENANTS_KEY, tenant)
     gone = relay(falkordb_server, "delete", tenant, "--confirm", tenant)
     assert gone.returncode == 0, gone.stderr
+    out = json.loads(gone.stdout)
+    assert out["api_key_revoked"] is True and out["kept"] == []
+    assert not await graph_client.redis.hexists(LIMITS_KEY, tenant)
+    assert not await graph_client.redis.sismember(SITE_TENANTS_KEY, tenant)
     assert json.loads(relay(falkordb_server, "snapshots", tenant).stdout) == []
     assert not await graph_client.graph_exists(tenant)
 

@@ -12,7 +12,7 @@ import pytest
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.runtime.queries import Query
-from relay_graph.runtime.streams import Publisher, TurnReceived, connect
+from relay_graph.runtime.streams import Publisher, TurnReceived
 from tests import support
 from tests.support import FAST, published  # noqa: F401 (the desk's tests import published from here)
 
@@ -44,22 +44,6 @@ async def counts(client, tenant: str) -> dict[str, int]:
 
 async def eventually(check, *, timeout: float = 30.0, interval: float = 0.05, what: str = "condition"):
     return await support.eventually(check, timeout=timeout, interval=interval, what=what)
-
-
-@pytest.fixture(autouse=True)
-async def registered_tenant(request):
-    """The agents handle only tenants that were created: a test's `tenant` is registered the way
-    POST /v1/tenants registers one."""
-    if "tenant" in request.fixturenames:
-        from relay_graph.runtime.tenancy import TENANTS_KEY
-
-        # Its own short connection: asking for the async `stream_redis` here would make pytest-asyncio
-        # set that session fixture up from inside this running fixture when no test made it before.
-        redis = connect(request.getfixturevalue("graph_settings"))
-        try:
-            await redis.hset(TENANTS_KEY, request.getfixturevalue("tenant"), "test")
-        finally:
-            await redis.aclose()
 
 
 def _settings(cls, graph_settings, **extra):

@@ -26,6 +26,8 @@ from relay_graph.desk.ticket_models import TicketStage
 from services.intake import agent as intake_agent
 from services.resolver.handlers import handle_ticket_changed
 
+from tests.support import register
+
 from .conftest import published
 
 SOURCE_OF = Query("test_fact_source", "MATCH (e:Episode)-[:DERIVED]->(f:Fact {fact_id: $fact_id}) "
@@ -155,6 +157,7 @@ async def test_a_ticket_that_waited_for_the_address_goes_back_to_the_resolver(in
 async def test_a_city_another_desk_serves_moves_the_case_there_with_its_history(india, intake, resolver, gateway,
                                                                                graph_client, stream_redis, tenant):
     europe = tenant + "-eu"
+    await register(graph_client.redis, europe)
     await world.seed_world(graph_client, europe, "europe")
     await desks.register_desk(graph_client, tenant, "acme", "india")
     await desks.register_desk(graph_client, europe, "acme", "europe")

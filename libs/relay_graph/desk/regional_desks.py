@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from relay_graph.desk.catalogue.regions import region_spec
+from relay_graph.runtime import tenant_data
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import AlreadyExists, InvalidInput
 from relay_graph.runtime.tenancy import validate_tenant
@@ -19,6 +20,25 @@ DESK_OPERATOR = "relay:desk-operator"
 
 def _operator_key(operator: str) -> str:
     return f"relay:operator:{operator}"
+
+
+def _text(value) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+async def _forget_desk(redis, tenant: str) -> list[str]:
+    """A deleted tenant is no operator's desk: the regions that name it, then its operator."""
+    op = await redis.hget(DESK_OPERATOR, tenant)
+    if op is None:
+        return []
+    key = _operator_key(_text(op))
+    held = {_text(region): _text(t) for region, t in (await redis.hgetall(key)).items()}
+    gone = [f"{key}#{region}" for region, t in sorted(held.items()) if t == tenant and await redis.hdel(key, region)]
+    await redis.hdel(DESK_OPERATOR, tenant)
+    return gone + [f"{DESK_OPERATOR}#{tenant}"]
+
+
+tenant_data.declare(tenant_data.Custom("regional desk", _forget_desk))
 
 
 def check_operator(operator: object) -> str:

@@ -12,11 +12,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime import tenant_data
+from relay_graph.runtime.db import GraphClient, telemetry_key
 from relay_graph.runtime.queries import Query
 from relay_graph.lab.queries import lab as q
 from relay_graph.runtime.tenancy import TRUTH_PREFIX, validate_tenant
 
+
+
+# The truth graph and FalkorDB's telemetry of it go with the tenant.
+tenant_data.declare(
+    tenant_data.Key("lab truth", lambda tenant: TRUTH_PREFIX + validate_tenant(tenant)),
+    tenant_data.Key("lab truth telemetry", lambda tenant: telemetry_key(TRUTH_PREFIX + validate_tenant(tenant))),
+)
 
 
 def _graph(client: GraphClient, tenant: str):
@@ -33,6 +41,7 @@ def _plain(value: Any) -> Any:
 
 
 async def _ensure(client: GraphClient, tenant: str) -> None:
+    await client.check_tenant(tenant)  # a deleted tenant's truth is not made again
     ready: set[str] = client.kept("lab.truth.ready", set)
     if tenant in ready:
         return

@@ -58,6 +58,9 @@ class GraphSettings(BaseSettings):
                                 "keeps (runtime/query_log.py)")
     query_log_flush_s: float = Field(default=0.5, ge=0, description="how often a process writes its queries to "
                                      "the shared query log (0: not at all)")
+    tenant_check_s: float = Field(default=1.0, gt=0, description="how long a process trusts that a tenant is "
+                                  "registered before it asks again (db.GraphClient.check_tenant); deleting a "
+                                  "tenant waits this long between its two passes (usecases/operations.py)")
     data_dir: Path = Path(".relay/data")
     model_dir: Path = Path(".relay/model")
     outbox: bool = Field(default=True, description="keep every announcement in the graph until it is on its "

@@ -10,7 +10,13 @@ through a failover). A write is acknowledged only once a replica of its shard ha
 on the write's own connection, `wait_replicas`): the replica is what a failover promotes, so a
 write it had not received would be lost with the primary. Reads go to the primary, or with
 RELAY_READ_FROM=replica to one of the shard's replicas (READONLY), falling back to the primary
-when the replica cannot answer."""
+when the replica cannot answer.
+
+A graph is made here and nowhere else: by the first write to a tenant's graph, after
+`ensure_schema`, which first asks whether the tenant is registered (tenancy.tenant_registered) and
+refuses one that is not (TenantNotFound). The answer is trusted for `tenant_check_s`, so the check
+costs one HEXISTS per tenant that often, not one per query; deleting a tenant forgets it at once
+in the deleting process (`forget_tenant`) and waits out that time for the others."""
 
 from __future__ import annotations
 
@@ -26,12 +32,12 @@ from falkordb.asyncio.graph import AsyncGraph
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ClusterDownError, ConnectionError, RedisError, ResponseError, TimeoutError
 
-from relay_graph.runtime import cluster, graph_wire, query_log
+from relay_graph.runtime import cluster, graph_wire, query_log, tenant_data
 from relay_graph.runtime.config import GraphSettings
-from relay_graph.runtime.errors import InvalidInput
+from relay_graph.runtime.errors import InvalidInput, TenantNotFound
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.queries import schema
-from relay_graph.runtime.tenancy import graph_name, validate_tenant
+from relay_graph.runtime.tenancy import graph_name, tenant_registered, validate_tenant
 from relay_graph.runtime.times import now_ms
 
 log = logging.getLogger("relay_graph.runtime.db")
@@ -48,6 +54,18 @@ def _plain(value: Any) -> Any:
 
 
 T = TypeVar("T")
+
+
+def telemetry_key(graph: str) -> str:
+    """The stream FalkorDB (4.x) keeps of a graph's queries, with their parameters."""
+    return "telemetry{" + graph + "}"
+
+
+# A tenant's graph, and FalkorDB's telemetry stream of it (the queries' texts and parameters).
+tenant_data.declare(
+    tenant_data.Key("graph", graph_name),
+    tenant_data.Key("graph telemetry", lambda tenant: telemetry_key(graph_name(tenant))),
+)
 
 class _ClusterDb:
     """What GraphClient uses of falkordb's FalkorDB, on a cluster client (each graph command
@@ -79,7 +97,9 @@ class GraphClient:
 
     def __init__(self, settings: GraphSettings | None = None, *, pool: aioredis.BlockingConnectionPool | None = None):
         self.settings = settings or GraphSettings()
-        self._ready: dict[str, int] = {}  # tenant -> the schema generation its indexes were ensured at
+        # tenant -> (the schema generation its indexes were ensured at, until when (monotonic) its
+        # registration is trusted)
+        self._ready: dict[str, tuple[int, float]] = {}
         self._migrated: set[tuple[str, str]] = set()  # (tenant, migration) run in this process
         self._schema_lock = asyncio.Lock()
         self.udfs = False  # relay.* functions loaded (udf.py)
@@ -141,14 +161,51 @@ class GraphClient:
                         await self.redis.execute_command(*udf.load_command())
                     self.udfs = True
 
+    async def check_tenant(self, tenant: str) -> None:
+        """TenantNotFound unless the tenant is registered (asked again after `tenant_check_s`)."""
+        validate_tenant(tenant)
+        ready = self._ready.get(tenant)
+        if ready is not None and time.monotonic() < ready[1]:
+            return
+        if not await tenant_registered(self.redis, tenant):
+            self._ready.pop(tenant, None)
+            raise TenantNotFound(f"no tenant {tenant!r}: it was never created or it was deleted; "
+                                 "create it with POST /v1/tenants (admin key)")
+        until = time.monotonic() + self.settings.tenant_check_s
+        self._ready[tenant] = (ready[0] if ready is not None else -1, until)
+
+    async def is_registered(self, tenant: str) -> bool:
+        """check_tenant as a yes or no (the stream consumers drop a deleted tenant's entries)."""
+        try:
+            await self.check_tenant(tenant)
+        except TenantNotFound:
+            return False
+        return True
+
+    def forget_tenant(self, tenant: str) -> None:
+        """What this process knows of a tenant (its indexes, its registration, and its entry in what
+        other layers keep here by tenant id, `kept`), after a delete or reset: a tenant created
+        again under the same name starts from nothing."""
+        self._ready.pop(tenant, None)
+        for value in self._kept.values():
+            if isinstance(value, set):
+                value.discard(tenant)
+            elif isinstance(value, dict):
+                value.pop(tenant, None)
+
     async def ensure_schema(self, tenant: str) -> None:
         validate_tenant(tenant)
-        if self._ready.get(tenant) == schema.generation():
+        ready = self._ready.get(tenant)
+        if ready is not None and ready[0] == schema.generation() and time.monotonic() < ready[1]:
+            return
+        await self.check_tenant(tenant)
+        if self._ready[tenant][0] == schema.generation():
             return
         await self.ensure_udfs()
         async with self._schema_lock:
             wanted = schema.generation()
-            if self._ready.get(tenant) == wanted:
+            ready = self._ready.get(tenant)
+            if ready is not None and ready[0] == wanted:
                 return
             indexes = schema.declared()
             g = self._graph(tenant)
@@ -173,7 +230,7 @@ class GraphClient:
                     await self._create(g, schema.vector_index(label, prop, dim))
             await self._await_operational(g)
             await self._migrate(tenant)
-            self._ready[tenant] = wanted
+            self._ready[tenant] = (wanted, self._ready.get(tenant, (wanted, time.monotonic()))[1])
 
     async def _migrate(self, tenant: str) -> None:
         """The packages' declared migrations (schema.declare_migration), once per tenant per process.
@@ -183,7 +240,7 @@ class GraphClient:
                 continue
             self._migrated.add((tenant, name))
             try:
-                await migrate(lambda query, params=None: self._exec(tenant, query, params), tenant)
+                await migrate(lambda query, params=None: self._run(tenant, query, params), tenant)
             except Exception:  # noqa: BLE001 - a migration must not take the tenant down
                 log.exception("migration %s of tenant %s failed; the next start tries again", name, tenant)
 
@@ -208,6 +265,7 @@ class GraphClient:
                 raise
 
     async def run(self, tenant: str, query: Query, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        await self.ensure_schema(tenant)  # first: a refused tenant leaves no entry in any log
         started, ok, rows = time.perf_counter(), False, 0
         try:
             result = await self._run(tenant, query, params)
@@ -220,10 +278,6 @@ class GraphClient:
             self.shared_log.record(tenant, entry, read_only=query.read_only, params=params)
 
     async def _run(self, tenant: str, query: Query, params: dict[str, Any] | None) -> list[dict[str, Any]]:
-        await self.ensure_schema(tenant)
-        return await self._exec(tenant, query, params)
-
-    async def _exec(self, tenant: str, query: Query, params: dict[str, Any] | None) -> list[dict[str, Any]]:
         g = self._graph(tenant)
         if self.cluster:
             text = graph_wire.params_header(params) + query.cypher

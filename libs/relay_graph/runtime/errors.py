@@ -37,6 +37,12 @@ class NotFound(RelayError):
     status = 404
 
 
+class TenantNotFound(NotFound):
+    """The tenant is not registered (never created, or deleted): nothing touches its graph."""
+
+    code = "tenant_not_found"
+
+
 class AlreadyExists(RelayError):
     code = "already_exists"
     status = 409

@@ -32,6 +32,7 @@ from typing import Any, Awaitable, Callable, Iterable
 
 import redis.asyncio as aioredis
 
+from relay_graph.runtime import tenant_data
 from relay_graph.runtime.times import now_ms
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import Unavailable
@@ -43,6 +44,7 @@ from relay_graph.runtime.tenancy import GRAPH_PREFIX, TENANT_RE, validate_tenant
 log = logging.getLogger("relay_graph.runtime.outbox")
 
 PENDING_TENANTS = "relay:outbox:tenants"  # sorted set: tenant -> when it last kept an announcement (ms)
+tenant_data.declare(tenant_data.Member("outbox pending mark", PENDING_TENANTS))
 
 Publish = Callable[[list[NotificationBase]], Awaitable[Any]]
 
@@ -88,7 +90,7 @@ class Outbox:
         items = list(notifications)
         if not items:
             return True
-        validate_tenant(tenant)
+        await self.client.check_tenant(tenant)  # a deleted tenant is not marked again
         if not self.enabled:
             await self.publish(items)
             return True

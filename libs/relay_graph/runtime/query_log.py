@@ -18,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from relay_graph.runtime import tenant_data
 from relay_graph.runtime.tenancy import validate_tenant
 
 log = logging.getLogger("relay_graph.runtime.query_log")
@@ -29,6 +30,9 @@ TTL_S = 3_600
 
 def key(tenant: str) -> str:
     return PREFIX + validate_tenant(tenant)
+
+
+tenant_data.declare(tenant_data.Key("query log", key))
 
 
 def process_name() -> str:

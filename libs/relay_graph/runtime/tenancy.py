@@ -32,10 +32,30 @@ def graph_name(tenant: str) -> str:
     return GRAPH_PREFIX + validate_tenant(tenant)
 
 
+# The tenant registry's reverse index (sha256 of the key -> tenant), the gateway's (auth.py).
+KEY_INDEX = ADMIN_PREFIX + "tenant-keys"
+
+# An owner (a tenant, or a tenant's agent) and its key's index entry go together; 0 when it had no key.
+REMOVE_OWNER = """
+local digest = redis.call('HGET', KEYS[1], ARGV[1])
+if not digest then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], digest)
+return 1
+"""
+
+
 async def tenant_registered(redis, tenant: str) -> bool:
-    """Whether the tenant was created (POST /v1/tenants). Consumers ask before they touch a
-    graph: naming a tenant that does not exist must not make its graph appear."""
+    """Whether the tenant was created (POST /v1/tenants) and not deleted since. The graph client
+    asks (cached, db.GraphClient.check_tenant) before it touches a graph: naming a tenant that
+    does not exist must not make its graph appear."""
     return bool(await redis.hexists(TENANTS_KEY, validate_tenant(tenant)))
+
+
+async def unregister(redis, tenant: str) -> bool:
+    """Takes the tenant out of the registry, with its key's index entry: its key authenticates
+    nobody from now on, and no process makes its graph again. False if it was not registered."""
+    return bool(int(await redis.eval(REMOVE_OWNER, 2, TENANTS_KEY, KEY_INDEX, validate_tenant(tenant))))
 
 
 # Before the cluster topology the admin keys were `relay-admin:<name>`, without the hash tag.

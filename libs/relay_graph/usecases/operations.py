@@ -3,11 +3,19 @@ one customer, and the server's own figures (GRAPH.SLOWLOG, GRAPH.MEMORY USAGE, c
 
 A snapshot is a copy of the tenant's graph under `relay-snapshot:{relay:<tenant>}:<name>`, indexes and
 all (GRAPH.COPY copies the schema; the graph's name as hash tag keeps the copy in its slot on a cluster); it is not a tenant graph (the `relay:` prefix is never its start),
-so no request reaches it. Restoring replaces the graph by a copy of the snapshot, which stays. A
+so no request reaches it. Restoring replaces the graph by a copy of the snapshot, which stays (a
+deleted tenant's kept snapshots come back only this way: create the tenant again, then restore). A
 reset takes a snapshot first (`pre-reset-<ms>`), then removes the graph and makes it again, empty,
-with its indexes (so every process's index cache stays true). Deleting removes the graph and every
-snapshot of it, its query log (runtime/query_log.py) and its simulator's control (usecases/simulator_control.py); the tenant's API key is the gateway's (services/gateway/auth.py) and goes with it
-there. Reset and delete need `confirm` equal to the tenant id. Moving a tenant to another
+with its indexes (so every process's index cache stays true).
+
+Deleting a tenant removes everything kept for it, as the modules that keep it declared
+(runtime/tenant_data.py): its registration and keys first (no key authenticates, no process makes
+its graph again: db.GraphClient.check_tenant), then its graph and FalkorDB's telemetry of it, its
+lab's truth, its snapshots (unless kept), its regional desk registration, its agents' keys, customer sessions, site flag, limits,
+Idempotency-Key claims, query log, simulator control, the outbox's pending mark and Judge mode's
+timer. Every process trusts a registration for `tenant_check_s`, so the removal runs twice, that
+long apart: what a process that had not yet heard wrote in between goes too. A tenant created
+again under the same name starts clean. Reset and delete need `confirm` equal to the tenant id. Moving a tenant to another
 deployment (`move_tenant`, `relay move-tenant`) copies its graph and snapshots with DUMP/RESTORE and
 its admin entries, checks the copy and removes the source."""
 
@@ -20,8 +28,10 @@ from typing import Any
 from pydantic import BaseModel
 from redis.exceptions import ResponseError
 
-from relay_graph.runtime import query_log
-from relay_graph.usecases import simulator_control
+from relay_graph.runtime import query_log, tenant_data, tenancy  # noqa: F401 (query_log declares its key)
+from relay_graph.usecases import simulator_control  # noqa: F401 (declares its key)
+import relay_graph.lab  # noqa: F401 (its truth module declares the truth graph)
+from relay_graph.desk import regional_desks  # noqa: F401 (declares a tenant's desk registration)
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound, Unavailable
 from relay_graph.desk.network import customer_identity
@@ -79,6 +89,14 @@ def snapshot_key(tenant: str, name: str) -> str:
 
 def _snapshot_prefix(tenant: str) -> str:
     return SNAPSHOT_PREFIX + "{" + graph_name(tenant) + "}:"
+
+
+# The tenant's snapshots and FalkorDB's telemetry of them: kept on delete when the operator asks.
+tenant_data.declare(
+    tenant_data.Keys("snapshots", lambda tenant: _snapshot_prefix(tenant) + "*", optional=True),
+    tenant_data.Keys("snapshot telemetry", lambda tenant: "telemetry{" + _snapshot_prefix(tenant) + "*",
+                     optional=True),
+)
 
 
 def _confirm(tenant: str, confirm: object) -> None:
@@ -140,6 +158,7 @@ async def restore_snapshot(client: GraphClient, tenant: str, name: str) -> Snaps
     key = snapshot_key(tenant, name)
     if not await client.redis.exists(key):
         raise NotFound(f"no snapshot {name!r}", code="snapshot_not_found")
+    await client.check_tenant(tenant)  # a deleted tenant's kept snapshot: create the tenant first
     target = graph_name(tenant)
     await client.redis.delete(target)
     await _copy(client, key, target)
@@ -155,22 +174,42 @@ async def reset_tenant(client: GraphClient, tenant: str, confirm: object) -> Sna
     if await client.graph_exists(tenant):
         snap = await create_snapshot(client, tenant, f"pre-reset-{now_ms()}")
     await client.redis.delete(graph_name(tenant))
-    client._ready.pop(tenant, None)
+    client.forget_tenant(tenant)
     await client.ensure_schema(tenant)
     return snap
 
 
-async def delete_tenant(client: GraphClient, tenant: str, confirm: object) -> list[str]:
-    """Removes the tenant's graph and its snapshots; returns the keys removed."""
+class DeleteReceipt(BaseModel):
+    tenant: str
+    registered: bool  # False: there was no such tenant (what was left of one is removed all the same)
+    removed: list[str]  # keys, and `key#field` for entries in shared hashes and sets
+    kept: list[str]  # what was kept on request: ["snapshots"] or nothing
+
+
+# What `delete_tenant` keeps when asked (`keep_snapshots`).
+KEEP_SNAPSHOTS = ("snapshots", "snapshot telemetry")
+
+
+async def delete_tenant(client: GraphClient, tenant: str, confirm: object, *,
+                        keep_snapshots: bool = False) -> DeleteReceipt:
+    """Removes everything kept for the tenant (runtime/tenant_data.py), its snapshots too unless
+    `keep_snapshots`. Its registration goes first; the rest is removed, `tenant_check_s` waited
+    out, and removed again (a process that trusted the registration a moment longer may have
+    written meanwhile). Deleting a tenant that is not there removes what is left of it."""
     validate_tenant(tenant)
     _confirm(tenant, confirm)
-    keys = [graph_name(tenant)] + [s.key for s in await list_snapshots(client, tenant)]
-    keys.append(simulator_control.key(tenant))
-    gone = [k for k in keys if await client.redis.delete(k)]
-    if await client.shared_log.forget(tenant):
-        gone.append(query_log.key(tenant))
-    client._ready.pop(tenant, None)
-    return gone
+    registered = await tenancy.unregister(client.redis, tenant)
+    client.forget_tenant(tenant)
+    keep = KEEP_SNAPSHOTS if keep_snapshots else ()
+    gone = [f"{tenancy.TENANTS_KEY}#{tenant}"] if registered else []
+    gone += await tenant_data.remove_all(client.redis, tenant, keep=keep)
+    if registered:
+        await asyncio.sleep(client.settings.tenant_check_s)
+        gone += await tenant_data.remove_all(client.redis, tenant, keep=keep)
+    client.forget_tenant(tenant)
+    await client.shared_log.forget(tenant)  # this process's entries not yet written go too
+    return DeleteReceipt(tenant=tenant, registered=registered, removed=list(dict.fromkeys(gone)),
+                         kept=["snapshots"] if keep_snapshots else [])
 
 
 async def forget_customer(client: GraphClient, tenant: str, customer: str) -> ForgetReceipt:
@@ -255,6 +294,6 @@ async def move_tenant(source: GraphClient, target: GraphClient, tenant: str, con
         raise RuntimeError(f"the copy of {tenant!r} has {counted[1]} nodes, the source {counted[0]}; source kept")
     if not keep_source:
         await delete_tenant(source, tenant, tenant)
-        await remove_admin_entries(source.redis, entries)
+        await remove_admin_entries(source.redis, entries)  # what the source's registry had, as copied
     return MoveReceipt(tenant=tenant, graphs=keys, nodes=counted[0], admin_entries=len(entries),
                        removed_from_source=not keep_source)

@@ -17,6 +17,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, Field
 
+from relay_graph.runtime import tenant_data
 from relay_graph.runtime.tenancy import validate_tenant
 from relay_graph.runtime.times import now_ms
 
@@ -37,6 +38,9 @@ Float = Annotated[float, BeforeValidator(_not_bool)]
 
 def key(tenant: str) -> str:
     return PREFIX + validate_tenant(tenant)
+
+
+tenant_data.declare(tenant_data.Key("simulator control", key))
 
 
 class SimControl(BaseModel):

@@ -9,12 +9,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path
 from fastapi.responses import Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictBool
 
 from relay_graph.usecases import operations as ops
 from relay_graph.runtime.tenancy import validate_tenant
 
-from ..deps import AdminDep, KeysDep, MemoryDep, OperationsMemoryDep
+from ..deps import AdminDep, HttpDep, MemoryDep, OperationsMemoryDep
 from ..errors import responses
 from ..schemas import Answer, Strict
 
@@ -30,6 +30,12 @@ class SnapshotBody(Strict):
 
 class ConfirmBody(Strict):
     confirm: str = Field(max_length=63, description="the tenant id again: nothing happens without it")
+
+
+class DeleteBody(ConfirmBody):
+    keep_snapshots: StrictBool = Field(default=False, description="true: the tenant's snapshots stay (the one "
+                                       "way its data outlives it; they come back only by an explicit restore, "
+                                       "after the tenant is created again)")
 
 
 class CustomerBody(Strict):
@@ -60,8 +66,10 @@ class ResetDone(BaseModel):
 
 class DeleteDone(BaseModel):
     tenant: str
-    removed_keys: list[str]
-    api_key_revoked: bool
+    removed_keys: list[str] = Field(description="keys removed, and `key#field` for the tenant's entries in shared "
+                                    "hashes and sets (its key, agents' keys, limits, site flag, marks)")
+    api_key_revoked: bool = Field(description="false: there was no such tenant (what was left of one is removed)")
+    kept: list[str] = Field(description="what was kept on request (`snapshots` with keep_snapshots)")
 
 
 @router.get("/snapshots", response_model=Answer[Snapshots], responses=ERRORS, summary="List a tenant's snapshots")
@@ -96,11 +104,18 @@ async def reset(tenant: TenantPath, body: ConfirmBody, _: AdminDep, memory: Oper
 
 
 @router.post("/delete", response_model=Answer[DeleteDone], responses=ERRORS,
-             summary="Delete the tenant: its graph, its snapshots and its API key (confirm: the tenant id)")
-async def delete(tenant: TenantPath, body: ConfirmBody, _: AdminDep, memory: OperationsMemoryDep, keys: KeysDep) -> DeleteDone:
+             summary="Delete the tenant and everything kept for it (confirm: the tenant id)",
+             description="Removes the tenant's key and its agents' keys, customer sessions, site flag, limits, "
+             "Idempotency-Key claims, graph (and FalkorDB's telemetry of it), lab truth, query log, simulator "
+             "control, outbox mark, Judge timer and, unless `keep_snapshots`, its snapshots. Notifications "
+             "for it still on the streams are dropped by the agents. A tenant created again under the name "
+             "starts clean. Takes about RELAY_TENANT_CHECK_S (a second): the removal runs again once every "
+             "process has heard.")
+async def delete(tenant: TenantPath, body: DeleteBody, _: AdminDep, memory: OperationsMemoryDep, http: HttpDep) -> DeleteDone:
     tenant = validate_tenant(tenant)
-    removed = await ops.delete_tenant(memory.client, tenant, body.confirm)
-    return DeleteDone(tenant=tenant, removed_keys=removed, api_key_revoked=await keys.remove(tenant))
+    done = await ops.delete_tenant(memory.client, tenant, body.confirm, keep_snapshots=body.keep_snapshots)
+    http.forget_tenant(tenant)
+    return DeleteDone(tenant=tenant, removed_keys=done.removed, api_key_revoked=done.registered, kept=done.kept)
 
 
 @router.post("/forget", response_model=Answer[ops.ForgetReceipt], responses=ERRORS,

@@ -19,6 +19,7 @@ from relay_graph.desk import customers, tickets
 from relay_graph import lab
 from relay_graph.lab import world
 from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.runtime.errors import TenantNotFound
 from services.simulator.demo import SAYS, WIFI_FAULT
 
 from .. import judge_tenants
@@ -44,7 +45,8 @@ class JudgeStory(BaseModel):
 @router.post("/judge", status_code=201, response_model=Answer[JudgeStory], responses=responses(403, 429, 503),
              summary="Start Judge mode: a throwaway tenant with the story's customer signed in",
              description="Rate-limited per client address; 403 when this gateway has Judge mode off "
-             "(RELAY_JUDGE_MODE=false). Sets the customer session cookie for the new tenant's site. "
+             "(RELAY_JUDGE_MODE=false); 503 `judge_mode_full` with Retry-After when RELAY_JUDGE_MAX_TENANTS "
+             "Judge tenants are live already. Sets the customer session cookie for the new tenant's site. "
              "The tenant and everything in it is deleted after RELAY_JUDGE_TENANT_TTL_S (an hour).")
 async def start_judge(request: Request, response: Response, deps: DepsDep, http: HttpDep) -> JudgeStory:
     if not http.settings.judge_mode:
@@ -52,15 +54,17 @@ async def start_judge(request: Request, response: Response, deps: DepsDep, http:
     http.judge_limiter.hit("judge:" + (request.client.host if request.client else "?"))
     keys = await http.keys()
     tenant = "judge-" + secrets.token_hex(5)
+    # Noted first (within the bound), so a tenant is never made that the sweep does not know of.
+    await judge_tenants.claim(keys.redis, tenant, http.settings.judge_tenant_ttl_s, http.settings.judge_max_tenants)
     await keys.create(tenant)  # its key is never shown: the story runs as the customer only
-    await judge_tenants.note(keys.redis, tenant, http.settings.judge_tenant_ttl_s)
     memory = await deps.open()
     store = CustomerSessions(keys.redis)
     await store.set_site_open(tenant, True)
     await world.seed_world(memory.client, tenant, REGION)
     customer = await customers.create(memory.client, tenant, agent="gateway")
     token, session = await store.create(tenant, customer)
-    http.spawn(_wifi_fault_after_first(memory.client, tenant, session.customer), name=f"judge-wifi-fault-{tenant}")
+    http.spawn(_wifi_fault_after_first(memory.client, tenant, session.customer), name=f"judge-wifi-fault-{tenant}",
+               tenant=tenant)
     with_cookie(response, request, token, tenant)
     return JudgeStory(tenant=tenant, customer=session.customer, says=SAYS)
 
@@ -78,5 +82,7 @@ async def _wifi_fault_after_first(client, tenant: str, customer: str) -> None:
                 return
     except asyncio.CancelledError:
         raise
+    except TenantNotFound:  # deleted meanwhile (its time was up): nothing to plant
+        return
     except Exception:  # a demo aid: its failure shows as the story's step 7, never as a gateway error
         log.exception("judge mode: could not plant the Wi-Fi fault in %s", tenant)

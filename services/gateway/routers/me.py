@@ -25,7 +25,7 @@ from relay_graph.desk.network_models import CityStatus
 from relay_graph.usecases.context import Call, Deps
 
 from ..customer_sessions import COOKIE, SESSION_TTL_S, CustomerSession, CustomerSessions, cookie_path
-from ..deps import DepsDep, FeedDep, HttpDep, MemoryDep, TenantDep
+from ..deps import DepsDep, FeedDep, HttpDep, MemoryDep, TenantKeyDep
 from ..errors import responses
 from ..idempotency import IdempotencyDep
 from ..schemas import Answer, ChatAccepted, ChatAnswered, ConfirmResult, LineResult, Strict, TicketsResult, TicketView
@@ -116,8 +116,9 @@ class Coverage(BaseModel):
 
 
 @router.put("/site", response_model=Answer[SiteState], responses=responses(401, 403, 413, 422, 429, 503),
-            summary="Open or close this tenant's customer site (tenant key)")
-async def set_site(body: SiteBody, tenant: TenantDep, http: HttpDep) -> SiteState:
+            summary="Open or close this tenant's customer site (tenant key)",
+            description="The tenant's own key only (an agent key: 403 `tenant_key_required`).")
+async def set_site(body: SiteBody, tenant: TenantKeyDep, http: HttpDep) -> SiteState:
     await (await _sessions(http)).set_site_open(tenant, body.open)
     return SiteState(tenant=tenant, open=body.open)
 

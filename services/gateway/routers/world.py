@@ -15,7 +15,7 @@ from relay_graph.lab import world
 from relay_graph.memory import names
 from relay_graph.runtime.errors import AmbiguousName
 
-from ..deps import MemoryDep, TenantDep
+from ..deps import MemoryDep, TenantDep, TenantKeyDep
 from ..errors import responses
 from ..schemas import Answer, HomeBody, HomeLine, WorldBody, WorldSummary
 
@@ -32,8 +32,9 @@ router = APIRouter(prefix="/v1/tenants/{t}", tags=["world"])
              "of the area their address names (the city's central exchange when it names only the city). "
              "This writes network state only; what customers say about themselves is the desk agents' to "
              "file. Every address is placed before anything is written: 422 `unknown_region`, "
-             "`ambiguous_address`, `no_line_there` or `unknown_place` and nothing changes.")
-async def seed_world(body: WorldBody, tenant: TenantDep, memory: MemoryDep) -> WorldSummary:
+             "`ambiguous_address`, `no_line_there` or `unknown_place` and nothing changes. The tenant's own "
+             "key only (an agent key: 403 `tenant_key_required`).")
+async def seed_world(body: WorldBody, tenant: TenantKeyDep, memory: MemoryDep) -> WorldSummary:
     # each customer's exact name is that customer, as for every write (names.subjects_for_writes)
     found = await names.subjects_for_writes(memory.client, tenant, [c.customer for c in body.customers])
     for refused in (f for f in found.values() if isinstance(f, AmbiguousName)):

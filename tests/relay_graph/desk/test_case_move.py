@@ -21,6 +21,7 @@ from relay_graph.memory.models import Clock, EpisodeInput, FactInput, RetireInpu
 from relay_graph.runtime.queries import Query
 from relay_graph.desk.queries import case_move as q
 from tests import reads
+from tests.support import register
 
 UTC = timezone.utc
 CUSTOMER = "Asha Verma"
@@ -44,6 +45,7 @@ def fresh() -> str:
 @pytest.fixture
 async def desks(graph_client):
     india, europe = fresh(), fresh()
+    await register(graph_client.redis, india, europe)
     await ensure_catalogue(graph_client, india, "india")
     await ensure_catalogue(graph_client, europe, "europe")
     return india, europe
@@ -182,6 +184,7 @@ async def test_bad_requests_write_nothing(graph_client, embedder, desks):
     with pytest.raises(InvalidInput):
         await move_case(graph_client, india, europe, CUSTOMER, by="not an agent name!")
     unseeded = fresh()
+    await register(graph_client.redis, unseeded)
     with pytest.raises(InvalidInput) as err:
         await move_case(graph_client, india, unseeded, CUSTOMER, by="intake")
     assert err.value.code == "not_a_regional_desk"

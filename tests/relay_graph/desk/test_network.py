@@ -21,6 +21,7 @@ from relay_graph.desk.network_models import LinkIn, LinkType, NetNodeIn, NodeKin
 from relay_graph.runtime.queries import Query
 from relay_graph.desk.queries import network as q
 from tests import sample_network
+from tests.support import register
 
 T0 = datetime(2026, 9, 5, 10, 0, tzinfo=timezone.utc)
 
@@ -396,6 +397,7 @@ async def test_open_tickets_of_affected_customers_are_linked(graph_client, tenan
 
 async def test_tenants_do_not_see_each_others_network(graph_client, tenant):
     other = tenant + "-b"
+    await register(graph_client.redis, other)
     await build(graph_client, tenant)
     with pytest.raises(NotFound):
         await net.customers_behind(graph_client, other, "olt1")

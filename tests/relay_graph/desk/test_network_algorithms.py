@@ -28,6 +28,7 @@ from relay_graph.lab.network_gen import generate_network
 from relay_graph.desk.network_models import LinkIn, LinkType, NetNodeIn, NodeKind
 from relay_graph.runtime.queries import Query
 from relay_graph.desk.queries import network as q
+from tests.support import register
 
 BB, POP, OLT, SPL, ONT = NodeKind.BACKBONE, NodeKind.POP, NodeKind.OLT, NodeKind.SPLITTER, NodeKind.ONT
 UP, PON, DROP = LinkType.UPLINK, LinkType.PON, LinkType.DROP
@@ -360,6 +361,7 @@ async def test_capacity_matches_networkx_on_random_networks(graph_client, tenant
         rng = random.Random(1000 + seed)
         nodes, links = random_network(rng)
         t = f"{tenant}-r{seed}"
+        await register(graph_client.redis, t)
         await build(graph_client, t, nodes, links)
         ref = reference_flow_network(nodes, links)
         for nid, kind, ncap, up in nodes:
@@ -472,6 +474,7 @@ async def test_cheapest_cabling_matches_networkx(graph_client, tenant):
     for seed in range(5):  # random, possibly disconnected networks: a forest, one tree per part
         nodes, links = random_network(random.Random(500 + seed))
         t = f"{tenant}-m{seed}"
+        await register(graph_client.redis, t)
         await build(graph_client, t, nodes, links)
         u = nx.Graph()
         u.add_nodes_from(n[0] for n in nodes)
@@ -503,6 +506,7 @@ async def test_harmonic_centrality_matches_networkx_on_random_networks(graph_cli
     for seed in range(10):
         nodes, links = random_network(random.Random(700 + seed))
         t = f"{tenant}-h{seed}"
+        await register(graph_client.redis, t)
         await build(graph_client, t, nodes, links)
         stored = nx.DiGraph()
         stored.add_nodes_from(n[0] for n in nodes)

@@ -17,6 +17,7 @@ from relay_graph.runtime.queries import Query
 from relay_graph.desk.queries import tickets as q
 from relay_graph.desk.ticket_models import TicketStage
 from tests import reads
+from tests.support import register
 
 T0 = datetime(2026, 9, 5, 10, 0, tzinfo=timezone.utc)
 
@@ -459,6 +460,7 @@ async def test_bad_tenant_is_refused(graph_client):
 
 async def test_tenants_do_not_see_each_others_tickets_or_procedures(graph_client, tenant):
     other = tenant + "-b"
+    await register(graph_client.redis, other)
     await opened(graph_client, tenant)
     await tk.record_fix(graph_client, tenant, "T-1", issue_kind="no internet", steps=RESTART,
                         verified=True, agent="resolver")

@@ -22,6 +22,7 @@ from relay_graph.lab import Action, FaultKind, Test
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.tenancy import TRUTH_PREFIX, graph_name
 from tests import lab_network
+from tests.support import register
 
 EVENING = datetime(2026, 9, 5, 19, 0, tzinfo=timezone.utc)
 ESHA = ("Esha", "oltB")  # a home straight on an OLT, besides the shared network's homes
@@ -142,6 +143,7 @@ async def test_scoreboard_counts(graph_client, tenant):
 
 async def test_blind_faults_are_seeded_and_diagnosable(graph_client, tenant):
     other = tenant + "-twin"
+    await register(graph_client.redis, other, tenant + "-blind")
     for t in (tenant, other):
         await build(graph_client, t)
     a = await lab.inject(graph_client, tenant, seed=2024, at=EVENING)

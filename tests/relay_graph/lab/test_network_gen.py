@@ -10,6 +10,7 @@ from relay_graph.runtime.errors import InvalidInput
 from relay_graph.lab.network_gen import generate_network, slug
 from relay_graph.desk.network_models import NodeKind
 from relay_graph.runtime.queries import Query
+from tests.support import register
 
 CITIES = [("Pune", ["Kothrud", "Baner", "Hadapsar"]), ("Mumbai", ["Andheri", "Bandra"]), ("Nashik", []),
           ("São Paulo", ["Pinheiros"])]
@@ -39,6 +40,7 @@ def test_slug_is_ascii_and_stable():
 
 
 async def test_same_seed_same_network_other_seed_another(graph_client, tenant):
+    await register(graph_client.redis, tenant + "-b", tenant + "-c")
     a = await generate_network(graph_client, tenant, cities=CITIES, seed=42, customers=PEOPLE)
     b = await generate_network(graph_client, tenant + "-b", cities=CITIES, seed=42, customers=PEOPLE)
     c = await generate_network(graph_client, tenant + "-c", cities=CITIES, seed=43, customers=PEOPLE)

@@ -12,6 +12,7 @@ from networkx.algorithms.link_analysis.pagerank_alg import _pagerank_python
 from relay_graph.memory import entity_graph as eg
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.runtime.queries import Query
+from tests.support import register
 
 BUILD = Query(
     "t_entities",
@@ -41,6 +42,7 @@ async def test_salience_is_networkx_pagerank_on_random_graphs(graph_client, tena
         g = nx.gnm_random_graph(random.Random(seed).randint(5, 40), 80, seed=seed, directed=True)
         g = nx.relabel_nodes(g, {n: f"e{n}" for n in g.nodes})
         t = f"{tenant}-p{seed}"
+        await register(graph_client.redis, t)
         await build(graph_client, t, g)
         # the server ranks over every node of the graph, the other labels' nodes taking part
         # without edges (teleport and dangling mass spread over all of them)
@@ -79,6 +81,7 @@ async def test_communities_agree_with_networkx_and_are_written_back(graph_client
         # groups networkx keeps whole (seen: 7 groups for 5), so it is not the same question there
         d = nx.DiGraph(u.edges)
         t = f"{tenant}-c{seed}"
+        await register(graph_client.redis, t)
         await build(graph_client, t, d)
         expected = {frozenset(c) for c in nx.community.label_propagation_communities(u)}
         receipt = await eg.detect_communities(graph_client, t)

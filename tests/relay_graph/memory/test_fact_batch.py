@@ -19,6 +19,7 @@ from relay_graph.runtime.errors import InvalidInput, InvalidTenant, InvalidValue
 from relay_graph.memory.models import FactInput, Outcome, RetireInput
 from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries import facts as q
+from tests.support import register
 
 DAY = 86_400_000
 
@@ -179,6 +180,7 @@ async def seed_episode(client, tenant):
 @pytest.mark.parametrize("split", [len(STORY), 9, 1], ids=["one batch", "two batches", "batches of one"])
 async def test_a_batch_leaves_the_graph_one_write_after_another_leaves(graph_client, tenant, split):
     single, batch = tenant, tenant + "-b"
+    await register(graph_client.redis, batch)
     await seed_episode(graph_client, single)
     await seed_episode(graph_client, batch)
     expected = await write_one_by_one(graph_client, single, STORY)
@@ -201,6 +203,7 @@ async def test_one_batch_superseding_many_subjects_moves_every_mirror(graph_clie
     first = [fact(subject=p, obj="Pune", vf=at(1), rec=at(1)) for p in people]
     then = [fact(subject=p, obj="Berlin", vf=at(3), rec=at(3)) for p in people]
     single, batch = tenant, tenant + "-b"
+    await register(graph_client.redis, batch)
     await write_one_by_one(graph_client, single, first + then)
     await facts.write_facts(graph_client, batch, first)
     moved = await facts.write_facts(graph_client, batch, then)
@@ -215,6 +218,7 @@ async def test_one_batch_superseding_many_subjects_moves_every_mirror(graph_clie
 
 async def test_a_batch_reads_existing_slots_and_names(graph_client, tenant):
     single, batch = tenant, tenant + "-b"
+    await register(graph_client.redis, batch)
     before = [fact(obj="Pune", vf=at(1), rec=at(1)), fact(predicate="owns_device", obj="Kindle", rec=at(1)),
               fact(subject="Zoya Khan", predicate="name", obj="Zoya Khan", rec=at(1))]
     after = [fact(subject="alice  RAO", obj="Pune", agent="resolver", vf=at(3), rec=at(3)),

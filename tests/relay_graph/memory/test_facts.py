@@ -24,6 +24,7 @@ from relay_graph.runtime.errors import (
 from relay_graph.memory.models import ClaimsView, Clock, FactInput, FactState, Outcome, RetireInput
 from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries import facts as q
+from tests.support import register
 
 
 def at(day: int, hour: int = 0) -> datetime:
@@ -342,6 +343,7 @@ async def test_objects_are_checked_and_stored_as_checked(graph_client, tenant):
 
 async def test_a_secret_in_one_tenant_is_invisible_from_another(graph_client, tenant):
     other = tenant + "-b"
+    await register(graph_client.redis, other)
     w = await facts.write_fact(graph_client, tenant, fact(subject="secret sam", predicate="phone", obj="+15550001111"))
     await facts.write_fact(graph_client, tenant, fact(subject="secret sam", obj="Atlantis"))
     await facts.write_fact(graph_client, tenant, fact(subject="secret sam", obj="Lemuria", agent="resolver"))

@@ -18,6 +18,7 @@ from relay_graph.memory.facts import resolve_entity
 from relay_graph.memory.models import EpisodeInput, FactInput, RecallShape
 from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries import recall as q
+from tests.support import register
 
 T0 = datetime(2026, 9, 1, 10, 0, tzinfo=timezone.utc)
 
@@ -194,6 +195,7 @@ async def test_reader_leaves_consulted_edges(memory, tenant, world):
 
 async def test_tenants_never_see_each_other(memory, world, tenant):
     other = "t-" + uuid.uuid4().hex[:12]
+    await register(memory.client.redis, other)
     secret = "The vault code is " + uuid.uuid4().hex[:8]
     await memory.write_episodes(tenant, [turn("v1", "alice", secret, 0, "Alice Rao", mentions=["vault"])])
     await memory.write_episodes(other, [turn("z1", "zoe", "Nothing to see here.", 0, "Zoe Li")])

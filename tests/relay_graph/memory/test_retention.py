@@ -14,6 +14,7 @@ from relay_graph.runtime.errors import InvalidInput
 from relay_graph.memory.models import EpisodeInput, FactInput
 from relay_graph.runtime.queries import Query
 from tests.support import eventually
+from tests.support import register
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=timezone.utc)
 NOW_MS = int(NOW.timestamp() * 1000)
@@ -74,6 +75,7 @@ async def test_the_setting_is_checked_and_can_be_cleared(graph_client, tenant):
 
 async def test_the_agent_loop_applies_every_tenants_setting(graph_client, embedder, tenant):
     other = tenant + "-keep"
+    await register(graph_client.redis, other)
     wall = datetime.now(timezone.utc)  # the loop compacts by the wall clock
     await seed(graph_client, embedder, tenant, wall)
     await seed(graph_client, embedder, other, wall)

@@ -8,10 +8,12 @@ import uuid
 
 from relay_graph.desk import tickets
 from relay_graph.tools import Shape, call_tool
+from tests.support import register
 
 
 async def test_a_canary_in_one_tenant_is_unreachable_through_the_tools_of_another(make_ctx, graph_client):
     a, b = "t-" + uuid.uuid4().hex[:12], "t-" + uuid.uuid4().hex[:12]
+    await register(graph_client.redis, a, b)
     secret = "canary-" + uuid.uuid4().hex[:8]
     in_a, in_b = make_ctx(a, "mcp:writer"), make_ctx(b, "mcp:snoop")
 

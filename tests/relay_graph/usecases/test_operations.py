@@ -9,13 +9,19 @@ import json
 
 import pytest
 
-from relay_graph.usecases import operations as ops
+from relay_graph import lab
+from relay_graph.desk import regional_desks
+from relay_graph.usecases import operations as ops, simulator_control
 from relay_graph.memory import facts, recall
-from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound
+from relay_graph.runtime.db import GraphClient, telemetry_key
+from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound, TenantNotFound
 from relay_graph.memory.models import FactInput
-from relay_graph.runtime import query_log
+from relay_graph.runtime import query_log, tenant_data
+from relay_graph.runtime.outbox import PENDING_TENANTS
 from relay_graph.runtime.queries import Query
-from relay_graph.runtime.tenancy import graph_name
+from relay_graph.runtime.tenancy import TENANTS_KEY, TRUTH_PREFIX, graph_name, tenant_registered
+from tests import sample_network
+from tests.support import eventually, register
 
 from tests.relay_graph.desk.test_case_move import CUSTOMER, build_case
 
@@ -87,15 +93,79 @@ async def test_reset_needs_confirmation_keeps_a_snapshot_and_leaves_an_empty_ind
 async def test_delete_leaves_no_trace(graph_client, embedder, tenant):
     await build_case(graph_client, embedder, tenant)
     await ops.create_snapshot(graph_client, tenant, "one")
+    await sample_network.build_sample_network(graph_client, tenant, customers=["Lab Customer"])
+    await lab.inject(graph_client, tenant, kind=lab.FaultKind.ROUTER_FROZEN, customer="Lab Customer")  # its truth
+    await simulator_control.set_control(graph_client.redis, tenant, running=False, speed=2.0, by="test")
+    await graph_client.redis.zadd(PENDING_TENANTS, {tenant: 1})  # the outbox's mark
+    operator = "op-" + tenant
+    await regional_desks.register_desk(graph_client, tenant, operator, "india")
     with pytest.raises(InvalidInput):
         await ops.delete_tenant(graph_client, tenant, confirm=None)
     await graph_client.shared_log.flush()  # the tenant's query log is on the server
     assert await graph_client.redis.exists(query_log.key(tenant))
-    gone = await ops.delete_tenant(graph_client, tenant, confirm=tenant)
-    assert sorted(gone) == sorted([graph_name(tenant), ops.snapshot_key(tenant, "one"), query_log.key(tenant)])
+    # FalkorDB keeps a telemetry stream of each graph's queries (their parameters too), written a
+    # moment after them.
+    await eventually(lambda: graph_client.redis.exists(telemetry_key(graph_name(tenant))), timeout=30,
+                     what="FalkorDB's telemetry stream of the graph")
+    done = await ops.delete_tenant(graph_client, tenant, confirm=tenant)
+    assert done.registered and done.kept == []
+    assert {graph_name(tenant), TRUTH_PREFIX + tenant, ops.snapshot_key(tenant, "one"), query_log.key(tenant),
+            simulator_control.key(tenant), f"{PENDING_TENANTS}#{tenant}", f"{TENANTS_KEY}#{tenant}"} <= set(done.removed)
     assert await graph_keys(graph_client, tenant) == []
+    assert not await tenant_registered(graph_client.redis, tenant)
+    assert await graph_client.redis.zscore(PENDING_TENANTS, tenant) is None
+    assert await regional_desks.region_desk(graph_client, operator, "india") is None  # the region is free again
     stats = await ops.graph_stats(graph_client, tenant)
     assert not stats.exists and stats.nodes == {}
+    # Nothing makes the graph again: not a write, not the lab.
+    with pytest.raises(TenantNotFound):
+        await build_case(graph_client, embedder, tenant)
+    with pytest.raises(TenantNotFound):
+        await lab.inject(graph_client, tenant, kind=lab.FaultKind.ROUTER_FROZEN, customer="Lab Customer")
+    await graph_client.shared_log.flush()
+    assert await graph_keys(graph_client, tenant) == []
+
+
+async def test_a_deleted_tenant_is_refused_by_every_process_after_the_registration_check(graph_settings, graph_client,
+                                                                                         embedder, tenant):
+    """Another process (its own client) that wrote a moment ago trusts the registration only for
+    `tenant_check_s`, which the delete waits out: after the delete it is refused too."""
+    other = GraphClient(graph_settings)
+    try:
+        await build_case(other, embedder, tenant)
+        await ops.delete_tenant(graph_client, tenant, confirm=tenant)
+        with pytest.raises(TenantNotFound):
+            await other.run(tenant, CHANGE)
+        assert not await graph_client.graph_exists(tenant)
+    finally:
+        await other.close()
+
+
+async def test_delete_keeps_the_snapshots_when_asked_and_only_a_restore_brings_them_back(graph_client, embedder,
+                                                                                       stream_redis, tenant):
+    await build_case(graph_client, embedder, tenant)
+    before = await fingerprint(graph_client, tenant)
+    await ops.create_snapshot(graph_client, tenant, "keep-me")
+    done = await ops.delete_tenant(graph_client, tenant, confirm=tenant, keep_snapshots=True)
+    assert done.kept == ["snapshots"] and ops.snapshot_key(tenant, "keep-me") not in done.removed
+    assert not await graph_client.graph_exists(tenant)
+    assert [s.name for s in await ops.list_snapshots(graph_client, tenant)] == ["keep-me"]
+    with pytest.raises(TenantNotFound):  # a kept snapshot is no tenant: create it first
+        await ops.restore_snapshot(graph_client, tenant, "keep-me")
+    assert not await graph_client.graph_exists(tenant)
+    await register(stream_redis, tenant)  # created again under the name: an empty tenant ...
+    assert (await fingerprint(graph_client, tenant))[:2] == (0, 0)
+    await ops.restore_snapshot(graph_client, tenant, "keep-me")  # ... until the operator restores
+    assert await fingerprint(graph_client, tenant) == before
+    await ops.delete_tenant(graph_client, tenant, confirm=tenant)  # not kept this time
+    assert await ops.list_snapshots(graph_client, tenant) == []
+
+
+async def test_every_declared_kind_is_removed_and_an_unknown_keep_is_refused(graph_client, tenant):
+    with pytest.raises(ValueError, match="optional"):
+        await tenant_data.remove_all(graph_client.redis, tenant, keep=["graph"])
+    assert {"graph", "graph telemetry", "lab truth", "snapshots", "query log", "simulator control",
+            "outbox pending mark", "tenant key", "regional desk"} <= {d.name for d in tenant_data.declared()}
 
 
 async def test_forget_removes_everything_about_the_customer_and_nothing_else(graph_client, embedder, tenant):
@@ -103,6 +173,7 @@ async def test_forget_removes_everything_about_the_customer_and_nothing_else(gra
     await facts.write_fact(graph_client, tenant, FactInput(subject="Bilal", agent="intake", predicate="on_plan",
                                                            object="Fiber 300"))  # shared: stays
     other = f"{tenant}-other"  # the same case in another tenant stays whole
+    await register(graph_client.redis, other)
     await build_case(graph_client, embedder, other)
     other_before = await fingerprint(graph_client, other)
     await graph_client.shared_log.flush()  # runs whose kept parameters name her are on the server

@@ -25,7 +25,6 @@ from typing import Any, Awaitable, Callable, Mapping, Protocol
 from relay_graph.runtime import metrics, shutdown
 from relay_graph.runtime.heartbeat import heartbeat_loop
 from relay_graph.runtime.metrics.snapshot import refresh_loop
-from relay_graph.runtime.tenancy import tenant_registered
 from relay_graph.runtime.streams import StreamApp, consumer_name
 from relay_graph.runtime.agents.settings import AgentSettings
 
@@ -61,8 +60,12 @@ def make_app(service: str, deps: Deps, handlers: Handlers, *, handle_signals: bo
              delivery: bool = True) -> StreamApp:
     """The FastStream app of one replica: group = the service, consumer = deps.consumer_name,
     one subscriber per kind in `handlers` calling the plain handler with `deps`; a notification
-    naming a tenant that was never created is dead-lettered before any graph is touched.
+    naming a tenant that was never created, or was deleted, is dropped before any graph is touched
+    (the graph client's registration check, cached for `tenant_check_s`).
     delivery=False: for TestRedisBroker (see StreamApp)."""
+    async def registered(tenant: str) -> bool:
+        return await deps.client.is_registered(tenant)
+
     return StreamApp(
         deps.redis,
         group=service,
@@ -71,7 +74,7 @@ def make_app(service: str, deps: Deps, handlers: Handlers, *, handle_signals: bo
         name=deps.consumer_name or None,
         handle_signals=handle_signals,
         delivery=delivery,
-        tenant_exists=functools.partial(tenant_registered, deps.redis),
+        tenant_exists=registered,
     )
 
 

@@ -9,8 +9,10 @@ decodes them and calls the subscriber; with `AckPolicy.MANUAL` it leaves acknowl
    idle time low, so a slow handler's entry is never "reclaimed" by a healthy replica.
 2. Delivery count from XPENDING (FastStream's XAUTOCLAIM path does not say; XAUTOCLAIM counts
    the claim as a delivery). An entry that cannot be decoded goes to the dead letters at once;
-   one already delivered more than `max_deliveries` times goes there with its last error, and so
-   does one naming a tenant that does not exist (when the app checks: the agents do).
+   one already delivered more than `max_deliveries` times goes there with its last error. One
+   naming a tenant that does not exist (never created, or deleted since; when the app checks: the
+   agents do) is acknowledged and dropped, counted and logged; so is one whose handler finds its
+   tenant gone meanwhile (TenantNotFound).
 3. Order: an entry with an order key (the turns of a session) runs only once no earlier entry
    with that key is pending in the group (`ordering.py` says why that is exact). While it
    waits it gives its handler slot back (up to `max_waiting` entries per subscriber wait in
@@ -40,7 +42,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from relay_graph.runtime.errors import Unavailable
+from relay_graph.runtime.errors import TenantNotFound, Unavailable
 from relay_graph.runtime.metrics import catalogue as metrics
 from relay_graph.runtime.streams.notifications import InvalidNotification, Notification
 from relay_graph.runtime.streams.publisher import TRACER_NAME
@@ -143,8 +145,7 @@ class DeliveryMiddleware(BaseMiddleware):
                                       f"failed {handled} deliveries; last error: {error}", handled)
                 return None
             if not await app.known_tenant(notification.tenant):
-                await app.dead_letter(stream, entry_id, raw["data"],
-                                      f"tenant {notification.tenant!r} does not exist", deliveries)
+                await app.drop(stream, entry_id, notification, "no such tenant (never created, or deleted)")
                 return None
             delivery = Delivery(stream, entry_id, app.group, app.name, deliveries, deliveries > 1)
             if delivery.reclaimed:
@@ -224,6 +225,9 @@ class DeliveryMiddleware(BaseMiddleware):
             started = asyncio.get_running_loop().time()
             error = await self._run(call_next, msg, notification, delivery)
             metrics.HANDLER_DURATION.record(asyncio.get_running_loop().time() - started, labels)
+            if isinstance(error, TenantNotFound):  # deleted while this entry was on its way
+                await app.drop(stream, entry_id, notification, "its tenant was deleted")
+                return
             if error is not None:
                 span.record_exception(error)
                 span.set_status(Status(StatusCode.ERROR, str(error)[:200]))

@@ -96,6 +96,7 @@ class StreamStats:
     reclaimed: int = 0
     order_waits: int = 0
     duplicates: int = 0
+    dropped: int = 0  # entries of a tenant that is not there (deleted): acknowledged, never handled
     reconnects: int = 0
     groups_recreated: int = 0
 
@@ -164,8 +165,9 @@ class StreamApp:
 
     `handlers` maps a notification class (or its kind) to a plain async handler taking the
     notification (and, if it takes a second positional argument, the `Delivery`). Each kind has
-    one stream. `tenant_exists` given: an entry naming a tenant it denies goes to the dead letters
-    before any handler (or graph) sees it. `delivery=False` leaves the delivery middleware out: for `TestRedisBroker`
+    one stream. `tenant_exists` given (asked for every entry: it caches, db.GraphClient.is_registered):
+    an entry naming a tenant it denies (never created, or deleted) is acknowledged and dropped before
+    any handler (or graph) sees it. `delivery=False` leaves the delivery middleware out: for `TestRedisBroker`
     tests of the subscribers' wiring, where there is no Redis to ask.
     """
 
@@ -188,7 +190,6 @@ class StreamApp:
         self.handle_signals = handle_signals
         self.delivery = delivery
         self.tenant_exists = tenant_exists
-        self._known_tenants: set[str] = set()
         if not handlers:
             raise InvalidInput("a service needs at least one handler")
         self.kinds: dict[str, Handler] = {}
@@ -411,12 +412,15 @@ class StreamApp:
         return notification
 
     async def known_tenant(self, tenant: str) -> bool:
-        if self.tenant_exists is None or tenant in self._known_tenants:
-            return True
-        if await self.tenant_exists(tenant):
-            self._known_tenants.add(tenant)  # tenants are not deleted while a service runs
-            return True
-        return False
+        return self.tenant_exists is None or await self.tenant_exists(tenant)
+
+    async def drop(self, stream: str, entry_id: str, notification: NotificationBase, why: str) -> None:
+        """Acknowledges an entry that is not to be handled (its tenant is gone), counted and logged;
+        not a dead letter: nothing went wrong, and nothing is left to do."""
+        if await self.ack(stream, entry_id, None):
+            self.stats.dropped += 1
+            log.info("%s dropped %s %s (%s of %s): %s", self.name, stream, entry_id, notification.kind,
+                     notification.tenant, why)
 
     async def pending_state(self, stream: str, entry_id: str) -> tuple[str | None, int]:
         """(owner, delivery count) of a pending entry; (None, 0) if it is not pending."""

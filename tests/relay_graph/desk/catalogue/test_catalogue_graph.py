@@ -22,6 +22,7 @@ from relay_graph.runtime.errors import InvalidInput, InvalidTenant, NotFound
 from relay_graph.memory.models import FactInput
 from relay_graph.runtime.queries import Query
 from relay_graph.desk.queries import catalogue as q
+from tests.support import register
 
 
 async def raw(client, tenant, cypher, params=None):
@@ -68,6 +69,7 @@ async def test_racing_seeders_write_one_catalogue(graph_client, graph_settings, 
     try:
         for _ in range(4):
             fresh = "t-" + uuid.uuid4().hex[:12]
+            await register(graph_client.redis, fresh)
             results = await asyncio.gather(*(cat.ensure_catalogue(c, fresh, "europe")
                                              for c in (graph_client, other, graph_client, other)))
             assert sum(r.seeded for r in results) == 1

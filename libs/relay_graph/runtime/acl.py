@@ -42,6 +42,8 @@ from dataclasses import dataclass
 # and the regional desks' one hash.
 GRAPH_KEYS = ("relay:*", "relay-truth:*", "relay-health")  # relay-health: the gateway's readiness probe
 SNAPSHOT_KEYS = ("relay-snapshot:*",)
+# FalkorDB's own stream of each graph's queries, removed with its tenant (runtime.tenant_data)
+TELEMETRY_KEYS = ("telemetry{relay:*", "telemetry{relay-truth:*", "telemetry{relay-snapshot:*")
 DATA_KEYS = ("relay:*:*", "relay:desk-operator", "relay-idem:*")
 ADMIN_KEYS = ("{relay-admin}:*", "relay-admin:*")
 
@@ -73,7 +75,7 @@ class Role:
 AGENT = Role(CLUSTER + GRAPH, GRAPH_KEYS,
              tuple(f"~{k}" for k in DATA_KEYS) + tuple(f"%R~{k}" for k in ADMIN_KEYS))
 GATEWAY = Role(CLUSTER + GRAPH + CONSOLE, GRAPH_KEYS, tuple(f"~{k}" for k in DATA_KEYS + ADMIN_KEYS))
-OPS = Role(CLUSTER + GRAPH + CONSOLE + OPERATIONS, GRAPH_KEYS + SNAPSHOT_KEYS, GATEWAY.data_keys)
+OPS = Role(CLUSTER + GRAPH + CONSOLE + OPERATIONS, GRAPH_KEYS + SNAPSHOT_KEYS + TELEMETRY_KEYS, GATEWAY.data_keys)
 SIMULATOR = Role(CLUSTER, (), ("~relay:heartbeat:*",))
 
 # user -> role. A service's user is `relay-<service>` (services.py); the gateway has a second one.

@@ -202,8 +202,11 @@ async def _merge_one(run: Run, twin: str, customer: str) -> Merged | str:
         return plan.why
     done = Merged(twin=twin, customer=customer)
     if plan.folds:
-        if not await run(q.FOLD, {"guards": plan.guards, "folds": plan.folds}):
+        bump = sorted({f"{customer}|{f['predicate']}" for f in found["facts"]
+                       if f["fact_id"] in {kept for _, kept, _ in plan.folds}})
+        if not await run(q.FOLD, {"guards": plan.guards, "folds": plan.folds, "bump": bump}):
             return "the customer's facts changed while merging: run it again"
+        plan.guards = [[key, version + 1 if key in bump else version] for key, version in plan.guards]
         ids = [f[0] for f in plan.folds]
         edges = await run(q.FACT_EDGE_TYPES, {"ids": ids})
         for twin_fact, kept, _ in plan.folds:
@@ -256,9 +259,12 @@ async def migrate(run: Run, tenant: str, *, force: bool = False) -> NameTwinMerg
         olds, news = [m.twin for m in out.merged], [m.customer for m in out.merged]
         for prop in keys_q.REFERENCE_PROPERTIES:
             await run(keys_q.move_references(prop), {"olds": olds, "news": news})
-    merged = before["merged"] + [f"{m.twin} -> {m.customer}" for m in out.merged]
+    if out.left:  # another process may have merged one this run found changed meanwhile
+        there = {r["uid"] for r in await run(q.EXISTING, {"uids": [x.twin for x in out.left]})}
+        out.left = [x for x in out.left if x.twin in there]
+    merged = [f"{m.twin} -> {m.customer}" for m in out.merged]
     left = [f"{x.twin}: {x.why}" for x in out.left]
-    if out.looked_at and (not row["recorded"] or merged != before["merged"] or left != before["left"]):
+    if out.looked_at and (not row["recorded"] or merged or left != before["left"]):
         await run(q.SET_RECORD, {"name": RECORD, "at_ms": now_ms(), "merged": merged, "left": left})
         log.info("tenant %s: %d name twins merged into their customers, %d left (%s)", tenant,
                  len(out.merged), len(out.left), ", ".join(x.twin for x in out.left) or "none")

@@ -64,7 +64,9 @@ async def test_a_twin_moves_onto_its_customer_with_everything_it_holds(memory, g
     # by the name, as before the rule: a twin beside her
     await memory.write_fact(tenant, fact("Kavya Reddy", "lives_in", "Delhi", T0 + DAY))
     await memory.write_fact(tenant, fact("Kavya Reddy", "lives_in", "Mumbai", T0 + 3 * DAY))  # Delhi ends
-    await memory.write_fact(tenant, fact("Kavya Reddy", "phone", "+91 98450 12345", T0 + 2 * DAY))  # hers too
+    await raw(graph_client, tenant, "CREATE (:Episode {episode_id: 'ep-2'})")
+    await memory.write_fact(tenant, fact("Kavya Reddy", "phone", "+91 98450 12345", T0 + 2 * DAY).model_copy(
+        update={"source": "ep-2"}))  # hers too, said in a turn
     await memory.write_fact(tenant, fact("Kavya Reddy", "phone", "+91 99000 55555", T0 + 2 * DAY))
     await memory.write_fact(tenant, fact("Kavya Reddy", "prefers_contact", "whatsapp", T0 + 2 * DAY))
     await memory.write_fact(tenant, fact("Kavya Reddy", "has_router", "Nokia G-140W", T0 + 2 * DAY))
@@ -124,6 +126,10 @@ async def test_a_twin_moves_onto_its_customer_with_everything_it_holds(memory, g
     mention = await raw(graph_client, tenant, "MATCH (:Episode)-[m:MENTIONS]->(:Entity {uid: $uid}) "
                                               "RETURN m.at_ms AS at", uid=cuid)
     assert mention == [{"at": 1}]  # the same edge, properties and all
+    derived = await raw(graph_client, tenant, "MATCH (:Episode {episode_id: 'ep-2'})-[:DERIVED]->(f:Fact) "
+                                              "RETURN f.subject_uid AS s, f.object_name AS phone, "
+                                              "f.corroborations AS n")
+    assert derived == [{"s": cuid, "phone": "+919845012345", "n": 2}]  # the turn is a source of hers now
     # a read by her name now finds her, with what the twin held
     answer = await memory.facts_about(tenant, "Kavya Reddy")
     assert answer.matched is not None and answer.matched.id == cid
@@ -213,3 +219,21 @@ def test_customer_ids_lie_outside_the_ranges_looked_at():
     assert not looked_at(new_customer_id())
     assert all(looked_at(k) for k in ("kavya reddy", "asha", "c-ward", "c- rao", "c-@x", "zoë", "ঋতু", "c"))
     assert not looked_at("c-3po")  # a name that begins like an id is not looked at (documented)
+
+
+async def test_a_write_meanwhile_stops_the_move_and_nothing_of_it_is_done(memory, graph_client, tenant):
+    cid = await customer(memory, tenant, "Kavya Reddy")
+    cuid = f"Customer|{cid}"
+    await memory.write_fact(tenant, fact("Kavya Reddy", "lives_in", "Delhi", T0 + DAY))
+    [slot] = await raw(graph_client, tenant, "MATCH (s:Slot {key: $key}) RETURN s.version AS v", key=f"{cuid}|name")
+    before = await twin_state(graph_client, tenant)
+    stale = {"twin": TWIN, "customer": cuid, "renamed": [[f"{TWIN}|lives_in", f"{cuid}|lives_in"]], "merged": [],
+             "guards": [[f"{cuid}|lives_in", -1], [f"{cuid}|name", slot["v"] - 1]]}
+    assert await graph_client.run(tenant, q.MOVE_FACTS, stale) == []
+    assert await twin_state(graph_client, tenant) == before
+    folds = {"guards": stale["guards"], "folds": [["x", "y"]], "bump": [f"{cuid}|name"]}
+    assert await graph_client.run(tenant, q.FOLD, folds) == []
+    assert await raw(graph_client, tenant, "MATCH (s:Slot {key: $key}) RETURN s.version AS v",
+                     key=f"{cuid}|name") == [slot]
+    moved = await graph_client.run(tenant, q.MOVE_FACTS, {**stale, "guards": [[f"{cuid}|lives_in", -1]]})
+    assert moved[0]["moved"] == 1 and moved[0]["renamed"] == 1

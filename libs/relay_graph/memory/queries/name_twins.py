@@ -4,7 +4,10 @@ customer. The record is a `(:Setting {name: 'name_twins'})` node, so it goes wit
 
 Every value is a parameter. A relationship type is the one thing placed into the text
 (`move_edges`): FalkorDB cannot re-point an edge, so an edge moves as a new one of the same type
-and properties and the old one is deleted; the types come from the graph and are checked."""
+and properties and the old one is deleted; the types come from the graph and are checked.
+
+A guard (the customer's slots' versions as read) keeps what follows it grouped by what passed it:
+an aggregate over nothing still returns a row, and the writes after it would run."""
 
 from __future__ import annotations
 
@@ -94,19 +97,25 @@ RETURN facts, slots, own
 
 # A twin's fact that says what the customer's says (the same current value): the customer's fact
 # counts it as a corroboration and reaches back to where the twin's began (`$folds`: [twin fact,
-# customer fact, valid_from_ms]). Guarded by the versions of the customer's slots (`$guards`:
-# [key, version], -1 for none) as read: no row when a write changed one since.
+# customer fact, valid_from_ms]), and the customer's slots of them move on (`$bump`). Guarded by the
+# versions of the customer's slots (`$guards`: [key, version], -1 for none) as read: no row when a
+# write (or another process merging the same twin) changed one since.
 FOLD = Query(
     "name_twins_fold",
     """
 UNWIND $guards AS g
 OPTIONAL MATCH (s:Slot {key: g[0]})
 WITH collect(coalesce(s.version, -1) = g[1]) AS oks
-WHERE all(ok IN oks WHERE ok)
+WITH all(ok IN oks WHERE ok) AS ok
+WHERE ok
 UNWIND $folds AS x
 MATCH (t:Fact {fact_id: x[0]}), (c:Fact {fact_id: x[1]})
 SET c.corroborations = c.corroborations + coalesce(t.corroborations, 1), c.valid_from_ms = x[2]
-RETURN count(c) AS folded
+WITH ok, count(c) AS folded
+UNWIND $bump AS key
+MATCH (slot:Slot {key: key})
+SET slot.version = slot.version + 1
+RETURN folded, count(slot) AS bumped
 """.strip(),
 )
 
@@ -141,10 +150,11 @@ MOVE_FACTS = Query(
 UNWIND $guards AS g
 OPTIONAL MATCH (s:Slot {key: g[0]})
 WITH collect(coalesce(s.version, -1) = g[1]) AS oks
-WHERE all(ok IN oks WHERE ok)
+WITH all(ok IN oks WHERE ok) AS ok
+WHERE ok
 MATCH (t:Entity {uid: $twin})
 OPTIONAL MATCH (t)<-[:ABOUT]-(f:Fact)
-WITH collect(DISTINCT f) AS facts
+WITH t, collect(DISTINCT f) AS facts
 CALL {
     WITH facts
     UNWIND facts AS f
@@ -185,6 +195,14 @@ RETURN moved, conflicts, renamed, size(dropped) AS dropped
 EDGE_TYPES = Query(
     "name_twins_edge_types",
     "MATCH (t:Entity {uid: $twin})-[r]-() RETURN DISTINCT type(r) AS type",
+    read_only=True,
+)
+
+# Which of some twins are still there (a twin left as "changed while merging" may have been merged
+# by another process meanwhile).
+EXISTING = Query(
+    "name_twins_existing",
+    "UNWIND $uids AS uid MATCH (e:Entity {uid: uid}) RETURN e.uid AS uid",
     read_only=True,
 )
 
@@ -238,8 +256,12 @@ GET_RECORD = Query(
     read_only=True,
 )
 
+# What merged is added to what the record has (another process may have merged some meanwhile);
+# what is left is what this run left.
 SET_RECORD = Query(
     "name_twins_set_record",
-    "MERGE (s:Setting {name: $name}) SET s.at_ms = $at_ms, s.merged = $merged, s.left = $left "
+    "MERGE (s:Setting {name: $name}) "
+    "SET s.at_ms = $at_ms, s.left = $left, "
+    "    s.merged = coalesce(s.merged, []) + [m IN $merged WHERE NOT m IN coalesce(s.merged, [])] "
     "RETURN s.at_ms AS at_ms",
 )

@@ -124,7 +124,7 @@ def _reach_back(kept: dict, twin: dict, others: list[dict]) -> int:
     return start
 
 
-def plan_merge(twin: str, customer: str, slots: list[list], predicates: list[str], facts: list[dict],
+def _plan_merge(twin: str, customer: str, slots: list[list], predicates: list[str], facts: list[dict],
                customer_slots: list[list], own: dict[str, str]) -> _Plan:
     """The merge of `twin` into `customer` from what was read (pure): its slots [key, predicate,
     version, conflict], the predicates of its facts, the facts of both sides' slots, the customer's
@@ -172,8 +172,6 @@ def plan_merge(twin: str, customer: str, slots: list[list], predicates: list[str
 async def _move_edges(run: Run, kind: str, old: str, new: str, types: list[str], *, once: bool = False) -> int:
     moved = 0
     for rel_type in sorted(set(types)):
-        if not q.is_edge_type(rel_type):
-            raise ValueError(f"{rel_type!r} is not a relationship type")
         for direction in ("out", "in", "self"):
             rows = await run(q.move_edges(kind, rel_type, direction, once=once), {"from": old, "to": new})
             moved += rows[0]["moved"] if rows else 0
@@ -181,7 +179,8 @@ async def _move_edges(run: Run, kind: str, old: str, new: str, types: list[str],
 
 
 async def _merge_one(run: Run, twin: str, customer: str) -> Merged | str:
-    """Merges `twin` into `customer`, or says why not (nothing changed then)."""
+    """Merges `twin` into `customer`, or says why not: before anything changed, or (a write
+    meanwhile) after part of it moved, which a later run completes."""
     [row] = await run(q.TWIN, {"twin": twin, "lo": twin + "|", "hi": twin + "}"}) or [None]
     if row is None:
         return "gone since it was read"
@@ -196,7 +195,7 @@ async def _merge_one(run: Run, twin: str, customer: str) -> Merged | str:
         "predicates": names,
     })
     found = read[0] if read else {"facts": [], "slots": [], "own": []}
-    plan = plan_merge(twin, customer, slots, predicates, found["facts"], found["slots"],
+    plan = _plan_merge(twin, customer, slots, predicates, found["facts"], found["slots"],
                       {n: c for n, c in found["own"]})
     if plan.why:
         return plan.why
@@ -280,4 +279,4 @@ async def migrate_tenant(client, tenant: str, *, force: bool = True) -> NameTwin
 
 declare_migration("relay_graph.memory.name_twins", migrate)
 
-__all__ = ["NameTwinMerge", "Merged", "Left", "migrate", "migrate_tenant", "plan_merge", "RECORD"]
+__all__ = ["NameTwinMerge", "Merged", "Left", "migrate", "migrate_tenant", "RECORD"]

@@ -237,3 +237,26 @@ async def test_a_write_meanwhile_stops_the_move_and_nothing_of_it_is_done(memory
                      key=f"{cuid}|name") == [slot]
     moved = await graph_client.run(tenant, q.MOVE_FACTS, {**stale, "guards": [[f"{cuid}|lives_in", -1]]})
     assert moved[0]["moved"] == 1 and moved[0]["renamed"] == 1
+
+
+async def test_a_tenants_own_predicates_merge_by_their_cardinality(memory, graph_client, tenant):
+    from relay_graph.memory.predicates import ObjectKind, PredicateDefinition
+    from relay_graph.memory.registry import Cardinality
+
+    for name, cardinality in (("speaks", Cardinality.MULTI), ("shoe_size", Cardinality.SINGLE)):
+        await memory.define_predicate(tenant, name, PredicateDefinition(cardinality=cardinality,
+                                                                        object=ObjectKind.TEXT), agent="api")
+    cid = await customer(memory, tenant, "Kavya Reddy")
+    for subject in (cid, "Kavya Reddy"):
+        await memory.write_fact(tenant, fact(subject, "speaks", "Telugu", T0 + DAY))
+    await memory.write_fact(tenant, fact("Kavya Reddy", "speaks", "Hindi", T0 + DAY))
+    report = await name_twins.migrate_tenant(graph_client, tenant)
+    assert [m.folded for m in report.merged] == [1]  # Telugu once, counted twice; Hindi moves
+    spoken = {(f.object, f.corroborations) for f in await memory.facts(tenant, cid, "speaks")}
+    assert spoken == {("Telugu", 2), ("Hindi", 1)}
+
+    await memory.write_fact(tenant, fact(cid, "shoe_size", "7", T0 + DAY))
+    await memory.write_fact(tenant, fact("Kavya Reddy", "shoe_size", "8", T0 + DAY))
+    [left] = (await name_twins.migrate_tenant(graph_client, tenant)).left
+    assert "shoe_size" in left.why
+    assert [f.object for f in await memory.facts(tenant, "kavya reddy", "shoe_size")] == ["8"]

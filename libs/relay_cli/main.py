@@ -385,6 +385,18 @@ def admin_migrate_names(tenant: str) -> None:
     _admin(lambda c, _: name_migration.migrate_tenant(c, tenant))
 
 
+@admin_app.command("merge-name-twins")
+def admin_merge_name_twins(tenant: str) -> None:
+    """Merge into each customer the entity that writes by the customer's exact name made beside
+    them before such writes landed on the customer (every process does this once by itself; this
+    looks again even when it is recorded as done); prints what merged and what was left, and why,
+    for a person to settle."""
+    import relay_graph.desk.vocabulary  # noqa: F401 (how many values each built-in predicate holds)
+    from relay_graph.memory import name_twins
+
+    _admin(lambda c, _: name_twins.migrate_tenant(c, tenant))
+
+
 @admin_app.command("communities")
 def admin_communities(tenant: str) -> None:
     """Compute the tenant's entity communities again now (algo.labelPropagation; recall ranks by

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 
+import relay_graph.desk.vocabulary  # noqa: F401 (the facts below are the desk's)
 from relay_graph.memory import facts
 from relay_graph.memory.models import FactInput
 from relay_graph.runtime.queries import Query
@@ -87,3 +88,28 @@ async def test_admin_migrate_names_shows_what_the_first_start_moved(falkordb_ser
     assert report["record"]["moved"] == ["Customer|आश र व -> Customer|आशा राव"]  # ...and recorded it
     rows = await graph_client.run(tenant, Query("t_keys", "MATCH (e:Customer) RETURN e.uid AS uid"), {})
     assert rows == [{"uid": "Customer|आशा राव"}]
+
+
+async def test_admin_merge_name_twins_shows_what_the_first_start_merged(falkordb_server, graph_client, tenant):
+    from relay_graph.memory.entities import new_customer_id
+
+    cid = new_customer_id()
+    await facts.write_fact(graph_client, tenant, FactInput(subject=cid, predicate="name", object="Kavya Reddy",
+                                                           agent="intake"))  # this process: no twin yet
+    for subject, city in (("Kavya Reddy", "Pune"), ("Ravi Iyer", "Chennai")):  # as writes by name did before
+        await facts.write_fact(graph_client, tenant, FactInput(subject=subject, predicate="lives_in", object=city,
+                                                               agent="intake"))
+    for _ in range(2):
+        await facts.write_fact(graph_client, tenant, FactInput(subject=new_customer_id(), predicate="name",
+                                                               object="Ravi Iyer", agent="intake"))
+    done = relay(falkordb_server, "merge-name-twins", tenant)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["merged"] == []  # the process's first statement merged it...
+    assert report["record"]["merged"] == [f"Customer|kavya reddy -> Customer|{cid}"]  # ...and recorded it
+    [left] = report["left"]  # a name two customers hold, listed with why, again
+    assert left["twin"] == "Customer|ravi iyer" and "2 customers" in left["why"]
+    assert report["record"]["left"] == [f"Customer|ravi iyer: {left['why']}"]
+    rows = await graph_client.run(tenant, Query("t_city", "MATCH (c:Customer)-[:LIVES_IN]->(x) "
+                                                          "RETURN c.uid AS uid, x.name AS city ORDER BY uid"), {})
+    assert rows == [{"uid": f"Customer|{cid}", "city": "Pune"}, {"uid": "Customer|ravi iyer", "city": "Chennai"}]

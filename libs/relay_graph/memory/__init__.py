@@ -14,3 +14,5 @@ May use: `relay_graph.runtime`. Its Cypher is in `memory.queries`."""
 from relay_graph.memory import queries  # noqa: E402,F401
 # ... and the one-off move of names keyed by an older name_key (name_migration.py).
 from relay_graph.memory import name_migration  # noqa: E402,F401
+# ... then the one-off merge of the entities writes by a customer's name made beside them (name_twins.py).
+from relay_graph.memory import name_twins  # noqa: E402,F401

@@ -65,19 +65,20 @@ def _after(cursor: str | None) -> tuple[str, int, str]:
 async def list_episodes(client: GraphClient, tenant: str, *, session: str | None = None,
                         session_prefix: str | None = None, after: str | None = None,
                         limit: int = 100) -> EpisodeList:
-    """The episodes of `session`, or of every session whose id starts with `session_prefix` (exactly
-    one of the two), ordered by session id and then by arrival; `after`: the previous page's `next`."""
+    """The episodes of `session` and/or of every session whose id starts with `session_prefix` (both:
+    the session, if its id starts with the prefix; neither: every session), ordered by session id
+    and then by arrival; `after`: the previous page's `next`."""
     tenant = validate_tenant(tenant)
-    if (session is None) == (session_prefix is None):
-        raise InvalidInput("give exactly one of session and session_prefix")
     if session is not None:
         session = inputs.check_identifier(session, "session")
-    else:
+    if session_prefix is not None:
         session_prefix = inputs.check_identifier(session_prefix, "session_prefix")
     if not 1 <= limit <= MAX_PAGE:
         raise InvalidInput(f"limit: 1 to {MAX_PAGE}")
     after_session, after_pos, after_id = _after(after)
-    params = {"session": session, "prefix": session_prefix, "after_session": after_session,
+    if session is not None and not session.startswith(session_prefix or ""):
+        return EpisodeList(episodes=[], next=None)
+    params = {"session": session, "prefix": session_prefix or "", "after_session": after_session,
               "after_pos": after_pos, "after_id": after_id, "limit": limit + 1}
     rows = await client.run(tenant, q.LIST_IN_SESSION if session is not None else q.LIST_UNDER_PREFIX, params)
     page = rows[:limit]

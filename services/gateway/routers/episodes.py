@@ -38,7 +38,10 @@ async def write_episodes(body: EpisodesBody, who: IdentityDep, memory: MemoryDep
 
 
 @router.get("/episodes", response_model=Answer[EpisodeList], responses=responses(401, 403, 422, 429, 503),
-            summary="A session's turns in order of arrival (or those of every session under a prefix)")
+            summary="A session's turns in order of arrival (or those of every session under a prefix)",
+            description="`session`: one session's turns; `session_prefix`: those of every session whose id "
+                        "starts with it (both: the session's, if its id starts with the prefix; neither: "
+                        "every session's), by session id and then in order of arrival.")
 async def list_episodes(
     tenant: TenantDep,
     memory: MemoryDep,

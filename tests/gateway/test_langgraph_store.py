@@ -231,3 +231,11 @@ def test_a_langgraph_graph_uses_relay_as_its_store(store):
     assert {i.value["text"] for i in store.search(("memories", "asha"))} == {
         "I bake sourdough every Sunday", "We adopted a beagle puppy called Bruno"}
     assert store.list_namespaces(prefix=("memories",)) == [("memories", "asha")]
+
+
+def test_the_client_loads_nothing_of_langgraph_until_the_store_is_imported():
+    import subprocess
+    import sys
+
+    code = "import sys, relay_client; print(any(m.split('.')[0] == 'langgraph' for m in sys.modules))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 import uuid
 from collections import Counter
 from collections.abc import Generator, Iterable
@@ -111,8 +112,8 @@ class RelayStore(BaseStore):
         tenants = {c.tenant for c in (relay, arelay) if c is not None}
         if len(tenants) != 1:
             raise ValueError(f"the two clients are for different tenants: {sorted(tenants)}")
-        if not root or any(c in root for c in ".: ") or root != quote(root, safe=""):
-            raise ValueError("root: letters, digits and '_-~' only")
+        if not re.fullmatch(r"[A-Za-z0-9_~-]{1,20}", root):
+            raise ValueError("root: 1 to 20 letters, digits and '_-~'")
         self._relay, self._arelay = relay, arelay
         self._calls = _Calls(tenants.pop())
         self.root, self.speaker = root, speaker
@@ -169,13 +170,7 @@ class RelayStore(BaseStore):
         ops = list(ops)
         if self._arelay is None:
             return await asyncio.to_thread(self.batch, ops)
-        plan = self._batch(ops)
-        try:
-            call = next(plan)
-            while True:
-                call = plan.send(await self._arelay._do(call))
-        except StopIteration as done:
-            return done.value
+        return await self._adrive(self._batch(ops), self._arelay._do)
 
     @staticmethod
     def _drive(plan: Plan, do: Any) -> Any:
@@ -183,6 +178,15 @@ class RelayStore(BaseStore):
             call = next(plan)
             while True:
                 call = plan.send(do(call))
+        except StopIteration as done:
+            return done.value
+
+    @staticmethod
+    async def _adrive(plan: Plan, do: Any) -> Any:
+        try:
+            call = next(plan)
+            while True:
+                call = plan.send(await do(call))
         except StopIteration as done:
             return done.value
 
@@ -198,13 +202,7 @@ class RelayStore(BaseStore):
     async def ahistory(self, namespace: tuple[str, ...], key: str) -> list[Version]:
         if self._arelay is None:
             return await asyncio.to_thread(self.history, namespace, key)
-        plan = self._history(namespace, key)
-        try:
-            call = next(plan)
-            while True:
-                call = plan.send(await self._arelay._do(call))
-        except StopIteration as done:
-            return done.value
+        return await self._adrive(self._history(namespace, key), self._arelay._do)
 
     def _history(self, namespace: tuple[str, ...], key: str) -> Plan:
         turns = yield from self._turns(session=self.session_of(tuple(namespace)))

@@ -68,3 +68,15 @@ async def test_the_mcp_snippet_connects_and_lists_the_tools(running_gateway):
             async with ClientSession(read, write) as session:
                 await session.initialize()
                 assert {t.name for t in (await session.list_tools()).tools} == set(TOOLS)
+
+
+def test_the_langgraph_agent_recalls_the_newest_memory_and_keeps_the_old(running_gateway):
+    env = {**os.environ, "RELAY_URL": running_gateway.url, "RELAY_ADMIN_KEY": running_gateway.admin_key}
+    out = subprocess.run([sys.executable, str(REPO / "examples" / "langgraph_agent.py")], env=env, cwd=REPO,
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    print(out)
+    assert "recalled for 'Where do I live now?': home = 'We moved to Mumbai last month.'" in out
+    assert "recalled for \"Is there any food I can't eat?\": diet = 'I am allergic to peanuts.'" in out
+    history = [line for line in out.splitlines() if line.startswith("home was")]
+    assert [line.split("'")[1] for line in history] == ["I live in Pune, near the river.", "We moved to Mumbai last month."]
+    assert "namespaces: [('memories', 'asha')]" in out

@@ -81,6 +81,18 @@ def test_turns_are_remembered_and_recalled_with_their_path(admin, tenant):
         assert recalled.items[0].speaker == "Mel" and recalled.items[0].at == at
 
 
+def test_a_sessions_turns_are_read_back_in_order_a_page_at_a_time(admin, tenant):
+    name, key = tenant
+    with admin.tenant(name, key) as team:
+        ids = team.remember_turns([{"session": "notes.a", "speaker": "mel", "text": f"note {i}"} for i in range(3)]
+                                  ).episode_ids
+        first = team.episodes("notes.a", limit=2)
+        rest = team.episodes("notes.a", limit=2, after=first.next)
+        assert [e.episode_id for e in first.episodes + rest.episodes] == ids and rest.next is None
+        assert [e.text for e in team.episodes(session_prefix="notes.").episodes] == ["note 0", "note 1", "note 2"]
+        assert first.episodes[0].agent == "api" and first.episodes[0].recorded_at is not None
+
+
 def test_the_api_errors_come_back_typed(admin, tenant, running_gateway):
     name, key = tenant
     with admin.tenant(name, key) as team:
@@ -122,7 +134,8 @@ def _every_call() -> list[Call]:
     at = datetime(2026, 1, 1, tzinfo=timezone.utc)
     return [r.remember("a", "lives_in", "b"), r.remember_many([{}]), r.retire("a", "lives_in"), r.facts("a"),
             r.history("a"), r.claims("a", "lives_in"), r.settle("c1", "f1", "maya"),
-            r.remember_turn("s", "mel", "hi", at), r.recall("q"), r.create_agent("x"), r.agents(),
+            r.remember_turn("s", "mel", "hi", at), r.recall("q"),
+            r.episodes("s", session_prefix="p", after="c", limit=5), r.create_agent("x"), r.agents(),
             r.delete_agent("x"), AdminVerbs.create_tenant(r, "acme"), AdminVerbs.delete_tenant(r, "acme"),
             r.open_task("t", about="a", for_agent="x"), r.hand_off("t1", "x"), r.claim("t1", replica="r"),
             r.done("t1"), r.task("t1"), r.tasks(state="open", for_agent="x")]

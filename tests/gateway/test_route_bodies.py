@@ -104,6 +104,7 @@ CALLS: dict[str, Call] = {
     "write_episodes_v1_tenants__t__episodes_post": Call(lambda s: {"json": {"episodes": [{
         "session": "rb-s1", "speaker": "Asha", "customer": s.customer, "text": "my router blinks red",
         "at": "2025-02-01T10:00:00+00:00"}]}}),
+    "list_episodes_v1_tenants__t__episodes_get": Call(lambda s: {"params": {"session": "rb-s1", "limit": 5}}),
     "recall_v1_tenants__t__recall_get": Call(lambda s: {"params": {"q": "router blinks"}}),
     "open_task_v1_tenants__t__tasks_post": Call(lambda s: {"json": {"title": "call back", "about": s.customer}}),
     "list_tasks_v1_tenants__t__tasks_get": Call(lambda s: {"params": {"state": "open"}}),

@@ -149,6 +149,28 @@ class RecallItem(Model):
     path: list[str] = []
 
 
+class Episode(Model):
+    """A turn as it was written: said at `at` (the world's clock), on file since `recorded_at`."""
+
+    __schema__ = "EpisodeView"
+    episode_id: str
+    session: str
+    speaker: str
+    text: str
+    kind: str
+    at: datetime
+    recorded_at: datetime | None = None
+    agent: str | None = None
+
+
+class Episodes(Model):
+    """A page of turns in order of arrival; `next` is the `after` of the following page."""
+
+    __schema__ = "EpisodeList"
+    episodes: list[Episode]
+    next: str | None = None
+
+
 class Recalled(Model):
     __schema__ = "RecallResult"
     shape: str
@@ -210,11 +232,11 @@ class Turn(Model):
     session: str
     speaker: str
     text: str
-    at: datetime
+    at: datetime | None = None  # default: the server's clock when it is written
     id: str | None = None
     mentions: list[str] = Field(default_factory=list)
 
 
 ALL: tuple[type[Model], ...] = (TenantCreated, AgentCreated, Written, ItemError, BatchWritten, Retired, Matched,
                                 Candidate, Ambiguous, Fact, Facts, Claim, Claims, Settled, Remembered, RecallItem,
-                                Recalled, Agents, Turn, TaskStep, Task, Claimed, Tasks)
+                                Episode, Episodes, Recalled, Agents, Turn, TaskStep, Task, Claimed, Tasks)

@@ -68,8 +68,16 @@ class MemoryVerbs:
         body = {"episodes": [t if isinstance(t, m.Turn) else m.Turn.model_validate(t) for t in turns]}
         return self._call("POST", "/episodes", m.Remembered, write=True, body=body)
 
-    def remember_turn(self, session: str, speaker: str, text: str, at: datetime | str, **extra: Any) -> m.Remembered:
+    def remember_turn(self, session: str, speaker: str, text: str, at: datetime | str | None = None,
+                      **extra: Any) -> m.Remembered:
         return self.remember_turns([m.Turn(session=session, speaker=speaker, text=text, at=at, **extra)])
+
+    def episodes(self, session: str | None = None, *, session_prefix: str | None = None, after: str | None = None,
+                 limit: int = 100) -> m.Episodes:
+        """A page of one session's turns (or every session's whose id starts with `session_prefix`) in
+        order of arrival, exactly as written; pass the page's `next` as `after` for the next one."""
+        params = {"session": session, "session_prefix": session_prefix, "after": after, "limit": limit}
+        return self._call("GET", "/episodes", m.Episodes, params=params)
 
     def recall(self, q: str, *, k: int = 10, subject: str | None = None, session: str | None = None) -> m.Recalled:
         """The turns and facts that answer `q`, each turn with the path that led to it."""

@@ -192,3 +192,33 @@ LINK_MENTIONS = Query(
     "MERGE (ep)-[:MENTIONS]->(e) "
     "RETURN count(*) AS n",
 )
+
+
+# Reading episodes back (memory/transcripts.py): a page of one session's turns, or of every session
+# whose id starts with a prefix, in order of arrival (session id, then `pos`, then episode id: a
+# page starts after the last one the previous page returned, so a write between pages neither
+# repeats nor skips a turn already listed).
+_PAGE = (
+    "WITH s.session_id AS session, coalesce(ep.pos, 0) AS pos, ep "
+    "WHERE session > $after_session OR (session = $after_session AND "
+    "  (pos > $after_pos OR (pos = $after_pos AND ep.episode_id > $after_id))) "
+    "WITH session, pos, ep ORDER BY session, pos, ep.episode_id LIMIT $limit "
+    "OPTIONAL MATCH (ag:Agent)-[:WROTE]->(ep) "
+    "WITH session, pos, ep, min(ag.name) AS agent "
+    "RETURN ep.episode_id AS id, session, pos, ep.speaker AS speaker, ep.text AS text, ep.kind AS kind, "
+    "ep.at_ms AS at_ms, ep.recorded_at_ms AS recorded_at_ms, agent "
+    "ORDER BY session, pos, id"
+)
+
+LIST_IN_SESSION = Query(
+    "episodes_list_session",
+    "MATCH (s:Session {session_id: $session})<-[:IN]-(ep:Episode) " + _PAGE,
+    read_only=True,
+)
+
+LIST_UNDER_PREFIX = Query(
+    "episodes_list_prefix",
+    "MATCH (s:Session) WHERE s.session_id STARTS WITH $prefix "
+    "MATCH (s)<-[:IN]-(ep:Episode) " + _PAGE,
+    read_only=True,
+)

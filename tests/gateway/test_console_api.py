@@ -262,6 +262,14 @@ async def test_the_query_log_has_every_processs_queries_and_profiles_a_logged_re
                  "query_not_found")
     assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries/runs/latest/profile", headers=auth), 422,
                  "validation_error")
+    # Stream ids are two unsigned 64-bit numbers: a larger one is refused here, before Redis sees it.
+    for run in (f"{2**64}-0", f"1-{2**64}", "99999999999999999999-0"):
+        assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries/runs/{run}/profile", headers=auth),
+                     422, "validation_error")
+        assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries/console_find_word/plan",
+                                      params={"run": run}, headers=auth), 422, "validation_error")
+    assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries/runs/{2**64 - 1}-0/profile", headers=auth),
+                 404, "query_not_found")
     other_key = await create_tenant(client, tenant + "-q")
     assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries", headers=other_key), 403, "forbidden")
 

@@ -125,6 +125,7 @@ def create_app(settings: GatewaySettings | None = None, **parts: Any) -> FastAPI
                          telemetry={"tracing": False})
     app.state.deps = deps
     errors.install(app)
+    app.add_middleware(errors.Unhandled)  # first: the innermost, so every other middleware sees its 500
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(TracingMiddleware)  # added last: outermost, so a refused body is traced too
     for router in ROUTERS:

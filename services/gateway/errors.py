@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from relay_graph.runtime.errors import RelayError
 
@@ -142,7 +143,36 @@ async def store_unavailable(request: Request, exc: Exception) -> JSONResponse:
 
 async def unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return error_response(500, "internal_error", "something went wrong on our side; it was logged")
+    return error_response(500, "internal", "something went wrong on our side; it was logged")
+
+
+class Unhandled:
+    """The innermost middleware: an exception no handler took is answered here with the JSON 500,
+    and goes no further. Starlette's own last resort (ServerErrorMiddleware, outside every
+    middleware) answers it too, but then raises it on to the server, and uvicorn closes a connection
+    whose answer had started: the client's next request on that keep-alive connection was reset.
+    Inside the other middlewares, they see an ordinary 500 answer (traced, counted)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watch(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except Exception as exc:
+            if started:  # half an answer went out: only closing the connection can end it
+                raise
+            await (await unexpected(Request(scope), exc))(scope, receive, send)
 
 
 def document_invalid_json(schema: dict[str, Any]) -> dict[str, Any]:

@@ -4,7 +4,7 @@ the graph knows about one customer."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -36,7 +36,7 @@ from relay_graph.tools.explain import FactExplanation, explain_facts
 from relay_graph.tools.registry import tool
 from relay_graph.tools.resolve import Resolver
 from relay_graph.memory.inputs import name_type, text_type
-from relay_graph.tools.types import Args, CustomerName, Identifier, Name, Predicate, Text, Time
+from relay_graph.tools.types import Args, CustomerName, Identifier, Lax, Name, Predicate, Text, Time
 
 # ---------------------------------------------------------------- how_i_know lines
 
@@ -242,8 +242,8 @@ class FactsAtInput(Args):
     subject: CustomerName
     predicate: Predicate | None = Field(default=None, description="one predicate; default all of them")
     as_of: Time | None = Field(default=None, description="a moment; default: what is current now")
-    clock: Clock = Field(default=Clock.WORLD, description="world: what was true in the world at as_of; "
-                                                          "belief: what we had on file at as_of")
+    clock: Annotated[Clock, Lax] = Field(default=Clock.WORLD, description="world: what was true in the world at "
+                                         "as_of; belief: what we had on file at as_of")
 
 
 class FactsOutput(BaseModel):

@@ -15,9 +15,16 @@ from relay_graph.memory.registry import REGISTRY, predicates_enum
 
 
 class Args(BaseModel):
-    """Tool arguments: unknown fields are refused (a typo must not be silently ignored)."""
+    """Tool arguments: unknown fields are refused (a typo must not be silently ignored), and every
+    value has the JSON type its schema states (strict): `false` is not the number 0, `0` is not
+    false, `"3"` is not 3. Times and enums are the exceptions, read from their strings (Lax)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# A field that JSON can only send as a string (a time, an enum's value): strict mode would want the
+# Python object itself.
+Lax = Field(strict=False)
 
 
 def _known_predicate(value: str) -> str:
@@ -41,7 +48,7 @@ NodeId = Annotated[str, Field(pattern=NODE_ID_PATTERN, description="a network no
 TicketId = Annotated[Identifier, Field(description="a ticket id, e.g. 'T-1A2B3C4D5E6F'")]
 Role = Annotated[str, Field(pattern=AGENT_PATTERN, description="the role to hand to: intake, resolver or netops "
                                                                "(the desk's agents), or another agent's name")]
-Time = AwareTime
+Time = Annotated[AwareTime, Lax]  # from its ISO string; a number is still refused (inputs._iso_only)
 
-__all__ = ["Args", "CustomerName", "Identifier", "Name", "NodeId", "Predicate", "Role", "ShortText", "Text",
+__all__ = ["Args", "CustomerName", "Identifier", "Lax", "Name", "NodeId", "Predicate", "Role", "ShortText", "Text",
            "TicketId", "Time"]

@@ -13,8 +13,10 @@ import redis.exceptions
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import iter_route_contexts
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from relay_graph.runtime.errors import RelayError
@@ -124,15 +126,28 @@ _HTTP_CODES = {
 }
 
 
+def _allowed_methods(request: Request) -> list[str]:
+    # Starlette's 405 names the methods of the first route on the path; a path served by two routes
+    # (GET and POST of .../agents) allows the methods of both.
+    methods: set[str] = set()
+    for route in iter_route_contexts(request.app.router.routes):  # the included routers' routes, flat
+        if (found := route.methods) and route.matches(request.scope)[0] != Match.NONE:
+            methods |= found
+    return sorted(methods)
+
+
 async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
     code = _HTTP_CODES.get(exc.status_code, "http_error")
+    headers = dict(exc.headers) if exc.headers else {}
     if exc.status_code == 404:
         message = f"no route {request.method} {request.url.path}; see /docs for the API"
     elif exc.status_code == 405:
-        message = f"{request.method} is not allowed on {request.url.path}"
+        allowed = _allowed_methods(request) or headers.get("Allow", "").split(", ")
+        headers["Allow"] = ", ".join(allowed)
+        message = f"{request.method} is not allowed on {request.url.path}; it takes {', '.join(allowed)}"
     else:
         message = str(exc.detail)
-    return error_response(exc.status_code, code, message, dict(exc.headers) if exc.headers else None)
+    return error_response(exc.status_code, code, message, headers or None)
 
 
 async def store_unavailable(request: Request, exc: Exception) -> JSONResponse:

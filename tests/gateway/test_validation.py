@@ -120,3 +120,8 @@ async def test_unknown_route_and_method_are_json(client, tenant, auth):
     r = await client.delete(f"/v1/tenants/{tenant}/claims", headers=auth)
     assert_error(r, 405, "method_not_allowed")
     assert r.headers["allow"] == "GET"
+    # A path two routes serve allows the methods of both.
+    for path, allowed in (("agents", "GET, POST"), ("facts", "GET, POST")):
+        r = await client.patch(f"/v1/tenants/{tenant}/{path}", headers=auth, json={})
+        assert allowed in assert_error(r, 405, "method_not_allowed")["error"]["message"]
+        assert r.headers["allow"] == allowed

@@ -78,8 +78,8 @@ async def relay_error(request: Request, exc: RelayError) -> JSONResponse:
     headers: dict[str, str] = {}
     if isinstance(exc, Unauthorized):
         headers["WWW-Authenticate"] = "Bearer"
-    if isinstance(exc, RateLimited):
-        headers["Retry-After"] = str(exc.retry_after)
+    if (retry_after := getattr(exc, "retry_after", None)) is not None:  # a rate limit, a key in use
+        headers["Retry-After"] = str(retry_after)
     return error_response(exc.status, exc.code, exc.message, headers or None)
 
 

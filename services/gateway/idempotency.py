@@ -39,6 +39,7 @@ REPLAYED = "Idempotent-Replayed"
 
 class KeyInUse(StateConflict):
     code = "idempotency_key_in_use"
+    retry_after = 1  # seconds (Retry-After): the first request answers, or gives its key back, by then
 
 
 class KeyReused(InvalidInput):

@@ -201,26 +201,27 @@ class Authenticator:
                                "was created")
         return Caller(tenant=owner[0], admin=False, key_id=key_hash(token), agent=owner[1])
 
-    async def admin(self, token: str | None) -> Caller:
+    async def admin(self, token: str | None, what: str = "this") -> Caller:
+        """The admin; `what` names the request in the refusal (`PUT /v1/tenants/acme/limits`)."""
         if self._admin is None:
-            raise Unauthorized("tenant creation is disabled: this gateway has no admin key (RELAY_ADMIN_KEY)")
+            raise Unauthorized(f"{what} needs the admin key, and this gateway has none (set RELAY_ADMIN_KEY)")
         caller = await self.identify(token)
         if not caller.admin:
-            raise Forbidden("creating tenants needs the admin key")
+            raise Forbidden(f"{what} needs the admin key; a tenant's or an agent's key cannot do it")
         return caller
 
     async def tenant(self, token: str | None, path_tenant: str) -> Caller:
         """The caller of a /v1/tenants/{t}/... route; its tenant is the one its key authenticates."""
         caller = await self.identify(token)
         if caller.admin:
-            raise Forbidden("the admin key only creates tenants; use the tenant's own key")
+            raise Forbidden("the admin key does not act inside a tenant; use the tenant's own key")
         if caller.tenant != path_tenant:
             raise Forbidden("this key belongs to another tenant")
         return caller
 
-    async def admin_for_tenant(self, token: str | None, path_tenant: str) -> Caller:
+    async def admin_for_tenant(self, token: str | None, path_tenant: str, what: str = "this") -> Caller:
         """The admin acting on one tenant's settings; NotFound when there is no such tenant."""
-        caller = await self.admin(token)
+        caller = await self.admin(token, what)
         try:
             exists = await (await self.keys()).exists(path_tenant)
         except InvalidInput:  # not a tenant name: no such tenant either

@@ -127,15 +127,19 @@ async def _identified(http: Http, request: Request, who: Awaitable[Caller]) -> C
         raise
 
 
+def _request_line(request: Request) -> str:
+    return f"{request.method} {request.url.path}"
+
+
 async def admin_caller(http: HttpDep, credentials: BearerDep, request: Request) -> Caller:
-    caller = await _identified(http, request, http.auth.admin(_token(credentials)))
+    caller = await _identified(http, request, http.auth.admin(_token(credentials), _request_line(request)))
     await http.admit(caller)
     return caller
 
 
 async def admin_of_tenant(http: HttpDep, credentials: BearerDep, t: PathTenant, request: Request) -> str:
     """The admin key, acting on the settings of tenant `t` (which must exist)."""
-    caller = await _identified(http, request, http.auth.admin_for_tenant(_token(credentials), t))
+    caller = await _identified(http, request, http.auth.admin_for_tenant(_token(credentials), t, _request_line(request)))
     await http.admit(caller)
     return t
 

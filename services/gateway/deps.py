@@ -58,7 +58,12 @@ class Http:
     async def admit(self, caller: Caller) -> Limits:
         """Takes the caller's token from its tenant's bucket, at that tenant's rate; its limits."""
         limits = await self.limits.get(caller.tenant) if caller.tenant is not None else self.limits.defaults
-        self.limiter.hit(caller.bucket, rate=limits.rate_per_second, burst=limits.burst)
+        if caller.tenant is None:
+            self.limiter.hit(caller.bucket, rate=limits.rate_per_second, burst=limits.burst, who="the admin key")
+        else:
+            self.limiter.hit(caller.bucket, rate=limits.rate_per_second, burst=limits.burst,
+                             who=f"tenant {caller.tenant!r} (all its keys)",
+                             advice=", or send many facts in one request (POST /v1/tenants/{t}/facts/batch)")
         return limits
 
 

@@ -64,7 +64,7 @@ async def test_over_the_rate_is_429_with_retry_after(gateway_settings, memory, t
         for _ in range(3):
             assert (await c.get(url, params={"subject": "x"}, headers=headers)).status_code == 200
         r = await c.post(url, json=FACT, headers=headers)
-        assert_error(r, 429, "rate_limited")
+        assert f"for tenant '{tenant}'" in assert_error(r, 429, "rate_limited")["error"]["message"]
         assert int(r.headers["retry-after"]) >= 1
     # The refused write wrote nothing (read through an app with a fresh bucket).
     async with client_for(make_app(gateway_settings, memory)) as c:
@@ -190,7 +190,9 @@ async def test_requests_without_a_valid_key_are_limited_per_client_address(gatew
                  for _ in range(8)]
         assert codes == [401] * 5 + [429] * 3
         r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "x"})  # no key at all: same address
-        assert_error(r, 429, "rate_limited")
+        message = assert_error(r, 429, "rate_limited")["error"]["message"]
+        # The bucket is the address's, whatever tenant the path names.
+        assert "without a valid key from 127.0.0.1" in message and tenant not in message, message
         assert int(r.headers["Retry-After"]) >= 1
         # a valid key is not held back by its address's refused requests
         r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "x"}, headers=good)

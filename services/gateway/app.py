@@ -47,6 +47,7 @@ from .routers import (
 )
 from .settings import GatewaySettings
 from .tracing import TracingMiddleware
+from .url_encoding import Utf8Url
 
 log = logging.getLogger("relay.gateway")
 
@@ -126,6 +127,7 @@ def create_app(settings: GatewaySettings | None = None, **parts: Any) -> FastAPI
     app.state.deps = deps
     errors.install(app)
     app.add_middleware(errors.Unhandled)  # first: the innermost, so every other middleware sees its 500
+    app.add_middleware(Utf8Url)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(TracingMiddleware)  # added last: outermost, so a refused body is traced too
     for router in ROUTERS:

@@ -78,8 +78,11 @@ async def test_arguments_have_the_json_types_their_schema_states(client, tenant,
     assert (r.json()["data"]["clock"], r.json()["data"]["as_of"]) == ("belief", "2150-01-05T10:00:00+05:30")
     assert [f["object"] for f in r.json()["data"]["facts"]] == ["pune"]
     assert (await client.post(f"/v1/tenants/{tenant}/tools/tickets", headers=auth)).status_code == 200  # no body
-    r = await client.post(f"/v1/tenants/{tenant}/tools/tickets", headers=auth, json={"open_only": True, "limit": 5})
+    # A whole number is an integer in JSON Schema however it is written (5.0); 5.5 is not.
+    r = await client.post(f"/v1/tenants/{tenant}/tools/tickets", headers=auth, json={"open_only": True, "limit": 5.0})
     assert r.status_code == 200, r.text
+    r = await client.post(f"/v1/tenants/{tenant}/tools/tickets", headers=auth, json={"limit": 5.5})
+    assert "limit: " in assert_error(r, 422, "invalid_arguments")["error"]["message"]
 
 
 async def test_tools_need_the_tenants_own_key(client, tenant, auth):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from relay_graph.memory.inputs import AwareTime, Identifier
 from relay_graph.memory.inputs import Name as _Name
@@ -25,6 +25,14 @@ class Args(BaseModel):
 # A field that JSON can only send as a string (a time, an enum's value): strict mode would want the
 # Python object itself.
 Lax = Field(strict=False)
+
+
+def _whole(value: object) -> object:
+    # JSON Schema's integer is any number without a fraction part, 3.0 too; a bool or "3" is none.
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+Whole = Annotated[int, BeforeValidator(_whole)]  # a count, a depth: the strict int JSON Schema means
 
 
 def _known_predicate(value: str) -> str:
@@ -51,4 +59,4 @@ Role = Annotated[str, Field(pattern=AGENT_PATTERN, description="the role to hand
 Time = Annotated[AwareTime, Lax]  # from its ISO string; a number is still refused (inputs._iso_only)
 
 __all__ = ["Args", "CustomerName", "Identifier", "Lax", "Name", "NodeId", "Predicate", "Role", "ShortText", "Text",
-           "TicketId", "Time"]
+           "TicketId", "Time", "Whole"]

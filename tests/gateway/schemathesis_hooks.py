@@ -1,5 +1,8 @@
 """Schemathesis hooks for tests/gateway/test_schemathesis.py (loaded with SCHEMATHESIS_HOOKS).
 
+The counts of a run (requests, 5xx answers, answers that do not conform to the OpenAPI) go to the
+JSON file RELAY_ST_COUNTS names when the run ends, for the test to print.
+
 The API's times are `format: date-time` with a pattern for the years 1900-2199
 (relay_graph.memory.inputs); the default date-time strategy draws any year and would have nearly all its
 draws filtered out by the pattern. This draws date-times inside the range, with any offset, so
@@ -7,9 +10,14 @@ positive mode spends its examples on the API."""
 
 from __future__ import annotations
 
+import atexit
+import json
+import os
+from collections import Counter
 from datetime import datetime, timedelta, timezone
 
 import schemathesis
+from schemathesis.engine import Status
 from hypothesis import strategies as st
 
 from relay_graph.memory.inputs import TIME_MAX_YEAR, TIME_MIN_YEAR
@@ -25,9 +33,10 @@ schemathesis.openapi.format("date-time", st.datetimes(
 # a predicate's own check of a value (a phone number that is not one; a customer name whose
 # normal form is empty, such as "!!!"), a place the gazetteer does not know, a fault the target
 # cannot suffer in its current state; an Idempotency-Key the generator sent before with another
-# body (a key is one request's, whatever the schema allows).
+# body (a key is one request's, whatever the schema allows); a `confirm` that is not the tenant of
+# the path (a reset or a delete goes ahead only with it).
 SEMANTIC_422 = frozenset({"invalid_value", "unknown_place", "ambiguous_address", "no_line_there",
-                          "fault_not_applicable", "idempotency_key_reused"})
+                          "fault_not_applicable", "idempotency_key_reused", "confirmation_required"})
 
 
 @schemathesis.check
@@ -47,3 +56,29 @@ def relay_positive_acceptance(ctx, response, case):
     if status == 422 and code in SEMANTIC_422:
         return None
     raise AssertionError(f"a request the schema allows was refused: {status} {code}: {response.text[:500]}")
+
+
+# The checks whose failure means an answer that is not what the OpenAPI says.
+CONFORMANCE = frozenset({"status_code_conformance", "content_type_conformance", "response_schema_conformance",
+                         "response_headers_conformance"})
+COUNTS: Counter[str] = Counter()
+
+
+@schemathesis.hook
+def after_call(ctx, case, response):
+    COUNTS["requests"] += 1
+    if response.status_code >= 500:
+        COUNTS["5xx"] += 1
+
+
+@schemathesis.hook
+def after_validate(ctx, case, response, results):
+    if any(r.name in CONFORMANCE and r.status == Status.FAILURE for r in results):
+        COUNTS["schema_failures"] += 1
+
+
+@atexit.register
+def _write_counts() -> None:
+    if path := os.environ.get("RELAY_ST_COUNTS"):
+        with open(path, "w") as f:
+            json.dump({k: COUNTS[k] for k in ("requests", "5xx", "schema_failures")}, f)

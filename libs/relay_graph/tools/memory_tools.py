@@ -36,7 +36,7 @@ from relay_graph.tools.explain import FactExplanation, explain_facts
 from relay_graph.tools.registry import tool
 from relay_graph.tools.resolve import Resolver
 from relay_graph.memory.inputs import name_type, text_type
-from relay_graph.tools.types import Args, CustomerName, Identifier, Lax, Name, Predicate, Text, Time, Whole
+from relay_graph.tools.types import Args, CustomerName, Identifier, Lax, Name, Predicate, Text, Time, whole
 
 # ---------------------------------------------------------------- how_i_know lines
 
@@ -317,7 +317,7 @@ async def claims(ctx: Call, args: ClaimsInput) -> ToolResult:
 
 class RecallInput(Args):
     q: text_type(2_000) = Field(description="the question or topic")  # type: ignore[valid-type]
-    k: Whole = Field(default=10, ge=1, le=100, description="how many episodes")
+    k: whole(1, 100) = Field(default=10, description="how many episodes")
     subject: Name | None = Field(default=None, description="only what is about this customer or entity")
     session: Identifier | None = Field(default=None, description="only this conversation")
 
@@ -350,7 +350,7 @@ async def recall(ctx: Call, args: RecallInput) -> ToolResult:
 class AskInput(Args):
     question: text_type(2_000)  # type: ignore[valid-type]
     customer: CustomerName | None = Field(default=None, description="ask about this customer only")
-    k: Whole = Field(default=5, ge=1, le=50)
+    k: whole(1, 50) = Field(default=5)
 
 
 class AskOutput(BaseModel):

@@ -32,7 +32,11 @@ def _whole(value: object) -> object:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
 
-Whole = Annotated[int, BeforeValidator(_whole)]  # a count, a depth: the strict int JSON Schema means
+def whole(low: int, high: int):
+    """A count or a depth from `low` to `high`: the integer JSON Schema means (5.0 too; no bool, no
+    string). The bounds are part of the type: given beside it in a Field, pydantic would write them
+    into the schema as `ge`/`le`, keywords no JSON Schema tool reads."""
+    return Annotated[int, Field(ge=low, le=high), BeforeValidator(_whole)]
 
 
 def _known_predicate(value: str) -> str:
@@ -59,4 +63,4 @@ Role = Annotated[str, Field(pattern=AGENT_PATTERN, description="the role to hand
 Time = Annotated[AwareTime, Lax]  # from its ISO string; a number is still refused (inputs._iso_only)
 
 __all__ = ["Args", "CustomerName", "Identifier", "Lax", "Name", "NodeId", "Predicate", "Role", "ShortText", "Text",
-           "TicketId", "Time", "Whole"]
+           "TicketId", "Time", "whole"]

@@ -45,6 +45,8 @@ def main() -> None:
             port=settings.port,
             log_level=settings.log_level,
             lifespan="on",
+            proxy_headers=True,
+            forwarded_allow_ips=settings.trusted_proxies,
             timeout_graceful_shutdown=settings.shutdown_timeout_seconds,
         ))
         server.stop_within_s = settings.stop_within_s

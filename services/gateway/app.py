@@ -49,6 +49,7 @@ from .routers import (
 )
 from .settings import GatewaySettings
 from .tracing import TracingMiddleware
+from .url_encoding import Utf8Url
 
 log = logging.getLogger("relay.gateway")
 
@@ -129,6 +130,8 @@ def create_app(settings: GatewaySettings | None = None, **parts: Any) -> FastAPI
                          telemetry={"tracing": False})
     app.state.deps = deps
     errors.install(app)
+    app.add_middleware(errors.Unhandled)  # first: the innermost, so every other middleware sees its 500
+    app.add_middleware(Utf8Url)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(TracingMiddleware)  # added last: outermost, so a refused body is traced too
     app.add_middleware(metrics.MetricsMiddleware)  # and counted (GET /metrics: metrics.router)

@@ -37,9 +37,11 @@ MAX_KEY_CHARS = 256
 # their own processes, never over HTTP).
 DEFAULT_AGENT = "api"
 RESERVED_AGENTS = frozenset({"intake", "resolver", "netops", "gateway", "simulator", DEFAULT_AGENT})
-# An agent's id: no `:` (the `mcp:` names of the stdio server) and no `/` (sub-labels go under it).
-AGENT_ID_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,47}$"
+# An agent's id: no `:` (the `mcp:` names of the stdio server) and no `/` (sub-labels go under it);
+# it begins and ends with a letter or digit, so no id is a reserved name with a dot or dash stuck on.
+AGENT_ID_PATTERN = r"^[a-z0-9](?:[a-z0-9_.-]{0,46}[a-z0-9])?$"
 _AGENT_ID = re.compile(AGENT_ID_PATTERN)
+_SEPARATORS = re.compile(r"[_.-]")
 
 # Both hashes change together or not at all; HSETNX makes "exists" and "create" one step.
 _CREATE = """
@@ -143,8 +145,9 @@ class TenantKeys:
 def check_agent_id(agent: object) -> str:
     if not isinstance(agent, str) or not _AGENT_ID.fullmatch(agent):
         raise InvalidInput(f"an agent id must match {AGENT_ID_PATTERN}", code="invalid_agent")
-    if agent in RESERVED_AGENTS:
-        raise Forbidden(f"{agent!r} is reserved ({', '.join(sorted(RESERVED_AGENTS))}): the desk's own agents "
+    # `net-ops` and `re_solver` read as the desk's own: reserved is checked without the separators.
+    if _SEPARATORS.sub("", agent) in RESERVED_AGENTS:
+        raise Forbidden(f"{agent!r} is reserved or reads as one that is ({', '.join(sorted(RESERVED_AGENTS))}): the desk's own agents "
                         "write only from their own processes, and `api` is the tenant key's own identity; "
                         "pick another name", code="reserved_agent")
     return agent
@@ -196,26 +199,27 @@ class Authenticator:
                                "was created")
         return Caller(tenant=owner[0], admin=False, key_id=key_hash(token), agent=owner[1])
 
-    async def admin(self, token: str | None) -> Caller:
+    async def admin(self, token: str | None, what: str = "this") -> Caller:
+        """The admin; `what` names the request in the refusal (`PUT /v1/tenants/acme/limits`)."""
         if self._admin is None:
-            raise Unauthorized("tenant creation is disabled: this gateway has no admin key (RELAY_ADMIN_KEY)")
+            raise Unauthorized(f"{what} needs the admin key, and this gateway has none (set RELAY_ADMIN_KEY)")
         caller = await self.identify(token)
         if not caller.admin:
-            raise Forbidden("creating tenants needs the admin key")
+            raise Forbidden(f"{what} needs the admin key; a tenant's or an agent's key cannot do it")
         return caller
 
     async def tenant(self, token: str | None, path_tenant: str) -> Caller:
         """The caller of a /v1/tenants/{t}/... route; its tenant is the one its key authenticates."""
         caller = await self.identify(token)
         if caller.admin:
-            raise Forbidden("the admin key only creates tenants; use the tenant's own key")
+            raise Forbidden("the admin key does not act inside a tenant; use the tenant's own key")
         if caller.tenant != path_tenant:
             raise Forbidden("this key belongs to another tenant")
         return caller
 
-    async def admin_for_tenant(self, token: str | None, path_tenant: str) -> Caller:
+    async def admin_for_tenant(self, token: str | None, path_tenant: str, what: str = "this") -> Caller:
         """The admin acting on one tenant's settings; NotFound when there is no such tenant."""
-        caller = await self.admin(token)
+        caller = await self.admin(token, what)
         try:
             exists = await (await self.keys()).exists(path_tenant)
         except InvalidInput:  # not a tenant name: no such tenant either

@@ -75,7 +75,12 @@ class Http:
     async def admit(self, caller: Caller) -> Limits:
         """Takes the caller's token from its tenant's bucket, at that tenant's rate; its limits."""
         limits = await self.limits.get(caller.tenant) if caller.tenant is not None else self.limits.defaults
-        self.limiter.hit(caller.bucket, rate=limits.rate_per_second, burst=limits.burst)
+        if caller.tenant is None:
+            self.limiter.hit(caller.bucket, rate=limits.rate_per_second, burst=limits.burst, who="the admin key")
+        else:
+            self.limiter.hit(caller.bucket, rate=limits.rate_per_second, burst=limits.burst,
+                             who=f"tenant {caller.tenant!r} (all its keys)",
+                             advice=", or send many facts in one request (POST /v1/tenants/{t}/facts/batch)")
         return limits
 
 
@@ -144,15 +149,19 @@ async def _identified(http: Http, request: Request, who: Awaitable[Caller]) -> C
         raise
 
 
+def _request_line(request: Request) -> str:
+    return f"{request.method} {request.url.path}"
+
+
 async def admin_caller(http: HttpDep, credentials: BearerDep, request: Request) -> Caller:
-    caller = await _identified(http, request, http.auth.admin(_token(credentials)))
+    caller = await _identified(http, request, http.auth.admin(_token(credentials), _request_line(request)))
     await http.admit(caller)
     return caller
 
 
 async def admin_of_tenant(http: HttpDep, credentials: BearerDep, t: PathTenant, request: Request) -> str:
     """The admin key, acting on the settings of tenant `t` (which must exist)."""
-    caller = await _identified(http, request, http.auth.admin_for_tenant(_token(credentials), t))
+    caller = await _identified(http, request, http.auth.admin_for_tenant(_token(credentials), t, _request_line(request)))
     await http.admit(caller)
     return t
 

@@ -13,8 +13,11 @@ import redis.exceptions
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import iter_route_contexts
 from pydantic import BaseModel, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from relay_graph.runtime.errors import AmbiguousName, RelayError
 
@@ -75,8 +78,8 @@ async def relay_error(request: Request, exc: RelayError) -> JSONResponse:
     headers: dict[str, str] = {}
     if isinstance(exc, Unauthorized):
         headers["WWW-Authenticate"] = "Bearer"
-    if getattr(exc, "retry_after", None) is not None:  # RateLimited, and a 503 that knows when
-        headers["Retry-After"] = str(exc.retry_after)
+    if (retry_after := getattr(exc, "retry_after", None)) is not None:  # a rate limit, a key in use, a 503
+        headers["Retry-After"] = str(retry_after)
     extra = {"candidates": exc.candidates} if isinstance(exc, AmbiguousName) else {}
     return error_response(exc.status, exc.code, exc.message, headers or None, **extra)
 
@@ -124,15 +127,28 @@ _HTTP_CODES = {
 }
 
 
+def _allowed_methods(request: Request) -> list[str]:
+    # Starlette's 405 names the methods of the first route on the path; a path served by two routes
+    # (GET and POST of .../agents) allows the methods of both.
+    methods: set[str] = set()
+    for route in iter_route_contexts(request.app.router.routes):  # the included routers' routes, flat
+        if (found := route.methods) and route.matches(request.scope)[0] != Match.NONE:
+            methods |= found
+    return sorted(methods)
+
+
 async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
     code = _HTTP_CODES.get(exc.status_code, "http_error")
+    headers = dict(exc.headers) if exc.headers else {}
     if exc.status_code == 404:
         message = f"no route {request.method} {request.url.path}; see /docs for the API"
     elif exc.status_code == 405:
-        message = f"{request.method} is not allowed on {request.url.path}"
+        allowed = _allowed_methods(request) or headers.get("Allow", "").split(", ")
+        headers["Allow"] = ", ".join(allowed)
+        message = f"{request.method} is not allowed on {request.url.path}; it takes {', '.join(allowed)}"
     else:
         message = str(exc.detail)
-    return error_response(exc.status_code, code, message, dict(exc.headers) if exc.headers else None)
+    return error_response(exc.status_code, code, message, headers or None)
 
 
 async def store_unavailable(request: Request, exc: Exception) -> JSONResponse:
@@ -143,7 +159,36 @@ async def store_unavailable(request: Request, exc: Exception) -> JSONResponse:
 
 async def unexpected(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return error_response(500, "internal_error", "something went wrong on our side; it was logged")
+    return error_response(500, "internal", "something went wrong on our side; it was logged")
+
+
+class Unhandled:
+    """The innermost middleware: an exception no handler took is answered here with the JSON 500,
+    and goes no further. Starlette's own last resort (ServerErrorMiddleware, outside every
+    middleware) answers it too, but then raises it on to the server, and uvicorn closes a connection
+    whose answer had started: the client's next request on that keep-alive connection was reset.
+    Inside the other middlewares, they see an ordinary 500 answer (traced, counted)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watch(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except Exception as exc:
+            if started:  # half an answer went out: only closing the connection can end it
+                raise
+            await (await unexpected(Request(scope), exc))(scope, receive, send)
 
 
 def document_invalid_json(schema: dict[str, Any]) -> dict[str, Any]:

@@ -42,6 +42,7 @@ tenant_data.declare(tenant_data.Keys("idempotency claims", lambda tenant: f"{PRE
 
 class KeyInUse(StateConflict):
     code = "idempotency_key_in_use"
+    retry_after = 1  # seconds (Retry-After): the first request answers, or gives its key back, by then
 
 
 class KeyReused(InvalidInput):

@@ -113,8 +113,10 @@ class RateLimiter:
         self.clock = clock
         self._buckets: dict[str, tuple[float, float]] = {}
 
-    def hit(self, key: str, *, rate: float | None = None, burst: int | None = None) -> None:
-        """Takes one token for `key` or raises RateLimited with the seconds until one is back."""
+    def hit(self, key: str, *, rate: float | None = None, burst: int | None = None, who: str = "this client",
+            advice: str = "") -> None:
+        """Takes one token for `key` or raises RateLimited with the seconds until one is back; the
+        refusal says whose bucket ran dry (`who`) and what else the caller can do (`advice`)."""
         rate = self.rate if rate is None else rate
         burst = self.burst if burst is None else burst
         now = self.clock()
@@ -124,11 +126,8 @@ class RateLimiter:
             self._buckets[key] = (tokens, now)
             metrics.RATE_LIMIT_REFUSALS.add(1, {"limiter": self.name})
             wait = max(1, math.ceil((1.0 - tokens) / rate))
-            raise RateLimited(
-                f"over {rate:g} requests/s (burst {burst}) for this tenant; retry after {wait}s, or send "
-                "many facts in one request (POST /v1/tenants/{t}/facts/batch)",
-                retry_after=wait,
-            )
+            raise RateLimited(f"over {rate:g} requests/s (burst {burst}) for {who}; retry after {wait}s{advice}",
+                              retry_after=wait)
         self._buckets[key] = (tokens - 1.0, now)
 
     def forget(self, key: str) -> None:
@@ -213,4 +212,5 @@ class AddressLimiter(RateLimiter):
                     if tokens + (now - last) * self.rate >= self.burst]
             for k in full or list(self._buckets)[: max(1, self.max_addresses // 10)]:
                 del self._buckets[k]
-        super().hit(key)
+        super().hit(key, who=f"requests without a valid key from {key}",
+                    advice="; send a valid key as `Authorization: Bearer <key>`")

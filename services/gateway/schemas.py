@@ -30,6 +30,7 @@ from relay_graph.desk.catalogue import REGION_CODES
 from relay_graph.lab import FaultKind, Injection, Scoreboard
 from relay_graph.desk.network_models import NODE_ID_PATTERN, Capacity, CriticalNode, LineHop, SpanningForest
 from relay_graph.memory.registry import NAME_PATTERN, predicates_described
+from relay_graph.runtime.tenancy import TENANT_RE
 from relay_graph.lab.world import HomeLine, WorldSummary
 
 from .auth import AGENT_ID_PATTERN
@@ -85,7 +86,9 @@ class Strict(BaseModel):
 
 
 class TenantBody(Strict):
-    tenant: str = Field(max_length=63, description="^[a-z0-9][a-z0-9-]{1,62}$", examples=["acme"])
+    # The pattern is stated for clients; the engine's check (validate_tenant) refuses with `invalid_tenant`.
+    tenant: str = Field(max_length=63, description="^[a-z0-9][a-z0-9-]{1,62}$", examples=["acme"],
+                        json_schema_extra={"pattern": TENANT_RE.pattern})
     region: Region = Field(default="india", description="the region whose world (catalogue, prices, network) "
                            "the tenant is created with")
     world: StrictBool = Field(default=True, description="false: an empty tenant, no catalogue and no network "

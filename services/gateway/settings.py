@@ -51,6 +51,10 @@ class GatewaySettings(GraphSettings):
     judge_max_tenants: int = Field(default=20, ge=1)
     # The built customer site (`make install` builds web/ into it); absent: / answers 404.
     site_dir: Path = REPO / "web" / "dist"
+    # The proxies (IPs or CIDRs; "*" for any) whose X-Forwarded-Proto and X-Forwarded-For uvicorn
+    # believes: behind a TLS-terminating proxy the request's scheme is https (the customer cookie
+    # gets Secure) and its client address is the visitor's (the per-address limits).
+    trusted_proxies: list[str] = ["127.0.0.1", "::1"]
     # Requests without a valid key, per client address, per process.
     keyless_rate_per_second: float = Field(default=5.0, gt=0)
     keyless_burst: int = Field(default=30, ge=1)

@@ -69,8 +69,9 @@ class RunningGateway:
 @pytest.fixture(scope="session")
 @needs("processes")
 def running_gateway(falkordb_server, graph_settings, tmp_path_factory):
-    """The real gateway process (no desk agents: ready once FalkorDB and the streams answer), with a
-    rate limit that property tests do not meet."""
+    """The real gateway process (no desk agents: ready once FalkorDB and the streams answer), with
+    rate limits (per tenant, per address, for new sessions and Judge runs) that property tests do
+    not meet."""
     import os
     import subprocess
     import sys
@@ -90,7 +91,9 @@ def running_gateway(falkordb_server, graph_settings, tmp_path_factory):
            "RELAY_PORT": str(port), "RELAY_HOST": "127.0.0.1", "RELAY_ADMIN_KEY": admin,
            "RELAY_LOG_LEVEL": "warning", "RELAY_READY_AGENTS": "[]", "RELAY_MODEL_DIR": str(graph_settings.model_dir),
            "RELAY_RATE_LIMIT_PER_SECOND": "100000", "RELAY_RATE_LIMIT_BURST": "100000",
-           "RELAY_JUDGE_MAX_TENANTS": "10000"}
+           "RELAY_KEYLESS_RATE_PER_SECOND": "100000", "RELAY_KEYLESS_BURST": "100000",
+           "RELAY_SITE_SESSIONS_PER_SECOND": "100000", "RELAY_SITE_SESSIONS_BURST": "100000",
+           "RELAY_JUDGE_RUNS_PER_SECOND": "100000", "RELAY_JUDGE_RUNS_BURST": "100000", "RELAY_JUDGE_MAX_TENANTS": "10000"}
     env.update(acl_env(falkordb_server))
     with log_path.open("wb") as log:
         proc = subprocess.Popen([sys.executable, "-m", "services.gateway"], cwd=REPO, env=env,

@@ -40,14 +40,15 @@ async def test_an_agent_key_is_shown_once_and_names_its_agent(client, tenant, au
     assert (f["asserted_by"], f["label"]) == ("planner", None)
 
 
-@pytest.mark.parametrize("name", DESK + ["api"])
+@pytest.mark.parametrize("name", DESK + ["api", "net-ops", "re_solver", "in.take", "a-p-i"])
 async def test_the_desks_agents_and_api_are_reserved(client, tenant, auth, name):
     r = await client.post(f"/v1/tenants/{tenant}/agents", json={"agent": name}, headers=auth)
     assert_error(r, 403, "reserved_agent")
     assert (await client.get(f"/v1/tenants/{tenant}/agents", headers=auth)).json() == {"agents": []}
 
 
-@pytest.mark.parametrize("name", ["Night Shift", "mcp:claude", "planner/night", "", "x" * 49])
+@pytest.mark.parametrize("name", ["Night Shift", "mcp:claude", "planner/night", "", "x" * 49,
+                                  "resolver.", "api-", "intake_", ".resolver", "planner."])
 async def test_an_agent_id_that_is_not_an_id_is_422(client, tenant, auth, name):
     assert_error(await client.post(f"/v1/tenants/{tenant}/agents", json={"agent": name}, headers=auth),
                  422, "validation_error")

@@ -262,6 +262,14 @@ async def test_the_query_log_has_every_processs_queries_and_profiles_a_logged_re
                  "query_not_found")
     assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries/runs/latest/profile", headers=auth), 422,
                  "validation_error")
+    # Stream ids are two unsigned 64-bit numbers: a larger one is refused here, before Redis sees it.
+    for run in (f"{2**64}-0", f"1-{2**64}", "99999999999999999999-0"):
+        assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries/runs/{run}/profile", headers=auth),
+                     422, "validation_error")
+        assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries/console_find_word/plan",
+                                      params={"run": run}, headers=auth), 422, "validation_error")
+    assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries/runs/{2**64 - 1}-0/profile", headers=auth),
+                 404, "query_not_found")
     other_key = await create_tenant(client, tenant + "-q")
     assert_error(await client.get(f"/v1/console/tenants/{tenant}/queries", headers=other_key), 403, "forbidden")
 
@@ -420,3 +428,24 @@ async def test_the_same_question_of_relay_and_of_the_vector_store_side_by_side(c
     assert none["vector"] == {**none["vector"], "answer": None, "evidence": []}
     assert_error(await client.post(f"/v1/console/tenants/{tenant}/compare", headers=auth,
                                    json={"question": " ", "customer": "Asha Verma"}), 422, "validation_error")
+
+
+async def test_experts_on_a_ticket_whose_issue_nobody_has_fixed_yet(client, tenant, graph_client):
+    # No ticket of the issue is FIXED_BY a procedure: there are no fix steps to share, and the
+    # people on the other open ticket of the same issue are still the ones who worked on it.
+    from relay_graph.desk import tickets
+
+    auth = await create_tenant(client, tenant)
+    for tid, customer in (("T-A", "Asha Verma"), ("T-B", "Ravi Kumar")):
+        await tickets.open_ticket(graph_client, tenant, customer=customer, issue_kind="no dial tone",
+                                  summary="no dial tone", agent="intake", ticket_id=tid)
+    r = await client.get(f"/v1/console/tenants/{tenant}/tickets/T-A/experts", headers=auth)
+    assert r.status_code == 200, r.text
+    assert r.json()["issue"] == "no dial tone"
+    assert [(e["expert"], e["tickets"], e["fixed"], e["why"], e["ticket_ids"]) for e in r.json()["experts"]] == [
+        ("intake", 1, 0, ["same issue"], ["T-B"])]
+    await tickets.open_ticket(graph_client, tenant, customer="Arun Rao", issue_kind="no signal at all",
+                              summary="no signal", agent="intake", ticket_id="T-ALONE")
+    r = await client.get(f"/v1/console/tenants/{tenant}/tickets/T-ALONE/experts", headers=auth)
+    assert r.status_code == 200, r.text
+    assert r.json()["experts"] == []

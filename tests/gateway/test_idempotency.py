@@ -3,6 +3,8 @@ nothing; the same key for a different request is refused; without a key nothing 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from relay_graph.runtime.streams import STREAM_TURNS
@@ -73,3 +75,18 @@ async def test_a_retried_episode_write_is_written_once(client, base, auth, memor
     other = {**turn, "text": "another turn"}
     r = await client.post(f"{base}/episodes", json={"episodes": [other]}, headers={**auth, **key})
     assert_error(r, 422, "idempotency_key_reused")
+
+
+async def test_a_key_whose_first_request_is_still_running_is_409_with_retry_after(client, base, auth, memory, tenant):
+    fact = {"subject": "ann bell", "predicate": "lives_in", "object": "goa"}
+    key = {"Idempotency-Key": "fact-in-flight"}
+    first = await client.post(f"{base}/facts", json=fact, headers={**auth, **key})
+    assert first.status_code == 201
+    # As if the first request were still being handled: its claim, not yet its answer.
+    redis = memory.client.redis
+    [slot] = [k async for k in redis.scan_iter(match=f"relay-idem:{tenant}:*")]
+    record = json.loads(await redis.get(slot))
+    await redis.set(slot, json.dumps({"state": "pending", "fp": record["fp"]}), ex=60)
+    r = await client.post(f"{base}/facts", json=fact, headers={**auth, **key})
+    assert_error(r, 409, "idempotency_key_in_use")
+    assert r.headers["retry-after"] == "1"

@@ -64,7 +64,7 @@ async def test_over_the_rate_is_429_with_retry_after(gateway_settings, memory, t
         for _ in range(3):
             assert (await c.get(url, params={"subject": "x"}, headers=headers)).status_code == 200
         r = await c.post(url, json=FACT, headers=headers)
-        assert_error(r, 429, "rate_limited")
+        assert f"for tenant '{tenant}'" in assert_error(r, 429, "rate_limited")["error"]["message"]
         assert int(r.headers["retry-after"]) >= 1
     # The refused write wrote nothing (read through an app with a fresh bucket).
     async with client_for(make_app(gateway_settings, memory)) as c:
@@ -170,7 +170,9 @@ async def test_limits_are_per_tenant_and_shared_by_its_keys(gateway_settings, me
 
 async def test_only_the_admin_sets_limits(client, tenant, auth):
     url = f"/v1/tenants/{tenant}/limits"
-    assert_error(await client.put(url, json={"burst": 5}, headers=auth), 403, "forbidden")
+    # The refusal names what was asked, not another admin action.
+    message = assert_error(await client.put(url, json={"burst": 5}, headers=auth), 403, "forbidden")["error"]["message"]
+    assert message.startswith(f"PUT {url} needs the admin key") and "creating tenants" not in message
     assert_error(await client.put(url, json={"burst": 5}), 401, "unauthorized")
     assert_error(await client.put("/v1/tenants/no-such-tenant/limits", json={"burst": 5}, headers=ADMIN),
                  404, "not_found")
@@ -188,7 +190,9 @@ async def test_requests_without_a_valid_key_are_limited_per_client_address(gatew
                  for _ in range(8)]
         assert codes == [401] * 5 + [429] * 3
         r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "x"})  # no key at all: same address
-        assert_error(r, 429, "rate_limited")
+        message = assert_error(r, 429, "rate_limited")["error"]["message"]
+        # The bucket is the address's, whatever tenant the path names.
+        assert "without a valid key from 127.0.0.1" in message and tenant not in message, message
         assert int(r.headers["Retry-After"]) >= 1
         # a valid key is not held back by its address's refused requests
         r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "x"}, headers=good)

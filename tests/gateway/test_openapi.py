@@ -40,3 +40,25 @@ async def test_docs_page(client):
     r = await client.get("/docs")
     assert r.status_code == 200
     assert "swagger" in r.text.lower()
+
+
+def _schema_keys(node, path=""):
+    """(where, key) of every key of every schema object in the document."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield path, k
+            yield from _schema_keys(v, f"{path}/{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _schema_keys(v, f"{path}/{i}")
+
+
+async def test_bounds_are_json_schema_keywords(client):
+    # pydantic writes a bound it cannot push into the type as its own `ge`/`le`: no JSON Schema tool
+    # (nor Schemathesis) reads those, so clients would be told there is no bound.
+    doc = (await client.get("/openapi.json")).json()
+    wrong = [(where, k) for where, k in _schema_keys(doc)
+             if k in ("ge", "le", "gt", "lt") and not where.endswith("/properties")]  # not a field named so
+    assert not wrong, wrong[:10]
+    depth = doc["components"]["schemas"]["AffectedByInput"]["properties"]["depth"]["anyOf"][0]
+    assert (depth["minimum"], depth["maximum"]) == (0, 16)

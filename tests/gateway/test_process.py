@@ -64,3 +64,38 @@ def test_gateway_process_serves_and_stops_cleanly(falkordb_server, tenant, tmp_p
             proc.kill()
             proc.wait()
         log.close()
+
+
+def test_behind_a_trusted_tls_proxy_the_customer_cookie_is_secure(falkordb_server, tenant, tmp_path):
+    # The "proxy" is this machine at 127.0.0.3 (any 127/8 address is loopback), the one
+    # RELAY_TRUSTED_PROXIES names; the same request from 127.0.0.1, now untrusted, is plain http.
+    port = free_port()
+    env = {**os.environ, "RELAY_FALKORDB_HOST": falkordb_server.host, "RELAY_FALKORDB_PORT": str(falkordb_server.port),
+           "RELAY_PORT": str(port), "RELAY_HOST": "127.0.0.1", "RELAY_ADMIN_KEY": "process-test-admin-key",
+           "RELAY_LOG_LEVEL": "warning", "RELAY_READY_AGENTS": "[]", "RELAY_TRUSTED_PROXIES": '["127.0.0.3"]'}
+    log = (tmp_path / "gateway.log").open("w+b")
+    proc = subprocess.Popen([sys.executable, "-m", "services.gateway"], cwd=REPO, env=env,
+                            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_ready(base, proc)
+        r = httpx.post(f"{base}/v1/tenants", json={"tenant": tenant},
+                       headers={"Authorization": "Bearer process-test-admin-key"}, timeout=10)
+        assert r.status_code == 201, r.text
+        r = httpx.put(f"{base}/v1/tenants/{tenant}/site", json={"open": True},
+                      headers={"Authorization": f"Bearer {r.json()['api_key']}"}, timeout=10)
+        assert r.status_code == 200, r.text
+
+        def cookie_from(address: str) -> str:
+            with httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=10) as c:
+                r = c.post(f"{base}/v1/tenants/{tenant}/me/session", headers={"X-Forwarded-Proto": "https"})
+                assert r.status_code == 201, r.text
+                return r.headers["set-cookie"]
+
+        assert "; Secure" in cookie_from("127.0.0.3")
+        assert "Secure" not in cookie_from("127.0.0.1")  # a client cannot claim https for itself
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        log.close()

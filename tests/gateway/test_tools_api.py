@@ -59,6 +59,37 @@ async def test_unknown_tools_and_bad_arguments_are_refused_with_the_error_shape(
                  "validation_error")
 
 
+async def test_arguments_have_the_json_types_their_schema_states(client, tenant, auth):
+    # Strict: a boolean is not a number, a number is not a boolean, a string of digits is not a number.
+    for name, args, where in (("affected_by", {"node": "pune-olt-1", "depth": False}, "depth"),
+                              ("affected_by", {"node": "pune-olt-1", "depth": "2"}, "depth"),
+                              ("capacity", {"node": "pune-olt-1", "nominal": 0}, "nominal"),
+                              ("capacity", {"node": "pune-olt-1", "nominal": "true"}, "nominal"),
+                              ("tickets", {"open_only": 1}, "open_only"),
+                              ("recall", {"q": "router", "k": True}, "k")):
+        r = await client.post(f"/v1/tenants/{tenant}/tools/{name}", headers=auth, json=args)
+        assert f"{where}: " in assert_error(r, 422, "invalid_arguments")["error"]["message"], (name, args)
+    # A body, when there is one, is an object: `null` is not "no arguments".
+    r = await client.post(f"/v1/tenants/{tenant}/tools/tickets", headers={**auth, "Content-Type": "application/json"},
+                          content=b"null")
+    assert_error(r, 422, "validation_error")
+    # What JSON can only send as a string is still read from it: a time, an enum's value.
+    r = await client.post(f"/v1/tenants/{tenant}/tools/remember_fact", headers=auth, json={
+        "subject": "pia", "predicate": "lives_in", "object": "pune", "valid_from": "2026-01-01T00:00:00+00:00"})
+    assert r.status_code == 200, r.text
+    r = await client.post(f"/v1/tenants/{tenant}/tools/facts_at", headers=auth, json={
+        "subject": "pia", "as_of": "2150-01-05T10:00:00+05:30", "clock": "belief"})
+    assert r.status_code == 200, r.text
+    assert (r.json()["data"]["clock"], r.json()["data"]["as_of"]) == ("belief", "2150-01-05T10:00:00+05:30")
+    assert [f["object"] for f in r.json()["data"]["facts"]] == ["pune"]
+    assert (await client.post(f"/v1/tenants/{tenant}/tools/tickets", headers=auth)).status_code == 200  # no body
+    # A whole number is an integer in JSON Schema however it is written (5.0); 5.5 is not.
+    r = await client.post(f"/v1/tenants/{tenant}/tools/tickets", headers=auth, json={"open_only": True, "limit": 5.0})
+    assert r.status_code == 200, r.text
+    r = await client.post(f"/v1/tenants/{tenant}/tools/tickets", headers=auth, json={"limit": 5.5})
+    assert "limit: " in assert_error(r, 422, "invalid_arguments")["error"]["message"]
+
+
 async def test_tools_need_the_tenants_own_key(client, tenant, auth):
     assert_error(await client.get(f"/v1/tenants/{tenant}/tools"), 401, "unauthorized")
     other = await create_tenant(client, tenant + "-x")

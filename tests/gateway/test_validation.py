@@ -120,3 +120,25 @@ async def test_unknown_route_and_method_are_json(client, tenant, auth):
     r = await client.delete(f"/v1/tenants/{tenant}/claims", headers=auth)
     assert_error(r, 405, "method_not_allowed")
     assert r.headers["allow"] == "GET"
+    # A path two routes serve allows the methods of both.
+    for path, allowed in (("agents", "GET, POST"), ("facts", "GET, POST")):
+        r = await client.patch(f"/v1/tenants/{tenant}/{path}", headers=auth, json={})
+        assert allowed in assert_error(r, 405, "method_not_allowed")["error"]["message"]
+        assert r.headers["allow"] == allowed
+
+
+async def test_a_query_string_or_path_that_is_not_utf8_is_400(client, tenant, auth):
+    # Decoded leniently, %FF would reach the route as U+FFFD: a name nobody wrote.
+    url = f"/v1/tenants/{tenant}/facts"
+    for query in ("subject=%FF", "subject=caf%E9", "subject=ok&predicate=%C3", "sub%FFject=x"):
+        body = assert_error(await client.get(f"{url}?{query}", headers=auth), 400, "invalid_encoding")
+        assert "query string is not UTF-8" in body["error"]["message"]
+    body = assert_error(await client.get(f"/v1/tenants/{tenant}/tickets/T-%FF", headers=auth), 400,
+                        "invalid_encoding")
+    assert "path is not UTF-8" in body["error"]["message"]
+    # UTF-8, escaped or not, and `+` for a space, are what they say.
+    r = await client.post(url, json={"subject": "josé ana", "predicate": "lives_in", "object": "pune"}, headers=auth)
+    assert r.status_code == 201, r.text
+    for query in ("subject=jos%C3%A9+ana", "subject=jos%C3%A9%20ana"):
+        r = await client.get(f"{url}?{query}", headers=auth)
+        assert r.status_code == 200 and [f["object"] for f in r.json()["facts"]] == ["pune"], (query, r.text)

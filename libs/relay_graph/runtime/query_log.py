@@ -14,11 +14,13 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any
 
 from relay_graph.runtime import tenant_data
+from relay_graph.runtime.errors import InvalidValue
 from relay_graph.runtime.tenancy import validate_tenant
 
 log = logging.getLogger("relay_graph.runtime.query_log")
@@ -26,6 +28,34 @@ log = logging.getLogger("relay_graph.runtime.query_log")
 PREFIX = "relay:querylog:"
 MAX_PARAMS_CHARS = 2_000  # parameters above this (an embedding, a batch) are not kept
 TTL_S = 3_600
+
+
+def _at_most(limit: int) -> str:
+    """A regular expression for the decimal numbers 0..limit, without leading zeros: a stream
+    id's parts are unsigned 64-bit numbers, and a pattern is what the OpenAPI can state."""
+    digits = str(limit)
+    shorter = f"[1-9][0-9]{{0,{len(digits) - 2}}}" if len(digits) > 1 else ""
+    same_length = [digits]
+    for i, d in enumerate(digits):  # the same prefix, a smaller digit here, anything after
+        low = 1 if i == 0 else 0
+        if int(d) > low:
+            smaller = str(low) if int(d) - 1 == low else f"[{low}-{int(d) - 1}]"
+            rest = len(digits) - i - 1
+            same_length.append(digits[:i] + smaller + (f"[0-9]{{{rest}}}" if rest else ""))
+    return "(?:" + "|".join(["0", *([shorter] if shorter else []), *same_length]) + ")"
+
+
+_PART = _at_most(2**64 - 1)
+# A logged run's id is its entry's stream id, `<ms>-<seq>`: what XRANGE takes, nothing larger.
+RUN_ID_PATTERN = f"^{_PART}-{_PART}$"
+_RUN_ID = re.compile(RUN_ID_PATTERN)
+
+
+def check_run_id(value: str) -> str:
+    """A logged run's id (`<ms>-<seq>`, each part below 2^64); InvalidValue otherwise."""
+    if not _RUN_ID.fullmatch(value):
+        raise InvalidValue(f"a run id is two numbers below 2^64 joined by '-', not {value[:64]!r}")
+    return value
 
 
 def key(tenant: str) -> str:
@@ -173,5 +203,6 @@ async def read(redis, tenant: str, limit: int) -> list[LoggedQuery]:
 
 
 async def one(redis, tenant: str, entry_id: str) -> LoggedQuery | None:
+    check_run_id(entry_id)
     got = await redis.xrange(key(tenant), min=entry_id, max=entry_id, count=1)
     return _entry(*got[0]) if got else None

@@ -22,7 +22,7 @@ from relay_graph.tools.memory_tools import ticket_line
 from relay_graph.tools.registry import tool
 from relay_graph.tools.resolve import Resolver
 from relay_graph.memory.inputs import text_type
-from relay_graph.tools.types import Args, CustomerName, Name, Role, TicketId
+from relay_graph.tools.types import Args, CustomerName, Name, Role, TicketId, whole
 
 
 def _detail_lines(t: TicketDetail) -> list[str]:
@@ -39,7 +39,7 @@ class TicketsInput(Args):
     ticket_id: TicketId | None = Field(default=None, description="one ticket, with its timeline and handoffs")
     customer: CustomerName | None = Field(default=None, description="only this customer's tickets")
     open_only: bool = Field(default=False, description="leave out closed tickets")
-    limit: int = Field(default=50, ge=1, le=200)
+    limit: whole(1, 200) = Field(default=50)
 
 
 class TicketsOutput(BaseModel):
@@ -166,7 +166,7 @@ async def who_handled(ctx: Call, args: WhoHandledInput) -> ToolResult:
 
 class PastFixesInput(Args):
     issue_kind: Name = Field(description="the kind of issue, e.g. 'no internet', 'wifi slow'")
-    limit: int = Field(default=3, ge=1, le=20)
+    limit: whole(1, 20) = Field(default=3)
 
 
 class PastFixesOutput(BaseModel):

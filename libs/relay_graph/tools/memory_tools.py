@@ -4,7 +4,7 @@ the graph knows about one customer."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -36,7 +36,7 @@ from relay_graph.tools.explain import FactExplanation, explain_facts
 from relay_graph.tools.registry import tool
 from relay_graph.tools.resolve import Resolver
 from relay_graph.memory.inputs import text_type
-from relay_graph.tools.types import Args, CustomerName, Identifier, Name, Predicate, Text, Time
+from relay_graph.tools.types import Args, CustomerName, Identifier, Lax, Name, Predicate, Text, Time, whole
 
 # ---------------------------------------------------------------- how_i_know lines
 
@@ -243,8 +243,8 @@ class FactsAtInput(Args):
     subject: CustomerName
     predicate: Predicate | None = Field(default=None, description="one predicate; default all of them")
     as_of: Time | None = Field(default=None, description="a moment; default: what is current now")
-    clock: Clock = Field(default=Clock.WORLD, description="world: what was true in the world at as_of; "
-                                                          "belief: what we had on file at as_of")
+    clock: Annotated[Clock, Lax] = Field(default=Clock.WORLD, description="world: what was true in the world at "
+                                         "as_of; belief: what we had on file at as_of")
 
 
 class FactsOutput(BaseModel):
@@ -318,7 +318,7 @@ async def claims(ctx: Call, args: ClaimsInput) -> ToolResult:
 
 class RecallInput(Args):
     q: text_type(2_000) = Field(description="the question or topic")  # type: ignore[valid-type]
-    k: int = Field(default=10, ge=1, le=100, description="how many episodes")
+    k: whole(1, 100) = Field(default=10, description="how many episodes")
     subject: Name | None = Field(default=None, description="only what is about this customer or entity")
     session: Identifier | None = Field(default=None, description="only this conversation")
 
@@ -351,7 +351,7 @@ async def recall(ctx: Call, args: RecallInput) -> ToolResult:
 class AskInput(Args):
     question: text_type(2_000)  # type: ignore[valid-type]
     customer: CustomerName | None = Field(default=None, description="ask about this customer only")
-    k: int = Field(default=5, ge=1, le=50)
+    k: whole(1, 50) = Field(default=5)
 
 
 class AskOutput(BaseModel):

@@ -12,7 +12,7 @@ from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import Shape, ToolResult
 from relay_graph.tools.registry import tool
 from relay_graph.tools.resolve import Resolver
-from relay_graph.tools.types import Args, CustomerName, NodeId
+from relay_graph.tools.types import Args, CustomerName, NodeId, whole
 
 
 def _path_line(a: AffectedCustomer, status: str) -> str:
@@ -21,8 +21,8 @@ def _path_line(a: AffectedCustomer, status: str) -> str:
 
 class AffectedByInput(Args):
     node: NodeId
-    depth: int | None = Field(default=None, ge=0, le=16,
-                              description="links below the node to look (an OLT's customers are at 2); default all")
+    depth: whole(0, 16) | None = Field(default=None,
+                                 description="links below the node to look (an OLT's customers are at 2); default all")
 
 
 class AffectedByOutput(BaseModel):

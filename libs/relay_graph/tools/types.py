@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
 from relay_graph.memory.inputs import AwareTime, Identifier
 from relay_graph.memory.inputs import Name as _Name
@@ -15,9 +15,28 @@ from relay_graph.memory.registry import NAME_PATTERN, predicates_described
 
 
 class Args(BaseModel):
-    """Tool arguments: unknown fields are refused (a typo must not be silently ignored)."""
+    """Tool arguments: unknown fields are refused (a typo must not be silently ignored), and every
+    value has the JSON type its schema states (strict): `false` is not the number 0, `0` is not
+    false, `"3"` is not 3. Times and enums are the exceptions, read from their strings (Lax)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# A field that JSON can only send as a string (a time, an enum's value): strict mode would want the
+# Python object itself.
+Lax = Field(strict=False)
+
+
+def _whole(value: object) -> object:
+    # JSON Schema's integer is any number without a fraction part, 3.0 too; a bool or "3" is none.
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def whole(low: int, high: int):
+    """A count or a depth from `low` to `high`: the integer JSON Schema means (5.0 too; no bool, no
+    string). The bounds are part of the type: given beside it in a Field, pydantic would write them
+    into the schema as `ge`/`le`, keywords no JSON Schema tool reads."""
+    return Annotated[int, Field(ge=low, le=high), BeforeValidator(_whole)]
 
 
 # The shared input types (relay_graph.memory.inputs): the same checks as the REST API and the engine.
@@ -36,7 +55,7 @@ NodeId = Annotated[str, Field(pattern=NODE_ID_PATTERN, description="a network no
 TicketId = Annotated[Identifier, Field(description="a ticket id, e.g. 'T-1A2B3C4D5E6F'")]
 Role = Annotated[str, Field(pattern=AGENT_PATTERN, description="the role to hand to: intake, resolver or netops "
                                                                "(the desk's agents), or another agent's name")]
-Time = AwareTime
+Time = Annotated[AwareTime, Lax]  # from its ISO string; a number is still refused (inputs._iso_only)
 
-__all__ = ["Args", "CustomerName", "Identifier", "Name", "NodeId", "Predicate", "Role", "ShortText", "Text",
-           "TicketId", "Time"]
+__all__ = ["Args", "CustomerName", "Identifier", "Lax", "Name", "NodeId", "Predicate", "Role", "ShortText", "Text",
+           "TicketId", "Time", "whole"]

@@ -24,8 +24,12 @@ TenantPath = Annotated[str, Path(max_length=63, description="the tenant to work 
 ERRORS = responses(401, 403, 404, 409, 422, 429)
 
 
+SnapshotName = Annotated[str, Path(max_length=63, pattern=ops.SNAPSHOT_NAME_RE.pattern)]
+
+
 class SnapshotBody(Strict):
-    name: str = Field(max_length=63, description="^[a-z0-9][a-z0-9-]{0,62}$", examples=["before-demo"])
+    name: str = Field(max_length=63, description="^[a-z0-9][a-z0-9-]{0,62}$", examples=["before-demo"],
+                      json_schema_extra={"pattern": ops.SNAPSHOT_NAME_RE.pattern})
 
 
 class ConfirmBody(Strict):
@@ -85,12 +89,12 @@ async def create_snapshot(tenant: TenantPath, body: SnapshotBody, _: AdminDep, m
 
 @router.post("/snapshots/{name}/restore", response_model=Answer[ops.Snapshot], responses=ERRORS,
              summary="Replace the tenant's graph by a copy of the snapshot")
-async def restore_snapshot(tenant: TenantPath, name: str, _: AdminDep, memory: OperationsMemoryDep) -> ops.Snapshot:
+async def restore_snapshot(tenant: TenantPath, name: SnapshotName, _: AdminDep, memory: OperationsMemoryDep) -> ops.Snapshot:
     return await ops.restore_snapshot(memory.client, validate_tenant(tenant), name)
 
 
 @router.delete("/snapshots/{name}", status_code=204, responses=ERRORS, summary="Delete a snapshot")
-async def delete_snapshot(tenant: TenantPath, name: str, _: AdminDep, memory: OperationsMemoryDep) -> Response:
+async def delete_snapshot(tenant: TenantPath, name: SnapshotName, _: AdminDep, memory: OperationsMemoryDep) -> Response:
     await ops.delete_snapshot(memory.client, validate_tenant(tenant), name)
     return Response(status_code=204)
 

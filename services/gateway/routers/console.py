@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from relay_graph.usecases import compare, console, network_map
 from relay_graph.usecases import simulator_control as sim
 from relay_graph.usecases import operations as ops
+from relay_graph.runtime import query_log
 from relay_graph.runtime.errors import NotFound, RelayError
 from relay_graph.memory.inputs import Identifier, Name, Text
 from relay_graph.runtime.tenancy import validate_tenant
@@ -193,7 +194,7 @@ async def database(tenant: ConsoleTenant, memory: MemoryDep, operations: Operati
     return Database(stats=stats, indexes=(await console.indexes(memory.client, tenant)).indexes)
 
 
-RUN_PATTERN = r"^[0-9]{1,20}-[0-9]{1,20}$"
+RUN_PATTERN = query_log.RUN_ID_PATTERN  # two numbers below 2^64: a larger one would reach Redis and fail there
 RunId = Annotated[str, Path(pattern=RUN_PATTERN, description="a logged run's `id`",
                             examples=["1764637200000-0"])]
 

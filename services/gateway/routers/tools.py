@@ -56,7 +56,8 @@ async def call(
     deps: DepsDep,
     memory: MemoryDep,
     name: Annotated[str, Path(min_length=1, max_length=64, description="a tool name from GET /tools")],
-    arguments: Annotated[dict[str, Any] | None, Body(description="the tool's arguments (its input_schema)")] = None,
+    # No body: no arguments. A body is an object: `null` is refused (422) like any other non-object.
+    arguments: Annotated[dict[str, Any], Body(description="the tool's arguments (its input_schema)")] = None,  # type: ignore[assignment]
     agent: Annotated[str | None, Query(pattern=LABEL_PATTERN, description="a sub-label under the key's agent "
                                        "(kept as the `label` of the facts it writes)")] = None,
 ) -> ToolAnswer:

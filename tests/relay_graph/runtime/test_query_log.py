@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 import redis.asyncio as aioredis
 
 from relay_graph.runtime import query_log
 from relay_graph.runtime.embedded import free_port
+from relay_graph.runtime.errors import InvalidValue
 
 
 def entry(name: str, rows: int = 1) -> dict:
@@ -21,6 +23,15 @@ def test_what_a_process_is_called_and_which_parameters_are_kept():
     assert query_log.kept_params({"uid": "customer:asha"}) == '{"uid":"customer:asha"}'
     assert query_log.kept_params({"vector": [0.1] * 384}) is None  # an embedding is never kept
     assert query_log.kept_params(None) == "{}"
+
+
+def test_a_run_id_is_two_numbers_below_2_to_the_64():
+    top = str(2**64 - 1)
+    for good in ("0-0", "1764637200000-0", f"{top}-{top}", f"{2**64 - 10}-3", "9999999999999999999-1"):
+        assert query_log.check_run_id(good) == good
+    for bad in (f"{2**64}-0", f"0-{2**64}", "99999999999999999999-0", "01-0", "1-", "-1", "1", "1-0 ", "latest"):
+        with pytest.raises(InvalidValue):
+            query_log.check_run_id(bad)
 
 
 async def test_entries_reach_the_tenants_capped_stream_in_the_background(graph_client, tenant):

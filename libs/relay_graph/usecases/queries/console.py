@@ -123,18 +123,22 @@ LIMIT $limit
 # "Who has worked on this?": the agents and technicians on other tickets of similar issues, by
 # graph: the same Issue (`same issue`), or an Issue whose fix shares a step with a fix that worked
 # on this one (`shared fix`: Ticket-FIXED_BY->Procedure, its ProcSteps' actions); ranked by the
-# similar tickets they fixed, then worked.
+# similar tickets they fixed, then worked. The procedure ids pass through WITH before they key an
+# index lookup: FalkorDB refuses `{procedure_id: p.procedure_id}` when the OPTIONAL MATCH that binds
+# `p` found nothing (an issue nobody has fixed yet), while a null value simply matches nothing.
 TICKET_EXPERTS = Query(
     "console_ticket_experts",
     """
 MATCH (t:Ticket {ticket_id: $ticket_id})-[:TICKET_ABOUT]->(i:Issue)
 OPTIONAL MATCH (i)<-[:TICKET_ABOUT]-(:Ticket)-[:FIXED_BY]->(p:Procedure)
-OPTIONAL MATCH (s:ProcStep {procedure_id: p.procedure_id})
+WITH t, i, p.procedure_id AS fix
+OPTIONAL MATCH (s:ProcStep {procedure_id: fix})
 WITH t, i, collect(DISTINCT s.action) AS actions
 OPTIONAL MATCH (i)<-[:TICKET_ABOUT]-(same:Ticket) WHERE same <> t
 WITH t, i, actions, collect(DISTINCT same) AS sames
 OPTIONAL MATCH (s2:ProcStep) WHERE s2.action IN actions
-OPTIONAL MATCH (p2:Procedure {procedure_id: s2.procedure_id})<-[:FIXED_BY]-(via:Ticket)-[:TICKET_ABOUT]->(j:Issue)
+WITH t, i, sames, s2.procedure_id AS sharing
+OPTIONAL MATCH (p2:Procedure {procedure_id: sharing})<-[:FIXED_BY]-(via:Ticket)-[:TICKET_ABOUT]->(j:Issue)
 WHERE via <> t AND j <> i
 WITH t, sames, collect(DISTINCT via) AS vias
 WITH [x IN sames | [x, 'same issue']] + [x IN vias | [x, 'shared fix']] AS similar

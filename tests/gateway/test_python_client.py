@@ -114,6 +114,23 @@ def test_the_api_errors_come_back_typed(admin, tenant, running_gateway):
         admin.create_tenant(name)
 
 
+def test_a_team_brings_its_own_words(admin, tenant):
+    name, key = tenant
+    with admin.tenant(name, key) as team:
+        with pytest.raises(errors.UnknownPredicate) as refused:
+            team.remember("asha rao", "prefers_language", "tamil")
+        assert "PUT" in refused.value.message
+        defined = team.define_predicate("prefers_language", "single", description="the language to write in")
+        assert (defined.name, defined.builtin, defined.cardinality) == ("prefers_language", False, "single")
+        assert team.remember("asha rao", "prefers_language", "tamil").outcome == "created"
+        assert team.remember("asha rao", "prefers_language", "hindi").outcome == "superseded"
+        assert [f.object for f in team.facts("asha rao", "prefers_language").facts] == ["hindi"]
+        assert "prefers_language" in {p.name for p in team.predicates().predicates if not p.builtin}
+        team.retire_predicate("prefers_language")
+        with pytest.raises(errors.UnknownPredicate):
+            team.remember("asha rao", "prefers_language", "tamil")
+
+
 async def test_the_async_client_writes_and_reads(running_gateway, tenant):
     name, key = tenant
     async with AsyncRelay(name, key=key, url=running_gateway.url) as team:
@@ -138,7 +155,9 @@ def _every_call() -> list[Call]:
             r.episodes("s", session_prefix="p", after="c", limit=5), r.create_agent("x"), r.agents(),
             r.delete_agent("x"), AdminVerbs.create_tenant(r, "acme"), AdminVerbs.delete_tenant(r, "acme"),
             r.open_task("t", about="a", for_agent="x"), r.hand_off("t1", "x"), r.claim("t1", replica="r"),
-            r.done("t1"), r.task("t1"), r.tasks(state="open", for_agent="x")]
+            r.done("t1"), r.task("t1"), r.tasks(state="open", for_agent="x"),
+            r.define_predicate("speaks", "multi", object="entity", conflict="supersede", description="d"),
+            r.predicates(), r.retire_predicate("speaks")]
 
 
 def test_every_call_the_client_makes_is_an_operation_of_the_gateway(openapi):

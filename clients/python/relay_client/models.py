@@ -224,6 +224,27 @@ class Tasks(Model):
     tasks: list[Task]
 
 
+class Predicate(Model):
+    """A predicate the tenant may write: built in, or its own (`define_predicate`)."""
+
+    __schema__ = "PredicateView"
+    name: str
+    builtin: bool
+    cardinality: Literal["single", "multi"]
+    object: str
+    object_type: str
+    conflict: Literal["supersede", "keep_both"]
+    edge: str | None
+    description: str | None = None
+    retired: bool = False
+
+
+class Predicates(Model):
+    __schema__ = "PredicateList"
+    predicates: list[Predicate]
+    version: int
+
+
 class Turn(Model):
     """One turn of any conversation, as `remember_turns` sends it."""
 
@@ -239,4 +260,4 @@ class Turn(Model):
 
 ALL: tuple[type[Model], ...] = (TenantCreated, AgentCreated, Written, ItemError, BatchWritten, Retired, Matched,
                                 Candidate, Ambiguous, Fact, Facts, Claim, Claims, Settled, Remembered, RecallItem,
-                                Episode, Episodes, Recalled, Agents, Turn, TaskStep, Task, Claimed, Tasks)
+                                Episode, Episodes, Recalled, Agents, Turn, TaskStep, Task, Claimed, Tasks, Predicate, Predicates)

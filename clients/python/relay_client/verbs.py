@@ -108,6 +108,24 @@ class MemoryVerbs:
     def tasks(self, *, state: str | None = None, for_agent: str | None = None) -> m.Tasks:
         return self._call("GET", "/tasks", m.Tasks, params={"state": state, "for": for_agent})
 
+    # ---- the tenant's own vocabulary
+    def define_predicate(self, name: str, cardinality: Literal["single", "multi"], *,
+                         object: Literal["text", "entity", "number", "time"] = "text",
+                         conflict: Literal["supersede", "keep_both"] | None = None,
+                         description: str | None = None) -> m.Predicate:
+        """Register (or change) a predicate of the tenant's own; then `remember` writes it like a
+        built-in one. Changing `cardinality` while it has facts is refused (Conflict)."""
+        body = {"cardinality": cardinality, "object": object, "conflict": conflict, "description": description}
+        return self._call("PUT", "/predicates/{name}", m.Predicate, write=True, name=name, body=body)
+
+    def predicates(self) -> m.Predicates:
+        """The built-in predicates and the tenant's own."""
+        return self._call("GET", "/predicates", m.Predicates)
+
+    def retire_predicate(self, name: str) -> None:
+        """Later writes of it are refused; its facts stay and are read as before (tenant key)."""
+        return self._call("DELETE", "/predicates/{name}", None, write=True, name=name)
+
     # ---- agents (tenant key)
     def create_agent(self, agent: str) -> m.AgentCreated:
         """A key for one agent: whoever sends it writes as `agent` (shown once)."""

@@ -100,14 +100,14 @@ def tenant() -> str:
 
 
 @pytest.fixture(autouse=True)
-async def registered_tenant(request):
+def registered_tenant(request):
     """A test's `tenant` on the session's FalkorDB is registered, as POST /v1/tenants registers one:
     the graph client refuses a tenant that is not (db.GraphClient.check_tenant). A test that makes
     other tenants registers them (tests.support.register); the gateway's tests that call the app
     create theirs over HTTP (tests/gateway/conftest.py)."""
     from tests.support import register_test_tenant
 
-    await register_test_tenant(request)
+    register_test_tenant(request)
 
 
 @pytest.fixture(scope="session")

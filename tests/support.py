@@ -57,23 +57,36 @@ async def register(redis, *tenants: str) -> None:
         await redis.hset(TENANTS_KEY, tenant, "test")
 
 
-async def register_test_tenant(request) -> None:
-    """Registers the test's `tenant` where the test's graph is: the session's server, or the
-    cluster (a test on both, tests/cluster/test_move.py, has it on the server only)."""
-    names = request.fixturenames
-    where = ("graph_settings" if {"graph_settings", "falkordb_server"} & set(names)
-             else "cluster_settings" if "cluster_settings" in names else None)
-    if "tenant" not in request.fixturenames or where is None:
-        return
-    from relay_graph.runtime.streams import connect
+# The fixtures of a gateway a test talks to over HTTP (its app in process, or its process).
+HTTP_FIXTURES = frozenset({"app", "client", "running_gateway"})
 
-    # Its own short connection: asking for an async session fixture here would make pytest-asyncio
-    # set it up from inside this running fixture when no test made it before.
-    redis = connect(request.getfixturevalue(where))
+
+def register_test_tenant(request) -> None:
+    """Registers the test's `tenant` where the test's graph is: the session's server, or the
+    cluster (a test on both, tests/cluster/test_move.py, has it on the server only). Synchronous: a
+    session that runs Playwright's sync API has its own event loop running in this thread."""
+    names = set(request.fixturenames)
+    if "tenant" not in names or names & HTTP_FIXTURES or request.node.get_closest_marker("creates_tenant"):
+        return
+    where = ("graph_settings" if {"graph_settings", "falkordb_server"} & names
+             else "cluster_settings" if "cluster_settings" in names else None)
+    if where is None:
+        return
+    import redis
+    from redis.cluster import ClusterNode, RedisCluster
+
+    from relay_graph.runtime.config import parse_seeds
+    from relay_graph.runtime.tenancy import TENANTS_KEY
+
+    settings = request.getfixturevalue(where)
+    auth = {"username": settings.falkordb_user or None, "password": settings.falkordb_password or None}
+    client = (RedisCluster(startup_nodes=[ClusterNode(h, p) for h, p in parse_seeds(settings.falkordb_cluster)],
+                           **auth) if settings.falkordb_cluster
+              else redis.Redis(settings.falkordb_host, settings.falkordb_port, **auth))
     try:
-        await register(redis, request.getfixturevalue("tenant"))
+        client.hset(TENANTS_KEY, request.getfixturevalue("tenant"), "test")
     finally:
-        await redis.aclose()
+        client.close()
 
 
 async def wipe_keys(redis, patterns: Iterable[str]) -> None:

@@ -221,6 +221,7 @@ def _admin(work, *, confirm_for: str | None = None, confirm: Optional[str] = Non
 
     from relay_graph.runtime.db import GraphClient
     from relay_graph.runtime.errors import RelayError
+    from services.gateway import tenant_stores  # noqa: F401 (the gateway's per-tenant stores: what a delete or move removes)
 
     if confirm_for is not None and confirm is None:
         confirm = typer.prompt(f"type the tenant id ({confirm_for}) to go ahead", default="", show_default=False)
@@ -322,7 +323,6 @@ def admin_delete(tenant: str, confirm: Optional[str] = typer.Option(None, "--con
     """Delete the tenant and everything kept for it: graph, snapshots (unless --keep-snapshots), keys,
     sessions, site, limits, logs (asks for the tenant id)."""
     from relay_graph.usecases import operations as ops
-    from services.gateway import tenant_stores  # noqa: F401 (the gateway's per-tenant stores declare theirs)
 
     async def work(c, ok):
         done = await ops.delete_tenant(c, tenant, ok, keep_snapshots=keep_snapshots)

@@ -14,11 +14,12 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import iter_route_contexts
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from relay_graph.memory.models import Candidate
 from relay_graph.runtime.errors import AmbiguousName, RelayError
 
 log = logging.getLogger("relay.gateway")
@@ -62,6 +63,8 @@ class ErrorBody(BaseModel):
     """The shape of every error answer."""
 
     error: ErrorDetail
+    candidates: list[Candidate] | None = Field(default=None, description="409 `ambiguous`: the customers "
+                                               "who hold the name a write gave; write by one's id")
 
 
 def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None,

@@ -1,5 +1,6 @@
-"""`Idempotency-Key` on the writes (POST /chat, /facts, /episodes): a retried request with the
-same key gets the first result back and writes nothing.
+"""`Idempotency-Key` on the writes a repeat would do twice (POST /chat, /facts, /facts/batch,
+/episodes, /tasks, /conflicts/{id}/settle): a retried request with the same key gets the first
+result back and writes nothing.
 
 Per tenant and route, the first request with a key claims it (SET NX, for `lock_s`) and, once it
 answered, the key keeps that answer (status and body) for `ttl_s`. A request finding the answer

@@ -33,6 +33,8 @@ from relay_graph.memory.registry import NAME_PATTERN, predicates_described
 from relay_graph.runtime.tenancy import TENANT_RE
 from relay_graph.lab.world import HomeLine, WorldSummary
 
+from relay_graph.tools.types import whole
+
 from .auth import AGENT_ID_PATTERN
 from .errors import ErrorDetail
 
@@ -125,11 +127,13 @@ class AgentList(BaseModel):
 class LimitsBody(Strict):
     """The tenant's own limits; a field left out or null takes the gateway's default."""
 
-    rate_per_second: float | None = Field(default=None, gt=0, le=1_000_000,
+    # strict: `true` is not the number 1
+    rate_per_second: float | None = Field(default=None, gt=0, le=1_000_000, strict=True,
                                           description="requests a second, shared by all the tenant's keys")
-    burst: int | None = Field(default=None, ge=1, le=1_000_000, description="requests at once beyond the rate")
-    batch_max_facts: int | None = Field(default=None, ge=1, le=100_000,
-                                        description="facts in one POST /facts/batch")
+    burst: Annotated[whole(1, 1_000_000), Field(strict=True)] | None = Field(
+        default=None, description="requests at once beyond the rate")
+    batch_max_facts: Annotated[whole(1, 100_000), Field(strict=True)] | None = Field(
+        default=None, description="facts in one POST /facts/batch")
 
 
 class LimitsView(BaseModel):

@@ -33,11 +33,11 @@ def gateway_settings(graph_settings) -> GatewaySettings:
 
 
 @pytest.fixture(autouse=True)
-async def registered_tenant(request):
+def registered_tenant(request):
     """A test that calls the gateway creates its tenant over HTTP (POST /v1/tenants); one that only
     builds a graph straight through the library has it registered as everywhere else."""
-    if not {"app", "client", "gateway_settings", "running_gateway"} & set(request.fixturenames):
-        await register_test_tenant(request)
+    if "gateway_settings" not in request.fixturenames:
+        register_test_tenant(request)
 
 
 @pytest.fixture

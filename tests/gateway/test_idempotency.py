@@ -90,3 +90,30 @@ async def test_a_key_whose_first_request_is_still_running_is_409_with_retry_afte
     r = await client.post(f"{base}/facts", json=fact, headers={**auth, **key})
     assert_error(r, 409, "idempotency_key_in_use")
     assert r.headers["retry-after"] == "1"
+
+
+async def test_a_retried_batch_task_and_settlement_happen_once(client, base, auth):
+    batch = {"facts": [{"subject": "asha rao", "predicate": "owns_device", "object": "kindle"}]}
+    first = await client.post(f"{base}/facts/batch", json=batch, headers={**auth, "Idempotency-Key": "b-1"})
+    again = await client.post(f"{base}/facts/batch", json=batch, headers={**auth, "Idempotency-Key": "b-1"})
+    assert first.status_code == again.status_code == 200 and again.headers.get("Idempotent-Replayed") == "true"
+    assert again.json() == first.json()
+    [fact] = (await client.get(f"{base}/facts", params={"subject": "asha rao", "predicate": "owns_device"},
+                               headers=auth)).json()["facts"]
+    assert fact["corroborations"] == 1  # the retry was not a second assertion
+    task = {"title": "call back"}
+    one = await client.post(f"{base}/tasks", json=task, headers={**auth, "Idempotency-Key": "t-1"})
+    two = await client.post(f"{base}/tasks", json=task, headers={**auth, "Idempotency-Key": "t-1"})
+    assert one.status_code == two.status_code == 201 and one.json()["task_id"] == two.json()["task_id"]
+    assert len((await client.get(f"{base}/tasks", headers=auth)).json()["tasks"]) == 1
+    ids = []
+    for agent, city in (("retail-desk", "pune"), ("field-tech", "mumbai")):
+        key = (await client.post(f"{base}/agents", json={"agent": agent}, headers=auth)).json()["api_key"]
+        r = await client.post(f"{base}/facts", headers={"Authorization": f"Bearer {key}"},
+                              json={"subject": "asha rao", "predicate": "lives_in", "object": city})
+        ids.append(r.json())
+    path = f"{base}/conflicts/{ids[1]['conflict_id']}/settle"
+    body = {"fact_id": ids[1]["fact_id"], "by": "maya"}
+    settled = await client.post(path, json=body, headers={**auth, "Idempotency-Key": "s-1"})
+    replayed = await client.post(path, json=body, headers={**auth, "Idempotency-Key": "s-1"})
+    assert settled.status_code == replayed.status_code == 200 and replayed.json() == settled.json()

@@ -27,6 +27,8 @@ from relay_graph.tools import TOOLS
 from .test_process import wait_ready
 from tests.markers import needs
 
+pytestmark = pytest.mark.creates_tenant  # its tenant is made over HTTP, as a user makes one
+
 REPO = Path(__file__).resolve().parents[2]
 ADMIN_KEY = "mcp-test-admin-key"
 SESSIONS_PER_TENANT = 3

@@ -129,7 +129,7 @@ async def test_delete_retires_without_deleting_facts(client, tenant, auth):
     written = (await write(client, tenant, auth, "prefers_language", "tamil")).json()
     planner = await create_agent(client, tenant, auth, "planner")
     assert_error(await client.delete(f"/v1/tenants/{tenant}/predicates/prefers_language", headers=planner), 403,
-                 "forbidden")
+                 "tenant_key_required")
     assert (await client.delete(f"/v1/tenants/{tenant}/predicates/prefers_language", headers=auth)).status_code == 204
     assert (await client.delete(f"/v1/tenants/{tenant}/predicates/prefers_language", headers=auth)).status_code == 204
     body = assert_error(await write(client, tenant, auth, "prefers_language", "hindi"), 422, "unknown_predicate")

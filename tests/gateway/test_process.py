@@ -14,7 +14,7 @@ import pytest
 
 from relay_graph.runtime.embedded import free_port
 
-pytestmark = pytest.mark.processes
+pytestmark = [pytest.mark.processes, pytest.mark.creates_tenant]  # its tenant is made over HTTP
 
 REPO = Path(__file__).resolve().parents[2]
 

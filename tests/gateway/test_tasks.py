@@ -56,7 +56,13 @@ async def test_a_task_about_a_known_subject_is_linked_to_it(client, tenant, auth
                           headers=auth)
     task = r.json()
     [row] = await memory.client.run(tenant, ABOUT, {"id": task["task_id"]})
-    assert task["about_id"] == row["uid"]
+    assert row["uid"] == "Customer|ravi kumar" and task["about_id"] == "Ravi Kumar"
+    # a customer's exact name is that customer (the exact-name rule of writes)
+    await client.post(f"/v1/tenants/{tenant}/facts", headers=auth,
+                      json={"subject": "c-00000000000000e1", "predicate": "name", "object": "Meena Pillai"})
+    r = await client.post(f"/v1/tenants/{tenant}/tasks", json={"title": "renew", "about": "meena pillai"},
+                          headers=auth)
+    assert r.json()["about_id"] == "c-00000000000000e1" and r.json()["about"] == "c-00000000000000e1"
 
 
 async def test_task_changes_are_announced_for_the_live_feed(client, tenant, auth, stream_redis):

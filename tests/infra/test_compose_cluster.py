@@ -18,6 +18,7 @@ from relay_cli.services import SERVICES, ServiceSpec
 from relay_graph.runtime.cluster import layout
 from relay_graph.runtime.config import parse_seeds
 from relay_graph.runtime.embedded import CLUSTER_ARGS
+from relay_graph.runtime import acl
 
 from tests.infra.settings_env import assert_reads
 from tests.infra.test_compose import COMPOSE, _env
@@ -85,7 +86,8 @@ def test_every_service_runs_on_the_cluster_once_it_is_formed(spec: ServiceSpec):
 
 @pytest.mark.skipif(not shutil.which("docker-compose"), reason="docker-compose is not installed")
 def test_docker_compose_accepts_the_two_files_together():
-    env = dict(os.environ, RELAY_ADMIN_KEY="k", RELAY_FALKORDB_PASSWORD="p")
+    env = dict(os.environ, RELAY_ADMIN_KEY="k", RELAY_FALKORDB_PASSWORD="p",
+               **{acl.env_name(user): "p-" + user for user in acl.USERS})
     done = subprocess.run(["docker-compose", "-f", "docker-compose.yml", "-f", "docker-compose.cluster.yml",
                            "--profile", "sim", "config"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr

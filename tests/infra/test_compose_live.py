@@ -24,6 +24,7 @@ import yaml
 
 from relay_graph.runtime.embedded import free_port
 from relay_graph.runtime.streams.keys import STREAM_TICKETS, STREAM_TURNS
+from relay_graph.runtime import acl
 
 from tests.infra import docker_engine
 from tests.infra.conftest import FIGURES
@@ -58,6 +59,7 @@ class Stack:
         self.admin_key = secrets.token_hex(32)
         self.falkordb_password = secrets.token_hex(32)
         self.env = dict(engine.env, RELAY_ADMIN_KEY=self.admin_key, RELAY_FALKORDB_PASSWORD=self.falkordb_password,
+                        **{acl.env_name(user): secrets.token_hex(32) for user in acl.USERS},
                         RELAY_PORT=str(self.port),
                         COMPOSE_PROJECT_NAME=PROJECT, GROQ_API_KEY="", OTEL_EXPORTER_OTLP_ENDPOINT="")
         self.url = f"http://127.0.0.1:{self.port}"

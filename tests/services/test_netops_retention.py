@@ -13,7 +13,7 @@ from relay_graph.memory import episodes, facts, retention
 from relay_graph.memory.models import EpisodeInput, FactInput
 from relay_graph.runtime.queries import Query
 
-from tests.support import wipe_stream_keys
+from tests.support import register, wipe_stream_keys
 
 from .conftest import eventually
 from .processes import Desk
@@ -38,6 +38,7 @@ async def seed(client, embedder, tenant) -> None:
 async def test_netops_compacts_the_old_episodes_of_tenants_that_ask_for_it(
         falkordb_server, graph_settings, graph_client, embedder, stream_redis, tmp_path):
     kept, compacted = f"t-{uuid.uuid4().hex[:10]}", f"t-{uuid.uuid4().hex[:10]}"
+    await register(graph_client.redis, kept, compacted)
     await seed(graph_client, embedder, kept)
     await seed(graph_client, embedder, compacted)
     await retention.set_retention(graph_client, compacted, 30)

@@ -46,7 +46,7 @@ class AmbiguousName(Conflict):
 
     @property
     def candidates(self) -> list[dict[str, Any]]:
-        return list((self.body or {}).get("candidates") or (self.body or {}).get("error", {}).get("candidates") or [])
+        return list((self.body or {}).get("candidates") or [])
 
 
 class PayloadTooLarge(RelayError):

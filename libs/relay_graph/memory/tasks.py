@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from relay_graph.memory.entities import name_key
+from relay_graph.memory.entities import entity_uid, name_key
+from relay_graph.memory.names import CUSTOMER
 from relay_graph.memory.queries import tasks as q
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import NotFound, StateConflict
@@ -35,7 +36,7 @@ class Task(BaseModel):
     task_id: str
     title: str
     about: str | None = Field(description="the subject it is about, as given")
-    about_id: str | None = Field(description="the entity `about` names, when exactly one does")
+    about_id: str | None = Field(description="the subject on file `about` names (a customer's id)")
     state: TaskState
     owner: str | None = Field(description="the agent holding it (state `claimed` or `done`)")
     waiting_for: str | None = Field(description="the agent it was handed to and who may claim it; null: anybody")
@@ -68,10 +69,12 @@ def _one(rows: list[dict[str, Any]], task_id: str) -> dict[str, Any]:
 
 async def open_task(client: GraphClient, tenant: str, *, title: str, agent: str, at: datetime,
                     about: str | None = None, for_agent: str | None = None) -> Task:
-    """A new task opened by `agent`; `for_agent`: handed to that agent from the start."""
+    """A new task opened by `agent`; `for_agent`: handed to that agent from the start. `about` is a
+    subject as a write addresses it (a customer's id, or a name: names.subject_for_write)."""
     tenant = validate_tenant(tenant)
-    params = {"id": "task-" + uuid.uuid4().hex[:16], "title": title, "about": about,
-              "about_key": name_key(about) if about else None, "for": for_agent, "agent": agent, "now": ms_of(at)}
+    about_uid = entity_uid(CUSTOMER, name_key(about)) if about else None  # the entity its facts are about
+    params = {"id": "task-" + uuid.uuid4().hex[:16], "title": title, "about": about, "about_uid": about_uid,
+              "for": for_agent, "agent": agent, "now": ms_of(at)}
     return _task((await client.run(tenant, q.OPEN, params))[0])
 
 

@@ -59,7 +59,7 @@ NEVER = ("-@dangerous", "-@admin", "-function", "-script")
 # The falkordb client asks INFO server (redis_mode) when it is made, to tell a cluster from one server.
 CLUSTER = ("+cluster|slots", "+cluster|shards", "+cluster|nodes", "+cluster|info", "+cluster|myid", "+info|server")
 GRAPH = ("+graph.query", "+graph.ro_query", "+graph.list", "+graph.udf|load", "+graph.udf|list", "+exists")
-CONSOLE = ("+graph.explain", "+graph.profile")
+CONSOLE = ("+graph.explain", "+graph.profile", "+info|memory")  # the query plans; FalkorDB's memory (/metrics)
 OPERATIONS = ("+graph.copy", "+graph.delete", "+graph.memory|usage", "+graph.slowlog", "+graph.info",
               "+del", "+unlink", "+exists", "+type", "+memory|usage", "+info", "+dbsize")
 SCRIPTS = ("+script|load", "+script|exists")

@@ -13,7 +13,7 @@ RELAY_READ_FROM=replica to one of the shard's replicas (READONLY), falling back 
 when the replica cannot answer.
 
 A graph is made here and nowhere else: by the first write to a tenant's graph, after
-`ensure_schema`, which first asks whether the tenant is registered (tenancy.tenant_registered) and
+`ensure_schema`, which first asks whether the tenant is registered (tenancy.tenant_registration) and
 refuses one that is not (TenantNotFound). The answer is trusted for `tenant_check_s`, so the check
 costs one HEXISTS per tenant that often, not one per query; deleting a tenant forgets it at once
 in the deleting process (`forget_tenant`) and waits out that time for the others."""
@@ -37,7 +37,7 @@ from relay_graph.runtime.config import GraphSettings
 from relay_graph.runtime.errors import InvalidInput, TenantNotFound
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.queries import schema
-from relay_graph.runtime.tenancy import graph_name, tenant_registered, validate_tenant
+from relay_graph.runtime.tenancy import graph_name, tenant_registration, validate_tenant
 from relay_graph.runtime.times import now_ms
 
 log = logging.getLogger("relay_graph.runtime.db")
@@ -98,8 +98,8 @@ class GraphClient:
     def __init__(self, settings: GraphSettings | None = None, *, pool: aioredis.BlockingConnectionPool | None = None):
         self.settings = settings or GraphSettings()
         # tenant -> (the schema generation its indexes were ensured at, until when (monotonic) its
-        # registration is trusted)
-        self._ready: dict[str, tuple[int, float]] = {}
+        # registration is trusted, the registration seen: another one is a tenant created anew)
+        self._ready: dict[str, tuple[int, float, str]] = {}
         self._migrated: set[tuple[str, str]] = set()  # (tenant, migration) run in this process
         self._schema_lock = asyncio.Lock()
         self.udfs = False  # relay.* functions loaded (udf.py)
@@ -167,12 +167,24 @@ class GraphClient:
         ready = self._ready.get(tenant)
         if ready is not None and time.monotonic() < ready[1]:
             return
-        if not await tenant_registered(self.redis, tenant):
-            self._ready.pop(tenant, None)
+        until = time.monotonic() + self.settings.tenant_check_s
+        try:
+            seen = await tenant_registration(self.redis, tenant)
+        except cluster.FAILOVER_ERRORS:
+            if ready is None:
+                raise
+            # the registry's shard is failing over: a tenant registered a moment ago still is (its
+            # writes ride out the failover themselves)
+            self._ready[tenant] = (ready[0], until, ready[2])
+            return
+        if seen is None:
+            self.forget_tenant(tenant)
             raise TenantNotFound(f"no tenant {tenant!r}: it was never created or it was deleted; "
                                  "create it with POST /v1/tenants (admin key)")
-        until = time.monotonic() + self.settings.tenant_check_s
-        self._ready[tenant] = (ready[0] if ready is not None else -1, until)
+        if ready is not None and ready[2] != seen:  # deleted and created again: nothing of the old one holds
+            self.forget_tenant(tenant)
+            ready = None
+        self._ready[tenant] = (ready[0] if ready is not None else -1, until, seen)
 
     async def is_registered(self, tenant: str) -> bool:
         """check_tenant as a yes or no (the stream consumers drop a deleted tenant's entries)."""
@@ -230,7 +242,8 @@ class GraphClient:
                     await self._create(g, schema.vector_index(label, prop, dim))
             await self._await_operational(g)
             await self._migrate(tenant)
-            self._ready[tenant] = (wanted, self._ready.get(tenant, (wanted, time.monotonic()))[1])
+            _, until, seen = self._ready[tenant]  # check_tenant made the entry
+            self._ready[tenant] = (wanted, until, seen)
 
     async def _migrate(self, tenant: str) -> None:
         """The packages' declared migrations (schema.declare_migration), once per tenant per process.

@@ -45,11 +45,18 @@ return 1
 """
 
 
+async def tenant_registration(redis, tenant: str) -> str | None:
+    """The tenant's registration (its key's digest) while it was created (POST /v1/tenants) and not
+    deleted since; None otherwise. The graph client asks (cached, db.GraphClient.check_tenant)
+    before it touches a graph: naming a tenant that does not exist must not make its graph appear,
+    and a tenant created again under the name (another digest) starts from nothing."""
+    value = await redis.hget(TENANTS_KEY, validate_tenant(tenant))
+    return None if value is None else value.decode() if isinstance(value, bytes) else str(value)
+
+
 async def tenant_registered(redis, tenant: str) -> bool:
-    """Whether the tenant was created (POST /v1/tenants) and not deleted since. The graph client
-    asks (cached, db.GraphClient.check_tenant) before it touches a graph: naming a tenant that
-    does not exist must not make its graph appear."""
-    return bool(await redis.hexists(TENANTS_KEY, validate_tenant(tenant)))
+    """Whether the tenant is registered (`tenant_registration`)."""
+    return await tenant_registration(redis, tenant) is not None
 
 
 async def unregister(redis, tenant: str) -> bool:

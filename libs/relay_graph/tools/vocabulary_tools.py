@@ -16,7 +16,10 @@ from relay_graph.usecases.context import Call
 
 
 class DefinePredicateInput(Args, PredicateDefinition):
-    name: str = Field(pattern=NAME_PATTERN, examples=["prefers_language"],
+    # strict tool arguments (Args) read an enum's value from its JSON string only when told so (Lax)
+    model_config = Args.model_config | {"strict": False}
+
+    name: str = Field(pattern=NAME_PATTERN, strict=True, examples=["prefers_language"],
                       description="the predicate's name: lower case letters, digits and _, starting with a letter, "
                                   "2-48 characters; never a built-in one's")
 

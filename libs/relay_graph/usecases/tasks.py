@@ -4,7 +4,7 @@ it; an outside agent watching for work sees it there). The actor is the call's a
 
 from __future__ import annotations
 
-from relay_graph.memory import tasks
+from relay_graph.memory import names, tasks
 from relay_graph.memory.tasks import Claimed, Task
 from relay_graph.runtime.streams import NotificationBase, TaskChanged
 from relay_graph.usecases.context import Call
@@ -18,6 +18,8 @@ def _changed(call: Call, task: Task, change: str) -> Notifications:
 
 async def open_task(call: Call, *, title: str, about: str | None = None,
                     for_agent: str | None = None) -> tuple[Task, Notifications]:
+    if about is not None:  # a customer's exact name is that customer, as for every write
+        about = await names.subject_for_write(call.client, call.tenant, about)
     task = await tasks.open_task(call.client, call.tenant, title=title, about=about, for_agent=for_agent,
                                  agent=call.agent, at=call.now())
     return task, _changed(call, task, "handed_off" if for_agent else "opened")

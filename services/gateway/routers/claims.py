@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Response
 
 from relay_graph.memory.inputs import Identifier, Name
 
@@ -13,6 +13,7 @@ from relay_graph.usecases import facts
 
 from ..deps import CallDep, IdentityDep, MemoryDep, ReaderDep, TenantDep
 from ..errors import Forbidden, responses
+from ..idempotency import IdempotencyDep
 from ..schemas import Answer, ClaimsView, PredicateName, SettleBody, SettleResult
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["claims"])
@@ -39,11 +40,17 @@ async def settle(
     who: IdentityDep,
     call: CallDep,
     conflict_id: Annotated[Identifier, Path(alias="id")],
+    idem: IdempotencyDep,
+    response: Response,
 ) -> SettleResult:
     # A person settles, with the tenant's key: an agent's key could otherwise settle its own
     # disputes and raise its own trust.
     if not who.tenant_key:
         raise Forbidden("a conflict is settled by a person, with the tenant's key; an agent key cannot settle")
-    result, owed = await facts.settle(call, conflict_id, body.fact_id, body.by)
-    await call.notify(*owed)
-    return result
+
+    async def work() -> SettleResult:
+        result, owed = await facts.settle(call, conflict_id, body.fact_id, body.by)
+        await call.notify(*owed)
+        return result
+
+    return await idem.run_once(who.tenant, f"settle:{conflict_id}", body, response, work)

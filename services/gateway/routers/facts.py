@@ -14,7 +14,9 @@ from relay_graph.memory.inputs import Name
 from relay_graph.memory.models import Clock, FactInput
 from relay_graph.usecases import facts
 
-from ..deps import CallDep, IdentityDep, MemoryDep, ReaderDep, TenantDep
+from relay_graph.usecases.context import Call
+
+from ..deps import CallDep, Identity, IdentityDep, MemoryDep, ReaderDep, TenantDep
 from ..errors import PayloadTooLarge, responses
 from ..idempotency import IdempotencyDep
 from ..schemas import (
@@ -33,7 +35,7 @@ from ..schemas import (
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["facts"])
 
-ERRORS = responses(401, 403, 413, 422, 429, 503)
+ERRORS = responses(401, 403, 409, 413, 422, 429, 503)  # 409: a name two customers hold (`ambiguous`)
 Subject = Annotated[Name, Query(examples=["c-1f0e4b2a9c3d5e6f", "alice rao"],
                                 description="the subject's id (a customer's id). Writes address exactly this key; "
                                             "a read also takes a name, and says what it matched (`matched`) or "
@@ -65,11 +67,16 @@ def _item_error(exc: ValidationError | RelayError) -> ItemError:
 @router.post("/facts/batch", response_model=Answer[FactsBatchResult], responses=ERRORS,
              summary="Assert many facts in one request: one result per fact, in order; a bad fact is "
                      "answered in its slot, the others are written")
-async def write_facts_batch(body: FactsBatchBody, who: IdentityDep, call: CallDep) -> FactsBatchResult:
+async def write_facts_batch(body: FactsBatchBody, who: IdentityDep, call: CallDep, idem: IdempotencyDep,
+                            response: Response) -> FactsBatchResult:
     if len(body.facts) > who.limits.batch_max_facts:
         raise PayloadTooLarge(f"{len(body.facts)} facts in one batch; this tenant's limit is "
                               f"{who.limits.batch_max_facts} (GET /v1/tenants/{{t}}/limits): send fewer per request",
                               code="batch_too_large")
+    return await idem.run_once(who.tenant, "facts_batch", body, response, lambda: _write_batch(body, who, call))
+
+
+async def _write_batch(body: FactsBatchBody, who: Identity, call: Call) -> FactsBatchResult:
     slots: list[FactWriteResult | ItemError | None] = [None] * len(body.facts)
     inputs: list[FactInput] = []
     where: list[int] = []

@@ -14,8 +14,8 @@ from relay_graph.memory.predicates import PredicateDefinition, PredicateList, Pr
 from relay_graph.memory.registry import NAME_PATTERN
 from relay_graph.usecases import predicates as cases
 
-from ..deps import CallDep, IdentityDep, MemoryDep
-from ..errors import Forbidden, responses
+from ..deps import CallDep, IdentityDep, MemoryDep, TenantKeyDep
+from ..errors import responses
 
 router = APIRouter(prefix="/v1/tenants/{t}/predicates", tags=["predicates"])
 
@@ -54,8 +54,6 @@ async def list_predicates(who: IdentityDep, memory: MemoryDep) -> PredicateList:
                        "`unknown_predicate`, its facts stay and are read as before",
                description="A `PUT` brings it back (with the cardinality it had while it has facts). A built-in "
                            "predicate is 409 `builtin_predicate`; a name the tenant never defined, 404.")
-async def retire_predicate(name: Name, who: IdentityDep, call: CallDep) -> Response:
-    if not who.tenant_key:
-        raise Forbidden("only the tenant's own key retires a predicate; an agent key cannot")
+async def retire_predicate(name: Name, _: TenantKeyDep, call: CallDep) -> Response:
     await cases.retire_predicate(call, name)
     return Response(status_code=204)

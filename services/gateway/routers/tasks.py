@@ -5,23 +5,25 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Response
 from pydantic import Field
 
 from relay_graph.memory.inputs import Identifier, Name, text_type
 from relay_graph.memory import tasks
+from relay_graph.memory.models import AGENT_PATTERN
 from relay_graph.memory.tasks import Claimed, Task
 from relay_graph.usecases import tasks as task_cases
 
-from ..auth import AGENT_ID_PATTERN
 from ..deps import CallDep, MemoryDep, TenantDep
 from ..errors import responses
+from ..idempotency import IdempotencyDep
 from ..schemas import Answer, Strict
 
 router = APIRouter(prefix="/v1/tenants/{t}/tasks", tags=["tasks"])
 
 TaskId = Annotated[Identifier, Path(alias="id", examples=["task-1f0e4b2a9c3d5e6f"])]
-AgentId = Annotated[str, Field(pattern=AGENT_ID_PATTERN, examples=["crm-bot"])]
+# the same agent names as the task tools' (tools.types.Role): an agent key's, a desk agent's, mcp:<name>
+AgentId = Annotated[str, Field(pattern=AGENT_PATTERN, examples=["crm-bot"])]
 WRITES = responses(401, 403, 404, 409, 413, 422, 429, 503)
 
 
@@ -50,10 +52,14 @@ class TaskList(Strict):
 
 @router.post("", status_code=201, response_model=Answer[Task], responses=WRITES,
              summary="Open a task (optionally handed to one agent from the start)")
-async def open_task(body: TaskBody, call: CallDep) -> Task:
-    task, owed = await task_cases.open_task(call, title=body.title, about=body.about, for_agent=body.for_)
-    await call.announce(owed)
-    return task
+async def open_task(body: TaskBody, call: CallDep, idem: IdempotencyDep, response: Response) -> Task:
+    async def work() -> Task:
+        task, owed = await task_cases.open_task(call, title=body.title, about=body.about, for_agent=body.for_)
+        await call.announce(owed)
+        response.status_code = 201
+        return task
+
+    return await idem.run_once(call.tenant, "tasks", body, response, work)
 
 
 @router.get("", response_model=Answer[TaskList], responses=responses(401, 403, 422, 429, 503),
@@ -61,7 +67,7 @@ async def open_task(body: TaskBody, call: CallDep) -> Task:
 async def list_tasks(
     tenant: TenantDep, memory: MemoryDep,
     state: Annotated[Literal["open", "claimed", "done"] | None, Query()] = None,
-    for_: Annotated[str | None, Query(alias="for", pattern=AGENT_ID_PATTERN,
+    for_: Annotated[str | None, Query(alias="for", pattern=AGENT_PATTERN,
                                       description="only those waiting for or held by this agent")] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> TaskList:

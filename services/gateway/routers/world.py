@@ -44,7 +44,7 @@ async def seed_world(body: WorldBody, tenant: TenantKeyDep, memory: MemoryDep) -
     return summary
 
 
-@router.post("/customers/{c}/line", response_model=Answer[HomeLine], responses=responses(401, 403, 404, 413, 422, 429, 503),
+@router.post("/customers/{c}/line", response_model=Answer[HomeLine], responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
              summary="Connect a customer's home to the network, from their address",
              description="Places the address (own list of served areas, then the offline gazetteer) and installs "
              "a home box on a cabinet of that area's exchange (moving the customer if they had a line "

@@ -15,6 +15,7 @@ from relay_graph.memory.registry import Cardinality
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import AlreadyExists, InvalidInput, InvalidValue, NotFound, StateConflict, UnknownPredicate
 from relay_graph.runtime.queries import Query
+from tests.support import register
 
 SINGLE, MULTI = Cardinality.SINGLE, Cardinality.MULTI
 
@@ -188,7 +189,8 @@ async def test_an_unknown_predicate_says_how_to_register_it(graph_client, tenant
 
 
 async def test_two_tenants_define_one_name_differently(graph_client, tenant):
-    other = tenant + "-b"
+    other, third = tenant + "-b", tenant + "-c"
+    await register(graph_client.redis, other, third)
     await define(graph_client, tenant, "rating", SINGLE, ObjectKind.NUMBER)
     await define(graph_client, other, "rating", MULTI, ObjectKind.ENTITY)
     await facts.write_fact(graph_client, tenant, fact("rating", "4.0"))
@@ -199,7 +201,6 @@ async def test_two_tenants_define_one_name_differently(graph_client, tenant):
     assert [f.object for f in await facts.read_facts(graph_client, tenant, "alice rao", "rating")] == ["4"]
     assert sorted(f.object for f in await facts.read_facts(graph_client, other, "alice rao", "rating")) == [
         "good", "kind"]
-    third = tenant + "-c"
     with pytest.raises(UnknownPredicate):
         await facts.write_fact(graph_client, third, fact("rating", "4"))
     assert [p for p in (await predicates.list_predicates(graph_client, third)).predicates if not p.builtin] == []

@@ -22,8 +22,8 @@ _TASK = (
     "t.opened_by AS opened_by"
 )
 
-# `about` links the task to the entity it names: an id (a customer's), or the one entity whose name
-# key it is; a name that several entities share, or none, stays text only.
+# `about` links the task to the subject it names ($about_uid: the entity a fact about it would be
+# about), when that subject is on file; otherwise it stays text only.
 OPEN = Query(
     "task_open",
     "MERGE (a:Agent {name: $agent}) "
@@ -31,17 +31,16 @@ OPEN = Query(
     "  owner: null, waiting_for: $for, version: 1, opened_at_ms: $now, updated_at_ms: $now, opened_by: $agent, "
     "  handoff_seq: 0}) "
     "WITH t "
-    "OPTIONAL MATCH (e:Entity) WHERE $about IS NOT NULL AND (e.uid = $about OR e.name_key = $about_key) "
-    "WITH t, collect(e) AS es "
-    "FOREACH (e IN CASE WHEN size(es) = 1 THEN es ELSE [] END | CREATE (t)-[:TASK_ABOUT]->(e)) "
-    f"RETURN {_TASK}, CASE WHEN size(es) = 1 THEN es[0].uid ELSE null END AS about_id",
+    "OPTIONAL MATCH (e:Entity {uid: $about_uid}) "
+    "FOREACH (_ IN CASE WHEN e IS NULL THEN [] ELSE [1] END | CREATE (t)-[:TASK_ABOUT]->(e)) "
+    f"RETURN {_TASK}, e.name AS about_id",
 )
 
 GET = Query(
     "task_get",
     "MATCH (t:Task {task_id: $id}) "
     "OPTIONAL MATCH (t)-[:TASK_ABOUT]->(e:Entity) "
-    f"RETURN {_TASK}, e.uid AS about_id",
+    f"RETURN {_TASK}, e.name AS about_id",
     read_only=True,
 )
 
@@ -59,7 +58,7 @@ LIST = Query(
     "MATCH (t:Task) "
     "WHERE ($state IS NULL OR t.state = $state) AND ($for IS NULL OR t.waiting_for = $for OR t.owner = $for) "
     "OPTIONAL MATCH (t)-[:TASK_ABOUT]->(e:Entity) "
-    f"RETURN {_TASK}, e.uid AS about_id ORDER BY t.updated_at_ms DESC LIMIT $limit",
+    f"RETURN {_TASK}, e.name AS about_id ORDER BY t.updated_at_ms DESC LIMIT $limit",
     read_only=True,
 )
 
@@ -77,7 +76,7 @@ HAND_OFF = Query(
     "  CREATE (a)-[:HANDED_OFF {at_ms: $now, to_role: $to, seq: t.handoff_seq}]->(t)) "
     "WITH t, apply "
     "OPTIONAL MATCH (t)-[:TASK_ABOUT]->(e:Entity) "
-    f"RETURN {_TASK}, e.uid AS about_id, apply AS changed",
+    f"RETURN {_TASK}, e.name AS about_id, apply AS changed",
 )
 
 # The compare-and-set. `won`: the caller holds the task after this statement; `picked`: this
@@ -94,7 +93,7 @@ CLAIM = Query(
     "  CREATE (a)-[:PICKED_UP {at_ms: $now, replica: $replica}]->(t)) "
     "WITH t, mine, take "
     "OPTIONAL MATCH (t)-[:TASK_ABOUT]->(e:Entity) "
-    f"RETURN {_TASK}, e.uid AS about_id, mine OR take AS won, take AS picked",
+    f"RETURN {_TASK}, e.name AS about_id, mine OR take AS won, take AS picked",
 )
 
 DONE = Query(
@@ -105,5 +104,5 @@ DONE = Query(
     "  SET t.state = 'done', t.done_at_ms = $now, t.version = t.version + 1, t.updated_at_ms = $now) "
     "WITH t, apply "
     "OPTIONAL MATCH (t)-[:TASK_ABOUT]->(e:Entity) "
-    f"RETURN {_TASK}, e.uid AS about_id, apply AS changed",
+    f"RETURN {_TASK}, e.name AS about_id, apply AS changed",
 )

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Iterable
 
 from opentelemetry.metrics import CallbackOptions, Observation
+from redis.exceptions import NoPermissionError
 
 from relay_graph.runtime.cluster import is_cluster
 from relay_graph.runtime.outbox import PENDING_TENANTS
@@ -103,9 +104,14 @@ def _used_memory(info: Any) -> float | None:
 
 
 async def _info_memory(redis: Any) -> float | None:
-    if is_cluster(redis):
-        return _used_memory(await redis.info("memory", target_nodes=redis.get_primaries()))
-    return _used_memory(await redis.info("memory"))
+    """FalkorDB's used memory; None when this connection's user may not ask (the other figures of the
+    reading still count)."""
+    try:
+        if is_cluster(redis):
+            return _used_memory(await redis.info("memory", target_nodes=redis.get_primaries()))
+        return _used_memory(await redis.info("memory"))
+    except NoPermissionError:
+        return None
 
 
 async def read(redis: Any, *, streams: Iterable[str] = STREAMS, groups: set[str] | None = None,

@@ -35,7 +35,7 @@ Input rules (`relay_graph.memory.inputs`), named in the tables below:
 - **text**: any Unicode but NUL, with something besides spaces; kept exactly as written (line
   breaks, tabs, emoji joiners, right-to-left marks).
 - **name**: no control or format characters but the joiners ZWJ and ZWNJ, something besides
-  spaces; addressed by its normal form (README, "Names are normalised once").
+  spaces; addressed by its normal form (docs/desk.md, "Names are normalised once").
 - **time**: ISO 8601 with an offset, in the years 1900 to 2199.
 """
 

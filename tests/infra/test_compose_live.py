@@ -42,8 +42,9 @@ RELAY_IMAGE = COMPOSE["services"]["gateway"]["image"]
 FALKORDB_IMAGE = COMPOSE["services"]["falkordb"]["image"]
 OTEL_IMAGE = COMPOSE["services"]["otel-collector"]["image"]
 BASE_IMAGE = re.search(r"^FROM\s+(\S+)", (REPO / "infra" / "Dockerfile").read_text(), re.M).group(1)
-# The official collector image has no shell or client to probe it with: no healthcheck there.
-UNPROBED = {"otel-collector"}
+# The observability add-ons run their own images (the official collector image has no shell or client
+# to probe it with): no healthcheck of ours there.
+UNPROBED = {"otel-collector", "prometheus"}
 
 
 def figure(line: str) -> None:

@@ -75,7 +75,7 @@ FUZZY_THRESHOLD = 0.85
 
 
 def name_key(name: str) -> str:
-    """The normal form of a name (README, "Names are normalised once"):
+    """The normal form of a name (docs/desk.md, "Names are normalised once"):
 
     1. default-ignorable code points go (ZWJ, ZWNJ, zero-width space, soft hyphen, bidi marks,
        variation selectors): they change how letters are drawn, not which letters they are;

@@ -1,4 +1,4 @@
-"""Stored keys made by an older `name_key`, moved to the key the rule gives now (README, "Keys of the
+"""Stored keys made by an older `name_key`, moved to the key the rule gives now (docs/desk.md, "Keys of the
 older name rule are moved once").
 
 Rule 1 turned a combining mark into a space ("आशा राव" was keyed "आश र व", and so was "आशी राव")

@@ -1,4 +1,4 @@
-"""Every series Relay records, in one place (the README's Operations section lists them, and the
+"""Every series Relay records, in one place (docs/operations.md, "Metrics to watch", lists them, and the
 Grafana dashboard infra/grafana/relay.json queries them).
 
 Names carry the `relay_` prefix; the exporter adds the unit's suffix (`s` -> `_seconds`, `By` ->

@@ -75,6 +75,8 @@ async def test_task_changes_are_announced_for_the_live_feed(client, tenant, auth
     mine = [from_fields(text_fields(fields)) for _, fields in entries]
     mine = [n for n in mine if n.id == task_id]
     assert [(n.change, n.actor, n.tenant) for n in mine] == [("handed_off", "api", tenant)]
+    trail = (await client.get(f"/v1/tenants/{tenant}/tasks/{task_id}", headers=auth)).json()["trail"]
+    assert [(s["kind"], s["agent"], s["to"]) for s in trail] == [("opened", "api", None), ("handed_off", "api", "billing")]
 
 
 async def test_bad_task_requests_are_refused_and_change_nothing(client, tenant, auth):

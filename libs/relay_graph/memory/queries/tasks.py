@@ -29,7 +29,10 @@ OPEN = Query(
     "MERGE (a:Agent {name: $agent}) "
     "CREATE (a)-[:OPENED {at_ms: $now}]->(t:Task {task_id: $id, title: $title, about: $about, state: 'open', "
     "  owner: null, waiting_for: $for, version: 1, opened_at_ms: $now, updated_at_ms: $now, opened_by: $agent, "
-    "  handoff_seq: 0}) "
+    "  handoff_seq: CASE WHEN $for IS NULL THEN 0 ELSE 1 END}) "
+    # opened for an agent: handed to it at once, an edge as a later handoff is
+    "FOREACH (_ IN CASE WHEN $for IS NULL THEN [] ELSE [1] END | "
+    "  CREATE (a)-[:HANDED_OFF {at_ms: $now, to_role: $for, seq: 1}]->(t)) "
     "WITH t "
     "OPTIONAL MATCH (e:Entity {uid: $about_uid}) "
     "FOREACH (_ IN CASE WHEN e IS NULL THEN [] ELSE [1] END | CREATE (t)-[:TASK_ABOUT]->(e)) "

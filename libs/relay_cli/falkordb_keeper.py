@@ -67,9 +67,9 @@ class FalkorDBKeeper:
             self.state = self.UP
             self.restarts += 1
             self.last_downtime_s = now - self.down_since
+            self.on_change()  # first: whoever reads the message finds the new pid in the state
             self.say(f"falkordb: back after {self.last_downtime_s:.1f}s (pid {server.process.pid}); "
                      "the services reconnect to it")
-            self.on_change()
         elif now - self.started_at > self.start_timeout_s:
             server.process.kill()
             server.process.wait()

@@ -380,9 +380,9 @@ class EmbeddedRelay:
                     self.say(f"falkordb node {k} is left down after {NODE_RESTARTS} tries")
                 continue
             del self.gone[k]
+            self.write_state()  # first: whoever reads the message finds the new pid in the state
             self.say(f"falkordb node {k} (port {node.port}) started again (pid {node.process.pid}); it rejoins the "
                      "cluster as a replica of the primary that took its slots")
-            self.write_state()
 
     def shutdown(self) -> None:
         if self.supervisor is not None:

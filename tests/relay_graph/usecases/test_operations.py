@@ -109,8 +109,10 @@ async def test_delete_leaves_no_trace(graph_client, embedder, tenant):
                      what="FalkorDB's telemetry stream of the graph")
     done = await ops.delete_tenant(graph_client, tenant, confirm=tenant)
     assert done.registered and done.kept == []
+    # (the outbox's mark may already be gone: a relay pass of the session drops an empty tenant's mark;
+    # that it is gone after the delete is asserted below)
     assert {graph_name(tenant), TRUTH_PREFIX + tenant, ops.snapshot_key(tenant, "one"), query_log.key(tenant),
-            simulator_control.key(tenant), f"{PENDING_TENANTS}#{tenant}", f"{TENANTS_KEY}#{tenant}"} <= set(done.removed)
+            simulator_control.key(tenant), f"{TENANTS_KEY}#{tenant}"} <= set(done.removed)
     assert await graph_keys(graph_client, tenant) == []
     assert not await tenant_registered(graph_client.redis, tenant)
     assert await graph_client.redis.zscore(PENDING_TENANTS, tenant) is None

@@ -61,14 +61,14 @@ from rich.table import Table
 from relay_cli.services import by_name, service_env
 from relay_cli.supervisor import SupervisedFalkorDB, spawn, stop_processes, tail
 from relay_graph import lab
-from relay_graph.desk import tickets
-from relay_graph.lab import world
+from relay_graph.desk.tickets import store as tickets
+from relay_graph.desk.network import homes
 from relay_graph.runtime.config import GraphSettings
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.embedded import free_port
 from relay_graph.runtime.heartbeat import alive, this_host_prefix
 from relay_graph.runtime.streams import STREAMS, Publisher, TicketChanged, connect, stream_groups
-from relay_graph.desk.ticket_models import Ticket
+from relay_graph.desk.tickets.models import Ticket
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "desk.json"
@@ -396,8 +396,8 @@ async def open_and_hand_off(client: GraphClient, tenant: str, n: int, concurrenc
     """n tickets waiting for the resolver, written as intake writes them; nothing announced. Each
     customer is on a line of the tenant's world (created with it) with the lab's fault for the issue."""
     names = [f"Load Customer {i:04d}" for i in range(n)]
-    for start in range(0, n, world.MAX_CUSTOMERS):
-        await world.connect_homes(client, tenant, [(c, LOAD_ADDRESS) for c in names[start:start + world.MAX_CUSTOMERS]])
+    for start in range(0, n, homes.MAX_CUSTOMERS):
+        await homes.connect_homes(client, tenant, [(c, LOAD_ADDRESS) for c in names[start:start + homes.MAX_CUSTOMERS]])
     for i, c in enumerate(names):
         await lab.inject(client, tenant, kind=FAULT_FOR[ISSUES[i % len(ISSUES)]], customer=c)
     queue = list(range(n))

@@ -36,7 +36,7 @@ from typing import Any
 from relay_graph.memory import registry
 from relay_graph.memory.entities import name_key
 from relay_graph.runtime.errors import RelayError
-from relay_graph.desk import guardrails
+from relay_graph.desk.conversation import guardrails as guardrails
 from relay_graph.desk.extraction import ExtractionContext, RulesExtractor
 
 REPO = Path(__file__).resolve().parents[1]

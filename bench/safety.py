@@ -47,7 +47,7 @@ from bench import desk
 from bench.desk import load_avg, say
 from bench.memory_core import fact_range
 from relay_graph.memory import facts
-from relay_graph.desk import tickets
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.runtime.config import GraphSettings
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port

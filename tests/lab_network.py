@@ -7,8 +7,8 @@
 
 from __future__ import annotations
 
-from relay_graph.desk import network as net
-from relay_graph.desk.network_models import LinkIn, LinkType, NetNodeIn, NodeKind
+from relay_graph.desk.network import store as net
+from relay_graph.desk.network.models import LinkIn, LinkType, NetNodeIn, NodeKind
 
 BB, POP, OLT, SPL, ONT = NodeKind.BACKBONE, NodeKind.POP, NodeKind.OLT, NodeKind.SPLITTER, NodeKind.ONT
 NODES = [("bb1", BB, 400), ("bb2", BB, 400), ("popA", POP, 200), ("popB", POP, 200), ("oltA", OLT, 40),

@@ -10,9 +10,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from relay_graph.desk.agent_reads import EpisodeView, episode_view
-from relay_graph.desk.chat import ReplyView, reply_view
-from relay_graph.desk.ticket_models import Escalation
-from relay_graph.desk.tickets import escalation_of
+from relay_graph.desk.conversation.turns import ReplyView, reply_view
+from relay_graph.desk.tickets.models import Escalation
+from relay_graph.desk.tickets.store import escalation_of
 from relay_graph.memory.entities import entity_uid, name_key
 from relay_graph.memory.inputs import check_identifier
 from relay_graph.memory.queries.episodes import CUSTOMER_LABEL

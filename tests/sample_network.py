@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from relay_graph.desk.network import attach_customers, customer_identity, home_box_name, upsert_links, upsert_nodes
-from relay_graph.desk.network_models import Attachment, LinkIn, LinkType, NetNodeIn, NodeKind, check_node_id
+from relay_graph.desk.network.store import attach_customers, customer_identity, home_box_name, upsert_links, upsert_nodes
+from relay_graph.desk.network.models import Attachment, LinkIn, LinkType, NetNodeIn, NodeKind, check_node_id
 from relay_graph.memory.entities import name_key
 from relay_graph.memory.registry import clean_text
 from relay_graph.runtime.db import GraphClient

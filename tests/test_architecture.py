@@ -19,6 +19,12 @@ under `if TYPE_CHECKING:` not):
    stdio server), no entry point (services/, the tool catalogue) constructs the parts the context
    holds (a GraphClient, Memory, Outbox, Publisher, a Deps or a Call) or calls `make_deps` or
    `build_deps`. A route or handler gets its `Call` from the context (`Deps.call`).
+8. One door for writes: the entry points (services/, the tool catalogue) may use the engine, the desk
+   and the lab for reads and models only; every write is a use case (relay_graph.usecases). What
+   writes is read from the statements' flags (`Query.read_only`, `Query.read_receipt`) and followed
+   through the calls (tests/write_paths.py), never from names; the flags themselves must say what
+   the Cypher does. A use case records what it owes on its `Call`; only the use cases' context
+   (`Call.flush`, `Deps.work`) and the gateway's route dependency announce.
 """
 
 from __future__ import annotations
@@ -328,7 +334,7 @@ def test_the_tests_shared_helpers_keep_their_cypher_in_one_module():
 
 # Public functions of libs/ that only tests call, each with why it stays in its package.
 TESTED_ONLY = {
-    "relay_graph.desk.case_move.needs_move":
+    "relay_graph.desk.customers.case_move.needs_move":
         "case_move's documented decision for a caller of move_case (its docstring's example)",
     "relay_graph.memory.fact_planning.trust_score":
         "the trust formula in Python; the writes compute it in Cypher (queries/facts.py), the test pins it",
@@ -399,3 +405,83 @@ def test_a_function_only_the_tests_use_would_be_seen():
                   ("pkg/__init__.py", ast.parse("from lib import tested"))]
     tests = [("tests/test_lib.py", ast.parse("import lib\nlib.used(); lib.tested(); lib._private(); lib.tool()"))]
     assert functions_only_tests_use([("lib", lib)], production, tests) == ["lib.tested"]
+
+
+# ---------------------------------------------------------------- 8. one door for writes
+
+WRITE_LAYERS = ("relay_graph.memory", "relay_graph.desk", "relay_graph.lab")
+ENTRY_FUNCTIONS = ("services.", "relay_graph.tools.")
+WRITE_CLAUSE = re.compile(r"\b(CREATE|MERGE|SET|DELETE|REMOVE)\b|CALL\s+db\.(create|drop)", re.I)
+
+
+def _scan(modules: dict[str, Path], trees: dict[str, ast.AST]):
+    import relay_graph.desk  # noqa: F401 (registers the desk's predicates: per-predicate statements are built from them)
+    import relay_graph.lab  # noqa: F401
+    from tests.write_paths import Scan
+
+    return Scan(modules, trees)
+
+
+def _direct_writes(scan, prefixes: tuple[str, ...] = ENTRY_FUNCTIONS) -> list[str]:
+    return sorted(f"{key} -> {target}" for key in scan.functions if key.startswith(prefixes)
+                  for target in scan.direct_writes(key, WRITE_LAYERS))
+
+
+def test_every_statements_flag_says_what_its_cypher_does():
+    import importlib
+
+    from relay_graph.runtime.queries import Query
+
+    wrong = []
+    for module in MODULES:
+        if not _is_statements(module):
+            continue
+        for name, value in vars(importlib.import_module(module)).items():
+            if isinstance(value, Query) and value.read_only == bool(WRITE_CLAUSE.search(value.cypher)):
+                wrong.append(f"{module}.{name}: read_only={value.read_only}")
+            elif isinstance(value, Query) and value.read_receipt and "CONSULTED" not in value.cypher:
+                wrong.append(f"{module}.{name}: a read receipt that records no read")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_entry_points_write_only_through_the_use_cases():
+    wrong = _direct_writes(_scan(MODULES, TREES))
+    assert not wrong, "write through a use case (relay_graph.usecases) instead:\n" + "\n".join(wrong)
+
+
+def test_entry_points_announce_only_through_the_call():
+    """No entry point announces by itself: it records (`Call.owe`) and the call's owner flushes."""
+    found = []
+    for module, tree in TREES.items():
+        if not module.startswith(ENTRY_FUNCTIONS) or module == "services.gateway.deps":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                if name in ("announce", "notify", "publish_kept", "flush") and not (
+                        module == "relay_graph.tools.toolset" and name == "flush"):
+                    found.append(f"{module}:{node.lineno}: {name}(...)")
+    assert not found, "\n".join(found)
+
+
+def test_a_direct_write_would_be_seen():
+    """Rule 8 on code with the faults it looks for: a route writing through the desk, a handler
+    writing through a method of the engine, and a use case doing the same (allowed)."""
+    route = ast.parse("from relay_graph.desk.tickets import store as tickets\n"
+                      "async def f(client):\n    await tickets.set_stage(client, 't', 'x', 'fixed')\n"
+                      "async def g(client):\n    await tickets.get_ticket(client, 't', 'x')\n")
+    handler = ast.parse("async def h(deps):\n    await deps.memory.write_fact('t', None)\n")
+    case = ast.parse("from relay_graph.desk.tickets import store as tickets\n"
+                     "async def u(call):\n    await tickets.set_stage(call.client, 't', 'x', 'fixed')\n")
+    modules = dict(MODULES, **{"services.fake.route": REPO / "route.py", "services.fake.handler": REPO / "handler.py",
+                               "relay_graph.usecases.fake": REPO / "fake.py"})
+    trees = dict(TREES, **{"services.fake.route": route, "services.fake.handler": handler,
+                           "relay_graph.usecases.fake": case})
+    scan = _scan(modules, trees)
+    assert "relay_graph.usecases.fake:u" in scan.writes  # a use case writes: that is its job
+    assert "services.fake.route:g" not in scan.writes  # a read is a read
+    wrong = _direct_writes(scan, ("services.fake.",))
+    assert [w.split(" (")[0] for w in wrong] == [
+        "services.fake.handler:h -> relay_graph.memory.facade:Memory.write_fact",
+        "services.fake.route:f -> relay_graph.desk.tickets.store:set_stage"], wrong

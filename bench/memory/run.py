@@ -20,7 +20,7 @@ import httpx
 from rich.console import Console
 from rich.table import Table
 
-from relay_graph.desk import tickets
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.runtime.config import GraphSettings
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.embeddings import Embedder
@@ -66,7 +66,7 @@ async def answer_all(qs: list[Question], loaded, tools: RelayTools, store: Vecto
     for i, (q, (text, moment), qv) in enumerate(zip(qs, texts, query_vectors), start=1):
         contexts = {}
         cid = loaded.ids.get(q.customer)  # the question names a person; both systems are asked by id
-        relay_lines, called = await tools.context(q, cid, moment)
+        relay_lines, called = await tools.mcp_names(q, cid, moment)
         contexts["relay"] = relay_lines
         contexts["vector"] = store.context(cid, qv)
         row: dict[str, Any] = {**q.to_json(), "customer_id": cid, "asked": text, "as_of": moment}

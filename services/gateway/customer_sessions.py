@@ -74,7 +74,7 @@ class CustomerSessions:
             raise SiteClosed(f"tenant {tenant!r} has no customer site (the tenant turns it on with PUT /site)")
 
     async def create(self, tenant: str, customer: str) -> tuple[str, CustomerSession]:
-        """A session token for `customer` (made by relay_graph.desk.customers.create) on an open site."""
+        """A session token for `customer` (made by relay_graph.desk.customers.store.create) on an open site."""
         await self.check_open(tenant)
         session = CustomerSession(tenant=tenant, customer=customer)
         token = secrets.token_urlsafe(32)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Awaitable, Callable, Coroutine
+from typing import Annotated, Any, AsyncIterator, Awaitable, Callable, Coroutine
 
 from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -225,11 +225,20 @@ FeedDep = Annotated[Feed, Depends(get_feed)]
 ReaderDep = Annotated[str, Depends(reader)]
 
 
-async def get_call(who: IdentityDep, deps: DepsDep, memory: MemoryDep) -> Call:
-    """The use cases' per-call context for this request (the key's tenant and agent): its
-    notifications go through the process's outbox, as an agent's do. (`memory`: opened first.)"""
-    return deps.call(who.tenant, who.agent)
+async def get_call(who: IdentityDep, deps: DepsDep, memory: MemoryDep) -> AsyncIterator[Call]:
+    """The use cases' per-call context for this request (the key's tenant and agent), flushed when
+    the route returns and before its answer is sent: what the use cases owe goes through the
+    process's outbox, as an agent's does, and a failure to keep it answers 503 (the client retries
+    an idempotent write). A route that failed still announces what was written before the failure.
+    (`memory`: opened first.)"""
+    call = deps.call(who.tenant, who.agent)
+    try:
+        yield call
+    except BaseException:
+        await call.flush_quietly()
+        raise
+    await call.flush()
 
 
-CallDep = Annotated[Call, Depends(get_call)]
+CallDep = Annotated[Call, Depends(get_call, scope="function")]
 

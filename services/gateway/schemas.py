@@ -28,10 +28,11 @@ from relay_graph.memory.models import (
 )
 from relay_graph.desk.catalogue import REGION_CODES
 from relay_graph.lab import FaultKind, Injection, Scoreboard
-from relay_graph.desk.network_models import NODE_ID_PATTERN, Capacity, CriticalNode, LineHop, SpanningForest
+from relay_graph.desk.network.models import NODE_ID_PATTERN, Capacity, CriticalNode, LineHop, SpanningForest
 from relay_graph.memory.registry import NAME_PATTERN, predicates_described
 from relay_graph.runtime.tenancy import TENANT_RE
-from relay_graph.lab.world import HomeLine, WorldSummary
+from relay_graph.desk.network.homes import HomeLine
+from relay_graph.lab.world import WorldSummary
 
 from relay_graph.tools.types import whole
 

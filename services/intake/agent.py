@@ -2,7 +2,7 @@
 
 For each turn (re-read from the graph, never from the notification):
 
-0. Guardrails (relay_graph.desk.guardrails) first: a prompt injection, a request for someone else's
+0. Guardrails (relay_graph.desk.conversation.guardrails) first: a prompt injection, a request for someone else's
    data, abuse or an off-topic request alone gets its fixed reply and nothing else runs (nothing is
    read, nothing written but the reply); a mixed-language message is worked in its English rewrite.
 1. If the turn already has its reply (a redelivery after the reply was written), announce it again,
@@ -47,12 +47,18 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from relay_graph.desk import catalogue, conversation, agent_reads as desk, guardrails, network, tickets
+from relay_graph.desk import catalogue, conversation, agent_reads as desk
+
+from relay_graph.desk.conversation import guardrails as guardrails
+
+from relay_graph.desk.network import store as network
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.memory import facts
 from relay_graph.usecases import facts as fact_cases, tickets as ticket_cases
 from relay_graph.usecases.context import Deps, announce
 from relay_graph.usecases.replies import ReplyDraft, publish_reply, store_replies
-from relay_graph.desk.ticket_status import OUTAGE_SYMPTOMS, ticket_status
+from relay_graph.desk.tickets.status import OUTAGE_SYMPTOMS, ticket_status
 from relay_graph.usecases.replies import after
 from relay_graph.desk.conversation import (
     ASKED_PREFIX,
@@ -65,7 +71,7 @@ from relay_graph.desk.conversation import (
 from relay_graph.desk.conversation import compose, reads as talk_reads
 from relay_graph.desk.agent_reads import EpisodeView
 from relay_graph.runtime.errors import NotFound
-from relay_graph.desk.issues import issue_kind, issue_name
+from relay_graph.desk.tickets.issues import issue_kind, issue_name
 from relay_graph.desk.extraction import (
     ExtractionContext,
     Extraction,
@@ -74,11 +80,11 @@ from relay_graph.desk.extraction import (
     ProblemReport,
     resolve_hint,
 )
-from relay_graph.desk import reply_templates as replies
+from relay_graph.desk.conversation import templates as replies
 from relay_graph.memory.models import FactInput, FactState, FactView, RetireInput
-from relay_graph.desk.network_models import Outage
+from relay_graph.desk.network.models import Outage
 from relay_graph.runtime.streams import TicketChanged, TurnReceived
-from relay_graph.desk.ticket_models import Ticket, TicketStage, TicketSummary
+from relay_graph.desk.tickets.models import Ticket, TicketStage, TicketSummary
 
 from . import placing
 

@@ -7,13 +7,13 @@ filed as `lives_in` with the turn as its source), the turn's own words are place
 then the offline gazetteer, then the geocoder only when one is configured) and:
 
 - served by this desk: the home is connected to a street cabinet of the nearest served area's
-  exchange (world.connect_home; the `lives_in` fact that triggered it has the turn as its source),
+  exchange (homes.connect_home; the `lives_in` fact that triggered it has the turn as its source),
   and every ticket of the customer that waits for an address
   (ticket_work NEEDS_ADDRESS, handed to intake by the resolver) goes back to the resolver;
 - no line there, or a place we do not know: the customer hears so honestly, nothing is connected;
 - a customer with a line who says they live somewhere else now ("we moved to Mumbai last week") is
   placed again the same way: their old home box is no longer theirs, their line is the new one;
-- served by another regional desk of the same operator (relay_graph.desk.regional_desks): the case moves there
+- served by another regional desk of the same operator (relay_graph.desk.customers.regional_desks): the case moves there
   by itself with its history (case_move.move_case), the home is connected on that desk's network and
   its open tickets go to that desk's resolver; with no such desk the customer hears which desk
   serves the city. Here the resolver leaves the moved customer's tickets alone.
@@ -26,15 +26,25 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 
-from relay_graph.desk import case_move, catalogue, regional_desks as desks, network, ticket_work, tickets
-from relay_graph.lab import world
+from relay_graph.desk import catalogue
+
+from relay_graph.desk.customers import case_move as case_move
+
+from relay_graph.desk.customers import regional_desks as desks
+
+from relay_graph.desk.network import store as network
+
+from relay_graph.desk.tickets import work as ticket_work
+
+from relay_graph.desk.tickets import store as tickets
+from relay_graph.desk.network import homes
 from relay_graph.usecases import facts, tickets as ticket_cases
 from relay_graph.usecases.context import Deps
 from relay_graph.desk.catalogue.models import PlaceCandidate, PlacementSource, PlacementStatus
 from relay_graph.desk.catalogue.regions import region_spec
-from relay_graph.desk.network_models import NodeKind
+from relay_graph.desk.network.models import NodeKind
 from relay_graph.runtime.errors import NotFound, RelayError
-from relay_graph.desk import reply_templates as replies
+from relay_graph.desk.conversation import templates as replies
 from relay_graph.desk.agent_reads import EpisodeView
 from relay_graph.memory.entities import name_key
 from relay_graph.memory.models import FactInput, FactState, FactView
@@ -129,7 +139,7 @@ async def place_home(deps: Deps, tenant: str, customer: str, turn: EpisodeView |
     if placement.status is not PlacementStatus.SERVED or not placement.city:
         return Placed(placement.status.value)
     try:
-        home = await world.connect_home(deps.client, tenant, customer, text, region=region)
+        home = await homes.connect_home(deps.client, tenant, customer, text, region=region)
     except RelayError as exc:  # no network in that city yet, or the text no longer places the same way
         log.info("customer %s not connected: %s", customer, exc)
         return Placed("unknown", city=placement.city)
@@ -156,7 +166,7 @@ async def _line_city(deps: Deps, tenant: str, customer: str) -> str | None:
         hops = await network.customer_line(deps.client, tenant, customer)
     except NotFound:
         return None
-    cities = [c for c in (world.city_of_exchange(h.name) for h in hops if h.kind is NodeKind.OLT) if c]
+    cities = [c for c in (homes.city_of_exchange(h.name) for h in hops if h.kind is NodeKind.OLT) if c]
     return cities[0] if cities else ("" if hops else None)
 
 
@@ -172,7 +182,7 @@ async def _move(deps: Deps, tenant: str, customer: str, text: str, placement) ->
             "there from here.", [f"placement: {placement.city} is in the {spec.code} region"])])
     moved = await case_move.move_case(deps.client, tenant, target, customer, by=AGENT)
     try:
-        home = await world.connect_home(deps.client, target, customer, text, region=spec.code)
+        home = await homes.connect_home(deps.client, target, customer, text, region=spec.code)
     except RelayError as exc:
         log.info("customer %s moved to %s but not connected: %s", customer, target, exc)
         home = None

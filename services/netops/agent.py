@@ -27,16 +27,22 @@ import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 
-from relay_graph.desk import agent_reads as desk, network, ticket_work, tickets
+from relay_graph.desk import agent_reads as desk
+
+from relay_graph.desk.network import store as network
+
+from relay_graph.desk.tickets import work as ticket_work
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph import lab
 from relay_graph.usecases.context import Deps, announce
 from relay_graph.usecases.replies import ReplyDraft, honest_words, write_replies
-from relay_graph.desk.ticket_status import OUTAGE_SYMPTOMS, WAITING_STAGES
+from relay_graph.desk.tickets.status import OUTAGE_SYMPTOMS, WAITING_STAGES
 from relay_graph.runtime.errors import NotFound
-from relay_graph.desk import reply_templates as replies
-from relay_graph.desk.network_models import NetNode, Outage
+from relay_graph.desk.conversation import templates as replies
+from relay_graph.desk.network.models import NetNode, Outage
 from relay_graph.runtime.streams import NetworkChanged, OutageChanged, TicketChanged
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 
 log = logging.getLogger("services.netops")
 

@@ -6,7 +6,7 @@ A ticket handed off (or reopened) is claimed atomically (tickets.claim): of all 
 one wins; a loser returns. Then the ticket's stage says what is left to do.
 
 The resolver never claims what it did not measure. Its working state is typed data on the ticket
-(relay_graph.desk.ticket_work.Work, tickets.get_work / set_work): the round's diagnosis, the plans tried,
+(relay_graph.desk.tickets.work.Work, tickets.get_work / set_work): the round's diagnosis, the plans tried,
 the step reached, every check (the readings of one measurement, with its verdict) and every action,
 on the lab's clock. The timeline is for people; nothing reads it back to decide. The fixing loop's
 decision is a pure function of that state (ticket_work.next_move), and a move to `fixed` needs a
@@ -70,20 +70,28 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from relay_graph.desk import case_move, agent_reads as desk, network, ticket_work, tickets
+from relay_graph.desk import agent_reads as desk
+
+from relay_graph.desk.customers import case_move as case_move
+
+from relay_graph.desk.network import store as network
+
+from relay_graph.desk.tickets import work as ticket_work
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph import lab
 from relay_graph.usecases import tickets as ticket_cases
 from relay_graph.usecases.context import Deps, announce
 from relay_graph.usecases.replies import ReplyDraft, write_replies
-from relay_graph.desk.ticket_status import DONE_FOR_NOW, NOT_ON_THE_LINE, OUTAGE_SYMPTOMS, ticket_status
+from relay_graph.desk.tickets.status import DONE_FOR_NOW, NOT_ON_THE_LINE, OUTAGE_SYMPTOMS, ticket_status
 from relay_graph.runtime.errors import NotFound
-from relay_graph.desk import reply_templates as replies
+from relay_graph.desk.conversation import templates as replies
 from relay_graph.desk.extraction.schema import IssueKind
 from relay_graph.runtime.heartbeat import heartbeat_key
 from relay_graph.lab import Action, FaultKind, Reading
-from relay_graph.desk.network_models import NodeKind, Outage
+from relay_graph.desk.network.models import NodeKind, Outage
 from relay_graph.runtime.streams import Delivery, NetworkChanged, TicketChanged
-from relay_graph.desk.ticket_models import Ticket, TicketStage
+from relay_graph.desk.tickets.models import Ticket, TicketStage
 
 from . import diagnosing, playbooks
 

@@ -36,10 +36,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from relay_graph.desk import tickets
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.memory import facts
 from relay_graph.runtime.db import GraphClient
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 from tests import lab_network
 from tests.gateway.conftest import running_gateway  # noqa: F401 - the real gateway process, as a fixture
 from tests.site.browser import chromium, offline

@@ -11,7 +11,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph.desk import chat, tickets
+from relay_graph.desk.conversation import turns as chat
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.memory.entities import is_customer_id
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.runtime.streams import (

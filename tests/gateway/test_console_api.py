@@ -212,8 +212,8 @@ async def test_benchmarks_are_the_latest_results_on_file(client, tenant, tmp_pat
 async def test_the_query_log_has_every_processs_queries_and_profiles_a_logged_read(client, tenant, graph_settings):
     """Another process's GraphClient (its own connections, named as the resolver) writes its runs to
     the tenant's shared log on the same server; the console lists them beside the gateway's own."""
-    from relay_graph.desk import network as net
-    from relay_graph.desk.network_models import NetNodeIn, NodeKind
+    from relay_graph.desk.network import store as net
+    from relay_graph.desk.network.models import NetNodeIn, NodeKind
     from relay_graph.runtime.db import GraphClient
     from relay_graph.runtime.query_log import SharedQueryLog
 
@@ -277,8 +277,8 @@ async def test_the_query_log_has_every_processs_queries_and_profiles_a_logged_re
 async def test_crossings_on_one_ticket_and_who_has_worked_on_similar_issues(client, tenant, graph_client):
     from datetime import datetime, timezone
 
-    from relay_graph.desk import tickets
-    from relay_graph.desk.ticket_models import TicketStage
+    from relay_graph.desk.tickets import store as tickets
+    from relay_graph.desk.tickets.models import TicketStage
 
     from relay_graph.memory import facts
     from relay_graph.memory.models import FactInput
@@ -337,7 +337,7 @@ async def test_crossings_on_one_ticket_and_who_has_worked_on_similar_issues(clie
 
 
 async def test_the_network_map_places_hubs_and_exchanges_at_the_footprints_coordinates(client, tenant, graph_client):
-    from relay_graph.desk import network
+    from relay_graph.desk.network import store as network
     from relay_graph.desk.catalogue.footprint import footprint
 
     made = await client.post("/v1/tenants", json={"tenant": tenant}, headers=ADMIN)  # with its default world
@@ -433,7 +433,7 @@ async def test_the_same_question_of_relay_and_of_the_vector_store_side_by_side(c
 async def test_experts_on_a_ticket_whose_issue_nobody_has_fixed_yet(client, tenant, graph_client):
     # No ticket of the issue is FIXED_BY a procedure: there are no fix steps to share, and the
     # people on the other open ticket of the same issue are still the ones who worked on it.
-    from relay_graph.desk import tickets
+    from relay_graph.desk.tickets import store as tickets
 
     auth = await create_tenant(client, tenant)
     for tid, customer in (("T-A", "Asha Verma"), ("T-B", "Ravi Kumar")):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-from relay_graph.desk import tickets
+from relay_graph.desk.tickets import store as tickets
 from services.intake.bootstrap import bootstrap as intake_bootstrap
 from services.intake.handlers import HANDLERS as INTAKE
 from services.intake.settings import IntakeSettings

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.desk import network as net
-from relay_graph.desk.network_models import LinkType
+from relay_graph.desk.network import store as net
+from relay_graph.desk.network.models import LinkType
 from relay_graph.runtime.streams import STREAM_NETWORK, NetworkChanged
 from tests import lab_network
 from tests.lab_network import LINKS, NODES

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.desk import network
+from relay_graph.desk.network import store as network
 from relay_graph.lab.network_gen import generate_network
 from relay_graph.runtime.streams import STREAM_NETWORK, NetworkChanged
 from tests import sample_network

@@ -72,7 +72,7 @@ class Credentials:
 
 
 def _open_ticket(graph_settings, tenant: str, customer: str) -> None:
-    from relay_graph.desk import tickets
+    from relay_graph.desk.tickets import store as tickets
     from relay_graph.runtime.db import GraphClient
 
     async def run() -> None:

@@ -14,7 +14,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from relay_graph.desk import tickets
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.runtime.streams import Publisher, ReplyWritten, TicketChanged
 from services.gateway.customer_sessions import COOKIE
 
@@ -266,8 +266,8 @@ async def test_judge_mode_can_be_off_and_is_rate_limited(gateway_settings, memor
 
 
 async def test_coverage_names_the_cities_degraded_or_cut_off_right_now(client, memory):
-    from relay_graph.desk import network
-    from relay_graph.desk.network_models import LinkType
+    from relay_graph.desk.network import store as network
+    from relay_graph.desk.network.models import LinkType
     from relay_graph.runtime.queries import Query
 
     story = (await client.post("/v1/site/judge")).json()

@@ -10,7 +10,7 @@ import asyncio
 import httpx
 import pytest
 
-from relay_graph.desk import customers
+from relay_graph.desk.customers import store as customers
 from relay_graph.runtime.db import telemetry_key
 from relay_graph.runtime.errors import TenantNotFound
 from relay_graph.runtime.tenancy import graph_name, unregister

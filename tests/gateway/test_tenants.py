@@ -4,7 +4,7 @@ import hashlib
 
 import pytest
 
-from relay_graph.desk import regional_desks as desks
+from relay_graph.desk.customers import regional_desks as desks
 from services.gateway.auth import KEY_INDEX, TENANTS_KEY
 
 from .helpers import ADMIN, assert_error, bearer, client_for, create_tenant, make_app

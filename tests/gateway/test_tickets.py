@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.desk import tickets
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.memory.models import FactInput
 from relay_graph.runtime.streams import STREAM_TICKETS, TicketChanged
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 
 from .helpers import assert_error, create_tenant
 from .stream_helpers import published

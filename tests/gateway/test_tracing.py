@@ -22,12 +22,14 @@ import pytest
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind
 
-from relay_graph.desk import agent_reads as desk, tickets
+from relay_graph.desk import agent_reads as desk
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph import lab
 from relay_graph.runtime.agents.runner import bind
 from relay_graph.runtime.embedded import free_port
 from relay_graph.runtime.streams import StreamApp, stream_for
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 from services.gateway.tracing import TracingMiddleware
 from services.intake.bootstrap import bootstrap as intake_bootstrap
 from services.intake.handlers import HANDLERS as INTAKE

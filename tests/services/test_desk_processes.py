@@ -12,7 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from relay_graph.desk import agent_reads as desk, network, tickets
+from relay_graph.desk import agent_reads as desk
+
+from relay_graph.desk.network import store as network
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph import lab
 from relay_graph.runtime.errors import NotFound
 from relay_graph.runtime.streams import (
@@ -27,7 +31,7 @@ from relay_graph.runtime.streams import (
     stream_groups,
 )
 from relay_graph.runtime.queries import Query
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 
 from tests.support import wipe_stream_keys
 

@@ -7,7 +7,11 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from relay_graph.desk import agent_reads as desk, network, tickets
+from relay_graph.desk import agent_reads as desk
+
+from relay_graph.desk.network import store as network
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.desk.queries import agent_reads as q
 from tests import reads, sample_network, statements

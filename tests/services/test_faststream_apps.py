@@ -9,7 +9,11 @@ import uuid
 
 from faststream.redis import TestRedisBroker
 
-from relay_graph.desk import agent_reads as desk, network, tickets
+from relay_graph.desk import agent_reads as desk
+
+from relay_graph.desk.network import store as network
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.runtime.agents.runner import make_app
 from relay_graph.runtime.streams import (
     STREAM_OUTAGES,
@@ -26,7 +30,7 @@ from relay_graph.runtime.streams import (
 )
 from relay_graph.runtime.tenancy import graph_name
 from relay_graph.usecases import operations
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 from services.intake.handlers import HANDLERS as INTAKE
 from services.netops.handlers import HANDLERS as NETOPS
 from services.resolver.handlers import HANDLERS as RESOLVER

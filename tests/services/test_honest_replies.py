@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 from relay_graph.desk import agent_reads as desk
 from relay_graph.usecases.replies import honest_words
-from relay_graph.desk.reply_templates import Reply
+from relay_graph.desk.conversation.templates import Reply
 from relay_graph.desk.llm.wording import GroqWriter, TemplateWriter
 from services.intake.handlers import handle_turn_received
 from tests import reads

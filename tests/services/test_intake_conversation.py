@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from relay_graph.desk import tickets
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.lab import world
 from relay_graph.desk.conversation.reads import ticket_promises
 from relay_graph.desk.llm import GroqWriter

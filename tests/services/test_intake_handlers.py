@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.desk import agent_reads as desk, network, tickets
+from relay_graph.desk import agent_reads as desk
+
+from relay_graph.desk.network import store as network
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.runtime.errors import NotFound
 from relay_graph.runtime.queries import Query
-from relay_graph.desk.reply_templates import ASK_WORDING
+from relay_graph.desk.conversation.templates import ASK_WORDING
 from relay_graph.runtime.streams import ReplyWritten, STREAM_FACTS, STREAM_REPLIES, STREAM_TICKETS, TurnReceived
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 from services.intake.handlers import HANDLERS, handle_turn_received
 from tests import reads, sample_network
 
@@ -266,7 +270,8 @@ async def test_a_request_for_someone_elses_data_gets_the_fixed_reply_and_nothing
 
 
 async def test_the_guardrails_know_a_customer_by_id_by_the_names_on_file(intake, gateway, graph_client, tenant):
-    from relay_graph.desk import agent_reads as desk, guardrails
+    from relay_graph.desk import agent_reads as desk
+    from relay_graph.desk.conversation import guardrails as guardrails
     from services.intake import agent
 
     cid = "c-00000000000000a1"

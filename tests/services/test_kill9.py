@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from relay_graph import lab
-from relay_graph.desk import network, tickets
+from relay_graph.desk.network import store as network
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.streams import (
     STREAM_NETWORK,
@@ -34,7 +35,7 @@ from relay_graph.runtime.streams import (
     Publisher,
     read_dead_letters,
 )
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 
 from tests.support import wipe_stream_keys
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.desk import agent_reads as desk, network, tickets
+from relay_graph.desk import agent_reads as desk
+
+from relay_graph.desk.network import store as network
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.runtime.errors import NotFound
 from relay_graph.lab.network_gen import generate_network
 from relay_graph.runtime.streams import NetworkChanged, STREAM_OUTAGES, STREAM_REPLIES, STREAM_TICKETS
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 from services.intake import agent as intake_agent
 from services.netops import agent
 from services.netops.handlers import HANDLERS, handle_network_changed

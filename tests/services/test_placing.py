@@ -8,21 +8,17 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.desk import (
-    case_move,
-    agent_reads as desk,
-    regional_desks as desks,
-    network,
-    network_algorithms,
-    tickets,
-)
+from relay_graph.desk import agent_reads as desk
+from relay_graph.desk.customers import case_move, regional_desks as desks
+from relay_graph.desk.network import algorithms as network_algorithms, store as network
+from relay_graph.desk.tickets import store as tickets
 from relay_graph import lab
 from relay_graph.lab import world
 from relay_graph.runtime.errors import AlreadyExists
-from relay_graph.desk.network_models import NodeKind
+from relay_graph.desk.network.models import NodeKind
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.streams import STREAM_FACTS, STREAM_TICKETS, TicketChanged
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 from services.intake import agent as intake_agent
 from services.resolver.handlers import handle_ticket_changed
 

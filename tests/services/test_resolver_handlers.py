@@ -10,12 +10,16 @@ import asyncio
 
 import pytest
 
-from relay_graph.desk import agent_reads as desk, network, tickets
+from relay_graph.desk import agent_reads as desk
+
+from relay_graph.desk.network import store as network
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph import lab
 from relay_graph.runtime.errors import NotFound
 from relay_graph.runtime.heartbeat import beat
 from relay_graph.runtime.streams import Delivery, STREAM_TICKETS, STREAM_REPLIES, TicketChanged
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 from services.intake import agent as intake_agent
 from services.resolver import agent, playbooks
 from services.resolver.handlers import HANDLERS, handle_ticket_changed

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.desk import agent_reads as desk, tickets
+from relay_graph.desk import agent_reads as desk
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph import lab
 from relay_graph.lab import Action, FaultKind, Test
 from relay_graph.runtime.streams import STREAM_NETWORK, STREAM_TICKETS, NetworkChanged, TicketChanged
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 from services.intake import agent as intake_agent
 from services.netops import agent as netops_agent
 from services.resolver import diagnosing

@@ -9,10 +9,12 @@ import uuid
 
 from opentelemetry import trace
 
-from relay_graph.desk import agent_reads as desk, tickets
+from relay_graph.desk import agent_reads as desk
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph import lab
 from relay_graph.runtime.agents.runner import make_app
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 from services.intake.handlers import HANDLERS as INTAKE
 from services.resolver.handlers import HANDLERS as RESOLVER
 from tests import sample_network

@@ -16,9 +16,9 @@ from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput, NotFound, StateConflict
 from relay_graph.memory.inputs import check_identifier
 from relay_graph.memory.models import aware, utcnow
-from relay_graph.desk.network import check_node_id, customers_behind, get_node, set_link_status, set_node_status
-from relay_graph.desk.network_graph import LinkView, load_upward, served_nodes
-from relay_graph.desk.network_models import LinkType, NodeKind
+from relay_graph.desk.network.store import check_node_id, customers_behind, get_node, set_link_status, set_node_status
+from relay_graph.desk.network.graph import LinkView, load_upward, served_nodes
+from relay_graph.desk.network.models import LinkType, NodeKind
 from relay_graph.lab.queries import lab as q
 from relay_graph.runtime.tenancy import validate_tenant
 from relay_graph.lab import truth

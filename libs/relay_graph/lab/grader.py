@@ -14,7 +14,7 @@ from relay_graph.runtime.times import from_ms, ms_of
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput, NotFound
 from relay_graph.memory.models import aware, utcnow
-from relay_graph.desk.network import customer_identity
+from relay_graph.desk.network.store import customer_identity
 from relay_graph.lab.queries import lab as q
 from relay_graph.runtime.tenancy import validate_tenant
 from relay_graph.lab import truth

@@ -10,8 +10,8 @@ from typing import Any
 
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import NotFound
-from relay_graph.desk.network import customer_identity
-from relay_graph.desk.network_algorithms import (
+from relay_graph.desk.network.store import customer_identity
+from relay_graph.desk.network.algorithms import (
     NetGraph,
     customer_access,
     load_upward,
@@ -19,7 +19,7 @@ from relay_graph.desk.network_algorithms import (
     path_to_core,
     served_nodes,
 )
-from relay_graph.desk.network_models import LinkType, NodeKind
+from relay_graph.desk.network.models import LinkType, NodeKind
 from relay_graph.lab import truth
 from relay_graph.lab.models import FaultKind
 from relay_graph.lab.physics import DownElement, LineView

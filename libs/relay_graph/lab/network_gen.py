@@ -27,7 +27,7 @@ from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import name_key
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.memory.inputs import check_identifier
-from relay_graph.desk.network import (
+from relay_graph.desk.network.store import (
     MAX_BATCH,
     customer_identity,
     attach_customers,
@@ -35,7 +35,8 @@ from relay_graph.desk.network import (
     upsert_links,
     upsert_nodes,
 )
-from relay_graph.desk.network_models import LinkIn, LinkType, NetNodeIn, NetworkSummary, NodeKind
+from relay_graph.desk.network.homes import slug
+from relay_graph.desk.network.models import LinkIn, LinkType, NetNodeIn, NetworkSummary, NodeKind
 from relay_graph.memory.registry import clean_text
 from relay_graph.runtime.tenancy import validate_tenant
 
@@ -43,15 +44,6 @@ MAX_CITIES = 500
 MAX_AREAS = 500
 MAX_CUSTOMERS = 50_000
 CENTRAL = "Central"
-SLUG_MAX = 40
-
-
-def slug(text: str) -> str:
-    """An ASCII id fragment of a name: 'São Paulo' -> 'sao-paulo'. Names with no ASCII letters
-    or digits get a short hash so they still get a stable, distinct id."""
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
-    out = re.sub(r"[^a-z0-9]+", "-", plain).strip("-")[:SLUG_MAX].strip("-")
-    return out or "x" + _digest(name_key(text))[:8]
 
 
 def _digest(text: str) -> str:
@@ -232,4 +224,4 @@ async def generate_network(
     )
 
 
-__all__ = ["generate_network", "slug"]
+__all__ = ["generate_network"]

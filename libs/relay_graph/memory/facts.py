@@ -29,9 +29,10 @@ from typing import Any
 
 from relay_graph.memory import fact_planning as fp
 from relay_graph.memory import names
+from relay_graph.memory.entity_refs import CheckedName, EntityRef, entity_ref, object_name, resolve_entity, subject_name
 from relay_graph.runtime.db import GraphClient
-from relay_graph.memory.entities import entity_uid, name_key, search_text
-from relay_graph.runtime.errors import InvalidInput, InvalidValue, NotFound, RelayError, StateConflict
+from relay_graph.memory.entities import name_key, search_text
+from relay_graph.runtime.errors import InvalidInput, NotFound, RelayError, StateConflict
 from relay_graph.memory.inputs import TIME_MAX, TIME_MIN, check_identifier, check_time
 from relay_graph.memory.models import (
     AGENT_PATTERN,
@@ -52,7 +53,7 @@ from relay_graph.memory.models import (
 from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries import facts as q
 from relay_graph.memory.predicates import vocabulary
-from relay_graph.memory.registry import Predicate, Vocabulary, clean_text, entity_types
+from relay_graph.memory.registry import Predicate, Vocabulary, clean_text
 from relay_graph.runtime import times
 from relay_graph.runtime.times import now_ms
 from relay_graph.runtime.tenancy import validate_tenant
@@ -62,88 +63,6 @@ _AGENT = re.compile(AGENT_PATTERN)
 _LABEL = re.compile(LABEL_PATTERN)
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MS = timedelta(milliseconds=1)
-
-
-# ---------------------------------------------------------------------------------------------
-# names
-
-
-@dataclass(frozen=True)
-class EntityRef:
-    """A name as a write addresses it: the entity's uid and display name. `exists` is False for an
-    entity a write is about to create (nothing in the graph has that key)."""
-
-    uid: str
-    name: str
-    type: str
-    exists: bool = True
-
-
-@dataclass(frozen=True)
-class _Name:
-    """A checked name: the exact key a write addresses."""
-
-    text: str
-    key: str
-    type: str
-
-    @property
-    def uid(self) -> str:
-        return entity_uid(self.type, self.key)
-
-    def as_new(self) -> EntityRef:
-        return EntityRef(self.uid, self.text, self.type, exists=False)
-
-
-def _checked_name(value: object, entity_type: str, what: str) -> _Name:
-    text = clean_text(value, what)
-    key = name_key(text)
-    if not key:
-        raise InvalidValue(f"{what} {text!r} has no letters or digits")
-    return _Name(text, key, entity_type)
-
-
-def _subject_name(value: object, p: Predicate) -> _Name:
-    return _checked_name(value, p.subject_type, "subject")
-
-
-def _object_name(value: object, p: Predicate) -> _Name:
-    text = p.check(clean_text(value, "object"))
-    return _checked_name(text, p.object_type, "object")
-
-
-def _ref(name: _Name, found: str | None) -> EntityRef:
-    """The entity a name is: the one on file with its key, else a new one."""
-    return EntityRef(name.uid, found, name.type) if found is not None else name.as_new()
-
-
-async def resolve_entity(
-    client: GraphClient,
-    tenant: str,
-    name: str,
-    entity_type: str,
-    *,
-    create: bool = False,
-) -> EntityRef | None:
-    """The entity of `entity_type` (a registry type such as "Customer", "City", "Router") whose
-    key is exactly `name`'s normal form (case, spacing, punctuation aside), never one spelt alike
-    (reads that forgive misspellings use `names.match`). Returns None when there is none, unless
-    `create`, which MERGEs a new entity `(:Entity:<Type> {uid, name, name_key, type})`."""
-    tenant = validate_tenant(tenant)
-    known = entity_types()
-    if entity_type not in known:
-        raise InvalidInput(f"unknown entity type {entity_type!r}; known: {', '.join(sorted(known))}")
-    n = _checked_name(name, entity_type, "name")
-    rows = await client.run(tenant, q.ENTITY_LOOKUP, {"s_uid": n.uid})
-    row = rows[0] if rows else {}
-    if row.get("name") is not None:
-        return EntityRef(n.uid, row["name"], entity_type)
-    if not create:
-        return None
-    rows = await client.run(
-        tenant, q.ENTITY_MERGE[entity_type], {"uid": n.uid, "name": n.text, "key": n.key, "type": n.type}
-    )
-    return EntityRef(rows[0]["uid"], rows[0]["name"], entity_type)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -184,8 +103,8 @@ async def _backoff(attempt: int) -> None:
 @dataclass(frozen=True)
 class _Write:
     p: Predicate
-    subject: _Name
-    object: _Name
+    subject: CheckedName
+    object: CheckedName
     agent: str
     label: str | None
     source: str | None
@@ -228,8 +147,8 @@ def _validate_write(fact: FactInput, vocab: Vocabulary) -> _Write:
     p = vocab.get(fact.predicate)
     return _Write(
         p=p,
-        subject=_subject_name(fact.subject, p),
-        object=_object_name(fact.object, p),
+        subject=subject_name(fact.subject, p),
+        object=object_name(fact.object, p),
         agent=_agent(fact.agent),
         label=_label(fact.label),
         source=_source(fact.source),
@@ -265,13 +184,13 @@ class _Snapshot:
     slot: fp.Slot
 
 
-def _snapshot(row: dict[str, Any], subject: _Name, obj: _Name | None) -> _Snapshot:
+def _snapshot(row: dict[str, Any], subject: CheckedName, obj: CheckedName | None) -> _Snapshot:
     facts = tuple(_slot_fact(m) for m in row["facts"] or () if m.get("fact_id"))
-    return _Snapshot(_ref(subject, row["s_name"]), _ref(obj, row["o_name"]) if obj is not None else None,
+    return _Snapshot(entity_ref(subject, row["s_name"]), entity_ref(obj, row["o_name"]) if obj is not None else None,
                      fp.Slot(row["version"] or 0, facts, row["conflict_id"]))
 
 
-async def _read_slot(client: GraphClient, tenant: str, p: Predicate, subject: _Name, obj: _Name | None
+async def _read_slot(client: GraphClient, tenant: str, p: Predicate, subject: CheckedName, obj: CheckedName | None
                      ) -> _Snapshot:
     """Subject and object (by their exact keys) and the subject's slot, in one read."""
     params = {
@@ -421,10 +340,10 @@ class _BatchNames:
         self.found = found
         self.refs: dict[str, EntityRef] = {}
 
-    def resolve(self, name: _Name) -> EntityRef:
+    def resolve(self, name: CheckedName) -> EntityRef:
         ref = self.refs.get(name.uid)
         if ref is None:
-            ref = self.refs[name.uid] = _ref(name, self.found.get(name.uid))
+            ref = self.refs[name.uid] = entity_ref(name, self.found.get(name.uid))
         return ref
 
 
@@ -583,8 +502,8 @@ async def retire_fact(client: GraphClient, tenant: str, retire: RetireInput) -> 
     clocks. Returns the retired fact ids; nothing current to retire is not an error: []."""
     tenant = validate_tenant(tenant)
     p = (await vocabulary(client, tenant, [getattr(retire, "predicate", None)])).get(retire.predicate)
-    subject = _subject_name(retire.subject, p)
-    obj = _object_name(retire.object, p) if retire.object is not None else None
+    subject = subject_name(retire.subject, p)
+    obj = object_name(retire.object, p) if retire.object is not None else None
     agent = _agent(retire.agent)
     valid_to = _time(retire.valid_to, "valid_to")
     recorded = _time(retire.recorded_at, "recorded_at")
@@ -655,7 +574,7 @@ async def _subject_rows(client: GraphClient, tenant: str, subject: object, predi
     for p in predicates:
         by_type.setdefault(p.subject_type, []).append(p)
     for stype, preds in by_type.items():
-        name = _subject_name(subject, preds[0])
+        name = subject_name(subject, preds[0])
 
         async def read(uid: str) -> dict[str, Any]:
             params = {"s_uid": uid, "slots": [_slot_key(uid, p.name) for p in preds], **extra}

@@ -27,10 +27,10 @@ from __future__ import annotations
 from relay_graph.tools import (  # noqa: F401  (each registers its tools)
     desk_tools, memory_tools, network_tools, task_tools, vocabulary_tools,
 )
-from relay_graph.tools.context import MCP_PREFIX, mcp_agent_name
+from relay_graph.tools.mcp_names import MCP_PREFIX, mcp_agent_name
 from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import Shape, ToolResult, UnknownName, jsonable
-from relay_graph.tools.registry import (
+from relay_graph.tools.toolset import (
     TOOLS,
     Tool,
     UnknownTool,

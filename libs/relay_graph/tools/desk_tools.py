@@ -6,9 +6,11 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from relay_graph.desk import agent_reads as desk, tickets
+from relay_graph.desk import agent_reads as desk
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.usecases import tickets as ticket_cases
-from relay_graph.desk.ticket_models import (
+from relay_graph.desk.tickets.models import (
     Handoff,
     Procedure,
     Ticket,
@@ -19,7 +21,7 @@ from relay_graph.desk.ticket_models import (
 from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import Shape, ToolResult, when
 from relay_graph.tools.memory_tools import ticket_line
-from relay_graph.tools.registry import tool
+from relay_graph.tools.toolset import tool
 from relay_graph.tools.resolve import Resolver
 from relay_graph.memory.inputs import text_type
 from relay_graph.tools.types import Args, CustomerName, Name, Role, TicketId, whole

@@ -18,7 +18,7 @@ from mcp.server.lowlevel.server import Server
 
 from relay_graph.runtime.errors import RelayError
 from relay_graph.usecases.context import Call
-from relay_graph.tools.registry import TOOLS, Tool, call_tool
+from relay_graph.tools.toolset import TOOLS, Tool, call_tool
 
 log = logging.getLogger("relay.mcp")
 

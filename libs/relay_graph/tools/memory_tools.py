@@ -9,10 +9,12 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from relay_graph.runtime import times
-from relay_graph.desk import customers, network, tickets
+from relay_graph.desk.customers import store as customers
+from relay_graph.desk.network import store as network
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.memory import facts
 from relay_graph.runtime import udf
-from relay_graph.memory.facts import resolve_entity
+from relay_graph.memory.entity_refs import resolve_entity
 from relay_graph.memory.entities import name_key
 from relay_graph.runtime.errors import NotFound
 from relay_graph.memory.models import (
@@ -27,13 +29,13 @@ from relay_graph.memory.models import (
     TurnInput,
     utcnow,
 )
-from relay_graph.desk.network_models import Outage
+from relay_graph.desk.network.models import Outage
 from relay_graph.usecases import facts as fact_cases
-from relay_graph.desk.ticket_models import TicketSummary
+from relay_graph.desk.tickets.models import TicketSummary
 from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import Shape, ToolResult, when
 from relay_graph.tools.explain import FactExplanation, explain_facts
-from relay_graph.tools.registry import tool
+from relay_graph.tools.toolset import tool
 from relay_graph.tools.resolve import Resolver
 from relay_graph.memory.inputs import text_type
 from relay_graph.tools.types import Args, CustomerName, Identifier, Lax, Name, Predicate, Text, Time, whole

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from relay_graph.desk import network, network_algorithms
+from relay_graph.desk.network import store as network
+
+from relay_graph.desk.network import algorithms as network_algorithms
 from relay_graph.runtime.errors import NotFound
-from relay_graph.desk.network_models import AffectedCustomer, AffectedPath, Capacity, LineHop, NetNode
+from relay_graph.desk.network.models import AffectedCustomer, AffectedPath, Capacity, LineHop, NetNode
 from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import Shape, ToolResult
-from relay_graph.tools.registry import tool
+from relay_graph.tools.toolset import tool
 from relay_graph.tools.resolve import Resolver
 from relay_graph.tools.types import Args, CustomerName, NodeId, whole
 

@@ -13,15 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from relay_graph.memory import names
-from relay_graph.desk import network, tickets
+from relay_graph.desk.network import store as network
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.memory.entities import name_key
 from relay_graph.runtime.errors import NotFound
-from relay_graph.memory.facts import EntityRef, resolve_entity
+from relay_graph.memory.entity_refs import EntityRef, resolve_entity
 from relay_graph.memory.models import Ambiguous
-from relay_graph.desk.network_models import NetNode
+from relay_graph.desk.network.models import NetNode
 from relay_graph.usecases.provenance import entity_by_key
 from relay_graph.memory.registry import clean_text
-from relay_graph.desk.ticket_models import Ticket
+from relay_graph.desk.tickets.models import Ticket
 from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import UnknownName
 

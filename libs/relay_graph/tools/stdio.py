@@ -18,7 +18,7 @@ from mcp.server.stdio import stdio_server
 
 from relay_graph.runtime.config import GraphSettings
 from relay_graph.runtime.tenancy import validate_tenant
-from relay_graph.tools.context import mcp_agent_name
+from relay_graph.tools.mcp_names import mcp_agent_name
 from relay_graph.usecases.context import Call, make_deps
 from relay_graph.tools.mcp_server import build_server, client_name
 

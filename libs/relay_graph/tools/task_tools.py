@@ -11,7 +11,7 @@ from relay_graph.memory import tasks
 from relay_graph.memory.inputs import text_type
 from relay_graph.memory.tasks import Task
 from relay_graph.tools.envelope import Shape, ToolResult, when
-from relay_graph.tools.registry import tool
+from relay_graph.tools.toolset import tool
 from relay_graph.tools.types import Args, Identifier, Name, Role
 from relay_graph.usecases import tasks as task_cases
 from relay_graph.usecases.context import Call

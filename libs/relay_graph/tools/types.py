@@ -10,7 +10,7 @@ from relay_graph.memory.inputs import AwareTime, Identifier
 from relay_graph.memory.inputs import Name as _Name
 from relay_graph.memory.inputs import ShortText, Text
 from relay_graph.memory.models import AGENT_PATTERN
-from relay_graph.desk.network_models import NODE_ID_PATTERN
+from relay_graph.desk.network.models import NODE_ID_PATTERN
 from relay_graph.memory.registry import NAME_PATTERN, predicates_described
 
 

@@ -9,7 +9,7 @@ from pydantic import Field
 from relay_graph.memory.predicates import PredicateDefinition, PredicateList, PredicateView
 from relay_graph.memory.registry import NAME_PATTERN
 from relay_graph.tools.envelope import Shape, ToolResult
-from relay_graph.tools.registry import tool
+from relay_graph.tools.toolset import tool
 from relay_graph.tools.types import Args
 from relay_graph.usecases import predicates as cases
 from relay_graph.usecases.context import Call

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import ContextManager, Protocol
 
-from relay_graph.desk import chat
+from relay_graph.desk.conversation import turns as chat
 from relay_graph.runtime.errors import Unavailable
 from relay_graph.runtime.metrics import catalogue as metrics
 from relay_graph.runtime.outbox import Outbox

@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from relay_graph.desk.network import customer_identity
+from relay_graph.desk.network.store import customer_identity
 from relay_graph.memory.facade import Memory
 from relay_graph.usecases.queries import console as q
 

@@ -18,7 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from relay_graph.desk import queries as desk_queries
-from relay_graph.desk import tickets
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.lab import queries as lab_queries
 from relay_graph.memory import queries as memory_queries
 from relay_graph.runtime import queries as runtime_queries

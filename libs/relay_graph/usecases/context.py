@@ -17,12 +17,13 @@ WRITTEN_BY) and the reader of one (CONSULTED).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 import re
-from typing import Any, Awaitable, Callable, Iterable, Protocol
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Protocol
 
 import redis.asyncio as aioredis
 
@@ -60,8 +61,14 @@ class Announcer(Protocol):
 @dataclass
 class Call:
     """One call's view of the process: the tenant and the agent it acts as, the memory (the graph
-    client and the embedding model, loaded on first need), the clock, and `announcer`, where the
-    notifications a use case returns go (None: nobody is told: tests, offline use)."""
+    client and the embedding model, loaded on first need), the clock, and what the call owes.
+
+    A use case writes, then records on its Call the notifications it owes (`owe`); it never
+    announces. The one who made the Call flushes them once the work is done (`flush`): the gateway's
+    route dependency (services/gateway/deps.get_call), an agent's unit of work (`Deps.work`), the
+    tool catalogue's `call_tool`. `announcer` is where they go: the process's outbox (kept in the
+    graph, then published), a test's collector, or None (nobody is told: offline use; they stay in
+    `owed` for a test to read)."""
 
     memory: Memory
     tenant: str
@@ -72,6 +79,9 @@ class Call:
     # names a read was answered for that were not the ones asked (`tools.resolve.Resolver`), for the envelope
     matched: list[Matched] = field(default_factory=list)
     clock: Clock = utc_clock
+    owed: list[NotificationBase] = field(default_factory=list)  # to flush; flush raises if they cannot be kept
+    told: list[NotificationBase] = field(default_factory=list)  # to flush, best effort: their write stands anyway
+    kept: list[NotificationBase] = field(default_factory=list)  # kept by their own write (a turn's): publish only
 
     def __post_init__(self) -> None:
         self.tenant = validate_tenant(self.tenant)
@@ -90,6 +100,39 @@ class Call:
     def now(self) -> datetime:
         at = self.clock()
         return at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+
+    def owe(self, *notifications: NotificationBase, best_effort: bool = False) -> None:
+        """Record what a write owes, to go out when the call is flushed. `best_effort`: a failure to
+        announce them is logged, not raised (the write stands and the desk re-reads the graph)."""
+        (self.told if best_effort else self.owed).extend(notifications)
+
+    def owe_kept(self, notification: NotificationBase) -> None:
+        """An announcement its own write kept in the outbox (a chat turn's): flushing publishes it."""
+        self.kept.append(notification)
+
+    async def flush(self) -> bool:
+        """Announce what this call owes, once: the owed through the outbox (raises when they could not
+        be kept: the request or delivery fails and is tried again), the best-effort ones after them,
+        then the kept ones published. True: all are on their streams."""
+        owed, told, kept = self.owed, self.told, self.kept
+        self.owed, self.told, self.kept = [], [], []
+        published = await self.announce(owed) if owed else True
+        if told:
+            published = await self.notify(*told) and published
+        for notification in kept:
+            publish_kept = getattr(self.announcer, "publish_kept", None)
+            if publish_kept is None:
+                continue
+            await publish_kept(self.tenant, notification)  # Unavailable: it stays kept; the relay sends it
+        return published
+
+    async def flush_quietly(self) -> None:
+        """`flush` after the work failed: what was written before the failure is still announced;
+        a failure to announce it is logged (the work's own error is the one that matters)."""
+        try:
+            await self.flush()
+        except Exception as exc:  # noqa: BLE001
+            log.warning("could not announce what a failed call wrote in %s: %r", self.tenant, exc)
 
     async def announce(self, notifications: Iterable[NotificationBase]) -> bool:
         """Announce what a use case wrote (all of this call's tenant), through the outbox. Raises
@@ -190,6 +233,18 @@ class Deps:
         if self.memory is None:
             raise Unavailable(f"{self.service} has not opened FalkorDB yet; retry shortly")
         return Call(self.memory, tenant, agent or self.service, self.outbox, label=label, clock=self.now)
+
+    @contextlib.asynccontextmanager
+    async def work(self, tenant: str, agent: str | None = None, *, label: str | None = None) -> AsyncIterator[Call]:
+        """An agent's unit of work in `tenant`: the Call its use cases run on, flushed when the work
+        ends (what it owes announced after its writes; after a failure too, then the error goes on)."""
+        call = self.call(tenant, agent, label=label)
+        try:
+            yield call
+        except BaseException:
+            await call.flush_quietly()
+            raise
+        await call.flush()
 
     async def relay_loop(self, stop: asyncio.Event, *, every_s: float = 1.0, older_than_s: float = 2.0) -> None:
         """The outbox relay every replica runs (relay_graph.runtime.outbox), once the memory opens."""

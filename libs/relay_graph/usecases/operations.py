@@ -31,10 +31,10 @@ from redis.exceptions import ResponseError
 from relay_graph.runtime import query_log, tenant_data, tenancy  # noqa: F401 (query_log declares its key)
 from relay_graph.usecases import simulator_control  # noqa: F401 (declares its key)
 import relay_graph.lab  # noqa: F401 (its truth module declares the truth graph)
-from relay_graph.desk import regional_desks  # noqa: F401 (declares a tenant's desk registration)
+from relay_graph.desk.customers import regional_desks as regional_desks  # noqa: F401 (declares a tenant's desk registration)
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound, Unavailable
-from relay_graph.desk.network import customer_identity
+from relay_graph.desk.network.store import customer_identity
 from relay_graph.usecases.queries import operations as q
 from relay_graph.runtime.times import now_ms
 from relay_graph.runtime.tenancy import (

@@ -22,10 +22,10 @@ from typing import Any
 
 from relay_graph.desk.agent_reads import existing_episodes
 from relay_graph.memory.episodes import iter_batches
-from relay_graph.desk.reply_templates import Reply
+from relay_graph.desk.conversation.templates import Reply
 from relay_graph.desk.llm.wording import TemplateWriter
 from relay_graph.memory.models import EpisodeInput
-from relay_graph.desk.reply_check import allowed_from, honest_reply
+from relay_graph.desk.conversation.reply_check import allowed_from, honest_reply
 from relay_graph.runtime.streams import ReplyWritten
 from relay_graph.usecases.context import Deps, announce
 

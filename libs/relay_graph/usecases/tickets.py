@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from relay_graph.desk import tickets
-from relay_graph.desk.issues import close_issues
-from relay_graph.desk.ticket_models import Ticket, TicketStage
+from relay_graph.desk.tickets import store as tickets
+from relay_graph.desk.tickets.issues import close_issues
+from relay_graph.desk.tickets.models import Ticket, TicketStage
 from relay_graph.memory.models import FactView
 from relay_graph.runtime.streams import NotificationBase, TicketChanged
 from relay_graph.usecases.context import Call, fact_changes

@@ -15,7 +15,7 @@ from datetime import datetime
 from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from relay_graph.desk import case_move
+from relay_graph.desk.customers import case_move as case_move
 from relay_graph.memory.models import AGENT_PATTERN
 from relay_graph.runtime.tenancy import TENANT_RE
 

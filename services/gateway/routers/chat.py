@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Response
 
-from relay_graph.desk import chat as chat_turns
+from relay_graph.desk.conversation import turns as chat_turns
 from relay_graph.usecases import chat as chat_cases
 from relay_graph.usecases.context import Call
 

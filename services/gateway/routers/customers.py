@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from relay_graph.desk import customers
+from relay_graph.desk.customers import store as customers
 
 from ..deps import MemoryDep, TenantDep
 from ..errors import responses

@@ -15,10 +15,12 @@ import secrets
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
-from relay_graph.desk import customers, tickets
+from relay_graph.desk.customers import store as customers
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph import lab
 from relay_graph.lab import world
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 from relay_graph.runtime.errors import TenantNotFound
 from services.simulator.demo import SAYS, WIFI_FAULT
 

@@ -14,14 +14,17 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, WebSocket
 from pydantic import BaseModel, Field, StrictBool
 
-from relay_graph.desk import chat as chat_turns
-from relay_graph.desk import customers, network, site, tickets
+from relay_graph.desk.conversation import turns as chat_turns
+from relay_graph.desk.customers import store as customers
+from relay_graph.desk.network import store as network
+from relay_graph.desk.conversation import site as site
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.desk.catalogue.models import ExtraOffer, PlanOffer
 from relay_graph.desk.catalogue.reads import addons_for, plans_for
 from relay_graph.desk.conversation.reads import customer_country
 from relay_graph.runtime.errors import NotFound, RelayError
 from relay_graph.memory.models import FactView
-from relay_graph.desk.network_models import CityStatus
+from relay_graph.desk.network.models import CityStatus
 from relay_graph.usecases.context import Call, Deps
 
 from ..customer_sessions import COOKIE, SESSION_TTL_S, CustomerSession, CustomerSessions, cookie_path

@@ -8,8 +8,10 @@ from fastapi import APIRouter, Path, Query
 
 from relay_graph.memory.inputs import Name
 
-from relay_graph.desk import network, network_algorithms
-from relay_graph.desk.network_models import NODE_ID_PATTERN
+from relay_graph.desk.network import store as network
+
+from relay_graph.desk.network import algorithms as network_algorithms
+from relay_graph.desk.network.models import NODE_ID_PATTERN
 from relay_graph.runtime.streams import NetworkChanged
 
 from ..deps import CallDep, MemoryDep, TenantDep

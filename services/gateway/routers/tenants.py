@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path
 from fastapi.responses import Response
 
-from relay_graph.desk import regional_desks as desks
+from relay_graph.desk.customers import regional_desks as desks
 from relay_graph.lab import world
 from relay_graph.runtime.errors import AlreadyExists
 from relay_graph.runtime.tenancy import validate_tenant

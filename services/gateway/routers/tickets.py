@@ -8,9 +8,9 @@ from fastapi import APIRouter, Path, Query
 
 from relay_graph.memory.inputs import Identifier, Name
 
-from relay_graph.desk import tickets
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.desk.conversation.reads import ticket_promises
-from relay_graph.desk.ticket_models import TicketDetail, TicketSummary
+from relay_graph.desk.tickets.models import TicketDetail, TicketSummary
 from relay_graph.usecases import tickets as ticket_cases
 from relay_graph.usecases.context import Call
 

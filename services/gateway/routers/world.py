@@ -12,6 +12,7 @@ from fastapi import APIRouter, Path
 from relay_graph.memory.inputs import Name
 
 from relay_graph.lab import world
+from relay_graph.desk.network import homes
 from relay_graph.memory import names
 from relay_graph.runtime.errors import AmbiguousName
 
@@ -57,4 +58,4 @@ async def connect_home(
     customer: Annotated[Name, Path(alias="c", examples=["ravi nair"])],
 ) -> HomeLine:
     customer = await names.subject_for_write(memory.client, tenant, customer)  # a customer's exact name: them
-    return await world.connect_home(memory.client, tenant, customer, body.address, region=body.region)
+    return await homes.connect_home(memory.client, tenant, customer, body.address, region=body.region)

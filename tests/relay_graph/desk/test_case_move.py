@@ -1,4 +1,4 @@
-"""Moving a customer's case between regional desks (relay_graph.desk.case_move), on a real FalkorDB:
+"""Moving a customer's case between regional desks (relay_graph.desk.customers.case_move), on a real FalkorDB:
 the target answers exactly like the source on both clocks, episodes keep their vectors and are
 recallable, tickets keep their timeline, the source marks the move and keeps its history, a repeat
 changes nothing, and bad requests are refused before anything is written."""
@@ -12,8 +12,8 @@ from datetime import datetime, timezone
 import pytest
 
 from relay_graph.memory import episodes, facts, recall
-from relay_graph.desk import tickets
-from relay_graph.desk.case_move import move_case, moves_of, needs_move
+from relay_graph.desk.tickets import store as tickets
+from relay_graph.desk.customers.case_move import move_case, moves_of, needs_move
 from relay_graph.desk.catalogue import ensure_catalogue
 from relay_graph.desk.catalogue.models import Placement, PlacementStatus
 from relay_graph.runtime.errors import InvalidInput, InvalidTenant, NotFound, StateConflict

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph.desk import guardrails
+from relay_graph.desk.conversation import guardrails as guardrails
 from relay_graph.desk.catalogue.models import ExtraOffer, FaqAnswer, PlanOffer, Price
 from relay_graph.desk.conversation import (
     GUARD_KINDS,

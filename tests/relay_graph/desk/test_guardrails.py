@@ -8,7 +8,7 @@ import pytest
 
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.desk.extraction import Intent, IssueKind, extract
-from relay_graph.desk.guardrails import (
+from relay_graph.desk.conversation.guardrails import (
     GUARD_TABLE,
     Guard,
     GuardAction,
@@ -17,7 +17,7 @@ from relay_graph.desk.guardrails import (
     fixed_reply,
     normalise_mixed_language,
 )
-from relay_graph.desk.reply_check import find_ids
+from relay_graph.desk.conversation.reply_check import find_ids
 
 ON, OFF, JOKE, INJ, OTHER, AUTH, ABUSE, MIXED = (
     GuardKind.ON_TOPIC, GuardKind.OFF_TOPIC, GuardKind.JOKE, GuardKind.PROMPT_INJECTION,

@@ -11,7 +11,7 @@ from relay_graph.memory import facts
 from relay_graph.memory.entities import FUZZY_THRESHOLD, similarity
 from relay_graph.runtime.errors import InvalidValue
 from relay_graph.desk.extraction.rules import extract
-from relay_graph.desk.issues import issue_kind, issue_name
+from relay_graph.desk.tickets.issues import issue_kind, issue_name
 from relay_graph.memory.models import FactInput
 from relay_graph.runtime.queries import Query
 

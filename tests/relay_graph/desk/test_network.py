@@ -14,10 +14,10 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph.desk import network as net
+from relay_graph.desk.network import store as net
 from relay_graph.lab.network_gen import generate_network
 from relay_graph.runtime.errors import InvalidInput, InvalidTenant, NotFound, StateConflict
-from relay_graph.desk.network_models import LinkIn, LinkType, NetNodeIn, NodeKind
+from relay_graph.desk.network.models import LinkIn, LinkType, NetNodeIn, NodeKind
 from relay_graph.runtime.queries import Query
 from relay_graph.desk.queries import network as q
 from tests import sample_network

@@ -21,11 +21,11 @@ import networkx as nx
 import pytest
 from networkx.algorithms.flow import edmonds_karp
 
-from relay_graph.desk import network as net
-from relay_graph.desk import network_algorithms as alg
+from relay_graph.desk.network import store as net
+from relay_graph.desk.network import algorithms as alg
 from relay_graph.runtime.errors import InvalidInput, NotFound
 from relay_graph.lab.network_gen import generate_network
-from relay_graph.desk.network_models import LinkIn, LinkType, NetNodeIn, NodeKind
+from relay_graph.desk.network.models import LinkIn, LinkType, NetNodeIn, NodeKind
 from relay_graph.runtime.queries import Query
 from relay_graph.desk.queries import network as q
 from tests.support import register

@@ -8,9 +8,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph.desk import reply_templates as replies
-from relay_graph.desk.reply_templates import Reply
-from relay_graph.desk.reply_check import CheckResult, allowed_from, check_reply, find_ids, honest_reply
+from relay_graph.desk.conversation import templates as replies
+from relay_graph.desk.conversation.templates import Reply
+from relay_graph.desk.conversation.reply_check import CheckResult, allowed_from, check_reply, find_ids, honest_reply
 
 AT = datetime(2026, 9, 5, 10, 2, tzinfo=timezone.utc)
 TICKET = "T-1A2B3C4D5E6F"  # tickets.py's own format: "T-" + 12 upper-case hex

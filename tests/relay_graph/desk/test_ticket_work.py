@@ -1,5 +1,5 @@
 """The resolver's decisions over a ticket's working state, and the desk's invariant, as pure
-functions: no graph (relay_graph.desk.ticket_work)."""
+functions: no graph (relay_graph.desk.tickets.work)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from relay_graph.desk.ticket_work import (
+from relay_graph.desk.tickets.work import (
     Act,
     Check,
     MoveKind,

@@ -9,13 +9,13 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from relay_graph.desk import tickets as tk
+from relay_graph.desk.tickets import store as tk
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import entity_uid
 from relay_graph.runtime.errors import AlreadyExists, InvalidInput, InvalidTenant, NotFound
 from relay_graph.runtime.queries import Query
 from relay_graph.desk.queries import tickets as q
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 from tests import reads
 from tests.support import register
 

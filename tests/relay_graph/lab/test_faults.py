@@ -15,8 +15,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from relay_graph import lab
-from relay_graph.desk import tickets
-from relay_graph.desk import network as net
+from relay_graph.desk.tickets import store as tickets
+from relay_graph.desk.network import store as net
 from relay_graph.runtime.errors import InvalidInput, NotFound, StateConflict
 from relay_graph.lab import Action, FaultKind, Test
 from relay_graph.runtime.queries import Query

@@ -88,7 +88,7 @@ def in_lab(name: str) -> bool:
 
 
 def test_the_scan_sees_the_code():
-    assert TRUTH in SOURCES and "relay_graph.desk.network" in SOURCES and "services.resolver.agent" in SOURCES
+    assert TRUTH in SOURCES and "relay_graph.desk.network.store" in SOURCES and "services.resolver.agent" in SOURCES
     # modules that reach the lab from outside it: the resolver's, the gateway's lab router, the world
     assert {"services.resolver.diagnosing", "services.gateway.routers.lab", "relay_graph.lab.world"} <= set(SOURCES)
     assert TRUTH in GRAPH[f"{LAB}.equipment"] or TRUTH in GRAPH[f"{LAB}.line"]  # the scan resolves imports

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.desk import network as net
+from relay_graph.desk.network import store as net
 from relay_graph.runtime.errors import InvalidInput
-from relay_graph.lab.network_gen import generate_network, slug
-from relay_graph.desk.network_models import NodeKind
+from relay_graph.desk.network.homes import slug
+from relay_graph.lab.network_gen import generate_network
+from relay_graph.desk.network.models import NodeKind
 from relay_graph.runtime.queries import Query
 from tests.support import register
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.desk import network
+from relay_graph.desk.network import store as network
 from relay_graph.lab import world
+from relay_graph.desk.network.homes import connect_home, connect_homes
 from relay_graph.desk.catalogue import seeded_regions
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.runtime.queries import Query
@@ -36,7 +37,7 @@ async def test_seed_connect_repeat_and_move(graph_client, tenant):
     assert again.nodes_created == 0 and again.customers[0] == homes["Asha Verma"]
     assert await nodes(graph_client, tenant) == total
 
-    moved = await world.connect_home(graph_client, tenant, "asha verma", "Delhi")
+    moved = await connect_home(graph_client, tenant, "asha verma", "Delhi")
     assert moved.city == "Delhi" and moved.customer == "Asha Verma"
     assert moved.node_id != homes["Asha Verma"].node_id and moved.previous == [homes["Asha Verma"].node_id]
     line = await network.customer_line(graph_client, tenant, "Asha Verma")
@@ -48,7 +49,7 @@ async def test_addresses_we_cannot_serve_change_nothing(graph_client, tenant):
     before = await nodes(graph_client, tenant)
     for address, code in (("Springfield", "ambiguous_address"), ("Qwxzv Plonk", "unknown_place")):
         with pytest.raises(InvalidInput) as err:
-            await world.connect_homes(graph_client, tenant, [("Good One", "Mumbai"), ("Bad One", address)])
+            await connect_homes(graph_client, tenant, [("Good One", "Mumbai"), ("Bad One", address)])
         assert err.value.code == code
     with pytest.raises(InvalidInput) as err:
         await world.seed_world(graph_client, tenant, "atlantis")

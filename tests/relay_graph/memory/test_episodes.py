@@ -9,7 +9,7 @@ import pytest
 from relay_graph.memory import episodes
 from relay_graph.runtime.embeddings import Embedder
 from relay_graph.runtime.errors import InvalidInput, InvalidValue
-from relay_graph.memory.facts import resolve_entity
+from relay_graph.memory.entity_refs import resolve_entity
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.runtime.queries import Query
 from relay_graph.memory.queries import episodes as q

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph.memory import facts
+from relay_graph.memory import entity_refs, facts
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import (
     AlreadyExists,
@@ -305,21 +305,21 @@ async def test_trust_ranks_claims_and_learns_from_settlements(graph_client, tena
 
 
 async def test_names_resolve_by_case_spacing_and_punctuation_never_by_misspelling(graph_client, tenant):
-    assert await facts.resolve_entity(graph_client, tenant, "Alice Rao", "Customer") is None
-    made = await facts.resolve_entity(graph_client, tenant, "Alice Rao", "Customer", create=True)
+    assert await entity_refs.resolve_entity(graph_client, tenant, "Alice Rao", "Customer") is None
+    made = await entity_refs.resolve_entity(graph_client, tenant, "Alice Rao", "Customer", create=True)
     assert made is not None and (made.uid, made.name) == ("Customer|alice rao", "Alice Rao")
     for spelling in ("alice rao", "ALICE   Rao", "alice rao."):
-        found = await facts.resolve_entity(graph_client, tenant, spelling, "Customer")
+        found = await entity_refs.resolve_entity(graph_client, tenant, spelling, "Customer")
         assert found is not None and found.uid == made.uid, spelling
     for spelling in ("alcie rao", "alice raoo"):  # spelt alike is someone else
-        assert await facts.resolve_entity(graph_client, tenant, spelling, "Customer") is None, spelling
-    assert await facts.resolve_entity(graph_client, tenant, "alice rao", "City") is None  # another type
-    assert await facts.resolve_entity(graph_client, tenant, "bob rao", "Customer") is None
-    twelve = await facts.resolve_entity(graph_client, tenant, "customer 12", "Customer", create=True)
-    assert (await facts.resolve_entity(graph_client, tenant, "customer 123", "Customer")) is None
+        assert await entity_refs.resolve_entity(graph_client, tenant, spelling, "Customer") is None, spelling
+    assert await entity_refs.resolve_entity(graph_client, tenant, "alice rao", "City") is None  # another type
+    assert await entity_refs.resolve_entity(graph_client, tenant, "bob rao", "Customer") is None
+    twelve = await entity_refs.resolve_entity(graph_client, tenant, "customer 12", "Customer", create=True)
+    assert (await entity_refs.resolve_entity(graph_client, tenant, "customer 123", "Customer")) is None
     assert twelve is not None and twelve.uid == "Customer|customer 12"
     with pytest.raises(InvalidInput):
-        await facts.resolve_entity(graph_client, tenant, "alice", "Spaceship")
+        await entity_refs.resolve_entity(graph_client, tenant, "alice", "Spaceship")
 
 
 @pytest.mark.parametrize("name", ["José Núñez", "the who", "O'Neil", "李小龙", "x-y_z", "Dr. A. B.", "1 2 3"])
@@ -353,8 +353,8 @@ async def test_a_secret_in_one_tenant_is_invisible_from_another(graph_client, te
     assert await facts.read_facts(graph_client, other, "secret sam", as_of=at(1)) == []
     assert await facts.history(graph_client, other, "secret sam") == []
     assert await facts.claims(graph_client, other, "secret sam", "lives_in") == ClaimsView(claims=[], conflict_id=None)
-    assert await facts.resolve_entity(graph_client, other, "secret sam", "Customer") is None
-    assert await facts.resolve_entity(graph_client, other, "Atlantis", "City") is None
+    assert await entity_refs.resolve_entity(graph_client, other, "secret sam", "Customer") is None
+    assert await entity_refs.resolve_entity(graph_client, other, "Atlantis", "City") is None
     assert await facts.retire_fact(graph_client, other, RetireInput(subject="secret sam", predicate="phone",
                                                                     agent="intake")) == []
     view = await facts.claims(graph_client, tenant, "secret sam", "lives_in")

@@ -14,7 +14,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph.desk import chat, customers, tickets
+from relay_graph.desk.conversation import turns as chat
+
+from relay_graph.desk.customers import store as customers
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.memory import facts, names
 from relay_graph.memory.entities import close_names, name_key, new_customer_id
 from relay_graph.memory.facade import Memory

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph.memory import facts, name_migration, names
+from relay_graph.memory import entity_refs, facts, name_migration, names
 from tests.old_names import old_name_key
 from relay_graph.memory.entities import name_key
 from relay_graph.memory.facade import Memory
@@ -81,9 +81,11 @@ def old_rule(monkeypatch):
     class Switch:
         def on(self):
             monkeypatch.setattr(facts, "name_key", old_name_key)
+            monkeypatch.setattr(entity_refs, "name_key", old_name_key)
 
         def off(self):
             monkeypatch.setattr(facts, "name_key", name_key)
+            monkeypatch.setattr(entity_refs, "name_key", name_key)
     return Switch()
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import uuid
 
-from relay_graph.desk import tickets
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.tools import Shape, call_tool
 from tests.support import register
 

@@ -8,7 +8,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from relay_graph.memory import facts
-from relay_graph.desk import network, tickets
+from relay_graph.desk.network import store as network
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.memory.models import FactInput
 from relay_graph.runtime.streams import FactChanged
 from relay_graph.runtime.queries import Query

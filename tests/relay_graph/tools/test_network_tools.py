@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from relay_graph.desk import network as net
-from relay_graph.desk.network_models import LinkIn, LinkType, NetNodeIn, NodeKind
+from relay_graph.desk.network import store as net
+from relay_graph.desk.network.models import LinkIn, LinkType, NetNodeIn, NodeKind
 from relay_graph.tools import Shape, call_tool
 
 from .conftest import RESOLUTION, counts

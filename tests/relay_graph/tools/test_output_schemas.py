@@ -7,8 +7,10 @@ from datetime import datetime, timezone
 
 from jsonschema.validators import validator_for
 
-from relay_graph.desk import network, tickets
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.network import store as network
+
+from relay_graph.desk.tickets import store as tickets
+from relay_graph.desk.tickets.models import TicketStage
 from relay_graph.tools import TOOLS, Shape, call_tool
 from tests import sample_network
 

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from relay_graph.desk import chat
+from relay_graph.desk.conversation import turns as chat
 from relay_graph.runtime.queries import outbox as q
 from relay_graph.runtime.streams import STREAM_TURNS
 from relay_graph.usecases import chat as chat_cases

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from relay_graph import lab
-from relay_graph.desk import regional_desks
+from relay_graph.desk.customers import regional_desks as regional_desks
 from relay_graph.usecases import operations as ops, simulator_control
 from relay_graph.memory import facts, recall
 from relay_graph.runtime.db import GraphClient, telemetry_key

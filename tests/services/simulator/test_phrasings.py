@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from relay_graph.desk import guardrails
+from relay_graph.desk.conversation import guardrails as guardrails
 from relay_graph.memory.entities import name_key
 from relay_graph.desk.extraction.rules import extract
 from services.simulator import phrasings as say

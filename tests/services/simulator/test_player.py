@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from relay_graph.desk import reply_templates as replies
+from relay_graph.desk.conversation import templates as replies
 from relay_graph.desk.extraction.rules import extract
 from services.simulator.client import ApiError, ChatReply
 from services.simulator.clock import SimClock

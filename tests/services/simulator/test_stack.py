@@ -24,7 +24,7 @@ import httpx
 import pytest
 import redis
 
-from relay_graph.desk import tickets as tickets_module
+from relay_graph.desk.tickets import store as tickets_module
 from relay_graph.runtime.embedded import free_port
 from services.simulator import demo
 from services.simulator.client import DeskClient

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from relay_graph.desk import catalogue, tickets
+from relay_graph.desk import catalogue
+
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import NotFound
 from relay_graph.desk.extraction.rules import extract

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import NamedTuple
 
-from relay_graph.desk.ticket_status import stage_words
+from relay_graph.desk.tickets.status import stage_words
 from relay_graph.desk.catalogue.models import ExtraOffer, FaqAnswer, PlanOffer, Price
-from relay_graph.desk.reply_templates import Reply, STAGE_WORDING, when
+from relay_graph.desk.conversation.templates import Reply, STAGE_WORDING, when
 from relay_graph.desk.conversation.asks import Household
 from relay_graph.desk.conversation.kinds import ReplyKind
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from enum import Enum
 
-from relay_graph.desk.guardrails import GuardKind
+from relay_graph.desk.conversation.guardrails import GuardKind
 
 
 class ReplyKind(str, Enum):

@@ -24,8 +24,8 @@ from typing import Any, Protocol, runtime_checkable
 import httpx
 from pydantic import BaseModel
 
-from relay_graph.desk.reply_templates import Reply
-from relay_graph.desk.reply_check import allowed_from, find_ids, honest_reply, id_key
+from relay_graph.desk.conversation.templates import Reply
+from relay_graph.desk.conversation.reply_check import allowed_from, find_ids, honest_reply, id_key
 from relay_graph.desk.llm.client import GroqChat, LLMUnavailable, MalformedAnswer
 from relay_graph.desk.llm.settings import DEFAULT_WRITE_MODELS, LLMSettings
 

@@ -14,7 +14,7 @@ filters by hops itself."""
 
 from __future__ import annotations
 
-from relay_graph.desk.network_models import LinkType, NodeKind
+from relay_graph.desk.network.models import LinkType, NodeKind
 from relay_graph.runtime.queries import Query
 
 UP_TYPES = f"{LinkType.UPLINK.value}|{LinkType.PON.value}"
@@ -393,5 +393,18 @@ DEGRADED_HUBS = Query(
     "WITH h, uplinks, uplinks_down, below_down, NOT h:Up AS hub_down "
     "WHERE hub_down OR uplinks_down > 0 OR below_down > 0 "
     "RETURN h.node_id AS hub, h.name AS name, hub_down, uplinks, uplinks_down, below_down ORDER BY name",
+    read_only=True,
+)
+
+
+# The exchanges below the given hubs (by their primary or standby uplink) with their cabinets.
+HUB_EXCHANGES = Query(
+    "network_hub_exchanges",
+    "UNWIND $hubs AS hid "
+    f"MATCH (h:NetNode {{node_id: hid}})<-[:{LinkType.UPLINK.value}]-(x:{NodeKind.OLT.value}) "
+    f"OPTIONAL MATCH (x)<-[:{LinkType.PON.value}]-(s:{NodeKind.SPLITTER.value}) "
+    "WITH h, x, s ORDER BY s.node_id "
+    "RETURN h.node_id AS hub, x.node_id AS exchange, x.name AS name, collect(s.node_id) AS cabinets "
+    "ORDER BY exchange",
     read_only=True,
 )

@@ -296,7 +296,7 @@ LIST_TICKETS_FOR_CUSTOMER = Query(
     read_only=True,
 )
 
-# The resolver's working state (relay_graph.desk.ticket_work.Work as JSON): read and written whole by
+# The resolver's working state (relay_graph.desk.tickets.work.Work as JSON): read and written whole by
 # the ticket's holder; `work_fixed` counts the proofs, so the invariant finds tickets cheaply.
 TICKET_WORK = Query(
     "ticket_work",

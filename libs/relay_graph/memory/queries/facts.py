@@ -468,6 +468,7 @@ MERGE (a)-[c:CONSULTED]->(f)
   ON CREATE SET c.count = 1, c.first_ms = $now_ms, c.last_ms = $now_ms
   ON MATCH SET c.count = c.count + 1, c.last_ms = $now_ms
 RETURN count(c) AS consulted""",
+    read_receipt=True,
 )
 
 # ---------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The run loop every desk agent process shares: build Deps, run the service's FastStream app
+"""The run loop every desk agent process shares: build the process context (usecases.context.Deps), run the service's FastStream app
 (its consumer group), beat a heartbeat, run the outbox relay (relay_graph.runtime.outbox), stop on
 SIGTERM/SIGINT within `stop_within_s`.
 
@@ -30,8 +30,8 @@ from relay_graph.runtime.agents.settings import AgentSettings
 
 log = logging.getLogger("relay_graph.runtime.agents")
 
-class Deps(Protocol):
-    """What the run loop needs of a process's context (usecases.context.Deps is the one there is)."""
+class Process(Protocol):
+    """What the run loop needs of a process's context (the one there is: usecases.context.Deps)."""
 
     redis: Any
     settings: AgentSettings
@@ -50,13 +50,13 @@ def bind(handlers: Mapping[str, Callable[..., Awaitable[Any]]], deps: Any) -> di
     return {kind: functools.partial(fn, deps) for kind, fn in handlers.items()}
 
 
-Bootstrap = Callable[..., Awaitable[Deps]]
+Bootstrap = Callable[..., Awaitable[Process]]
 Handlers = Mapping[str, Callable[..., Awaitable[Any]]]
 # Work a service does on its own time beside its handlers (netops: retention), until the event is set.
-Periodic = Callable[[Deps, asyncio.Event], Awaitable[None]]
+Periodic = Callable[[Process, asyncio.Event], Awaitable[None]]
 
 
-def make_app(service: str, deps: Deps, handlers: Handlers, *, handle_signals: bool = False,
+def make_app(service: str, deps: Process, handlers: Handlers, *, handle_signals: bool = False,
              delivery: bool = True) -> StreamApp:
     """The FastStream app of one replica: group = the service, consumer = deps.consumer_name,
     one subscriber per kind in `handlers` calling the plain handler with `deps`; a notification

@@ -18,7 +18,7 @@ What we add, because FastStream 0.7.8 does not (checked against its source):
   reads `>`.
 * NOGROUP (the server lost its data): FastStream stops the subscriber and exits the app; `run()`
   then runs the start-up again (groups recreated) and carries on, counting `groups_recreated`.
-* `DeliveryMiddleware` (delivery.py): heartbeat, delivery counts and dead letters, per-session
+* `DeliveryMiddleware` (below; its parts in delivery.py): heartbeat, delivery counts and dead letters, per-session
   order, dedupe, the handler span, transient retries, the acknowledgement.
 * A housekeeping task: notices Redis going away (`stats.reconnects`) and removes consumers of
   long-gone replicas from the group.
@@ -44,13 +44,15 @@ from typing import Any, Awaitable, Callable, Coroutine, Mapping
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
-from faststream import AckPolicy, FastStream
+from faststream import AckPolicy, BaseMiddleware, FastStream
+from opentelemetry import propagate, trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
 from faststream.redis import RedisBroker, RedisClusterBroker, StreamSub
 from faststream.redis.message import RedisStreamMessage
 from redis.exceptions import ResponseError
 
 from relay_graph.runtime import cluster
-from relay_graph.runtime.errors import InvalidInput
+from relay_graph.runtime.errors import InvalidInput, TenantNotFound
 from relay_graph.runtime.metrics import catalogue as metrics
 from relay_graph.runtime.streams.dead_letters import dead_letter
 from relay_graph.runtime.streams.dedupe import Deduper
@@ -58,8 +60,10 @@ from relay_graph.runtime.streams.delivery import (
     _HEARTBEAT,
     CURRENT,
     REDIS_DOWN,
+    TRANSIENT_ERRORS,
     Backoff,
-    DeliveryMiddleware,
+    Delivery,
+    _s,
     describe,
     is_nogroup,
 )
@@ -74,7 +78,8 @@ from relay_graph.runtime.streams.notifications import (
 )
 from relay_graph.runtime.streams.ordering import OrderGuard
 from relay_graph.runtime.streams.settings import StreamSettings
-from relay_graph.runtime.streams.wire import PAYLOAD, from_fields
+from relay_graph.runtime.streams.publisher import TRACER_NAME
+from relay_graph.runtime.streams.wire import PAYLOAD, carrier, from_fields, text_fields
 
 log = logging.getLogger("relay_graph.runtime.streams")
 
@@ -539,3 +544,163 @@ async def _decode(msg: Any, original: Callable[..., Awaitable[Any]]) -> Any:
         return json.loads(msg.body)
     except (ValueError, TypeError):
         return None
+
+
+class DeliveryMiddleware(BaseMiddleware):
+    """Built per entry by FastStream; `app` (bound with functools.partial) holds the state."""
+
+    def __init__(self, msg: Any, /, *, context: Any, app: StreamApp):
+        super().__init__(msg, context=context)
+        self.app = app
+
+    async def consume_scope(self, call_next: Callable[[Any], Awaitable[Any]], msg: Any) -> Any:
+        raw = msg.raw_message
+        stream = _s(raw["channel"])
+        entry_id = _s(raw["message_ids"][0])
+        app = self.app
+        beat = app.start_heartbeat(stream, entry_id)
+        parked = False
+        try:
+            owner, deliveries = await app.pending_state(stream, entry_id)
+            if owner is None:
+                return None  # acknowledged meanwhile (or trimmed): nothing to do
+            try:
+                fields = text_fields(raw["data"])
+                notification = app.decode(stream, fields)
+            except InvalidNotification as exc:
+                await app.dead_letter(stream, entry_id, raw["data"] or {}, f"undecodable entry: {exc.message}",
+                                      deliveries)
+                return None
+            if deliveries > app.settings.max_deliveries:
+                error = await app.last_error(stream, entry_id) or (
+                    "no error recorded: the consumers it was delivered to stopped while handling it"
+                )
+                handled = deliveries - 1
+                await app.dead_letter(stream, entry_id, raw["data"],
+                                      f"failed {handled} deliveries; last error: {error}", handled)
+                return None
+            if not await app.known_tenant(notification.tenant):
+                await app.drop(stream, entry_id, notification, "no such tenant (never created, or deleted)")
+                return None
+            delivery = Delivery(stream, entry_id, app.group, app.name, deliveries, deliveries > 1)
+            if delivery.reclaimed:
+                app.stats.reclaimed += 1
+                metrics.STREAM_RECLAIMED.add(1, {"stream": stream, "group": app.group})
+                log.info("%s reclaimed %s %s (delivery %d)", app.name, stream, entry_id, deliveries)
+            key = notification.order_key()
+            guard = app.guards[stream]
+            guard.remember(entry_id, key)
+            blockers = await guard.blockers(entry_id, key) if key is not None else set()
+            if blockers:
+                app.stats.order_waits += 1
+                if app.parked < app.settings.max_waiting:
+                    # Give FastStream its worker back: the wait goes on in the background.
+                    parked = True
+                    app.park(self._wait_then_handle(call_next, msg, notification, delivery, fields, blockers,
+                                                    beat))
+                    return None
+                if not await app.wait_for_turn(stream, entry_id, blockers):
+                    return None
+            async with app.slots[stream]:
+                await self._handle(call_next, msg, notification, delivery, fields)
+            return None
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # e.g. Redis went away mid-way: the entry stays pending and is reclaimed
+            log.warning("could not process %s %s: %s; it stays pending", stream, entry_id, describe(exc))
+            return None
+        finally:
+            if not parked:
+                beat.set()
+
+    async def _wait_then_handle(self, call_next, msg, notification, delivery, fields, blockers, beat) -> None:
+        app = self.app
+        try:
+            if await app.wait_for_turn(delivery.stream, delivery.entry_id, blockers):
+                async with app.slots[delivery.stream]:
+                    await self._handle(call_next, msg, notification, delivery, fields)
+        except Exception as exc:
+            log.warning("could not process %s %s: %s; it stays pending", delivery.stream, delivery.entry_id,
+                        describe(exc))
+        finally:
+            beat.set()
+
+    async def _handle(self, call_next, msg, notification: Notification, delivery: Delivery,
+                      fields: dict[str, str]) -> None:
+        app = self.app
+        stream, entry_id = delivery.stream, delivery.entry_id
+        if await app.dedupe.seen(notification):
+            log.info("%s %s: notification %s already handled by %s; acknowledging",
+                     stream, entry_id, notification.notification_id, app.group)
+            await app.ack(stream, entry_id, None)
+            app.stats.duplicates += 1  # counted once acknowledged, as `handled` is
+            return
+        parent = propagate.extract(carrier(fields))
+        with trace.get_tracer(TRACER_NAME).start_as_current_span(
+            f"handle {notification.kind}",
+            context=parent,
+            kind=SpanKind.CONSUMER,
+            record_exception=False,
+            set_status_on_exception=False,
+            attributes={
+                "messaging.system": "redis",
+                "messaging.operation.type": "process",
+                "messaging.destination.name": stream,
+                "messaging.consumer.group.name": app.group,
+                "messaging.message.id": entry_id,
+                "relay.consumer": app.name,
+                "relay.kind": notification.kind,
+                "relay.tenant": notification.tenant,
+                "relay.id": notification.id,
+                "relay.version": notification.version,
+                "relay.deliveries": delivery.deliveries,
+            },
+        ) as span:
+            labels = {"stream": stream, "group": app.group}
+            started = asyncio.get_running_loop().time()
+            error = await self._run(call_next, msg, notification, delivery)
+            metrics.HANDLER_DURATION.record(asyncio.get_running_loop().time() - started, labels)
+            if isinstance(error, TenantNotFound):  # deleted while this entry was on its way
+                await app.drop(stream, entry_id, notification, "its tenant was deleted")
+                return
+            if error is not None:
+                span.record_exception(error)
+                span.set_status(Status(StatusCode.ERROR, str(error)[:200]))
+                app.stats.failed += 1
+                metrics.STREAM_FAILED.add(1, labels)
+                log.warning("handler for %s %s (%s, delivery %d) failed, left pending: %s",
+                            stream, entry_id, notification.kind, delivery.deliveries, describe(error))
+                await app.remember_error(stream, entry_id, error)
+                return
+            await app.ack(stream, entry_id, notification)
+            app.stats.handled += 1
+            metrics.STREAM_HANDLED.add(1, labels)
+
+    async def _run(self, call_next, msg, notification: Notification, delivery: Delivery) -> BaseException | None:
+        """Run the subscriber; retry in place while the database is unreachable. The error, if any."""
+        app = self.app
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + app.settings.transient_retry_s
+        backoff = Backoff(app.settings.backoff_initial_ms, app.settings.backoff_max_ms)
+        limit = app.settings.handler_timeout_s
+        token = CURRENT.set((notification, delivery))
+        try:
+            while True:
+                started = loop.time()
+                try:
+                    await asyncio.wait_for(call_next(msg), limit)
+                    return None
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    if isinstance(exc, TimeoutError) and loop.time() - started >= limit:
+                        return TimeoutError(f"handler timed out after {limit}s")
+                    error: BaseException = exc
+                if not isinstance(error, TRANSIENT_ERRORS) or app.stopping or loop.time() >= give_up:
+                    return error
+                delay = backoff.next()
+                log.warning("handler for %s %s hit an unreachable database (%s); retrying in %.2fs",
+                            delivery.stream, delivery.entry_id, describe(error), delay)
+                await app.sleep(delay)
+        finally:
+            CURRENT.reset(token)

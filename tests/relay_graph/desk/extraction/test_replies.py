@@ -9,8 +9,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from relay_graph.runtime.errors import InvalidInput
-from relay_graph.desk import reply_templates as replies
-from relay_graph.desk.reply_templates import ASK_WORDING, Reply, ask_for, missing_info
+from relay_graph.desk.conversation import templates as replies
+from relay_graph.desk.conversation.templates import ASK_WORDING, Reply, ask_for, missing_info
 from relay_graph.memory.models import FactState, FactView
 
 AT = datetime(2026, 9, 5, 10, 2, tzinfo=timezone.utc)

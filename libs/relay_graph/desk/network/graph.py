@@ -8,7 +8,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from relay_graph.desk.network_models import LinkType, NodeKind, check_node_id
+from relay_graph.desk.network.models import LinkType, NodeKind, check_node_id
 from relay_graph.desk.queries import network as q
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.tenancy import validate_tenant

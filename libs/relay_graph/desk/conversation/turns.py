@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel
 
 from relay_graph.runtime.times import from_ms, now_ms
-from relay_graph.desk import customers
+from relay_graph.desk.customers import store as customers
 from relay_graph.memory import inputs
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import entity_uid, name_key

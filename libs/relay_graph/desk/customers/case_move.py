@@ -48,7 +48,7 @@ from relay_graph.desk.catalogue.regions import region_spec
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import entity_uid, name_key
 from relay_graph.runtime.errors import InvalidInput, NotFound, StateConflict
-from relay_graph.memory.facts import resolve_entity
+from relay_graph.memory.entity_refs import resolve_entity
 from relay_graph.memory.models import AGENT_PATTERN, aware, utcnow
 from relay_graph.desk.queries import case_move as q
 from relay_graph.runtime.tenancy import validate_tenant

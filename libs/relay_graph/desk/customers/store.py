@@ -21,7 +21,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from relay_graph.memory import facts, names
+from relay_graph.memory import entity_refs, facts, names
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import new_customer_id
 from relay_graph.desk.catalogue.geo import MAX_ZONE, ZONE_PATTERN
@@ -98,7 +98,7 @@ async def create_named(client: GraphClient, tenant: str, *, name: str | None = N
 
 
 async def exists(client: GraphClient, tenant: str, customer: str) -> bool:
-    return await facts.resolve_entity(client, tenant, customer, CUSTOMER) is not None
+    return await entity_refs.resolve_entity(client, tenant, customer, CUSTOMER) is not None
 
 
 async def find(client: GraphClient, tenant: str, name: object) -> CustomersAnswer:

@@ -16,7 +16,7 @@ from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import entity_uid, name_key
 from relay_graph.runtime.errors import InvalidInput, InvalidValue, NotFound, StateConflict
 from relay_graph.memory.models import aware, utcnow
-from relay_graph.desk.network_models import (
+from relay_graph.desk.network.models import (
     ACCESS_KINDS,
     LINK_ENDPOINTS,
     MAX_NODE_NAME,
@@ -35,11 +35,11 @@ from relay_graph.desk.network_models import (
     Outage,
     UpsertResult,
 )
-from relay_graph.desk.network_graph import load_upward, served_nodes
+from relay_graph.desk.network.graph import load_upward, served_nodes
 from relay_graph.desk.queries import network as q
 from relay_graph.memory.registry import clean_text
 from relay_graph.runtime.tenancy import validate_tenant
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 
 # Ticket stages that no longer take new causes (the tickets module owns the stage names).
 CLOSED_TICKET_STAGES: tuple[str, ...] = (TicketStage.CLOSED.value,)

@@ -51,8 +51,8 @@ import networkx as nx
 
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput, NotFound
-from relay_graph.desk.network import check_node_id, customer_identity, customers_behind, get_node
-from relay_graph.desk.network_graph import (
+from relay_graph.desk.network.store import check_node_id, customer_identity, customers_behind, get_node
+from relay_graph.desk.network.graph import (
     LinkView,
     NetGraph,
     NodeView,
@@ -60,7 +60,7 @@ from relay_graph.desk.network_graph import (
     load_upward,
     served_nodes,
 )
-from relay_graph.desk.network_models import (
+from relay_graph.desk.network.models import (
     AffectedCustomer,
     AffectedPath,
     CableLink,

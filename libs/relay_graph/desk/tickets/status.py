@@ -6,7 +6,7 @@ module's normal form (`tickets.issue_key`), which leaves these values unchanged.
 from __future__ import annotations
 
 from relay_graph.desk.extraction.schema import IssueKind
-from relay_graph.desk.ticket_models import TicketStage
+from relay_graph.desk.tickets.models import TicketStage
 
 # A network fault (a node or link down between the home and the core) shows as one of these.
 OUTAGE_SYMPTOMS: frozenset[str] = frozenset({
@@ -58,7 +58,7 @@ def ticket_status(ticket_id: str, stage: str | TicketStage, updated_at, *, owner
                   latest: str | None = None):
     """replies.status_update in the workflow's stage names: the words come from the template, the
     how-I-know line names the stage exactly as the graph holds it."""
-    from relay_graph.desk import reply_templates as replies
+    from relay_graph.desk.conversation import templates as replies
 
     value = stage.value if isinstance(stage, TicketStage) else str(stage)
     reply = replies.status_update(ticket_id, stage_words(value), updated_at, owner=owner, latest=latest)

@@ -44,8 +44,8 @@ from enum import Enum
 from relay_graph.memory.entities import name_key
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.desk.extraction import lexicon as lx
-from relay_graph.desk import reply_templates as replies
-from relay_graph.desk.reply_templates import Reply
+from relay_graph.desk.conversation import templates as replies
+from relay_graph.desk.conversation.templates import Reply
 from relay_graph.desk.extraction.romanised import detect as detect_romanised
 from relay_graph.desk.extraction.romanised import normalise_mixed_language
 from relay_graph.desk.extraction.rules import extract

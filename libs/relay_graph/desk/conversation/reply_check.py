@@ -40,7 +40,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from relay_graph.desk.catalogue.brand import PRODUCT_LINE
-from relay_graph.desk.reply_templates import Reply
+from relay_graph.desk.conversation.templates import Reply
 
 _TOKEN = r"[A-Za-z0-9](?:[._:/-]?[A-Za-z0-9])*"
 

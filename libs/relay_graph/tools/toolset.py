@@ -102,19 +102,25 @@ def parse_arguments(t: Tool, arguments: object) -> BaseModel:
 async def call_tool(ctx: Call, name: str, arguments: dict[str, Any] | None) -> ToolResult:
     """Validate the arguments, resolve the names in them, run the tool. Unknown tool -> UnknownTool
     (404); bad arguments -> InvalidInput (422); a name that matches nothing -> the unknown_name
-    envelope, one that stands for two or more -> the ambiguous envelope, with nothing else run. Other engine errors (RelayError) propagate as they are."""
+    envelope, one that stands for two or more -> the ambiguous envelope, with nothing else run. Other engine errors (RelayError) propagate as they are.
+    What the tool's use cases owe is flushed here, once it has run."""
     t = get_tool(name)
     args = parse_arguments(t, arguments)
     ctx.matched.clear()
     try:
         result = await t.run(ctx, args)
     except UnknownNames as exc:
+        await ctx.flush_quietly()
         if exc.ambiguous:
             return ToolResult(tool=t.name, shape=Shape.AMBIGUOUS, unknown=exc.unknown, ambiguous=exc.ambiguous,
                               message="; ".join(a.message for a in exc.ambiguous) + " nothing else was looked up")
         names = ", ".join(f"{u.kind} {u.name!r} ({u.argument})" for u in exc.unknown)
         return ToolResult(tool=t.name, shape=Shape.UNKNOWN_NAME, unknown=exc.unknown,
                           message=f"not in the graph: {names}; nothing else was looked up")
+    except BaseException:
+        await ctx.flush_quietly()
+        raise
+    await ctx.flush()  # what the tool's use cases owe, announced after its writes (every transport alike)
     if ctx.matched:
         result.matched = list(ctx.matched)
     return result

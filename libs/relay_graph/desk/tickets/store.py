@@ -44,7 +44,7 @@ from relay_graph.desk.queries import tickets as q
 from relay_graph.memory.inputs import check_identifier, check_text, check_time
 from relay_graph.memory.registry import clean_text
 from relay_graph.runtime.tenancy import validate_tenant
-from relay_graph.desk.ticket_models import (
+from relay_graph.desk.tickets.models import (
     Escalation,
     FixResult,
     Handoff,
@@ -58,7 +58,7 @@ from relay_graph.desk.ticket_models import (
 )
 
 if TYPE_CHECKING:
-    from relay_graph.desk.ticket_work import Work
+    from relay_graph.desk.tickets.work import Work
 
 _AGENT = re.compile(AGENT_PATTERN)
 # the streams runtime's consumer names (libs/relay_graph/runtime/streams, heartbeat.py) fit this
@@ -537,9 +537,9 @@ async def get_procedure(client: GraphClient, tenant: str, procedure_id: str) -> 
 
 
 async def get_work(client: GraphClient, tenant: str, ticket_id: str) -> "Work":
-    """The ticket's working state (relay_graph.desk.ticket_work.Work); an empty one for the ticket's
+    """The ticket's working state (relay_graph.desk.tickets.work.Work); an empty one for the ticket's
     round when nothing was recorded yet."""
-    from relay_graph.desk.ticket_work import Work, for_round
+    from relay_graph.desk.tickets.work import Work, for_round
 
     validate_tenant(tenant)
     tid = _ticket_id(ticket_id)
@@ -581,7 +581,7 @@ async def unproven_fixes(client: GraphClient, tenant: str) -> dict[str, list[str
     """The desk's invariant over a tenant's graph: every move of a ticket to `fixed` must rest on a
     passing check taken after the last action of its round (ticket_work.unproven). Returns the
     tickets that break it, with why; {} when it holds."""
-    from relay_graph.desk.ticket_work import Work, unproven
+    from relay_graph.desk.tickets.work import Work, unproven
 
     validate_tenant(tenant)
     broken: dict[str, list[str]] = {}

@@ -11,12 +11,11 @@ from fastapi import APIRouter, Path
 
 from relay_graph.memory.inputs import Name
 
-from relay_graph.lab import world
+from relay_graph.usecases import world
 from relay_graph.desk.network import homes
 from relay_graph.memory import names
-from relay_graph.runtime.errors import AmbiguousName
 
-from ..deps import MemoryDep, TenantDep, TenantKeyDep
+from ..deps import CallDep, MemoryDep, TenantDep, TenantKeyDep
 from ..errors import responses
 from ..schemas import Answer, HomeBody, HomeLine, WorldBody, WorldSummary
 
@@ -35,14 +34,9 @@ router = APIRouter(prefix="/v1/tenants/{t}", tags=["world"])
              "file. Every address is placed before anything is written: 422 `unknown_region`, "
              "`ambiguous_address`, `no_line_there` or `unknown_place` and nothing changes. The tenant's own "
              "key only (an agent key: 403 `tenant_key_required`).")
-async def seed_world(body: WorldBody, tenant: TenantKeyDep, memory: MemoryDep) -> WorldSummary:
-    # each customer's exact name is that customer, as for every write (names.subjects_for_writes)
-    found = await names.subjects_for_writes(memory.client, tenant, [c.customer for c in body.customers])
-    for refused in (f for f in found.values() if isinstance(f, AmbiguousName)):
-        raise refused
-    summary = await world.seed_world(memory.client, tenant, body.region, seed=body.seed, max_cities=body.max_cities,
-                                     customers=[(found.get(c.customer, c.customer), c.address) for c in body.customers])
-    return summary
+async def seed_world(body: WorldBody, tenant: TenantKeyDep, call: CallDep) -> WorldSummary:
+    return await world.seed_world(call, body.region, seed=body.seed, max_cities=body.max_cities,
+                                  customers=[(c.customer, c.address) for c in body.customers])
 
 
 @router.post("/customers/{c}/line", response_model=Answer[HomeLine], responses=responses(401, 403, 404, 409, 413, 422, 429, 503),

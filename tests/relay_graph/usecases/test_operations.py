@@ -12,6 +12,7 @@ import pytest
 from relay_graph import lab
 from relay_graph.desk.customers import regional_desks as regional_desks
 from relay_graph.usecases import operations as ops, simulator_control
+from relay_graph.usecases.context import Call
 from relay_graph.memory import facts, recall
 from relay_graph.runtime.db import GraphClient, telemetry_key
 from relay_graph.runtime.errors import AlreadyExists, InvalidInput, NotFound, TenantNotFound
@@ -95,7 +96,7 @@ async def test_delete_leaves_no_trace(graph_client, embedder, tenant):
     await ops.create_snapshot(graph_client, tenant, "one")
     await sample_network.build_sample_network(graph_client, tenant, customers=["Lab Customer"])
     await lab.inject(graph_client, tenant, kind=lab.FaultKind.ROUTER_FROZEN, customer="Lab Customer")  # its truth
-    await simulator_control.set_control(graph_client.redis, tenant, running=False, speed=2.0, by="test")
+    await simulator_control.set_control(Call.of(graph_client, tenant, "test"), running=False, speed=2.0, by="test")
     await graph_client.redis.zadd(PENDING_TENANTS, {tenant: 1})  # the outbox's mark
     operator = "op-" + tenant
     await regional_desks.register_desk(graph_client, tenant, operator, "india")

@@ -48,7 +48,7 @@ from relay_graph.desk.catalogue.regions import region_spec
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import entity_uid, name_key
 from relay_graph.runtime.errors import InvalidInput, NotFound, StateConflict
-from relay_graph.memory.entity_refs import resolve_entity
+from relay_graph.memory.entity_refs import find_entity
 from relay_graph.memory.models import AGENT_PATTERN, aware, utcnow
 from relay_graph.desk.queries import case_move as q
 from relay_graph.runtime.tenancy import validate_tenant
@@ -130,7 +130,7 @@ async def _read_case(client: GraphClient, tenant: str, uid: str) -> _Case:
 
 
 async def _customer_uid(client: GraphClient, tenant: str, customer: object) -> tuple[str, str]:
-    ref = await resolve_entity(client, tenant, customer, "Customer")  # type: ignore[arg-type]
+    ref = await find_entity(client, tenant, customer, "Customer")  # type: ignore[arg-type]
     if ref is None:
         raise NotFound(f"no customer called {customer!r} at this desk", code="unknown_customer")
     return ref.uid, ref.name

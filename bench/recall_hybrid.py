@@ -22,6 +22,9 @@ model, and:
    the same run: their ratio moves less with the machine's load than either figure. The
    same questions' recall@10 in that crowded tenant is reported for both systems too.
 
+With `--cost`, where recall's time goes in the crowded tenant (bench/recall_cost.py: each
+statement's client and server time, the model's share, the slowest statement's GRAPH.PROFILE).
+
 With `--communities`, before and after recall's community signal in the same run: the tenants'
 entity communities are computed (`entity_graph.detect_communities`, as the netops agent does), and
 every question is asked again with the signal off (its weight 0, recall as it was) and on, with
@@ -65,6 +68,7 @@ from relay_graph.memory.queries import recall as rq
 from bench.registered import register
 from services.gateway.settings import GatewaySettings
 
+from . import recall_cost
 from .conversations import TYPES, Conversation, Question, Turn, conversations
 from .memory_core import percentile, say
 
@@ -250,7 +254,7 @@ def community_table(c: dict[str, Any]) -> Table:
 
 async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, embedder: Embedder | None = None,
               model_dir: Path | None = None, console: Console | None = None, tune: bool = False,
-              communities: bool = False) -> dict[str, Any]:
+              communities: bool = False, cost: bool = False) -> dict[str, Any]:
     console = console or Console(width=160)  # the tables are wide; a pipe would get 80 columns
     data: dict[str, Any] = {
         "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "quick": quick,
@@ -321,6 +325,9 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, embedder
             rel_rows = [{"type": q.type, "evidence": q.evidence, "found": found[q.id]} for q in qs]
             data["latency"] = lat
             data["crowd_accuracy"] = {"relay": score(rel_rows), "vector": score(vec_rows)}
+            if cost:
+                say(console, "where recall's time goes ...")
+                data["cost"] = await recall_cost.breakdown(asking, "crowd", qs, plain)
             if communities:
                 data["community_signal"] = await community_before_after(memory, asking, convs, split, qs, plain, console)
         finally:
@@ -440,6 +447,8 @@ def print_tables(console: Console, data: dict[str, Any]) -> None:
     console.print(table)
     if "community_signal" in data:
         console.print(community_table(data["community_signal"]))
+    if "cost" in data:
+        console.print("\n".join(recall_cost.lines(data["cost"])), markup=False, highlight=False)
     m = data["machine"]
     console.print(f"{m['cpus']} CPUs; load average before {m['load_avg_before']}, after {m.get('load_avg_after')}")
 
@@ -450,13 +459,14 @@ def parse(argv: Iterable[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--tune", action="store_true", help="also print dev-split recall for a grid of fusion weights")
     ap.add_argument("--out", type=Path, default=RESULTS, help=f"where the JSON goes (default {RESULTS})")
     ap.add_argument("--communities", action="store_true", help="also: the community signal off and on, same run")
+    ap.add_argument("--cost", action="store_true", help="also: where recall's time goes (bench/recall_cost.py)")
     return ap.parse_args(list(argv) if argv is not None else None)
 
 
 def main(argv: Iterable[str] | None = None) -> dict[str, Any]:
     args = parse(argv)
     return asyncio.run(run(QUICK if args.quick else FULL, quick=args.quick, out=args.out, tune=args.tune,
-                           communities=args.communities))
+                           communities=args.communities, cost=args.cost))
 
 
 if __name__ == "__main__":

@@ -39,11 +39,13 @@ class Candidate:
         return sum(w[s] / (tuning.RRF_K + r) for s, r in self.ranks)
 
 
-def add(cands: dict[str, Candidate], signal: str, ranked: Ranked) -> None:
-    """A signal's ranked episodes into the candidates (a turn beside two hits counts once, at its best)."""
+def add(cands: dict[str, Candidate], signal: str, ranked: Ranked,
+        weights: Mapping[str, float] | None = None) -> None:
+    """A signal's ranked episodes into the candidates (a turn beside two hits counts once, at its
+    best); a new candidate is scored with `weights` (None: tuning.WEIGHTS)."""
     rank = 0
     for eid, d, hops, via_entity in ranked:
-        c = cands.setdefault(eid, Candidate(eid, float(d)))
+        c = cands.setdefault(eid, Candidate(eid, float(d), weights=weights))
         if any(s == signal for s, _ in c.ranks):
             continue
         rank += 1

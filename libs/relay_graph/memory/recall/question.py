@@ -4,13 +4,16 @@ full-text query its plain words make, and the question without the names of the 
 
 from __future__ import annotations
 
+import enum
 import re
+from typing import Mapping, Sequence
 
 from relay_graph.memory import inputs
 from relay_graph.memory.entities import bare_word, name_key, name_words
 from relay_graph.memory.episodes import STOPWORDS
 from relay_graph.memory.models import AGENT_PATTERN
 from relay_graph.memory.recall import tuning
+from relay_graph.memory.time_expressions import Window
 from relay_graph.runtime.errors import InvalidInput
 
 # A question that asks when: the answer is a turn that says a time.
@@ -64,3 +67,25 @@ def fulltext_query(text: str, drop: set[str] = frozenset()) -> str | None:
     keep = [w for w in dict.fromkeys(words)
             if len(w) > 1 and w not in STOPWORDS and w not in QUESTION_WORDS and w not in drop]
     return " | ".join(keep[:tuning.MAX_WORDS]) or None
+
+
+class Kind(str, enum.Enum):
+    """What kind of question recall answers, and so how it fuses its signals."""
+
+    NAMED = "named"  # names a speaker, an entity on file or a time: the graph's signals lead
+    MEANING = "meaning"  # names nothing on file and no time: meaning is all it has to go on
+
+
+def kind_of(anchors: Sequence[object], speaker_keys: Sequence[str], windows: Sequence[Window],
+            words_found: bool) -> Kind:
+    """A question that names no entity on file, no speaker and no time, and shares no content word
+    with any turn (its full-text query found nothing) is one of meaning: what the other signals
+    find then (the neighbours of whatever is near in meaning) only crowds the turn it depends on.
+    A nameless question whose words find turns keeps the full fusion: a rare word ("the
+    Quillfeather regatta") or the words of the turn before an answer ("Did the pottery piece get
+    finished?") are how it is found."""
+    return Kind.NAMED if anchors or speaker_keys or windows or words_found else Kind.MEANING
+
+
+def weights(kind: Kind) -> Mapping[str, float]:
+    return tuning.MEANING_WEIGHTS if kind is Kind.MEANING else tuning.WEIGHTS

@@ -53,11 +53,12 @@ the items answered.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 from relay_graph.memory.entities import name_key
 from relay_graph.memory.queries import recall as q
 from relay_graph.memory.recall import fusion, tuning
+from relay_graph.memory.recall import question as qn
 from relay_graph.memory.recall.anchors import Anchor
 from relay_graph.memory.recall.concurrency import gather_all
 from relay_graph.memory.recall.fusion import Candidate
@@ -148,17 +149,18 @@ async def fused_episodes(client: GraphClient, tenant: str, v, ask: Ask) -> Fused
         return Fused([], {}, [], False)
     by_signal = {r["signal"]: r for r in rows}
     spoken = "speakers" in by_signal
-    cands = _fuse(by_signal, ask)
+    weights = qn.weights(qn.kind_of(ask.anchors, ask.speaker_keys, ask.windows, "words" in by_signal))
+    cands = _fuse(by_signal, ask, weights)
     pre = [c.id for c in sorted(cands.values(), key=fusion.order)[:ask.k]]
     got = await client.run(tenant, q.NEIGHBOURS_IN_FULL, {
         "pre": pre, "seeds": pre[:tuning.NEIGHBOUR_SEEDS], "reach": tuning.NEIGHBOUR_REACH, "v": v,
         "subject": None, "limit": tuning.DERIVED_SCAN * ask.k})
     if not got:  # every candidate was deleted since the signals read it
         return Fused([], {}, [], spoken)
-    return _with_neighbours(cands, pre, got[0], ask.k, spoken)
+    return _with_neighbours(cands, pre, got[0], ask.k, weights, spoken)
 
 
-def _fuse(by_signal: dict[str, dict[str, Any]], ask: Ask) -> dict[str, Candidate]:
+def _fuse(by_signal: dict[str, dict[str, Any]], ask: Ask, weights: Mapping[str, float]) -> dict[str, Candidate]:
     """Signals 1-8's rows (ids, distances and hops per signal) fused into candidates."""
     names = {a.uid: a.name for a in ask.anchors}
     labels = ", ".join(w.label() for w in ask.windows)
@@ -178,12 +180,12 @@ def _fuse(by_signal: dict[str, dict[str, Any]], ask: Ask) -> dict[str, Candidate
             continue
         path = paths.get(signal)
         fusion.add(cands, signal, [(eid, d, [fusion.Hops(path, h)] if path else fixed[signal], signal in VIA_ENTITY)
-                                   for eid, d, h in zip(r["ids"], r["ds"], r["hops"])])
+                                   for eid, d, h in zip(r["ids"], r["ds"], r["hops"])], weights)
     return cands
 
 
 def _with_neighbours(cands: dict[str, Candidate], pre: list[str], out: dict[str, Any], k: int,
-                     spoken: bool) -> Fused:
+                     weights: Mapping[str, float], spoken: bool) -> Fused:
     """The last fusion step: the neighbours of the seeds join the k best of signals 1-8, and the
     answer is ordered on each one's own distance to the question."""
     by_id: dict[str, dict[str, Any]] = {}
@@ -196,7 +198,7 @@ def _with_neighbours(cands: dict[str, Candidate], pre: list[str], out: dict[str,
     for rank, (nid, (seed, side)) in enumerate(firsts.items(), start=1):
         c = cands.get(nid)
         if c is None:
-            c = cands[nid] = Candidate(nid, 2.0)
+            c = cands[nid] = Candidate(nid, 2.0, weights=weights)
         if nid not in pre:
             pool.append(c)
         fusion.hit(c, "neighbours", rank, [f"turn {side} '{seed}' in its session"], False)

@@ -12,6 +12,9 @@ past the 30th of every signal) and the neighbour seeds from 5 to 10. Words and n
 0.5: they are the broad ones (a topic word is in every turn of small talk about that topic; a
 neighbour is only beside a hit). The community signal reaches further than `joined`, so it weighs
 half as much.
+
+A question that names nothing on file and no time and whose words find no turn
+(`question.Kind.MEANING`) is fused with MEANING_WEIGHTS instead: meaning is all it has.
 """
 
 from __future__ import annotations
@@ -43,6 +46,12 @@ SAID_SPAN_MS = 400 * 86_400_000  # the longest span a turn's time expression say
 # Weighted RRF: what each signal's rank is worth.
 WEIGHTS = {"vector": 1.0, "entities": 1.0, "joined": 1.0, "words": 0.5, "speakers": 1.0, "time": 1.0,
            "dated": 1.0, "spoken_then": 1.0, "community": 0.5, "neighbours": 0.5}
+# A question of meaning only (question.Kind.MEANING: it names no speaker, no entity on file and
+# no time, and its words find no turn, so only vector and neighbours have anything): meaning leads
+# and a neighbour only breaks near-ties, for a neighbour of whatever is near in meaning is no
+# answer to a remark about something else (bench.implicit_cues; docs/benchmarks.md).
+MEANING_WEIGHTS = WEIGHTS | {"words": 0.0, "neighbours": 0.05}
+
 # How much nearer in meaning another speaker's turn must be than the named speaker's best before
 # recall says the question is not in memory, and how near the named speaker's best may be at most:
 # a speaker who said something that near was talking about it too ("what did you think of Mel's

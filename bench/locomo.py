@@ -3,7 +3,8 @@
 
 Data: the five LoCoMo conversations in `shared/data/locomo-dev/` (CC BY-NC 4.0: read from there at
 run time, never copied into this repository; `--data` or RELAY_LOCOMO_DIR points elsewhere).
-Halves, by conversation: DEV = 26, 30, 41 (the only ones recall's signals and the abstention
+Categories as the original LoCoMo code numbers them: 1 multi-hop, 2 temporal, 3 open-domain,
+4 single-hop, 5 adversarial (CATEGORIES). Halves, by conversation: DEV = 26, 30, 41 (the only ones recall's signals and the abstention
 threshold were tuned on), TEST = 42, 43 (measured, never tuned on). Figures are printed for each
 half and for the whole set.
 

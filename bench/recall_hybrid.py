@@ -223,7 +223,7 @@ async def community_before_after(memory: Memory, asking: Memory, convs: list[Con
                            "members": {t: m["members"] for t, m in made.items()}}
     saved = tuning.WEIGHTS["community"]
     try:
-        for name, weight in (("off", 0.0), ("on", saved)):
+        for name, weight in (("off", 0.0), ("on", tuning.COMMUNITY_WEIGHT)):
             tuning.WEIGHTS["community"] = weight
             say(console, f"community signal {name} (weight {weight}) ...")
             acc = {}

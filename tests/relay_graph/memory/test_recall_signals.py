@@ -125,7 +125,9 @@ async def test_an_entity_of_the_named_ones_community_lifts_the_turn_that_names_i
             "The weather was fine for the technicians today.",
         ], start=1)])
     question = "Was a light blinking red near Alice Rao's home?"
+    assert tuning.WEIGHTS["community"] == 0.0  # off unless a deployment turns it on
     before = await ranked(memory, tenant, question, 3)
+    monkeypatch.setitem(recall_mod.WEIGHTS, "community", tuning.COMMUNITY_WEIGHT)
     assert before[0] != "S:1"  # no communities yet: Eve's turn is nearer in meaning
 
     receipt = await entity_graph.detect_communities(graph_client, tenant)

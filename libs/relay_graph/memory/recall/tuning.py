@@ -43,9 +43,14 @@ COMMUNITY_MEMBERS = 20  # entities of a named entity's community whose episodes 
 COMMUNITY_CAP = 100  # newest episodes one of those members contributes
 SAID_SPAN_MS = 400 * 86_400_000  # the longest span a turn's time expression says ("last year", with slack)
 
+# The community signal's weight when it is on. It is off (WEIGHTS["community"] 0, so its statement
+# is not sent): on every bench it earned nothing (LoCoMo's and bench.recall_hybrid's conversations
+# have no communities; at 100,000 facts it cost p95 time), while the console and netops still use
+# the communities. A tenant whose questions do reach a neighbour's neighbour turns it on here.
+COMMUNITY_WEIGHT = 0.5
 # Weighted RRF: what each signal's rank is worth.
 WEIGHTS = {"vector": 1.0, "entities": 1.0, "joined": 1.0, "words": 0.5, "speakers": 1.0, "time": 1.0,
-           "dated": 1.0, "spoken_then": 1.0, "community": 0.5, "neighbours": 0.5}
+           "dated": 1.0, "spoken_then": 1.0, "community": 0.0, "neighbours": 0.5}
 # A question of meaning only (question.Kind.MEANING: it names no speaker, no entity on file and
 # no time, and its words find no turn, so only vector and neighbours have anything): meaning leads
 # and a neighbour only breaks near-ties, for a neighbour of whatever is near in meaning is no

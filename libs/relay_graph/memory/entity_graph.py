@@ -9,7 +9,7 @@
   nodes with `(:Entity)-[:IN_COMMUNITY]->(:Community)` edges; each run replaces the last. It finds
   networkx's label propagation communities on dense groups whose links all point one way round; with
   links pointing either way at random it split groups networkx keeps whole, so link direction
-  matters to it. Recall uses them as a signal (recall.py, "community"). They are a picture of the
+  matters to it. Recall uses them as a signal (memory.recall.signals, "community"). They are a picture of the
   entity graph when they were computed: the netops agent refreshes every tenant's on its
   maintenance loop (`communities_loop`: at start, then every RELAY_COMMUNITIES_EVERY_S seconds,
   default 900), and `relay admin communities TENANT` at once; an entity made since the last run

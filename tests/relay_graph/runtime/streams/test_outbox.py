@@ -130,3 +130,26 @@ async def test_with_the_outbox_off_nothing_is_kept(graph_client, redis, tenant):
     assert await box.announce(tenant, [t])
     assert not await graph_client.graph_exists(tenant)  # not even read
     assert [n.notification_id for n in await _entries(redis, STREAM_TICKETS, tenant)] == [t.notification_id]
+
+
+async def test_a_tenant_leaves_the_relay_as_soon_as_its_outbox_is_empty(graph_client, redis, tenant):
+    box = _box(graph_client, redis)
+    t = TicketChanged(tenant=tenant, id="T-7", version=1, change="opened", actor="intake")
+    assert await box.announce(tenant, [t])
+    await box.flush()  # published and taken out: nothing is kept
+    assert await redis.zscore(ob.PENDING_TENANTS, tenant) is not None
+    await box.relay_pass(older_than_s=0)  # finds the outbox empty: the mark goes at once, no tail
+    assert await redis.zscore(ob.PENDING_TENANTS, tenant) is None
+    graph_client.recent.clear()
+    for _ in range(3):
+        await box.relay_pass(older_than_s=0)
+    assert [r["query"] for r in graph_client.recent if r["tenant"] == tenant] == []  # idle: never read
+
+
+async def test_a_mark_made_while_the_relay_looked_stays(graph_client, redis, tenant):
+    await graph_client.run(tenant, q.PENDING, {"before_ms": 0, "limit": 1})
+    box = _box(graph_client, redis)
+    await redis.zadd(ob.PENDING_TENANTS, {tenant: 1000})
+    await redis.zadd(ob.PENDING_TENANTS, {tenant: 2000})  # a writer marked it again
+    await box._unmark(tenant, 1000)  # what a relay that read the first mark does
+    assert await redis.zscore(ob.PENDING_TENANTS, tenant) == 2000

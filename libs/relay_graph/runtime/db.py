@@ -1,6 +1,6 @@
 """One async connection pool to FalkorDB per process, graphs selected by validated tenant id,
 indexes (those the loaded packages declared, queries/schema.py) created as a tenant's statements
-first need them (a memory-only tenant never carries the desk's), known once per tenant per process,
+first need them (a memory-only tenant, never touched by the desk's statements, carries none of its), known once per tenant per process,
 looked at again when a package declared more since. Read-only queries travel on connections of their own
 (`graph_wire`: recall's reads, the bulk of the traffic, with less overhead), writes through the
 falkordb client.

@@ -4,13 +4,12 @@ at the import of its statements: the engine's in `memory.queries`, the desk's an
 in `desk.queries`, the outbox's in `runtime.queries.outbox`).
 
 A tenant holds the indexes of what it uses, not every declared one: each label and relationship
-type a graph knows costs it memory, and a memory-only tenant never writes a ticket. So
+type a graph knows costs it memory, and a memory-only tenant never touches a ticket. So
 `GraphClient.run` creates, before a statement, the declared indexes that statement needs
-(`needed`): a write's, those of the labels it names (a vector index only once the statement
-names the vector's property: the index reserves its memory with the first vector); a read's, only
-the full-text and vector indexes it queries by name (a read of a label nothing was written to finds
-nothing, with or without an index). `GraphClient.ensure_schema` creates every declared index at
-once (a reset, the benches). A package that declares more later (`generation`) reaches a tenant
+(`needed`): those of the labels it names, read or write, so that no statement ever scans a label
+an index was declared for; a vector index only once a write names the vector's property (the index
+reserves its memory with the first vector) or a read queries it by name. `GraphClient.ensure_schema`
+creates every declared index at once (a reset, the benches). A package that declares more later (`generation`) reaches a tenant
 already ready. Creating an index that exists is an error in FalkorDB, so the client reads
 `db.indexes()` first."""
 
@@ -83,11 +82,8 @@ def needed(cypher: str, read_only: bool) -> Indexes:
     a colon that is not a label (a map's key) names no declared label and costs nothing."""
     d = declared()
     queried_labels = {label for _, label, _ in _QUERIED.findall(cypher)}
-    if read_only:
-        return Indexes(fulltext=tuple(i for i in d.fulltext if i[0] in queried_labels),
-                       vector=tuple(i for i in d.vector if i[0] in queried_labels))
     labels = set(_LABEL.findall(cypher)) | queried_labels
-    words = set(_WORD.findall(cypher))
+    words = set() if read_only else set(_WORD.findall(cypher))
     return Indexes(range=tuple(i for i in d.range if i[0] in labels),
                    fulltext=tuple(i for i in d.fulltext if i[0] in labels),
                    vector=tuple(i for i in d.vector if i[0] in labels and (i[1] in words or i[0] in queried_labels)))

@@ -270,6 +270,7 @@ async def test_bad_questions_are_refused(graph_client, embedder, tenant, kw, err
 
 
 async def test_hot_reads_start_from_indexes(graph_client, tenant):
+    await graph_client.ensure_schema(tenant)  # a tenant that has written has these indexes (they are made on first use)
     v = [0.0] * 384
     plans = {
         "entities": (q.ENTITIES_EXACT, {"keys": ["a"]}),
@@ -295,6 +296,7 @@ async def test_hot_reads_start_from_indexes(graph_client, tenant):
 
 
 async def test_fact_vector_statements_start_from_indexes(graph_client, tenant):
+    await graph_client.ensure_schema(tenant)  # a tenant that has written has these indexes (they are made on first use)
     from relay_graph.memory.queries import fact_embeddings as fq
 
     unphrased = await graph_client.explain(tenant, fq.UNPHRASED, {"ids": ["a"], "fixed": {"phone": "phone number"}})

@@ -2,8 +2,10 @@
 
 `answer_asks` is what the intake agent calls once the turn's facts are filed and its ticket work
 is done (so "I live in London now, what do plans cost?" is priced in pounds, and "my wifi is slow,
-what should I try?" gets a tip for the ticket just opened). The only writes are the ones an ask
-itself is: a reading noted on the ticket's timeline, a promise kept on the ticket."""
+what should I try?" gets a tip for the ticket just opened). It only reads: the asks that are writes
+themselves (a reading noted on the ticket's timeline, a promise kept on the ticket) are done by the
+caller's `TicketActs` (the intake agent's: usecases.ticket_opening, on its call), so every write
+goes through a use case."""
 
 from __future__ import annotations
 
@@ -11,13 +13,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from relay_graph.desk import catalogue
 
-from relay_graph.desk.tickets import store as tickets
 from relay_graph.runtime.db import GraphClient
-from relay_graph.runtime.errors import NotFound
 from relay_graph.desk.extraction.rules import extract
 from relay_graph.desk.extraction.schema import Intent
 from relay_graph.desk.conversation import compose, reads
@@ -50,6 +50,20 @@ class TicketRef:
     id: str
     issue: str
     summary: str = ""
+    stage: str | None = None  # its stage when read (the workflow's guards read it); None: read it again
+
+
+class TicketActs(Protocol):
+    """The asks that are writes on the customer's open ticket, done by the caller's use cases."""
+
+    async def reading(self, ticket: TicketRef, direction: str, at: datetime) -> bool:
+        """Note "it is better/worse now" on the ticket; False: not noted (no such ticket here)."""
+        ...
+
+    async def promise(self, ticket: TicketRef, text: str, due: datetime, source: str,
+                      at: datetime) -> reads.PromiseView | None:
+        """Keep a promise on the ticket; None: not kept (no such ticket here)."""
+        ...
 
 
 @dataclass
@@ -88,8 +102,9 @@ def due_time(detail: str | None, at: datetime) -> datetime:
 
 
 async def answer_asks(client: GraphClient, tenant: str, *, customer: str, asks: Sequence[Ask], turn_id: str,
-                      at: datetime, agent: str, open_ticket: TicketRef | None, said_before: set[str],
+                      at: datetime, acts: TicketActs, open_ticket: TicketRef | None, said_before: set[str],
                       on_file_text: str = "") -> Answered:
+    """Each ask answered in order, from the graph of `tenant` (see the module doc)."""
     out = Answered()
     if not asks:
         return out
@@ -157,31 +172,27 @@ async def answer_asks(client: GraphClient, tenant: str, *, customer: str, asks: 
                     out.rows.append(answer)
                     out.answers.append(TIP_PREFIX + faq_id)
                     break
-        elif k is AskKind.READING:
-            if open_ticket is None:
-                continue
-            direction = ask.detail or "better"
-            try:
-                await tickets.add_event(client, tenant, open_ticket.id, agent=agent, event="customer_reading",
-                                        detail=f"the customer says it is {direction} now", at=at)
-            except NotFound:
-                continue
-            out.parts.append(compose.reading_noted(direction, open_ticket.id, at))
-        elif k is AskKind.CALLBACK:
-            if open_ticket is None:
-                continue
-            due = due_time(ask.detail, at)
-            text = "A technician will call you"
-            promise = await reads.make_promise(client, tenant, open_ticket.id, text, due, agent=agent,
-                                               source=turn_id, at=at)
-            if promise is None:
-                continue
-            await tickets.add_event(client, tenant, open_ticket.id, agent=agent, event="promised",
-                                    detail=f"{text} before {compose.when(due)} (promise {promise.promise_id})", at=at)
-            out.parts.append(compose.promise_made(promise.promise_id, text, due, open_ticket.id))
-            out.rows.append(promise)
+        elif k in (AskKind.READING, AskKind.CALLBACK):
+            if open_ticket is not None:
+                await _ticket_ask(out, acts, ask, open_ticket, turn_id, at)
         # UPDATE is the ticket work's (intake's status words with the last step)
     return out
+
+
+async def _ticket_ask(out: Answered, acts: TicketActs, ask: Ask, ticket: TicketRef, turn_id: str,
+                      at: datetime) -> None:
+    """A reading ("it's a bit better now") or a callback ("call me before 10") on the open ticket."""
+    if ask.kind is AskKind.READING:
+        direction = ask.detail or "better"
+        if await acts.reading(ticket, direction, at):
+            out.parts.append(compose.reading_noted(direction, ticket.id, at))
+        return
+    due = due_time(ask.detail, at)
+    text = "A technician will call you"
+    promise = await acts.promise(ticket, text, due, turn_id, at)
+    if promise is not None:
+        out.parts.append(compose.promise_made(promise.promise_id, text, due, ticket.id))
+        out.rows.append(promise)
 
 
 async def update_parts(client: GraphClient, tenant: str, ticket_ids: Sequence[str], limit: int = 3) -> tuple[list[Part], list]:

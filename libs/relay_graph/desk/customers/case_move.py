@@ -239,9 +239,11 @@ def _ticket_rows(tickets: list[dict]) -> dict[str, list[dict]]:
 
 
 async def move_case(client: GraphClient, from_tenant: str, to_tenant: str, customer: str, *, by: str,
-                    at: datetime | None = None) -> CaseMove:
+                    at: datetime | None = None, detail: str | None = None) -> CaseMove:
     """Copy `customer`'s whole case from `from_tenant` to `to_tenant` and mark the move in the
-    source (see the module doc). `by`: who moved it (an agent name or a person's handle)."""
+    source (see the module doc). `by`: who moved it (an agent name or a person's handle). `detail`:
+    the words of each open ticket's `moved_desk` step (the use case takes them from the ticket
+    workflow's MovedDesk); default "moved to <desk>"."""
     from_tenant = validate_tenant(from_tenant)
     to_tenant = validate_tenant(to_tenant)
     if from_tenant == to_tenant:
@@ -317,7 +319,7 @@ async def move_case(client: GraphClient, from_tenant: str, to_tenant: str, custo
              "to_region": to_region, "now": now_ms, "by": by}
     await client.run(to_tenant, q.MARK_ARRIVED, marks)
     desk = region_spec(to_region).desk
-    row = (await client.run(from_tenant, q.MARK_MOVED, {**marks, "detail": f"moved to {desk}"}))[0]
+    row = (await client.run(from_tenant, q.MARK_MOVED, {**marks, "detail": detail or f"moved to {desk}"}))[0]
     return CaseMove(
         customer=name, from_region=from_region, to_region=to_region, move_id=marks["move_id"],
         at=datetime.fromtimestamp(row["at_ms"] / 1000, tz=utcnow().tzinfo), facts=len(new_facts),

@@ -10,7 +10,7 @@ goes through a use case."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
@@ -119,64 +119,74 @@ async def answer_asks(client: GraphClient, tenant: str, *, customer: str, asks: 
             plans = await catalogue.plans_for(client, tenant, country.code) if country else []
         return plans
 
-    no_catalogue = Part(ReplyKind.CLARIFY, compose.Reply(
-        "I cannot see our price list for your area just now. Tell me the city you live in and I will check.", []))
     for ask in asks:
         k = ask.kind
-        if k in _CATALOGUE and country is None:
-            if no_catalogue not in out.parts:
-                out.parts.append(no_catalogue)
-            continue
-        if k is AskKind.PLANS:
-            rows = await plan_rows()
-            out.parts.append(compose.plans(rows, country.name))
-            out.rows += rows
-        elif k is AskKind.RECOMMEND:
-            rows = await plan_rows()
-            out.parts.append(compose.recommend(rows, ask.household or compose.Household(), country.name))
-            out.rows += rows
-        elif k is AskKind.NOT_SOLD:
-            rows = await plan_rows()
-            out.parts.append(compose.not_sold(ask.detail or "that", rows, country.name))
-            out.rows += rows
-        elif k is AskKind.ADDONS:
-            rows = await catalogue.addons_for(client, tenant, country.code)
-            out.parts.append(compose.addons(rows, country.name))
-            out.rows += rows
-        elif k is AskKind.SERVICES:
-            rows = await catalogue.services_for(client, tenant, country.code)
-            out.parts.append(compose.services(rows, country.name))
-            out.rows += rows
+        if k in _CATALOGUE:
+            await _catalogue_ask(out, client, tenant, ask, country, plan_rows)
         elif k is AskKind.COVERAGE:
             hit = await reads.served_city(client, tenant, ask.detail) if ask.detail else None
             names = [] if hit else await reads.served_city_names(client, tenant)
             out.parts.append(compose.coverage(ask.detail, hit[0] if hit else None, hit[1] if hit else None, names))
-        elif k is AskKind.FAQ:
-            if not faq_worth_asking(ask):
-                continue
+        elif k is AskKind.FAQ and faq_worth_asking(ask):
             question = ask.detail or ask.sentence
             found = await catalogue.faq(client, tenant, question, limit=1)
             if found and found[0].score >= catalogue.faq_floor(question):
                 out.parts.append(compose.faq(found[0]))
                 out.rows += found
         elif k is AskKind.TIP:
-            if open_ticket is None:
-                out.parts.append(compose.no_open_ticket(ReplyKind.TIP))
-                continue
-            order = _tip_order(open_ticket, on_file_text)
-            fresh = [f for f in order if TIP_PREFIX + f not in said_before] or order
-            for faq_id in fresh:
-                answer = await reads.faq_by_id(client, tenant, faq_id)
-                if answer is not None:
-                    out.parts.append(compose.tip(answer, open_ticket.id))
-                    out.rows.append(answer)
-                    out.answers.append(TIP_PREFIX + faq_id)
-                    break
-        elif k in (AskKind.READING, AskKind.CALLBACK):
-            if open_ticket is not None:
-                await _ticket_ask(out, acts, ask, open_ticket, turn_id, at)
+            await _tip(out, client, tenant, open_ticket, on_file_text, said_before)
+        elif k in (AskKind.READING, AskKind.CALLBACK) and open_ticket is not None:
+            await _ticket_ask(out, acts, ask, open_ticket, turn_id, at)
         # UPDATE is the ticket work's (intake's status words with the last step)
     return out
+
+
+_NO_CATALOGUE = Part(ReplyKind.CLARIFY, compose.Reply(
+    "I cannot see our price list for your area just now. Tell me the city you live in and I will check.", []))
+
+
+async def _catalogue_ask(out: Answered, client: GraphClient, tenant: str, ask: Ask, country,
+                         plan_rows: Callable[[], Awaitable[list]]) -> None:
+    """Plans, a recommendation, a product we do not sell, add-ons, services: from the catalogue of
+    the customer's country (said once when there is none)."""
+    k = ask.kind
+    if country is None:
+        if _NO_CATALOGUE not in out.parts:
+            out.parts.append(_NO_CATALOGUE)
+        return
+    if k in (AskKind.PLANS, AskKind.RECOMMEND, AskKind.NOT_SOLD):
+        rows = await plan_rows()
+        if k is AskKind.PLANS:
+            part = compose.plans(rows, country.name)
+        elif k is AskKind.RECOMMEND:
+            part = compose.recommend(rows, ask.household or compose.Household(), country.name)
+        else:
+            part = compose.not_sold(ask.detail or "that", rows, country.name)
+    elif k is AskKind.ADDONS:
+        rows = await catalogue.addons_for(client, tenant, country.code)
+        part = compose.addons(rows, country.name)
+    else:
+        rows = await catalogue.services_for(client, tenant, country.code)
+        part = compose.services(rows, country.name)
+    out.parts.append(part)
+    out.rows += rows
+
+
+async def _tip(out: Answered, client: GraphClient, tenant: str, ticket: TicketRef | None, on_file_text: str,
+               said_before: set[str]) -> None:
+    """A safe tip for the open ticket's kind of problem, one not given this session if there is one."""
+    if ticket is None:
+        out.parts.append(compose.no_open_ticket(ReplyKind.TIP))
+        return
+    order = _tip_order(ticket, on_file_text)
+    fresh = [f for f in order if TIP_PREFIX + f not in said_before] or order
+    for faq_id in fresh:
+        answer = await reads.faq_by_id(client, tenant, faq_id)
+        if answer is not None:
+            out.parts.append(compose.tip(answer, ticket.id))
+            out.rows.append(answer)
+            out.answers.append(TIP_PREFIX + faq_id)
+            return
 
 
 async def _ticket_ask(out: Answered, acts: TicketActs, ask: Ask, ticket: TicketRef, turn_id: str,

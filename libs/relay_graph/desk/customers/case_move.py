@@ -20,7 +20,8 @@ What is copied into the target graph, node for node, under the source's own ids:
 
 The source keeps everything (nothing is deleted): it gains `(:Customer)-[:CASE_MOVED]->(:CaseMove
 {to_region, at_ms, by})` and each open ticket a `moved_desk` timeline event ("moved to Europe
-desk"). The target gains `CASE_ARRIVED`.
+desk"; usecases.customers.move_case gives the ticket workflow's words, "moved to the Europe desk").
+The target gains `CASE_ARRIVED`.
 
 Idempotent: everything is MERGEd on the source ids and only what the target lacks is sent, so a
 second move creates nothing (counts in the result are what this call copied). Refused, before

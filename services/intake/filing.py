@@ -34,9 +34,8 @@ async def file_facts(call: Call, customer: str, turn: EpisodeView, extraction: E
     for f in extraction.facts:
         if not f.ended:
             continue
-        retired, owed = await fact_cases.retire_fact(call, RetireInput(
+        retired = await fact_cases.retire_fact(call, RetireInput(
             subject=customer, predicate=f.predicate, object=f.object, agent=AGENT, valid_to=when(f.valid_from_hint, at)))
-        call.owe(*owed)
         ended += [by_id[fid] for fid in retired if fid in by_id]
     items = [FactInput(subject=customer, predicate=f.predicate, object=f.object, agent=AGENT,
                        valid_from=when(f.valid_from_hint, at), source=turn.episode_id)
@@ -45,8 +44,7 @@ async def file_facts(call: Call, customer: str, turn: EpisodeView, extraction: E
     if problem is not None and problem.kind is not IssueKind.OTHER and extraction.intent is not Intent.CONFIRM_FIXED:
         items.append(FactInput(subject=customer, predicate="has_issue", object=issue_of(problem, at, on_file),
                                agent=AGENT, valid_from=when(problem.time, at), source=turn.episode_id))
-    results, owed = await fact_cases.write_facts(call, items)
-    call.owe(*owed)
+    results = await fact_cases.write_facts(call, items)
     written = {r.fact_id for r in results}
     if not written and not ended:
         return Filed([], [], on_file)

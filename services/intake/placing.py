@@ -131,9 +131,8 @@ async def _file_home(call: Call, customer: str, turn: EpisodeView | None, placem
         return False
     if placement.region not in (None, region) or turn is None:
         return False
-    _, owed = await facts.write_facts(call, [FactInput(subject=customer, predicate="lives_in", object=placement.city,
-                                                       agent=AGENT, valid_from=turn.at, source=turn.episode_id)])
-    call.owe(*owed)  # today's (results, owed) shape of usecases.facts
+    await facts.write_facts(call, [FactInput(subject=customer, predicate="lives_in", object=placement.city,
+                                             agent=AGENT, valid_from=turn.at, source=turn.episode_id)])
     return True
 
 

@@ -15,10 +15,9 @@ import secrets
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
-from relay_graph.desk.customers import store as customers
 
 from relay_graph.desk.tickets import store as tickets
-from relay_graph.usecases import faults, world
+from relay_graph.usecases import customers, faults, world
 from relay_graph.usecases.context import Deps
 from relay_graph.desk.tickets.models import TicketStage
 from relay_graph.runtime.errors import TenantNotFound
@@ -60,12 +59,12 @@ async def start_judge(request: Request, response: Response, deps: DepsDep, http:
     # Noted first (within the bound), so a tenant is never made that the sweep does not know of.
     await judge_tenants.claim(keys.redis, tenant, http.settings.judge_tenant_ttl_s, http.settings.judge_max_tenants)
     await keys.create(tenant)  # its key is never shown: the story runs as the customer only
-    memory = await deps.open()
+    await deps.open()
     store = CustomerSessions(keys.redis)
     await store.set_site_open(tenant, True)
     async with deps.work(tenant, GATEWAY) as call:
         await world.seed_world(call, REGION)
-    customer = await customers.create(memory.client, tenant, agent=GATEWAY)
+        customer = await customers.create_customer(call)
     token, session = await store.create(tenant, customer)
     http.spawn(_wifi_fault_after_first(deps, tenant, session.customer), name=f"judge-wifi-fault-{tenant}",
                tenant=tenant)

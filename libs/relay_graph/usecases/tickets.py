@@ -54,11 +54,13 @@ async def record(call: Call, ticket_id: str, event: workflow.TicketEvent, *, ver
     tr = workflow.advance(s, event, zone=zone)
     if before is not None:
         await before(tr)
-    new = await tickets.write_steps(call.client, call.tenant, t.id, agent=call.agent,
-                                    steps=[(x.event, x.staff, x.customer) for x in tr.steps],
-                                    stage=tr.stage if tr.moved else None, expected_version=t.version, work=work,
-                                    at=call.now())
-    if new.changed and tr.moved:
+    steps = [(x.event, x.staff, x.customer) for x in tr.steps]
+    if not tr.moved:
+        return await tickets.write_steps(call.client, call.tenant, t.id, agent=call.agent, steps=steps,
+                                         expected_version=t.version, work=work, at=call.now())
+    new = await tickets.set_stage(call.client, call.tenant, t.id, stage=tr.stage, agent=call.agent, steps=steps,
+                                  expected_version=t.version, work=work, at=call.now())
+    if new.changed:
         _owe_stage(call, new)
     return new
 

@@ -119,25 +119,6 @@ RELEASE = Query(
     "RETURN apply AS released",
 )
 
-# A closed ticket only moves to `reopened`; the same stage again is a redelivery; with
-# $expected a ticket whose version moved on is a stale notification. All three write nothing.
-SET_STAGE = Query(
-    "set_stage",
-    "MATCH (t:Ticket {ticket_id: $id}) "
-    "WITH t, ($expected IS NULL OR t.version = $expected) AND t.stage <> $stage "
-    "  AND (t.stage <> 'closed' OR $stage = 'reopened') AS apply "
-    "FOREACH (_ IN CASE WHEN apply THEN [1] ELSE [] END | "
-    "  SET t.owner_seen_ms = CASE WHEN t.owner = $agent THEN $now ELSE t.owner_seen_ms END "
-    "  SET t.stage = $stage, t.version = t.version + 1, t.updated_at_ms = $now, "
-    "    t.closed_at_ms = CASE $stage WHEN 'closed' THEN $now WHEN 'reopened' THEN null ELSE t.closed_at_ms END, "
-    "    t.owner = CASE $stage WHEN 'reopened' THEN null ELSE t.owner END, "
-    "    t.owner_replica = CASE $stage WHEN 'reopened' THEN null ELSE t.owner_replica END, "
-    "    t.round = t.round + CASE $stage WHEN 'reopened' THEN 1 ELSE 0 END "
-    f"  {_event('$stage', '$detail')}"
-    ") "
-    f"RETURN {_TICKET}, apply AS changed",
-)
-
 ADD_EVENT = Query(
     "add_event",
     "MATCH (t:Ticket {ticket_id: $id}) "

@@ -314,23 +314,18 @@ async def set_stage(
     detail: str | None = None,
     expected_version: int | None = None,
     at: datetime | None = None,
+    steps: "list[tuple[str, str | None, str | None]] | None" = None,
+    work: "Work | None" = None,
 ) -> Ticket:
-    """Moves the ticket to `stage` (version + 1, timeline event named after the stage). Writes
+    """Moves the ticket to `stage` (version + 1) with its timeline entries: `steps` (event, staff
+    words, customer words: the workflow's, usecases/tickets.py), by default one entry named after
+    the stage with `detail`; and the working state `work` when given, all in one statement. Writes
     nothing and returns the current ticket (changed=False) when expected_version is given and the
     version moved on, when the ticket is already in that stage, or when it is closed and the stage
     is not `reopened`. `closed` stamps closed_at; `reopened` clears the owner and starts a round."""
-    validate_tenant(tenant)
-    if expected_version is not None and (not isinstance(expected_version, int) or isinstance(expected_version, bool)):
-        raise InvalidInput("expected_version must be an integer")
-    params = {
-        "id": _ticket_id(ticket_id),
-        "stage": _stage(stage).value,
-        "agent": _agent(agent),
-        "detail": _text(detail, "detail", optional=True),
-        "expected": expected_version,
-        "now": _ms(at),
-    }
-    return _ticket(_one(await client.run(tenant, q.SET_STAGE, params), ticket_id))
+    return await write_steps(client, tenant, ticket_id, agent=agent, stage=_stage(stage), work=work,
+                             steps=steps if steps is not None else [(_stage(stage).value, detail, None)],
+                             expected_version=expected_version, at=at)
 
 
 async def add_event(
@@ -486,7 +481,7 @@ async def write_steps(
     ticket_id: str,
     *,
     agent: str,
-    steps: "list[tuple[str, str, str]]",
+    steps: "list[tuple[str, str | None, str | None]]",
     stage: TicketStage | str | None = None,
     expected_version: int | None = None,
     work: "Work | None" = None,
@@ -495,8 +490,8 @@ async def write_steps(
     """The workflow's steps (event, staff words, customer words), in order, with the stage move and
     the working state, in one statement. Writes nothing (changed=False) when expected_version is
     given and the version moved on, when `stage` is the ticket's stage already, or when the ticket
-    is closed and `stage` is not `reopened`. Only the workflow's use cases call it
-    (usecases/tickets.py): the steps are what `workflow.advance` returned."""
+    is closed and `stage` is not `reopened`. The workflow's use cases call it (usecases/tickets.py)
+    with the steps `workflow.advance` returned; a stage move goes through set_stage."""
     validate_tenant(tenant)
     if expected_version is not None and (not isinstance(expected_version, int) or isinstance(expected_version, bool)):
         raise InvalidInput("expected_version must be an integer")
@@ -504,8 +499,8 @@ async def write_steps(
         "id": _ticket_id(ticket_id),
         "agent": _agent(agent),
         "events": [_pattern(e, _EVENT, "event") for e, _, _ in steps],
-        "staff": [_text(s, "staff words") for _, s, _ in steps],
-        "customer": [_text(c, "customer words") for _, _, c in steps],
+        "staff": [_text(s, "staff words", optional=True) for _, s, _ in steps],
+        "customer": [_text(c, "customer words", optional=True) for _, _, c in steps],
         "stage": _stage(stage).value if stage is not None else None,
         "expected": expected_version,
         "work": work.model_dump_json() if work is not None else None,

@@ -308,10 +308,12 @@ async def _confirm(deps: Deps, tenant: str, customer: str, turn: EpisodeView, ta
                    verdict: bool, current: list[FactView]) -> _TicketWork:
     """The customer's answer to "is it working now?" for the ticket waiting for it (`current`: the
     customer's current facts after this turn's were filed)."""
-    ticket, owed = await ticket_cases.confirm_fix(
-        deps.call(tenant, AGENT), target.id, fixed=verdict, by=CUSTOMER,
+    call = deps.call(tenant, AGENT)
+    ticket = await ticket_cases.confirm_fix(
+        call, target.id, fixed=verdict, by=CUSTOMER,
         detail=f"the customer's message {turn.episode_id}", at=deps.now(), issues_at=turn.at, current=current,
     )
+    owed = call.owed  # recorded on the call; announced once the reply is stored
     words = [Part(ReplyKind.CONFIRMATION,
                   replies.confirmation_received(ticket.id, verdict, ticket.stage.value, ticket.updated_at))]
     return _TicketWork(ticket=ticket, change="closed" if verdict else "reopened", words=words, owed=owed)
@@ -537,10 +539,12 @@ async def _open_and_hand_off(deps: Deps, tenant: str, customer: str, session: st
         deps.client, tenant, customer=customer, issue_kind=problem.kind.value, summary=problem.summary,
         agent=AGENT, session=session, ticket_id=ticket_id, at=now,
     )
-    return await ticket_cases.hand_off(
-        deps.call(tenant, AGENT), ticket.id, to_role=HANDOFF_TO, at=now, again=True,
+    call = deps.call(tenant, AGENT)
+    handed = await ticket_cases.hand_off(
+        call, ticket.id, to_role=HANDOFF_TO, at=now, again=True,
         detail=f"{problem.summary} (from the customer's message {turn.episode_id})",
     )
+    return handed, call.owed
 
 
 async def _announce_ticket(deps: Deps, tenant: str, ticket_id: str, change: str, version: int) -> None:

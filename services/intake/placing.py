@@ -191,9 +191,9 @@ async def _move(deps: Deps, tenant: str, customer: str, text: str, placement) ->
         # the copy keeps its handoff to the resolver (a repeat writes nothing): announce it there anyway,
         # since that desk's resolver has never heard of it
         there = deps.call(target, AGENT)
-        t, owed = await ticket_cases.hand_off(there, s.id, to_role="resolver", again=True,
-                                              detail=f"moved from the {region_spec(moved.from_region).desk}")
-        await there.announce(owed)
+        t = await ticket_cases.hand_off(there, s.id, to_role="resolver", again=True,
+                                        detail=f"moved from the {region_spec(moved.from_region).desk}")
+        await there.announce(there.owed)
         back.append(t.id)
     said = f" and ticket {', '.join(back)}" if back else ""
     return Placed("moved", city=placement.city, node_id=home.node_id if home else None, tickets_back=back,
@@ -217,10 +217,10 @@ async def _tickets_back(deps: Deps, tenant: str, customer: str) -> list[str]:
             continue
         await tickets.set_work(deps.client, tenant, s.id, work.model_copy(update={"needs": None}))
         call = deps.call(tenant, AGENT)
-        t, owed = await ticket_cases.hand_off(call, s.id, to_role="resolver",
-                                              detail="the address is placed: the line can be measured now")
+        t = await ticket_cases.hand_off(call, s.id, to_role="resolver",
+                                        detail="the address is placed: the line can be measured now")
         if t.changed:
-            await call.announce(owed)
+            await call.announce(call.owed)
             back.append(t.id)
     return back
 

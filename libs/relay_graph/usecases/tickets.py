@@ -88,13 +88,13 @@ async def claim(call: Call, ticket_id: str, *, replica: str, take_over: str | No
 async def hand_off(call: Call, ticket_id: str, *, to_role: str, at: datetime | None = None,
                    detail: str | None = None, again: bool = False) -> Ticket:
     """The call's agent hands the ticket to `to_role` (tickets.hand_off; the step's words are the
-    workflow's HandedOff, `detail` the reason beside them). A repeat writes nothing and owes
+    workflow's HandedOff; `detail`, the caller's reason, in the staff's words' place). A repeat writes nothing and owes
     nothing, unless `again`: the work is being redone (a redelivery, a case that moved desk) and the
     announcement may be what was lost."""
     t, _, s = await state(call, ticket_id)
     event = workflow.HandedOff(at=at or call.now(), from_agent=call.agent, to_role=to_role)
     words = workflow.advance(s, event).steps[0] if workflow.refusal(s, event) is None else None
-    staff = words.staff + (f": {detail}" if detail else "") if words else detail
+    staff = detail or (words.staff if words else None)  # the caller's reason, else the workflow's words
     new = await tickets.hand_off(call.client, call.tenant, t.id, from_agent=call.agent, to_role=to_role, at=at,
                                  detail=staff, customer_words=words.customer if words else None)
     if new.changed or again:

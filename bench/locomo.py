@@ -3,7 +3,8 @@
 
 Data: the five LoCoMo conversations in `shared/data/locomo-dev/` (CC BY-NC 4.0: read from there at
 run time, never copied into this repository; `--data` or RELAY_LOCOMO_DIR points elsewhere).
-Halves, by conversation: DEV = 26, 30, 41 (the only ones recall's signals and the abstention
+Categories as the original LoCoMo code numbers them: 1 multi-hop, 2 temporal, 3 open-domain,
+4 single-hop, 5 adversarial (CATEGORIES). Halves, by conversation: DEV = 26, 30, 41 (the only ones recall's signals and the abstention
 threshold were tuned on), TEST = 42, 43 (measured, never tuned on). Figures are printed for each
 half and for the whole set.
 
@@ -51,7 +52,7 @@ from rich.table import Table
 
 from relay_cli.services import by_name, service_env
 from relay_cli.supervisor import SupervisedFalkorDB, spawn, stop_processes, tail
-from relay_graph.memory import recall as recall_mod
+from relay_graph.memory.recall import tuning
 from relay_graph.runtime.config import GraphSettings
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.embedded import free_port
@@ -318,13 +319,13 @@ ABLATIONS = ("vector", "words", "speakers", "time", "spoken_then", "dated", "nei
 async def ablation(memory: Memory, convs: list[Conversation], console: Console) -> dict[str, Any]:
     """Dev-half any-hit@k of the library's recall on the gateway's graph, as shipped and with each
     signal's weight set to 0 in turn (the module's weights are restored afterwards)."""
-    saved = dict(recall_mod.WEIGHTS)
+    saved = dict(tuning.WEIGHTS)
     qs = [q for c in convs if half(c.name) == "dev" for q in c.questions if q.category != 5]
     out: dict[str, Any] = {}
     try:
         for off in (None,) + ABLATIONS:
-            recall_mod.WEIGHTS.clear()
-            recall_mod.WEIGHTS.update(saved | ({off: 0.0} if off else {}))
+            tuning.WEIGHTS.clear()
+            tuning.WEIGHTS.update(saved | ({off: 0.0} if off else {}))
             rows = []
             for q in qs:
                 r = await memory.recall(tenant_of(q.conversation), q.q, k=K)
@@ -333,8 +334,8 @@ async def ablation(memory: Memory, convs: list[Conversation], console: Console) 
             out[off or "all signals"] = s
             say(console, f"  without {off or '(nothing)'}: " + " ".join(f"@{k} {s[f'@{k}']:.3f}" for k in CUTS))
     finally:
-        recall_mod.WEIGHTS.clear()
-        recall_mod.WEIGHTS.update(saved)
+        tuning.WEIGHTS.clear()
+        tuning.WEIGHTS.update(saved)
     return out
 
 
@@ -350,7 +351,7 @@ async def run(*, names: Sequence[str], out: Path | None, data: Path | None, with
     result: dict[str, Any] = {
         "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "halves": {"dev": [n for n in names if n in DEV], "test": [n for n in names if n not in DEV]},
-        "weights": dict(recall_mod.WEIGHTS), "k": K,
+        "weights": dict(tuning.WEIGHTS), "k": K,
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "load_avg_before": [round(x, 2) for x in os.getloadavg()]},
         "set": {c.name: {"turns": len(c.turns), "questions": len(c.questions)} for c in convs},

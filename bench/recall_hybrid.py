@@ -7,7 +7,7 @@ model, and:
 1. Generates a seeded LoCoMo-like set (bench/conversations.py): conversations of two named
    friends over dated sessions, facts scattered among distractor talk, questions of five types
    with their evidence turn ids fixed by the generator before any system runs. Conversations
-   0..n/2-1 are the dev split (the fusion weights in relay_graph.memory.recall were tuned on it, with
+   0..n/2-1 are the dev split (the fusion weights in relay_graph.memory.recall.tuning were tuned on it, with
    `--tune`); the rest are the test split, reported separately.
 2. Loads each conversation into its own tenant through the library's write path
    (`Memory.write_episodes`, client turn ids such as "c3/D4:7"), and the same turns into a plain
@@ -21,6 +21,9 @@ model, and:
    against the target p95 < 25 ms, once the log rewrite the load sets off is done; beside each call, the plain vector query of the same database (embedding included), the baseline of
    the same run: their ratio moves less with the machine's load than either figure. The
    same questions' recall@10 in that crowded tenant is reported for both systems too.
+
+With `--cost`, where recall's time goes in the crowded tenant (bench/recall_cost.py: each
+statement's client and server time, the model's share, the slowest statement's GRAPH.PROFILE).
 
 With `--communities`, before and after recall's community signal in the same run: the tenants'
 entity communities are computed (`entity_graph.detect_communities`, as the netops agent does), and
@@ -53,7 +56,7 @@ from rich.console import Console
 from rich.table import Table
 
 from relay_graph.memory import entity_graph
-from relay_graph.memory import recall as recall_mod
+from relay_graph.memory.recall import tuning
 from relay_graph.runtime.config import GraphSettings
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.embedded import EmbeddedFalkorDB, compact_aof, free_port
@@ -65,6 +68,7 @@ from relay_graph.memory.queries import recall as rq
 from bench.registered import register
 from services.gateway.settings import GatewaySettings
 
+from . import recall_cost
 from .conversations import TYPES, Conversation, Question, Turn, conversations
 from .memory_core import percentile, say
 
@@ -217,10 +221,10 @@ async def community_before_after(memory: Memory, asking: Memory, convs: list[Con
     made = {t: (await entity_graph.detect_communities(memory.client, t)).model_dump() for t in tenants}
     out: dict[str, Any] = {"communities": {t: m["communities"] for t, m in made.items()},
                            "members": {t: m["members"] for t, m in made.items()}}
-    saved = recall_mod.WEIGHTS["community"]
+    saved = tuning.WEIGHTS["community"]
     try:
-        for name, weight in (("off", 0.0), ("on", saved)):
-            recall_mod.WEIGHTS["community"] = weight
+        for name, weight in (("off", 0.0), ("on", tuning.COMMUNITY_WEIGHT)):
+            tuning.WEIGHTS["community"] = weight
             say(console, f"community signal {name} (weight {weight}) ...")
             acc = {}
             for s in ("dev", "test"):
@@ -231,7 +235,7 @@ async def community_before_after(memory: Memory, asking: Memory, convs: list[Con
             lat, _ = await timed_recall(asking, "crowd", crowd_qs, plain)
             out[name] = {"weight": weight, "accuracy": acc, "latency": lat}
     finally:
-        recall_mod.WEIGHTS["community"] = saved
+        tuning.WEIGHTS["community"] = saved
     return out
 
 
@@ -250,12 +254,12 @@ def community_table(c: dict[str, Any]) -> Table:
 
 async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, embedder: Embedder | None = None,
               model_dir: Path | None = None, console: Console | None = None, tune: bool = False,
-              communities: bool = False) -> dict[str, Any]:
+              communities: bool = False, cost: bool = False) -> dict[str, Any]:
     console = console or Console(width=160)  # the tables are wide; a pipe would get 80 columns
     data: dict[str, Any] = {
         "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "quick": quick,
-        "sizes": asdict(sizes), "weights": dict(recall_mod.WEIGHTS), "rrf_k": recall_mod.RRF_K,
-        "neighbour_seeds": recall_mod.NEIGHBOUR_SEEDS,
+        "sizes": asdict(sizes), "weights": dict(tuning.WEIGHTS), "rrf_k": tuning.RRF_K,
+        "neighbour_seeds": tuning.NEIGHBOUR_SEEDS,
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
                     "load_avg_before": [round(x, 2) for x in os.getloadavg()]},
     }
@@ -321,6 +325,9 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, embedder
             rel_rows = [{"type": q.type, "evidence": q.evidence, "found": found[q.id]} for q in qs]
             data["latency"] = lat
             data["crowd_accuracy"] = {"relay": score(rel_rows), "vector": score(vec_rows)}
+            if cost:
+                say(console, "where recall's time goes ...")
+                data["cost"] = await recall_cost.breakdown(asking, "crowd", qs, plain)
             if communities:
                 data["community_signal"] = await community_before_after(memory, asking, convs, split, qs, plain, console)
         finally:
@@ -343,8 +350,8 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, embedder
 
 def grid() -> list[dict[str, Any]]:
     """The module's settings, then each knob moved alone (weights, neighbour seeds, RRF k)."""
-    base = {"weights": dict(recall_mod.WEIGHTS), "neighbour_seeds": recall_mod.NEIGHBOUR_SEEDS,
-            "rrf_k": recall_mod.RRF_K}
+    base = {"weights": dict(tuning.WEIGHTS), "neighbour_seeds": tuning.NEIGHBOUR_SEEDS,
+            "rrf_k": tuning.RRF_K}
     out = [base]
     for signal in base["weights"]:
         for factor in (0.0, 0.5, 2.0):
@@ -359,14 +366,14 @@ def grid() -> list[dict[str, Any]]:
 async def tune_weights(memory: Memory, dev: list[Conversation], console: Console) -> list[dict[str, Any]]:
     """Dev-split recall for each setting of `grid()`; the module's settings are restored afterwards.
     The test split is never asked here."""
-    saved = (dict(recall_mod.WEIGHTS), recall_mod.NEIGHBOUR_SEEDS, recall_mod.RRF_K)
+    saved = (dict(tuning.WEIGHTS), tuning.NEIGHBOUR_SEEDS, tuning.RRF_K)
     results = []
     qs = [q for c in dev for q in c.questions]
     try:
         for setting in grid():
-            recall_mod.WEIGHTS.update(setting["weights"])
-            recall_mod.NEIGHBOUR_SEEDS = setting["neighbour_seeds"]
-            recall_mod.RRF_K = setting["rrf_k"]
+            tuning.WEIGHTS.update(setting["weights"])
+            tuning.NEIGHBOUR_SEEDS = setting["neighbour_seeds"]
+            tuning.RRF_K = setting["rrf_k"]
             rows = [{"type": q.type, "evidence": q.evidence,
                      "found": await relay_search(memory, f"conv-{q.conversation}", q.q)} for q in qs]
             s = score(rows)
@@ -374,9 +381,9 @@ async def tune_weights(memory: Memory, dev: list[Conversation], console: Console
             o = s["overall"]
             say(console, f"  {setting}: r@1 {o['r@1']:.3f} r@5 {o['r@5']:.3f} r@10 {o['r@10']:.3f}")
     finally:
-        recall_mod.WEIGHTS.clear()
-        recall_mod.WEIGHTS.update(saved[0])
-        recall_mod.NEIGHBOUR_SEEDS, recall_mod.RRF_K = saved[1], saved[2]
+        tuning.WEIGHTS.clear()
+        tuning.WEIGHTS.update(saved[0])
+        tuning.NEIGHBOUR_SEEDS, tuning.RRF_K = saved[1], saved[2]
     return results
 
 
@@ -440,6 +447,8 @@ def print_tables(console: Console, data: dict[str, Any]) -> None:
     console.print(table)
     if "community_signal" in data:
         console.print(community_table(data["community_signal"]))
+    if "cost" in data:
+        console.print("\n".join(recall_cost.lines(data["cost"])), markup=False, highlight=False)
     m = data["machine"]
     console.print(f"{m['cpus']} CPUs; load average before {m['load_avg_before']}, after {m.get('load_avg_after')}")
 
@@ -450,13 +459,14 @@ def parse(argv: Iterable[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--tune", action="store_true", help="also print dev-split recall for a grid of fusion weights")
     ap.add_argument("--out", type=Path, default=RESULTS, help=f"where the JSON goes (default {RESULTS})")
     ap.add_argument("--communities", action="store_true", help="also: the community signal off and on, same run")
+    ap.add_argument("--cost", action="store_true", help="also: where recall's time goes (bench/recall_cost.py)")
     return ap.parse_args(list(argv) if argv is not None else None)
 
 
 def main(argv: Iterable[str] | None = None) -> dict[str, Any]:
     args = parse(argv)
     return asyncio.run(run(QUICK if args.quick else FULL, quick=args.quick, out=args.out, tune=args.tune,
-                           communities=args.communities))
+                           communities=args.communities, cost=args.cost))
 
 
 if __name__ == "__main__":

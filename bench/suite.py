@@ -9,7 +9,12 @@ It runs, one after the other, each on its own FalkorDB (and, for the desk, its o
 3. bench.memory_core: recall latency at 10,000 and 100,000 facts (and its own write figures);
 4. bench.safety: concurrent writers under load (duplicates, two current values, lost writes) and
    racing resolver replicas (owners per ticket, PICKED_UP edges);
-5. with `--recall-hybrid`, bench.recall_hybrid: recall latency at 10,000 episodes.
+5. bench.recall_hybrid: recall latency at 10,000 episodes beside the plain vector query of the same
+   database (the baseline of recall's cost).
+
+The top-level `ratios` of suite.json put three figures beside their baselines of the same run
+(`ratios()`): recall p95 over the plain vector query's, POST /facts/batch over raw MERGE (the
+median of the rounds), and the chat turn's p95 in ms.
 
 Each part's full report goes into bench/results/suite.json (and, in a full run, into the part's
 own JSON as its own command writes it). One row per figure (figure, value, target, pass/miss) is
@@ -25,10 +30,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import json
 import os
 import platform
+import statistics
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -37,7 +42,7 @@ from typing import Any, Callable
 
 from rich.console import Console
 
-from bench import desk, fact_writes, http_writes, memory_core, safety
+from bench import desk, fact_writes, http_writes, memory_core, recall_hybrid, safety
 from bench.desk import load_avg
 
 REPO = Path(__file__).resolve().parents[1]
@@ -46,7 +51,9 @@ PAGE = REPO / "docs" / "benchmarks.md"  # the benchmarks page, whose suite table
 START, END = "<!-- bench:start -->", "<!-- bench:end -->"
 COMMAND = "make bench"  # = python -m bench.suite --docs
 PARTS = ("fact_writes", "http_writes", "desk", "memory_core", "safety", "recall_hybrid")
-DEFAULT_PARTS = PARTS[:5]
+# recall_hybrid is in by default: its plain vector query of the same database is the baseline of
+# the ratio of recall's cost (`ratios`)
+DEFAULT_PARTS = PARTS
 
 
 @dataclass(frozen=True)
@@ -56,18 +63,16 @@ class Profile:
     memory_core: memory_core.Sizes = memory_core.FULL
     safety: safety.Sizes = safety.Sizes()
     http_writes: http_writes.Sizes = http_writes.FULL
+    recall_hybrid: recall_hybrid.Sizes = recall_hybrid.FULL
 
 
 FULL = Profile()
-QUICK = Profile(fact_writes.QUICK, desk.QUICK, memory_core.QUICK, safety.QUICK, http_writes.QUICK)
+QUICK = Profile(fact_writes.QUICK, desk.QUICK, memory_core.QUICK, safety.QUICK, http_writes.QUICK,
+                recall_hybrid.QUICK)
 
 
 def say(console: Console, text: str) -> None:
     console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] [bold]{text}[/bold]")
-
-
-def recall_hybrid_available() -> bool:
-    return importlib.util.find_spec("bench.recall_hybrid") is not None
 
 
 # ---------------------------------------------------------------- rows (pure: JSON in, rows out)
@@ -185,8 +190,35 @@ def recall_hybrid_rows(r: dict[str, Any]) -> list[dict[str, Any]]:
     if not lat:
         return []
     tg = r.get("targets", {}).get("recall_p95", {})
-    return [_row("recall_hybrid", f"hybrid recall latency p50 / p95 at {lat.get('episodes', 0):,} episodes",
+    rows = [_row("recall_hybrid", f"hybrid recall latency p50 / p95 at {lat.get('episodes', 0):,} episodes",
                  f"{lat['p50_ms']:.1f} / {lat['p95_ms']:.1f} ms", tg.get("target", ""), tg.get("pass"))]
+    if "p95_over_plain_vector" in lat:
+        rows.append(_row("recall_hybrid", "recall p95 over the plain vector query's p95 of the same database, "
+                                          f"interleaved (vector p50 / p95 {lat['plain_vector_p50_ms']:.1f} / "
+                                          f"{lat['plain_vector_p95_ms']:.1f} ms)",
+                         f"{lat['p95_over_plain_vector']:.2f}x", "<= 1.5x", lat["p95_over_plain_vector"] <= 1.5))
+    return rows
+
+
+def ratios(data: dict[str, Any]) -> dict[str, float | None]:
+    """The figures each measured against its baseline of the same run (None: the part did not run):
+    recall p95 over the plain vector query's p95 (bench.recall_hybrid, interleaved), POST
+    /facts/batch with embeddings over raw one-per-call MERGE (bench.http_writes, the median of its
+    rounds' ratios), and the chat turn's p95 through the processes (bench.desk)."""
+    def report(part: str) -> dict[str, Any] | None:
+        return data["parts"].get(part, {}).get("report")
+
+    out: dict[str, float | None] = {"recall_p95_vs_vector_p95": None, "http_batch_vs_raw_merge": None,
+                                    "chat_p95_ms": None}
+    if (r := report("recall_hybrid")) and (lat := r.get("latency")) and "p95_over_plain_vector" in lat:
+        out["recall_p95_vs_vector_p95"] = lat["p95_over_plain_vector"]
+    if (r := report("http_writes")) is not None:
+        b = r["figures"][http_writes.BATCHED]
+        rounds = b.get("vs_raw_per_round") or [b["vs_raw"]]
+        out["http_batch_vs_raw_merge"] = round(statistics.median(rounds), 3)
+    if (r := report("desk")) is not None:
+        out["chat_p95_ms"] = r["chat_latency"]["p95_ms"]
+    return out
 
 
 ROWS: dict[str, Callable[[dict[str, Any]], list[dict[str, Any]]]] = {
@@ -228,6 +260,9 @@ def markdown(data: dict[str, Any]) -> str:
     ]
     for r in data["rows"]:
         lines.append(f"| {_cell(r['figure'])} | {_cell(r['value'])} | {_cell(r['target'])} | {_verdict(r['pass'])} |")
+    if ratios_ := data.get("ratios"):
+        lines += ["", "Against their baselines of the same run: " + ", ".join(
+            f"{k} {'n/a' if v is None else v}" for k, v in ratios_.items()) + "."]
     loads = ", ".join(f"{p} {_load(v['load_avg_before'])} -> {_load(v['load_avg_after'])}"
                       for p, v in data["parts"].items())
     lines += ["", f"Load average around each part: {loads}."]
@@ -265,8 +300,7 @@ def write_outputs(data: dict[str, Any], out_dir: Path, page: Path | None) -> Non
 
 
 async def run(profile: Profile, *, quick: bool, out_dir: Path | None = RESULTS_DIR, page: Path | None = None,
-              parts: tuple[str, ...] = DEFAULT_PARTS, recall_hybrid_quick: bool | None = None,
-              console: Console | None = None, model_dir: Path | None = None) -> dict[str, Any]:
+              parts: tuple[str, ...] = DEFAULT_PARTS, console: Console | None = None, model_dir: Path | None = None) -> dict[str, Any]:
     console = console or Console(width=150)
     model_dir = model_dir or Path(os.environ.get("RELAY_MODEL_DIR", REPO / ".relay" / "model"))
     data: dict[str, Any] = {
@@ -289,8 +323,8 @@ async def run(profile: Profile, *, quick: bool, out_dir: Path | None = RESULTS_D
                                                model_dir=model_dir, console=console),
         "safety": lambda: safety.run(profile.safety, quick=quick, out=own(safety.RESULTS), model_dir=model_dir,
                                      console=console),
-        "recall_hybrid": lambda: _recall_hybrid(quick if recall_hybrid_quick is None else recall_hybrid_quick,
-                                                own, model_dir, console),
+        "recall_hybrid": lambda: recall_hybrid.run(profile.recall_hybrid, quick=quick, out=own(recall_hybrid.RESULTS),
+                                                   model_dir=model_dir, console=console),
     }
     started = time.perf_counter()
     for part in PARTS:
@@ -304,6 +338,7 @@ async def run(profile: Profile, *, quick: bool, out_dir: Path | None = RESULTS_D
     data["seconds"] = round(time.perf_counter() - started, 1)
     data["machine"]["load_avg_after"] = load_avg()
     data["rows"] = rows_of(data)
+    data["ratios"] = ratios(data)
     text = markdown(data)
     console.print()
     console.print(text, markup=False, highlight=False)
@@ -311,14 +346,6 @@ async def run(profile: Profile, *, quick: bool, out_dir: Path | None = RESULTS_D
         write_outputs(data, out_dir, page)
         say(console, f"results written to {out_dir}" + (f"; {page.name} updated" if page else ""))
     return data
-
-
-async def _recall_hybrid(quick: bool, own: Callable[[Path], Path | None], model_dir: Path,
-                         console: Console) -> dict[str, Any]:
-    from bench import recall_hybrid  # optional: another part of the bench, may change independently
-
-    sizes = recall_hybrid.QUICK if quick else recall_hybrid.FULL
-    return await recall_hybrid.run(sizes, quick=quick, out=own(recall_hybrid.RESULTS), console=console)
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
@@ -329,24 +356,19 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--render", action="store_true",
                     help="measure nothing: rebuild suite.md (and docs/benchmarks.md with --docs) from suite.json")
     ap.add_argument("--only", default=",".join(DEFAULT_PARTS), help=f"parts to run, of {','.join(PARTS)}")
-    ap.add_argument("--recall-hybrid", action="store_true", help="also run bench.recall_hybrid (if present)")
     ap.add_argument("--desk-repeat", type=int, help="rounds per resolver replica count (default "
                                                    f"{desk.Sizes.repeat}, quick {desk.QUICK.repeat})")
     ap.add_argument("--out-dir", type=Path, default=RESULTS_DIR)
     args = ap.parse_args(argv)
     args.parts = tuple(p.strip() for p in args.only.split(",") if p.strip())
-    if args.recall_hybrid and "recall_hybrid" not in args.parts:
-        args.parts += ("recall_hybrid",)
     if unknown := set(args.parts) - set(PARTS):
         ap.error(f"unknown part(s) {sorted(unknown)}; the parts are {', '.join(PARTS)}")
-    if "recall_hybrid" in args.parts and not recall_hybrid_available():
-        ap.error("bench.recall_hybrid is not there")
     if args.quick and args.docs:
         ap.error("--docs takes the figures of a full run, not --quick")
     profile = QUICK if args.quick else FULL
     if args.desk_repeat:
         profile = Profile(profile.fact_writes, desk.Sizes(**{**asdict(profile.desk), "repeat": args.desk_repeat}),
-                          profile.memory_core, profile.safety, profile.http_writes)
+                          profile.memory_core, profile.safety, profile.http_writes, profile.recall_hybrid)
     args.profile = profile
     return args
 
@@ -354,6 +376,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 def render(out_dir: Path, page: Path | None) -> dict[str, Any]:
     data = json.loads((out_dir / "suite.json").read_text())
     data["rows"] = rows_of(data)
+    data["ratios"] = ratios(data)
     write_outputs(data, out_dir, page)
     return data
 

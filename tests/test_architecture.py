@@ -338,7 +338,7 @@ TESTED_ONLY = {
         "case_move's documented decision for a caller of move_case (its docstring's example)",
     "relay_graph.memory.fact_planning.trust_score":
         "the trust formula in Python; the writes compute it in Cypher (queries/facts.py), the test pins it",
-    "relay_graph.memory.recall.find_entities":
+    "relay_graph.memory.recall.anchors.find_entities":
         "the engine's public lookup (recall.__all__); recall itself runs its two halves concurrently",
     "relay_graph.memory.entity_graph.entity_salience":
         "the engine's PageRank read, public API of the entity graph with no entry point yet",

@@ -74,7 +74,7 @@ async def node_down(deps: Deps, n: NetworkChanged) -> OutageResult:
         outage = await network_cases.open_outage(call, node.node_id, cause=_cause(node))
         linked = await network_cases.link_tickets(call, outage.outage_id)
         words = replies.outage_notice(outage.outage_id, node.name, outage.opened_at, cause=outage.cause)
-        told = await _notify(deps, tenant, outage, "declared", words, version=node.version)
+        told = await _notify(call, outage, "declared", words, version=node.version)
         announced = outage.created or bool(told)
         if announced:
             network_cases.outage_changed(call, outage, change="declared", version=node.version)
@@ -99,7 +99,7 @@ async def node_up(deps: Deps, n: NetworkChanged) -> OutageResult:
             if outage.open:
                 return OutageResult("stale")
         moved = await _tickets_back(deps, call, outage, node)
-        told = await _notify(deps, tenant, outage, "resolved", _resolved_words(outage, node), version=node.version)
+        told = await _notify(call, outage, "resolved", _resolved_words(outage, node), version=node.version)
         announced = closed is not None or bool(told)
         if announced:
             network_cases.outage_changed(call, outage, change="resolved", version=node.version)
@@ -122,17 +122,16 @@ def _resolved_words(outage: Outage, node: NetNode) -> replies.Reply:
     return replies.Reply(text, how)
 
 
-async def _notify(deps: Deps, tenant: str, outage: Outage, what: str, words: replies.Reply, *,
-                  version: int) -> list[str]:
+async def _notify(call: Call, outage: Outage, what: str, words: replies.Reply, *, version: int) -> list[str]:
     """One notice per affected customer (the same words for all: embedded once), in their latest
     session. Returns the customers told now (those told before are skipped)."""
     customers = sorted(set(outage.customers))
     if not customers:
         return []
-    sessions = await desk.latest_sessions(deps.client, tenant, customers)
+    sessions = await desk.latest_sessions(call.client, call.tenant, customers)
     # worded once for everyone (one writer call, one embedding), held to the outage's own row
-    words = await honest_words(deps, words, rows=(outage,))
-    at = deps.now()
+    words = await honest_words(call, words, rows=(outage,))
+    at = call.now()
     drafts = [
         ReplyDraft(
             id=desk.notice_id(outage.outage_id, c, what),
@@ -142,7 +141,7 @@ async def _notify(deps: Deps, tenant: str, outage: Outage, what: str, words: rep
         )
         for c in customers
     ]
-    return [d.customer for d in await write_replies(deps, tenant, drafts)]
+    return [d.customer for d in await write_replies(call, drafts)]
 
 
 async def _tickets_back(deps: Deps, call: Call, outage: Outage, node: NetNode) -> list[str]:
@@ -160,7 +159,7 @@ async def _tickets_back(deps: Deps, call: Call, outage: Outage, node: NetNode) -
                                               deps.now(), AGENT)
         session = await desk.latest_session(deps.client, call.tenant, new.customer) or new.session \
             or desk.notice_session(outage.outage_id, new.customer)
-        await write_replies(deps, call.tenant, [ReplyDraft(
+        await write_replies(call, [ReplyDraft(
             id=desk.status_reply_id(t.id, new.version), session=session, customer=new.customer, text=words.text,
             reply_to=t.id, version=new.version, at=deps.now(), ticket_id=t.id, how_i_know=list(words.how_i_know),
             rows=(t, outage),

@@ -10,9 +10,10 @@ SERVICE = "netops"
 
 
 class NetopsSettings(AgentSettings):
-    """RELAY_RETENTION_EVERY_S: how often netops applies every tenant's retention (relay_graph.memory.retention);
-    RELAY_COMMUNITIES_EVERY_S: how often it computes every tenant's entity communities again, which
-    recall ranks by (relay_graph.memory.entity_graph)."""
+    """RELAY_RETENTION_EVERY_S: how often netops applies the retention of a tenant that has a setting
+    (relay_graph.memory.retention); RELAY_COMMUNITIES_EVERY_S: how long after a tenant's facts
+    changed it computes that tenant's entity communities again, which recall ranks by
+    (relay_graph.memory.entity_graph); a tenant not written to is not read (memory/changes.py)."""
 
     retention_every_s: float = 3600.0
     communities_every_s: float = 900.0

@@ -78,7 +78,7 @@ async def prove(job: Job, t: Ticket, words: Reply, *, steps: tuple[str, ...] = (
 async def tell(job: Job, t: Ticket, reply: Reply, reply_id: str) -> None:
     """The customer hears `reply` in their latest session."""
     session = await desk.latest_session(job.client, job.tenant, t.customer) or t.session or f"desk-{t.id}"
-    await write_replies(job.deps, job.tenant, [ReplyDraft(
+    await write_replies(job.call, [ReplyDraft(
         id=reply_id, session=session, customer=t.customer, text=reply.text, reply_to=t.id,
         version=t.version, at=job.deps.now(), ticket_id=t.id, how_i_know=list(reply.how_i_know), rows=(t,),
     )])

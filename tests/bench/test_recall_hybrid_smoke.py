@@ -34,7 +34,7 @@ async def test_quick_run_reports_every_figure(tmp_path, embedder):
     assert "Recall on the TEST split" in text and "Recall latency" in text
     c = data["community_signal"]
     assert set(c["communities"]) == {"conv-0", "conv-1", "crowd"}
-    assert (c["off"]["weight"], c["on"]["weight"]) == (0.0, recall_hybrid.recall_mod.WEIGHTS["community"]) != (0.0, 0.0)
+    assert (c["off"]["weight"], c["on"]["weight"]) == (0.0, recall_hybrid.tuning.COMMUNITY_WEIGHT) != (0.0, 0.0)
     for side in ("off", "on"):
         assert c[side]["accuracy"]["test"]["n"] == data["set"]["questions"]["test"]
         assert 0 < c[side]["latency"]["p50_ms"] <= c[side]["latency"]["p95_ms"]

@@ -9,7 +9,7 @@ import json
 import pytest
 from rich.console import Console
 
-from bench import desk, fact_writes, http_writes, memory_core, safety, suite
+from bench import desk, fact_writes, http_writes, memory_core, recall_hybrid, safety, suite
 
 
 def _reports() -> dict:
@@ -32,6 +32,9 @@ def _reports() -> dict:
         "memory_core": {"figures": {"recall": {"10000": {"p50_ms": 20.0, "p95_ms": 30.0, "episodes": 3000},
                                                "100000": {"p50_ms": 28.0, "p95_ms": 49.6, "episodes": 3000}}},
                         "targets": {"recall_p95": {"target": "< 25 ms at 100,000 facts", "pass": False}}},
+        "recall_hybrid": {"latency": {"episodes": 10000, "p50_ms": 9.0, "p95_ms": 15.3, "plain_vector_p50_ms": 3.1,
+                                      "plain_vector_p95_ms": 4.8, "p95_over_plain_vector": 3.19},
+                          "targets": {"recall_p95": {"target": "< 25 ms at 10,000 episodes", "pass": True}}},
         "safety": {"writers": {"rounds": 40, "writers_per_predicate": 32, "per_predicate": {
                                    "lives_in": {"single_valued": True, "duplicate_fact_nodes": 0},
                                    "name": {"single_valued": True, "duplicate_fact_nodes": 0},
@@ -54,13 +57,14 @@ def _data() -> dict:
     data["safety_targets"] = safety.evaluate(data["parts"]["safety"]["report"])
     data["parts"]["safety"]["report"]["targets"] = data.pop("safety_targets")
     data["rows"] = suite.rows_of(data)
+    data["ratios"] = suite.ratios(data)
     return data
 
 
 def test_rows_carry_figure_value_target_and_verdict():
     rows = suite.rows_of(_data())
     assert all(set(r) == {"part", "figure", "value", "target", "pass"} for r in rows)
-    assert [r["part"] for r in rows][:1] == ["fact_writes"] and rows[-1]["part"] == "safety"
+    assert [r["part"] for r in rows][:1] == ["fact_writes"] and rows[-1]["part"] == "recall_hybrid"
     by = {r["figure"]: r for r in rows}
     chat = next(r for f, r in by.items() if f.startswith("chat turn latency"))
     assert chat["value"] == "80 / 131 / 240 ms" and chat["target"] == "p95 < 100 ms" and chat["pass"] is False
@@ -77,6 +81,17 @@ def test_rows_carry_figure_value_target_and_verdict():
     assert one["value"] == "60.0/s (0.04x raw)" and "raw MERGE in the same run: 1,400/s" in one["figure"]
     dup = next(r for f, r in by.items() if "duplicate fact nodes" in f)
     assert "single-valued (lives_in, name) / multi-valued (owns_device)" in dup["figure"] and dup["value"] == "0 / 0"
+
+
+def test_ratios_put_three_figures_beside_their_baselines_of_the_same_run():
+    data = _data()
+    data["parts"]["http_writes"]["report"]["figures"][http_writes.BATCHED]["vs_raw_per_round"] = [0.9, 1.2, 1.1]
+    assert suite.ratios(data) == {"recall_p95_vs_vector_p95": 3.19, "http_batch_vs_raw_merge": 1.1,
+                                  "chat_p95_ms": 130.9}
+    del data["parts"]["recall_hybrid"]
+    assert suite.ratios(data)["recall_p95_vs_vector_p95"] is None
+    rows = [r for r in suite.rows_of(_data()) if r["part"] == "recall_hybrid"]
+    assert rows[1]["value"] == "3.19x" and rows[1]["pass"] is False
 
 
 def test_markdown_and_the_pages_section_are_rebuilt_from_the_json_alone(tmp_path):
@@ -131,6 +146,8 @@ TINY = suite.Profile(
                                   recall_calls=10),
     safety=safety.Sizes(rounds=1, replicas=2, tickets=4),
     http_writes=http_writes.Sizes(rounds=1, raw=20, single=4, batch=30),
+    recall_hybrid=recall_hybrid.Sizes(conversations=2, sessions=2, turns_per_session=6, latency_episodes=60,
+                                      latency_calls=5),
 )
 
 
@@ -141,7 +158,8 @@ async def test_a_tiny_run_of_every_part_fills_every_row(tmp_path):
     console = Console(record=True, width=160)
     data = await suite.run(TINY, quick=True, out_dir=tmp_path, console=console)
 
-    assert set(data["parts"]) == {"fact_writes", "http_writes", "desk", "memory_core", "safety"}
+    assert set(data["parts"]) == {"fact_writes", "http_writes", "desk", "memory_core", "safety", "recall_hybrid"}
+    assert all(isinstance(v, float) for v in data["ratios"].values()), data["ratios"]
     for part in data["parts"].values():
         assert part["seconds"] > 0 and len(part["load_avg_before"]) == len(part["load_avg_after"]) == 3
     assert json.loads((tmp_path / "suite-quick.json").read_text()) == json.loads(json.dumps(data))

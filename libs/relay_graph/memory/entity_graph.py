@@ -9,7 +9,7 @@
   nodes with `(:Entity)-[:IN_COMMUNITY]->(:Community)` edges; each run replaces the last. It finds
   networkx's label propagation communities on dense groups whose links all point one way round; with
   links pointing either way at random it split groups networkx keeps whole, so link direction
-  matters to it. Recall uses them as a signal (recall.py, "community"). They are a picture of the
+  matters to it. Recall uses them as a signal (memory.recall.signals, "community"). They are a picture of the
   entity graph when they were computed: the netops agent refreshes every tenant's on its
   maintenance loop (`communities_loop`: at start, then every RELAY_COMMUNITIES_EVERY_S seconds,
   default 900), and `relay admin communities TENANT` at once; an entity made since the last run
@@ -23,10 +23,12 @@ import asyncio
 import logging
 
 from pydantic import BaseModel
+from redis.exceptions import ResponseError
 
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.memory.queries import entity_graph as q
+from relay_graph.memory import changes
 from relay_graph.memory.retention import periodic, tenants
 from relay_graph.runtime.tenancy import validate_tenant
 from relay_graph.runtime.times import now_ms
@@ -63,7 +65,12 @@ async def detect_communities(client: GraphClient, tenant: str, *, min_size: int 
     validate_tenant(tenant)
     if min_size < 1 or iterations < 1:
         raise InvalidInput("min_size and iterations must be at least 1")
-    found = await client.run(tenant, q.READ_COMMUNITIES, {"min_size": min_size, "iterations": iterations})
+    try:
+        found = await client.run(tenant, q.READ_COMMUNITIES, {"min_size": min_size, "iterations": iterations})
+    except ResponseError as exc:  # a graph that never had an entity does not know the label
+        if "unknown label" not in str(exc):
+            raise
+        found = []
     removed = await clear_communities(client, tenant)
     row = {"communities": 0, "members": 0}
     if found:
@@ -83,10 +90,29 @@ async def refresh_all(client: GraphClient) -> dict[str, CommunityReceipt]:
     return {t: await detect_communities(client, t) for t in await tenants(client)}
 
 
-async def communities_loop(client: GraphClient, stop: asyncio.Event, *, every_s: float) -> None:
-    """Refresh every tenant's communities now and then every `every_s` seconds until `stop` is set."""
+async def refresh_changed(client: GraphClient, *, settle_s: float, batch: int = 50,
+                          now_ms_: int | None = None) -> dict[str, CommunityReceipt]:
+    """Communities computed again for up to `batch` tenants whose facts changed at least `settle_s`
+    ago and not since their last run (changes.py); a tenant whose run fails is owed one still."""
+    await changes.seed(client, lambda: tenants(client))
+    now = now_ms() if now_ms_ is None else now_ms_
+    out = {}
+    for tenant in await changes.take(client, changes.COMMUNITIES, until_ms=now - int(settle_s * 1000), batch=batch):
+        try:
+            out[tenant] = await detect_communities(client, tenant)
+        except Exception:  # noqa: BLE001 - owed still; the other tenants go on
+            log.exception("communities of %s failed; tried again in a later round", tenant)
+            await changes.give_back(client, changes.COMMUNITIES, tenant, now)
+    return out
+
+
+async def communities_loop(client: GraphClient, stop: asyncio.Event, *, every_s: float, batch: int = 50,
+                           tick_s: float = 10.0) -> None:
+    """Until `stop` is set, every `tick_s`: the communities of up to `batch` tenants whose facts
+    changed at least `every_s` ago (so a tenant is computed at most that often, and only after a
+    change)."""
     async def round_() -> None:
-        for tenant, r in (await refresh_all(client)).items():
+        for tenant, r in (await refresh_changed(client, settle_s=every_s, batch=batch)).items():
             log.debug("communities: %s has %d (%d members)", tenant, r.communities, r.members)
 
-    await periodic("communities", round_, stop, every_s=every_s)
+    await periodic("communities", round_, stop, every_s=min(tick_s, every_s))

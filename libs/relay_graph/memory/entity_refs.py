@@ -63,6 +63,17 @@ def entity_ref(name: CheckedName, found: str | None) -> EntityRef:
     return EntityRef(name.uid, found, name.type) if found is not None else name.as_new()
 
 
+async def find_entity(client: GraphClient, tenant: str, name: str, entity_type: str) -> EntityRef | None:
+    """The entity of `entity_type` (a registry type such as "Customer", "City", "Router") whose
+    key is exactly `name`'s normal form (case, spacing, punctuation aside), never one spelt alike
+    (reads that forgive misspellings use `names.match`); None when there is none. A read."""
+    tenant = validate_tenant(tenant)
+    n = _typed_name(name, entity_type)
+    rows = await client.run(tenant, q.ENTITY_LOOKUP, {"s_uid": n.uid})
+    row = rows[0] if rows else {}
+    return EntityRef(n.uid, row["name"], entity_type) if row.get("name") is not None else None
+
+
 async def resolve_entity(
     client: GraphClient,
     tenant: str,
@@ -71,22 +82,20 @@ async def resolve_entity(
     *,
     create: bool = False,
 ) -> EntityRef | None:
-    """The entity of `entity_type` (a registry type such as "Customer", "City", "Router") whose
-    key is exactly `name`'s normal form (case, spacing, punctuation aside), never one spelt alike
-    (reads that forgive misspellings use `names.match`). Returns None when there is none, unless
-    `create`, which MERGEs a new entity `(:Entity:<Type> {uid, name, name_key, type})`."""
-    tenant = validate_tenant(tenant)
+    """`find_entity`, and with `create` a new entity when there is none: MERGE
+    `(:Entity:<Type> {uid, name, name_key, type})`."""
+    found = await find_entity(client, tenant, name, entity_type)
+    if found is not None or not create:
+        return found
+    n = _typed_name(name, entity_type)
+    rows = await client.run(
+        validate_tenant(tenant), q.ENTITY_MERGE[entity_type], {"uid": n.uid, "name": n.text, "key": n.key, "type": n.type}
+    )
+    return EntityRef(rows[0]["uid"], rows[0]["name"], entity_type)
+
+
+def _typed_name(name: str, entity_type: str) -> CheckedName:
     known = entity_types()
     if entity_type not in known:
         raise InvalidInput(f"unknown entity type {entity_type!r}; known: {', '.join(sorted(known))}")
-    n = checked_name(name, entity_type, "name")
-    rows = await client.run(tenant, q.ENTITY_LOOKUP, {"s_uid": n.uid})
-    row = rows[0] if rows else {}
-    if row.get("name") is not None:
-        return EntityRef(n.uid, row["name"], entity_type)
-    if not create:
-        return None
-    rows = await client.run(
-        tenant, q.ENTITY_MERGE[entity_type], {"uid": n.uid, "name": n.text, "key": n.key, "type": n.type}
-    )
-    return EntityRef(rows[0]["uid"], rows[0]["name"], entity_type)
+    return checked_name(name, entity_type, "name")

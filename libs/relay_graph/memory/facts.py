@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from relay_graph.memory import changes
 from relay_graph.memory import fact_planning as fp
 from relay_graph.memory import names
 from relay_graph.memory.entity_refs import CheckedName, EntityRef, entity_ref, object_name, resolve_entity, subject_name
@@ -275,6 +276,7 @@ async def write_fact(client: GraphClient, tenant: str, fact: FactInput) -> FactW
     valid_from takes its place in history (rules: `fact_planning`)."""
     tenant = validate_tenant(tenant)
     w = _validate_write(fact, await vocabulary(client, tenant, [getattr(fact, "predicate", None)]))
+    await changes.fact_written(client, tenant)
     for attempt in range(MAX_ATTEMPTS):
         snap = await _read_slot(client, tenant, w.p, w.subject, w.object)
         assert snap.object is not None
@@ -406,6 +408,7 @@ async def write_facts(client: GraphClient, tenant: str, facts: list[FactInput]) 
     writes = _validate_batch(facts, vocab)
     if not writes:
         return []
+    await changes.fact_written(client, tenant)
     results = await _write_checked(client, tenant, writes, list(facts), vocab)
     for result in results:
         if isinstance(result, RelayError):
@@ -431,6 +434,8 @@ async def write_facts_each(client: GraphClient, tenant: str, facts: list[FactInp
             good.append((i, _validate_write(fact, vocab), fact))
         except RelayError as exc:
             out[i] = exc
+    if good:
+        await changes.fact_written(client, tenant)
     for start in range(0, len(good), MAX_BATCH):
         chunk = good[start : start + MAX_BATCH]
         results = await _write_checked(client, tenant, [w for _, w, _ in chunk], [f for _, _, f in chunk], vocab)
@@ -521,6 +526,7 @@ async def retire_fact(client: GraphClient, tenant: str, retire: RetireInput) -> 
         plan = fp.plan_retire(snap.slot, object_uid, valid_to_ms=valid_to, now_ms=now)
         if plan.kind is fp.Kind.NOTHING:
             return []
+        await changes.fact_written(client, tenant)
         params = _plan_params(plan, _slot_key(snap.subject.uid, p.name), snap.slot.version, snap.subject, p)
         params.update(agent=agent, derived=[source] if source else [])
         if await client.run(tenant, q.RETIRE[p], params):

@@ -1,6 +1,7 @@
 """One async connection pool to FalkorDB per process, graphs selected by validated tenant id,
-indexes (those the loaded packages declared, queries/schema.py) ensured once per tenant per process,
-again when a package declared more since. Read-only queries travel on connections of their own
+indexes (those the loaded packages declared, queries/schema.py) created as a tenant's statements
+first need them (a memory-only tenant, never touched by the desk's statements, carries none of its), known once per tenant per process,
+looked at again when a package declared more since. Read-only queries travel on connections of their own
 (`graph_wire`: recall's reads, the bulk of the traffic, with less overhead), writes through the
 falkordb client.
 
@@ -13,7 +14,7 @@ RELAY_READ_FROM=replica to one of the shard's replicas (READONLY), falling back 
 when the replica cannot answer.
 
 A graph is made here and nowhere else: by the first write to a tenant's graph, after
-`ensure_schema`, which first asks whether the tenant is registered (tenancy.tenant_registration) and
+`_prepare`, which first asks whether the tenant is registered (tenancy.tenant_registration) and
 refuses one that is not (TenantNotFound). The answer is trusted for `tenant_check_s`, so the check
 costs one HEXISTS per tenant that often, not one per query; deleting a tenant forgets it at once
 in the deleting process (`forget_tenant`) and waits out that time for the others."""
@@ -67,6 +68,10 @@ tenant_data.declare(
     tenant_data.Key("graph telemetry", lambda tenant: telemetry_key(graph_name(tenant))),
 )
 
+# A write that writes nothing: it makes an empty graph, which reads of a new tenant then find.
+_MAKE_GRAPH = Query("graph_make", "RETURN 0")
+
+
 class _ClusterDb:
     """What GraphClient uses of falkordb's FalkorDB, on a cluster client (each graph command
     routed by its key)."""
@@ -101,6 +106,9 @@ class GraphClient:
         # registration is trusted, the registration seen: another one is a tenant created anew)
         self._ready: dict[str, tuple[int, float, str]] = {}
         self._migrated: set[tuple[str, str]] = set()  # (tenant, migration) run in this process
+        # tenant -> the indexes (schema.Indexes entries) this process knows its graph has
+        self._indexed: dict[str, set[tuple]] = {}
+        self._needs: dict[tuple[str, bool], schema.Indexes] = {}  # (statement, read-only) -> indexes it needs
         self._schema_lock = asyncio.Lock()
         self.udfs = False  # relay.* functions loaded (udf.py)
         self._kept: dict[str, Any] = {}
@@ -199,6 +207,7 @@ class GraphClient:
         other layers keep here by tenant id, `kept`), after a delete or reset: a tenant created
         again under the same name starts from nothing."""
         self._ready.pop(tenant, None)
+        self._indexed.pop(tenant, None)
         for value in self._kept.values():
             if isinstance(value, set):
                 value.discard(tenant)
@@ -206,44 +215,69 @@ class GraphClient:
                 value.pop(tenant, None)
 
     async def ensure_schema(self, tenant: str) -> None:
+        """The tenant ready, with every declared index (a statement run needs only its own:
+        `run` creates those as it goes, schema.needed)."""
+        await self._prepare(tenant, None)
+
+    async def _prepare(self, tenant: str, query: Query | None) -> None:
+        """Registration checked, functions loaded and migrations run once, then the indexes the
+        statement needs (every declared one for None) that this process has not seen on the
+        tenant's graph yet."""
         validate_tenant(tenant)
         ready = self._ready.get(tenant)
-        if ready is not None and ready[0] == schema.generation() and time.monotonic() < ready[1]:
-            return
-        await self.check_tenant(tenant)
-        if self._ready[tenant][0] == schema.generation():
-            return
-        await self.ensure_udfs()
-        async with self._schema_lock:
-            wanted = schema.generation()
-            ready = self._ready.get(tenant)
-            if ready is not None and ready[0] == wanted:
-                return
+        wanted = schema.generation()
+        if ready is None or ready[0] != wanted or time.monotonic() >= ready[1]:
+            await self.check_tenant(tenant)
+            if self._ready[tenant][0] != wanted:
+                await self.ensure_udfs()
+                async with self._schema_lock:
+                    if self._ready[tenant][0] != wanted:
+                        self._indexed.pop(tenant, None)  # a package declared more: look again
+                        if not await self.graph_exists(tenant):  # made empty: a read of it finds nothing
+                            await self._run(tenant, _MAKE_GRAPH, None)
+                        await self._migrate(tenant)
+                        _, until, seen = self._ready[tenant]  # check_tenant made the entry
+                        self._ready[tenant] = (wanted, until, seen)
+        if query is None:
             indexes = schema.declared()
-            g = self._graph(tenant)
-            have = set()
-            try:
-                res = await g.ro_query(schema.LIST_INDEXES)
-                for label, props, types in res.result_set:
-                    for p in props:
-                        have.add((label, p, tuple(types.get(p, [])) if isinstance(types, dict) else ()))
-            except Exception:  # a graph that does not exist yet has no indexes
-                pass
-            have_pairs = {(l, p) for l, p, _ in have}
-            have_kinds = {(l, p, k) for l, p, ks in have for k in ks}
-            for label, prop in indexes.range:
-                if (label, prop, "RANGE") not in have_kinds and (label, prop) not in have_pairs:
-                    await self._create(g, schema.range_index(label, prop))
-            for label, prop in indexes.fulltext:
-                if (label, prop, "FULLTEXT") not in have_kinds:
-                    await self._create(g, schema.FULLTEXT_INDEX, {"label": label, "prop": prop})
-            for label, prop, dim in indexes.vector:
-                if (label, prop, "VECTOR") not in have_kinds:
-                    await self._create(g, schema.vector_index(label, prop, dim))
+        else:
+            indexes = self._needs.get((query.cypher, query.read_only))
+            if indexes is None:
+                indexes = self._needs.setdefault((query.cypher, query.read_only),
+                                                 schema.needed(query.cypher, query.read_only))
+        have = self._indexed.setdefault(tenant, set())
+        missing = [i for i in (*indexes.range, *indexes.fulltext, *indexes.vector) if i not in have]
+        if missing:
+            async with self._schema_lock:
+                await self._create_indexes(tenant, indexes, have)
+
+    async def _create_indexes(self, tenant: str, indexes: schema.Indexes, have: set) -> None:
+        g = self._graph(tenant)
+        found = set()
+        try:
+            res = await g.ro_query(schema.LIST_INDEXES)
+            for label, props, types in res.result_set:
+                for p in props:
+                    found.add((label, p, tuple(types.get(p, [])) if isinstance(types, dict) else ()))
+        except Exception:  # a graph that does not exist yet has no indexes
+            pass
+        pairs = {(l, p) for l, p, _ in found}
+        kinds = {(l, p, k) for l, p, ks in found for k in ks}
+        created = False
+        for label, prop in indexes.range:
+            if (label, prop, "RANGE") not in kinds and (label, prop) not in pairs:
+                created = await self._create(g, schema.range_index(label, prop)) or created
+            have.add((label, prop))
+        for label, prop in indexes.fulltext:
+            if (label, prop, "FULLTEXT") not in kinds:
+                created = await self._create(g, schema.FULLTEXT_INDEX, {"label": label, "prop": prop}) or created
+            have.add((label, prop))
+        for label, prop, dim in indexes.vector:
+            if (label, prop, "VECTOR") not in kinds:
+                created = await self._create(g, schema.vector_index(label, prop, dim)) or created
+            have.add((label, prop, dim))
+        if created:
             await self._await_operational(g)
-            await self._migrate(tenant)
-            _, until, seen = self._ready[tenant]  # check_tenant made the entry
-            self._ready[tenant] = (wanted, until, seen)
 
     async def _migrate(self, tenant: str) -> None:
         """The packages' declared migrations (schema.declare_migration), once per tenant per process.
@@ -270,18 +304,28 @@ class GraphClient:
             await asyncio.sleep(0.02)
 
     @staticmethod
-    async def _create(g, cypher: str, params: dict | None = None) -> None:
+    async def _create(g, cypher: str, params: dict | None = None) -> bool:
         try:
             await g.query(cypher, params)
+            return True
         except Exception as exc:  # another process created it first
             if "already" not in str(exc).lower():
                 raise
+            return False
 
     async def run(self, tenant: str, query: Query, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        await self.ensure_schema(tenant)  # first: a refused tenant leaves no entry in any log
+        await self._prepare(tenant, query)  # first: a refused tenant leaves no entry in any log
         started, ok, rows = time.perf_counter(), False, 0
         try:
-            result = await self._run(tenant, query, params)
+            try:
+                result = await self._run(tenant, query, params)
+            except ResponseError as exc:
+                if "db.idx." not in str(exc) or not self._indexed.pop(tenant, None):
+                    raise
+                # An index this process saw on the graph is gone (the graph was restored from a
+                # snapshot, copied or replaced by another process): look again, then run once more.
+                await self._prepare(tenant, query)
+                result = await self._run(tenant, query, params)
             ok, rows = True, len(result)
             return result
         finally:
@@ -340,7 +384,7 @@ class GraphClient:
         return reply
 
     async def explain(self, tenant: str, query: Query, params: dict[str, Any] | None = None) -> str:
-        await self.ensure_schema(tenant)
+        await self._prepare(tenant, query)
         try:
             plan = await self._graph(tenant).explain(query.cypher, params)
         except ResponseError as exc:  # a value the planner needs (a LIMIT's) was not given
@@ -353,7 +397,7 @@ class GraphClient:
         and time. Only for read-only statements (a write would be done again)."""
         if not query.read_only:
             raise ValueError(f"{query.name} writes; only read-only statements are profiled")
-        await self.ensure_schema(tenant)
+        await self._prepare(tenant, query)
         # The raw reply: falkordb's ExecutionPlan drops the records and times from its text.
         reply = await self.redis.execute_command("GRAPH.PROFILE", graph_name(tenant),
                                                  graph_wire.params_header(params) + query.cypher)

@@ -47,15 +47,11 @@ class EmbeddedFalkorDB:
             "--dir", str(self.data_dir),
             "--appendonly", "yes",
             "--appendfsync", "everysec",
-            # Replaying logged graph writes at start is slow and grows with the square of their
-            # number (FalkorDB fills its indexes only once loading is done, so each replayed write
-            # scans; measured: 5,000 facts 14 s, 20,000 facts 174 s), while a rewritten AOF starts
-            # from a snapshot that loads in seconds. So the log is rewritten as soon as it has
-            # grown by a tenth (at least 1 MB), and on every clean stop (`stop`).
+            # When the log is rewritten: see AOF_REWRITE_ARGS.
             *AOF_REWRITE_ARGS,
             "--save", "",
             "--protected-mode", "yes",
-            "--loadmodule", str(self.module),
+            "--loadmodule", str(self.module), *MODULE_ARGS,
             *(CLUSTER_ARGS if self.cluster else ()),
         ]
 
@@ -126,7 +122,21 @@ CLUSTER_ARGS = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf
                 "--cluster-node-timeout", "3000", "--cluster-require-full-coverage", "no",
                 "--cluster-allow-reads-when-down", "no")
 
-AOF_REWRITE_ARGS = ("--auto-aof-rewrite-percentage", "10", "--auto-aof-rewrite-min-size", "1mb")
+# Replaying logged graph writes at start is slow and grows with the square of their number in one
+# graph (FalkorDB fills its indexes only once loading is done, so each replayed write scans), while
+# a rewritten AOF starts from a snapshot that loads in seconds: so the log is rewritten once it has
+# grown by a quarter of the snapshot, and on every clean stop (`stop`). Each rewrite forks the whole
+# server, which blocks it for a time that grows with its memory, and FalkorDB's index garbage
+# collection cannot fork while a rewrite runs: a tenth (the setting before) forked every few seconds
+# on a server of many tenants being written to. Below 16 MB the log is small enough to replay.
+# docs/operations.md says how this was chosen.
+AOF_REWRITE_ARGS = ("--auto-aof-rewrite-percentage", "25", "--auto-aof-rewrite-min-size", "16mb")
+
+# FalkorDB's own settings, after --loadmodule. CMD_INFO no: FalkorDB otherwise keeps, per graph, a
+# stream of its last 1,000 queries with their parameters (`telemetry{graph}`): memory in every
+# tenant that nothing of Relay reads (GRAPH.SLOWLOG still answers), and the queries' values kept
+# beside the graph. docker-compose files pass the same through FALKORDB_ARGS.
+MODULE_ARGS = ("CMD_INFO", "no")
 
 
 def compact_aof(host: str, port: int, timeout: float, *, password: str | None = None) -> bool:

@@ -16,17 +16,20 @@ Two publishing the same kept announcement (the process that kept it and a relay,
 send the same notification id, and consumers drop the copy. A relay leaves an announcement alone
 for `older_than_s` so the process that kept it publishes it first.
 
-The relay is cheap when nothing is pending: keeping an announcement first marks its tenant in a
-Redis sorted set (PENDING_TENANTS, score = when), and a pass looks only at the tenants marked in
-the last `keep_s` (one ZRANGEBYSCORE when none is), plus, every `sweep_every_s`, every graph (a
-backstop for a marker lost with the server's data)."""
+The relay's work follows the writes, never the number of tenants. Keeping an announcement first
+marks its tenant in a Redis sorted set (PENDING_TENANTS, score = when), on every announce; a pass
+reads only the tenants marked at least `older_than_s` ago (the process that kept an announcement
+publishes it first), a bounded number of them, publishes what they kept, and takes a tenant's mark
+out as soon as its outbox is empty, unless it was marked again meanwhile (a compare-and-remove on
+the score). An idle tenant is never read. A full sweep of every graph (a backstop for a mark lost
+with the server's data) runs rarely (`sweep_every_s`, an hour by default) and in bounded batches,
+`sweep_batch` graphs per pass, until it has been round them all."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import logging
-import time
 from collections import defaultdict
 from typing import Any, Awaitable, Callable, Iterable
 
@@ -70,17 +73,13 @@ class Outbox:
     `redis` holds the pending-tenants marker (the streams' server). enabled=False publishes
     straight after the write (the path before the outbox)."""
 
-    # A tenant this process marked this recently is still marked (PENDING_TENANTS keeps a mark for
-    # the relay's keep_s, a minute by default): no need to mark it again.
-    MARK_EVERY_S = 10.0
-
     def __init__(self, client: GraphClient, redis: aioredis.Redis, publish: Publish, *, enabled: bool = True):
         self.client = client
         self.redis = redis
         self.publish = publish
         self.enabled = enabled
         self._published: dict[str, list[str]] = {}  # tenant -> published, not yet taken out
-        self._marked: dict[str, float] = {}  # tenant -> when this process last marked it (monotonic)
+        self._sweep: list[str] = []  # the graphs the running sweep has still to read (none: not sweeping)
 
     async def announce(self, tenant: str, notifications: Iterable[NotificationBase], *, strict: bool = False) -> bool:
         """Keep the notifications (one graph write), publish them, take them out. True: they are on
@@ -94,7 +93,7 @@ class Outbox:
         if not self.enabled:
             await self.publish(items)
             return True
-        await self._mark_once(tenant)  # before the node: no node is ever unmarked
+        await self._mark(tenant)  # before the node: no node is ever unmarked
         done = self._published.pop(tenant, [])
         try:
             await self.client.run(tenant, q.KEEP, {"at_ms": now_ms(), "done": done, "items": [
@@ -142,14 +141,12 @@ class Outbox:
 
     async def mark(self, tenant: str) -> None:
         """Mark a tenant as having kept announcements (a write that keeps its own, as chat's does)."""
-        await self._mark_once(validate_tenant(tenant))
+        await self._mark(validate_tenant(tenant))
 
-    async def _mark_once(self, tenant: str) -> None:
-        now = time.monotonic()
-        if now - self._marked.get(tenant, -1e9) < self.MARK_EVERY_S:
-            return
+    async def _mark(self, tenant: str) -> None:
+        # Every time: a relay takes a mark out as soon as the outbox is empty, so a mark this process
+        # made a moment ago may be gone already.
         await self.redis.zadd(PENDING_TENANTS, {tenant: now_ms()})
-        self._marked[tenant] = now
 
     async def publish_pending(self, tenant: str, *, older_than_s: float = 2.0, limit: int = 200) -> tuple[int, int]:
         """Publish the tenant's kept announcements older than `older_than_s` and take them out.
@@ -173,48 +170,63 @@ class Outbox:
         await self._take_out(tenant, [str(n.notification_id) for n in notifications])
         return len(notifications), 0
 
-    async def relay_pass(self, *, older_than_s: float = 2.0, keep_s: float = 60.0, sweep: bool = False) -> int:
-        """One pass of the relay: the tenants marked in the last `keep_s` (every graph with sweep).
-        Returns how many announcements it published."""
+    async def relay_pass(self, *, older_than_s: float = 2.0, sweep: bool = False, batch: int = 500,
+                         sweep_batch: int = 200, keep_s: float | None = None) -> int:
+        """One pass of the relay: up to `batch` tenants marked at least `older_than_s` ago, and with
+        `sweep` (or while a sweep is under way) the next `sweep_batch` graphs of a full sweep.
+        Returns how many announcements it published. (`keep_s` is accepted and ignored: a mark
+        leaves once its tenant's outbox is empty, not after a time.)"""
         await self.flush()  # first: what this process published is not published again
-        now = now_ms()
-        since = now - int(keep_s * 1000)
-        tenants = {_text(t) for t in await self.redis.zrangebyscore(PENDING_TENANTS, since, "+inf")}
-        if sweep:
+        marked = await self.redis.zrangebyscore(PENDING_TENANTS, "-inf", now_ms() - int(older_than_s * 1000),
+                                                start=0, num=batch, withscores=True)
+        scores = {_text(t): int(score) for t, score in marked}
+        tenants = set(scores)
+        if sweep and not self._sweep:
             names = await self.client.all_graphs()
-            tenants |= {t for t in (n[len(GRAPH_PREFIX):] for n in names if n.startswith(GRAPH_PREFIX))
-                        if TENANT_RE.fullmatch(t)}
+            self._sweep = sorted(t for t in (n[len(GRAPH_PREFIX):] for n in names if n.startswith(GRAPH_PREFIX))
+                                 if TENANT_RE.fullmatch(t))
+        if self._sweep:
+            tenants.update(self._sweep[:sweep_batch])
+            del self._sweep[:sweep_batch]
         published = found = 0
         for tenant in sorted(tenants):
             try:
                 validate_tenant(tenant)
                 # A marked tenant whose graph is not there has no outbox; reading it would make one.
                 if not await self.client.graph_exists(tenant):
+                    if tenant in scores:
+                        await self._unmark(tenant, scores[tenant])
                     continue
                 sent, left = await self.publish_pending(tenant, older_than_s=older_than_s)
                 published += sent
                 found += sent + left
                 if left:
                     await self.redis.zadd(PENDING_TENANTS, {tenant: now_ms()})  # stay marked: try again
+                elif tenant in scores and not (await self.client.run(tenant, q.COUNT))[0]["kept"]:
+                    await self._unmark(tenant, scores[tenant])
             except Exception as exc:  # noqa: BLE001 - the next pass tries again; other tenants go on
                 log.warning("outbox of %s: %s", tenant, exc)
-        # Marked long enough ago that anything they kept was published (or re-marked above).
-        await self.redis.zremrangebyscore(PENDING_TENANTS, "-inf", f"({since}")
         metrics.OUTBOX_PENDING.set(found)
         metrics.OUTBOX_RELAYED.add(published)
         if published:
             log.info("outbox relay published %d pending announcement(s)", published)
         return published
 
+    async def _unmark(self, tenant: str, score: int) -> None:
+        """The tenant's mark out, unless a writer marked it again since it was read (its new
+        announcement may not be in the graph yet)."""
+        await self.redis.eval(_UNMARK, 1, PENDING_TENANTS, tenant, score)
+
     async def relay_loop(self, stop: asyncio.Event, *, every_s: float = 1.0, older_than_s: float = 2.0,
-                         keep_s: float = 60.0, sweep_every_s: float = 300.0) -> None:
-        """Run relay passes until `stop` is set (every replica runs one)."""
+                         sweep_every_s: float = 3600.0, sweep_batch: int = 200, **_: Any) -> None:
+        """Run relay passes until `stop` is set (every replica runs one); a full sweep every
+        `sweep_every_s`, `sweep_batch` graphs a pass."""
         loop = asyncio.get_running_loop()
         next_sweep = loop.time() + sweep_every_s
         while not stop.is_set():
             sweep = loop.time() >= next_sweep
             try:
-                await self.relay_pass(older_than_s=older_than_s, keep_s=keep_s, sweep=sweep)
+                await self.relay_pass(older_than_s=older_than_s, sweep=sweep, sweep_batch=sweep_batch)
                 if sweep:
                     next_sweep = loop.time() + sweep_every_s
             except Exception as exc:  # noqa: BLE001 - FalkorDB/Redis not answering: next time
@@ -227,6 +239,12 @@ class Outbox:
             await self.flush()
         except Exception as exc:  # noqa: BLE001 - another replica's relay publishes them again
             log.debug("outbox flush on stop: %s", exc)
+
+
+# ZREM if the member's score is still the one read (scores are whole milliseconds).
+_UNMARK = """local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if s and tonumber(s) == tonumber(ARGV[2]) then return redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 0"""
 
 
 def _notification(tenant: str, row: dict[str, Any]) -> NotificationBase:

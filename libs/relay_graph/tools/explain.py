@@ -148,7 +148,7 @@ async def explain_facts(ctx: Call, fact_ids: list[str], *,
     the facts it had explained."""
     out: list[FactExplanation] = []
     for fact_id in fact_ids:
-        row = await fact_provenance(ctx.client, ctx.tenant, fact_id)
+        row = await fact_provenance(ctx, fact_id)
         if row is None:
             raise UnknownNames([UnknownName(argument=fact_argument or "fact_id", kind="fact", name=fact_id)])
         out.append(explanation(row))

@@ -14,7 +14,7 @@ from relay_graph.desk.network import store as network
 from relay_graph.desk.tickets import store as tickets
 from relay_graph.memory import facts
 from relay_graph.runtime import udf
-from relay_graph.memory.entity_refs import resolve_entity
+from relay_graph.memory.entity_refs import find_entity
 from relay_graph.memory.entities import name_key
 from relay_graph.runtime.errors import NotFound
 from relay_graph.memory.models import (
@@ -30,7 +30,7 @@ from relay_graph.memory.models import (
     utcnow,
 )
 from relay_graph.desk.network.models import Outage
-from relay_graph.usecases import facts as fact_cases
+from relay_graph.usecases import episodes as episode_cases, facts as fact_cases
 from relay_graph.desk.tickets.models import TicketSummary
 from relay_graph.usecases.context import Call
 from relay_graph.tools.envelope import Shape, ToolResult, when
@@ -38,7 +38,7 @@ from relay_graph.tools.explain import FactExplanation, explain_facts
 from relay_graph.tools.toolset import tool
 from relay_graph.tools.resolve import Resolver
 from relay_graph.memory.inputs import text_type
-from relay_graph.tools.types import Args, CustomerName, Identifier, Lax, Name, Predicate, Text, Time, whole
+from relay_graph.tools.types import Args, CustomerName, Identifier, Lax, Name, Predicate, Time, whole
 
 # ---------------------------------------------------------------- how_i_know lines
 
@@ -107,7 +107,7 @@ class RememberOutput(BaseModel):
       input=RememberInput, output=RememberOutput, writes=True)
 async def remember(ctx: Call, args: RememberInput) -> ToolResult:
     now = utcnow()  # a write: each customer exactly the key given (write_episodes MERGEs it)
-    ids = await ctx.memory.write_episodes(ctx.tenant, [t.to_episode(ctx.agent, now) for t in args.episodes])
+    ids = await episode_cases.write_episodes(ctx, [t.to_episode(ctx.agent, now) for t in args.episodes])
     sessions = list(dict.fromkeys(t.session for t in args.episodes))
     customers = list(dict.fromkeys(t.customer for t in args.episodes if t.customer))
     return ToolResult(tool="remember", shape=Shape.ANSWERED,
@@ -141,12 +141,11 @@ class RememberFactOutput(FactWriteResult):
       opens a conflict instead (see claims).""", input=RememberFactInput, output=RememberFactOutput, writes=True)
 async def remember_fact(ctx: Call, args: RememberFactInput) -> ToolResult:
     # A write: exactly the subject given (an unknown one is new), never a customer spelt alike.
-    ref = await resolve_entity(ctx.client, ctx.tenant, args.subject, "Customer")
+    ref = await find_entity(ctx.client, ctx.tenant, args.subject, "Customer")
     subject = ref.name if ref is not None else args.subject
-    result, changes = await fact_cases.write_fact(ctx, FactInput(
+    result = await fact_cases.write_fact(ctx, FactInput(
         subject=subject, predicate=args.predicate, object=args.object, agent=ctx.agent, label=ctx.label,
         valid_from=args.valid_from, source=args.source), embed=True)
-    await ctx.notify(*changes)
     out = RememberFactOutput(**result.model_dump(), subject=subject, predicate=args.predicate,
                              object=args.object, asserted_by=ctx.agent)
     how = [f"fact {result.fact_id}: {subject} {args.predicate} = {args.object} "
@@ -191,8 +190,7 @@ class RememberFactsOutput(BaseModel):
 async def remember_facts(ctx: Call, args: RememberFactsInput) -> ToolResult:
     items = [FactInput(subject=f.subject, predicate=f.predicate, object=f.object, agent=ctx.agent, label=ctx.label,
                        valid_from=f.valid_from, source=f.source) for f in args.facts]
-    results, changes = await fact_cases.write_facts_each(ctx, items, embed=True)
-    await ctx.notify(*changes)
+    results = await fact_cases.write_facts_each(ctx, items, embed=True)
     out, how = [], []
     for item, r in zip(args.facts, results):
         if isinstance(r, FactWriteResult):
@@ -231,10 +229,9 @@ async def retire_fact(ctx: Call, args: RetireFactInput) -> ToolResult:
     subject = await res.write_subject(args.subject, "subject")
     res.done()
     assert subject is not None
-    retired, changes = await fact_cases.retire_fact(ctx, RetireInput(
+    retired = await fact_cases.retire_fact(ctx, RetireInput(
         subject=subject.name, predicate=args.predicate, object=args.object, agent=ctx.agent,
         valid_to=args.valid_to, source=args.source))
-    await ctx.notify(*changes)
     return ToolResult(tool="retire_fact", shape=_shape(bool(retired)),
                       data=RetireFactOutput(subject=subject.name, predicate=args.predicate, retired=retired),
                       how_i_know=[f"fact {i} retired by {ctx.agent}" for i in retired],

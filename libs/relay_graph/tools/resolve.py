@@ -17,7 +17,7 @@ from relay_graph.desk.network import store as network
 from relay_graph.desk.tickets import store as tickets
 from relay_graph.memory.entities import name_key
 from relay_graph.runtime.errors import NotFound
-from relay_graph.memory.entity_refs import EntityRef, resolve_entity
+from relay_graph.memory.entity_refs import EntityRef, find_entity
 from relay_graph.memory.models import Ambiguous
 from relay_graph.desk.network.models import NetNode
 from relay_graph.usecases.provenance import entity_by_key
@@ -75,7 +75,7 @@ class Resolver:
     async def write_subject(self, name: str, argument: str = "subject") -> EntityRef | None:
         """A customer a write is about: exactly the key given, never one spelt alike; None (and
         unknown_name) when no customer has it."""
-        ref = await resolve_entity(self.ctx.client, self.ctx.tenant, name, CUSTOMER)
+        ref = await find_entity(self.ctx.client, self.ctx.tenant, name, CUSTOMER)
         if ref is None:
             self._miss(argument, "customer", name)
         return ref
@@ -92,7 +92,7 @@ class Resolver:
                 self.ctx.matched.append(found.matched)
             return EntityRef(found.one.uid, found.one.id, CUSTOMER)
         key = name_key(clean_text(name, argument))
-        row = await entity_by_key(self.ctx.client, self.ctx.tenant, key)
+        row = await entity_by_key(self.ctx, key)
         if row is not None:
             return EntityRef(row["uid"], row["name"], row["type"])
         self._miss(argument, "entity", name)

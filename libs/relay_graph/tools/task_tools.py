@@ -37,8 +37,7 @@ class TaskOutput(BaseModel):
       Recorded as (you)-[:OPENED]->(task) and announced on the live feed.""",
       input=OpenTaskInput, output=TaskOutput, writes=True)
 async def open_task(ctx: Call, args: OpenTaskInput) -> ToolResult:
-    task, owed = await task_cases.open_task(ctx, title=args.title, about=args.about, for_agent=args.for_agent)
-    await ctx.notify(*owed)
+    task = await task_cases.open_task(ctx, title=args.title, about=args.about, for_agent=args.for_agent)
     return ToolResult(tool="open_task", shape=Shape.ANSWERED, data=TaskOutput(task=task), how_i_know=[task_line(task)])
 
 
@@ -50,9 +49,8 @@ class HandTaskInput(Args):
 @tool("hand_off_task", """Hand a task to another agent: recorded as (you)-[:HANDED_OFF]->(task); you let go
       of it and only that agent may claim it.""", input=HandTaskInput, output=TaskOutput, writes=True)
 async def hand_off_task(ctx: Call, args: HandTaskInput) -> ToolResult:
-    task, owed = await task_cases.hand_off(ctx, args.task_id, to=args.to)
-    await ctx.notify(*owed)
-    return ToolResult(tool="hand_off_task", shape=Shape.ANSWERED, data=TaskOutput(task=task, changed=bool(owed)),
+    task, changed = await task_cases.hand_off(ctx, args.task_id, to=args.to)
+    return ToolResult(tool="hand_off_task", shape=Shape.ANSWERED, data=TaskOutput(task=task, changed=changed),
                       how_i_know=[task_line(task)])
 
 
@@ -69,8 +67,7 @@ class ClaimOutput(BaseModel):
 @tool("claim_task", """Take a task atomically: of N agents or replicas racing, exactly one wins.""",
       input=ClaimTaskInput, output=ClaimOutput, writes=True)
 async def claim_task(ctx: Call, args: ClaimTaskInput) -> ToolResult:
-    claimed, owed = await task_cases.claim(ctx, args.task_id, replica=args.replica)
-    await ctx.notify(*owed)
+    claimed = await task_cases.claim(ctx, args.task_id, replica=args.replica)
     return ToolResult(tool="claim_task", shape=Shape.ANSWERED, data=ClaimOutput(**claimed.model_dump()),
                       how_i_know=[task_line(claimed.task)])
 
@@ -81,9 +78,8 @@ class TaskIdInput(Args):
 
 @tool("complete_task", """Mark a task you hold as done.""", input=TaskIdInput, output=TaskOutput, writes=True)
 async def complete_task(ctx: Call, args: TaskIdInput) -> ToolResult:
-    task, owed = await task_cases.complete(ctx, args.task_id)
-    await ctx.notify(*owed)
-    return ToolResult(tool="complete_task", shape=Shape.ANSWERED, data=TaskOutput(task=task, changed=bool(owed)),
+    task, changed = await task_cases.complete(ctx, args.task_id)
+    return ToolResult(tool="complete_task", shape=Shape.ANSWERED, data=TaskOutput(task=task, changed=changed),
                       how_i_know=[task_line(task)])
 
 

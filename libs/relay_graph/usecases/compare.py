@@ -18,8 +18,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from relay_graph.desk.network.store import customer_identity
-from relay_graph.memory.facade import Memory
 from relay_graph.usecases.queries import console as q
+from relay_graph.usecases.context import Call
 
 TOP_K = 10
 
@@ -50,7 +50,8 @@ def _ms_dt(ms: int | None) -> datetime | None:
     return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
 
 
-async def compare(memory: Memory, tenant: str, question: str, customer: str) -> Comparison:
+async def compare(call: Call, question: str, customer: str) -> Comparison:
+    memory, tenant = call.memory, call.tenant
     started = time.perf_counter()
     found = await memory.recall(tenant, question, k=TOP_K, subject=customer)
     facts = sorted(found.facts, key=lambda f: f.state.value != "current")

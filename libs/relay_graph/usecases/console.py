@@ -24,11 +24,11 @@ from relay_graph.memory import queries as memory_queries
 from relay_graph.runtime import queries as runtime_queries
 from relay_graph.usecases import queries as usecase_queries
 from relay_graph.runtime import query_log
-from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import InvalidInput, NotFound
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.times import now_ms
 from relay_graph.usecases.queries import console as q
+from relay_graph.usecases.context import Call
 
 Band = Literal["episodic", "semantic", "disagreement", "procedural", "network"]
 BANDS: tuple[str, ...] = ("episodic", "semantic", "disagreement", "procedural", "network")
@@ -210,7 +210,8 @@ class QueryProfile(BaseModel):
     plan: list[str] = Field(description="GRAPH.PROFILE's operations with their records and times, outermost first")
 
 
-async def graph(client: GraphClient, tenant: str, limit: int = 5_000) -> ConsoleGraph:
+async def graph(call: Call, limit: int = 5_000) -> ConsoleGraph:
+    client, tenant = call.client, call.tenant
     if not await client.graph_exists(tenant):
         return ConsoleGraph(tenant=tenant, nodes=[], edges=[], truncated=False)
     rows = await client.run(tenant, q.GRAPH_NODES, {"limit": limit + 1})
@@ -242,14 +243,16 @@ async def graph(client: GraphClient, tenant: str, limit: int = 5_000) -> Console
     return ConsoleGraph(tenant=tenant, nodes=nodes, edges=edges, truncated=truncated)
 
 
-async def open_conflicts(client: GraphClient, tenant: str, limit: int = 50) -> OpenConflicts:
+async def open_conflicts(call: Call, limit: int = 50) -> OpenConflicts:
+    client, tenant = call.client, call.tenant
     if not await client.graph_exists(tenant):
         return OpenConflicts(conflicts=[])
     rows = await client.run(tenant, q.OPEN_CONFLICTS, {"limit": limit})
     return OpenConflicts(conflicts=[OpenConflict(**r) for r in rows])
 
 
-async def indexes(client: GraphClient, tenant: str) -> Indexes:
+async def indexes(call: Call) -> Indexes:
+    client, tenant = call.client, call.tenant
     if not await client.graph_exists(tenant):
         return Indexes(tenant=tenant, indexes=[])
     rows = await client.run(tenant, q.INDEXES)
@@ -258,38 +261,43 @@ async def indexes(client: GraphClient, tenant: str) -> Indexes:
                   types={k: list(v) for k, v in (r["types"] or {}).items()}) for r in rows])
 
 
-async def knowledge_flows(client: GraphClient, tenant: str, limit: int = 200) -> KnowledgeFlows:
+async def knowledge_flows(call: Call, limit: int = 200) -> KnowledgeFlows:
+    client, tenant = call.client, call.tenant
     if not await client.graph_exists(tenant):
         return KnowledgeFlows(flows=[])
     rows = await client.run(tenant, q.KNOWLEDGE_FLOWS, {"limit": limit})
     return KnowledgeFlows(flows=[KnowledgeFlow(**r) for r in rows])
 
 
-async def _ticket_issue(client: GraphClient, tenant: str, ticket_id: str) -> str:
+async def _ticket_issue(call: Call, ticket_id: str) -> str:
+    client, tenant = call.client, call.tenant
     return (await tickets.get_ticket(client, tenant, ticket_id)).issue
 
 
-async def ticket_crossings(client: GraphClient, tenant: str, ticket_id: str, limit: int = 200) -> TicketCrossings:
+async def ticket_crossings(call: Call, ticket_id: str, limit: int = 200) -> TicketCrossings:
     """Knowledge crossings on one ticket, from CONSULTED edges: facts about its customer that an
     agent on the ticket consulted while it was open (the edge's first..last read overlaps the
     ticket's opened..closed, or ..now), written by another agent. A CONSULTED edge keeps a
     window, not each read, so a read just before or after the ticket on the same fact counts."""
-    await _ticket_issue(client, tenant, ticket_id)
+    client, tenant = call.client, call.tenant
+    await _ticket_issue(call, ticket_id)
     rows = await client.run(tenant, q.TICKET_CROSSINGS, {"ticket_id": ticket_id, "now_ms": now_ms(), "limit": limit})
     return TicketCrossings(ticket_id=ticket_id, crossings=[Crossing(**r) for r in rows])
 
 
-async def ticket_experts(client: GraphClient, tenant: str, ticket_id: str, limit: int = 20) -> TicketExperts:
+async def ticket_experts(call: Call, ticket_id: str, limit: int = 20) -> TicketExperts:
     """"Who has worked on this?": the people on other tickets of similar issues, found by graph
     (the same Issue, or an Issue fixed with a step in common), most fixed first."""
-    issue = await _ticket_issue(client, tenant, ticket_id)
+    client, tenant = call.client, call.tenant
+    issue = await _ticket_issue(call, ticket_id)
     rows = await client.run(tenant, q.TICKET_EXPERTS, {"ticket_id": ticket_id, "limit": limit})
     return TicketExperts(ticket_id=ticket_id, issue=issue, experts=[Expert(**r) for r in rows])
 
 
-async def find_word(client: GraphClient, tenant: str, word: str) -> int:
+async def find_word(call: Call, word: str) -> int:
     """How many of the tenant's nodes carry `word` (lowercase) in their text: the isolation demo's
     raw search of everything (GRAPH.RO_QUERY); 0 for a tenant with no graph yet."""
+    client, tenant = call.client, call.tenant
     if not await client.graph_exists(tenant):
         return 0
     return int((await client.run(tenant, q.FIND_WORD, {"word": word}))[0]["hits"])
@@ -320,9 +328,10 @@ def named_queries() -> dict[str, Query]:
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-async def logged_queries(client: GraphClient, tenant: str, limit: int = 200) -> LoggedQueries:
+async def logged_queries(call: Call, limit: int = 200) -> LoggedQueries:
     """The tenant's last queries from every process (runtime/query_log.py), this process's own
     written out first so the list is current to this moment."""
+    client, tenant = call.client, call.tenant
     await client.shared_log.flush()
     runs = await query_log.read(client.redis, tenant, limit)
     return LoggedQueries(queries=[
@@ -336,9 +345,10 @@ def _lines(text: str) -> list[str]:
     return [line.rstrip() for line in text.splitlines() if line.strip()]
 
 
-async def profile(client: GraphClient, tenant: str, run_id: str) -> QueryProfile:
+async def profile(call: Call, run_id: str) -> QueryProfile:
     """GRAPH.PROFILE of one logged run, with the parameters it ran with. Only a read-only run is
     profiled (PROFILE executes the statement), and only one whose parameters the log kept."""
+    client, tenant = call.client, call.tenant
     run = await query_log.one(client.redis, tenant, run_id)
     if run is None:
         raise NotFound(f"no logged query {run_id!r} (the log keeps the last {client.settings.query_log_size})",
@@ -355,10 +365,11 @@ async def profile(client: GraphClient, tenant: str, run_id: str) -> QueryProfile
                         parameters=run.params, plan=_lines(text))
 
 
-async def plan(client: GraphClient, tenant: str, name: str, run_id: str | None = None) -> QueryPlan:
+async def plan(call: Call, name: str, run_id: str | None = None) -> QueryPlan:
     """GRAPH.EXPLAIN of the named statement on the tenant's graph, with the values a logged run
     (`run_id`) ran with when the log kept them, else every parameter null (EXPLAIN plans without
     running; a statement whose plan needs a value, a LIMIT's, is then 422 `not_plannable`)."""
+    client, tenant = call.client, call.tenant
     query = named_queries().get(name)
     if query is None:
         raise NotFound(f"no named statement {name!r}", code="query_not_found")

@@ -16,8 +16,8 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from relay_graph.desk.catalogue.footprint import footprint
-from relay_graph.runtime.db import GraphClient
 from relay_graph.usecases.queries import console as q
+from relay_graph.usecases.context import Call
 
 MAX_NODES = 5_000
 Placed = Literal["gazetteer", "district", "centre of its hubs"]
@@ -71,7 +71,8 @@ def _places() -> dict[str, tuple[float, float, Placed, str]]:
     return out
 
 
-async def network_map(client: GraphClient, tenant: str) -> NetworkMap:
+async def network_map(call: Call) -> NetworkMap:
+    client, tenant = call.client, call.tenant
     if not await client.graph_exists(tenant):
         return NetworkMap(nodes=[], links=[], outages=[], unplaced=0)
     rows = await client.run(tenant, q.MAP_NODES, {"limit": MAX_NODES})

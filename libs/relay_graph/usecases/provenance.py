@@ -6,16 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 from relay_graph.memory.queries import provenance as q
-from relay_graph.runtime.db import GraphClient
+from relay_graph.usecases.context import Call
 
 
-async def fact_provenance(client: GraphClient, tenant: str, fact_id: str) -> dict[str, Any] | None:
+async def fact_provenance(call: Call, fact_id: str) -> dict[str, Any] | None:
     """The fact's record and everything around it (tools.explain.explanation reads it); None: no such fact."""
+    client, tenant = call.client, call.tenant
     rows = await client.run(tenant, q.FACT_PROVENANCE, {"fact_id": fact_id})
     return rows[0] if rows else None
 
 
-async def entity_by_key(client: GraphClient, tenant: str, key: str) -> dict[str, Any] | None:
+async def entity_by_key(call: Call, key: str) -> dict[str, Any] | None:
     """An entity (uid, name, type) whose name key is `key`; None: none."""
+    client, tenant = call.client, call.tenant
     rows = await client.run(tenant, q.ENTITY_BY_KEY, {"key": key})
     return rows[0] if rows else None

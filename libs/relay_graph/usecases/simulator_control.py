@@ -20,6 +20,7 @@ from pydantic import BaseModel, BeforeValidator, Field
 from relay_graph.runtime import tenant_data
 from relay_graph.runtime.tenancy import validate_tenant
 from relay_graph.runtime.times import now_ms
+from relay_graph.usecases.context import Call
 
 PREFIX = "relay:simulator:"
 STALE_MS = 10_000
@@ -81,7 +82,8 @@ class Simulator(BaseModel):
     status: SimReport | None = Field(description="null: no simulator ever reported for this tenant")
 
 
-async def read(redis, tenant: str) -> Simulator:
+async def read(call: Call) -> Simulator:
+    redis, tenant = call.client.redis, call.tenant
     raw = await redis.hgetall(key(tenant))
     got = {(k.decode() if isinstance(k, bytes) else k): (v.decode() if isinstance(v, bytes) else v)
            for k, v in (raw or {}).items()}
@@ -93,15 +95,17 @@ async def read(redis, tenant: str) -> Simulator:
     return Simulator(tenant=tenant, control=control, status=status)
 
 
-async def set_control(redis, tenant: str, *, running: bool, speed: float, by: str) -> SimControl:
+async def set_control(call: Call, *, running: bool, speed: float, by: str) -> SimControl:
     """The new control, its version one past the last (HINCRBY: two consoles never share one)."""
+    redis, tenant = call.client.redis, call.tenant
     version = await redis.hincrby(key(tenant), "control_version", 1)
     control = SimControl(running=running, speed=speed, version=version, updated_at_ms=now_ms(), by=by)
     await redis.hset(key(tenant), "control", control.model_dump_json())
     return control
 
 
-async def report(redis, tenant: str, status: SimStatus) -> SimReport:
+async def report(call: Call, status: SimStatus) -> SimReport:
+    redis, tenant = call.client.redis, call.tenant
     at = now_ms()
     await redis.hset(key(tenant), "status", json.dumps({**status.model_dump(), "reported_at_ms": at}))
     return SimReport(**status.model_dump(), reported_at_ms=at, live=True)

@@ -49,8 +49,6 @@ async def settle(
         raise Forbidden("a conflict is settled by a person, with the tenant's key; an agent key cannot settle")
 
     async def work() -> SettleResult:
-        result, owed = await facts.settle(call, conflict_id, body.fact_id, body.by)
-        await call.notify(*owed)
-        return result
+        return await facts.settle(call, conflict_id, body.fact_id, body.by)
 
     return await idem.run_once(who.tenant, f"settle:{conflict_id}", body, response, work)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Annotated
+from typing import Annotated, AsyncIterator
 
 from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,10 +20,10 @@ from relay_graph.runtime import query_log
 from relay_graph.runtime.errors import NotFound, RelayError
 from relay_graph.memory.inputs import Identifier, Name, Text
 from relay_graph.runtime.tenancy import validate_tenant
-from relay_graph.usecases.context import Deps
+from relay_graph.usecases.context import Call, Deps
 
 from ..auth import Caller
-from ..deps import BearerDep, Http, HttpDep, MemoryDep, OperationsMemoryDep, _identified, _token
+from ..deps import BearerDep, DepsDep, Http, HttpDep, MemoryDep, OperationsMemoryDep, _identified, _token
 from ..errors import Forbidden, responses
 from ..schemas import Answer, Strict
 from .live import CLOSE_FORBIDDEN, CLOSE_TRY_AGAIN, _close_code, _refuse, pump
@@ -31,6 +31,7 @@ from .live import CLOSE_FORBIDDEN, CLOSE_TRY_AGAIN, _close_code, _refuse, pump
 router = APIRouter(prefix="/v1/console", tags=["console"])
 ERRORS = responses(401, 403, 404, 422, 429, 503)
 FIRST_MESSAGE_S = 10.0  # how long a console socket waits for its key
+CONSOLE = "console"  # who the console acts as
 
 
 async def allowed(http: Http, token: str | None, tenant: str) -> Caller:
@@ -54,6 +55,15 @@ async def console_tenant(http: HttpDep, credentials: BearerDep, request: Request
 
 
 ConsoleTenant = Annotated[str, Depends(console_tenant)]
+
+
+async def console_call(tenant: ConsoleTenant, deps: DepsDep, memory: MemoryDep) -> AsyncIterator[Call]:
+    """The use cases' call for what the console reads and does in `tenant`, as the console."""
+    async with deps.work(tenant, CONSOLE) as call:
+        yield call
+
+
+ConsoleCall = Annotated[Call, Depends(console_call, scope="function")]
 
 
 class Whoami(BaseModel):
@@ -81,22 +91,22 @@ async def whoami(http: HttpDep, credentials: BearerDep, request: Request) -> Who
 
 @router.get("/tenants/{t}/graph", response_model=Answer[console.ConsoleGraph], responses=ERRORS,
             summary="The tenant's graph: every node and edge (up to `limit`), by band, with both clocks")
-async def graph(tenant: ConsoleTenant, memory: MemoryDep,
+async def graph(call: ConsoleCall,
                 limit: Annotated[int, Query(ge=1, le=console.MAX_LIMIT)] = 5_000) -> console.ConsoleGraph:
-    return await console.graph(memory.client, tenant, limit)
+    return await console.graph(call, limit)
 
 
 @router.get("/tenants/{t}/conflicts", response_model=Answer[console.OpenConflicts], responses=ERRORS,
             summary="The tenant's open conflicts, newest first")
-async def conflicts(tenant: ConsoleTenant, memory: MemoryDep,
+async def conflicts(call: ConsoleCall,
                     limit: Annotated[int, Query(ge=1, le=500)] = 50) -> console.OpenConflicts:
-    return await console.open_conflicts(memory.client, tenant, limit)
+    return await console.open_conflicts(call, limit)
 
 
 @router.get("/tenants/{t}/knowledge", response_model=Answer[console.KnowledgeFlows], responses=ERRORS,
             summary="Knowledge flows between agents: whose facts which agent consulted, how often")
-async def knowledge(tenant: ConsoleTenant, memory: MemoryDep) -> console.KnowledgeFlows:
-    return await console.knowledge_flows(memory.client, tenant)
+async def knowledge(call: ConsoleCall) -> console.KnowledgeFlows:
+    return await console.knowledge_flows(call)
 
 
 @router.get("/tenants/{t}/network/map", response_model=Answer[network_map.NetworkMap], responses=ERRORS,
@@ -107,8 +117,8 @@ async def knowledge(tenant: ConsoleTenant, memory: MemoryDep) -> console.Knowled
             "the open outages with how many customers each reaches. Nodes the footprint cannot place (a hand-built "
             "network's) are counted in `unplaced`. \"Who is affected\" and the paths behind it: "
             "GET /v1/tenants/{t}/network/affected?node=.")
-async def map_of_network(tenant: ConsoleTenant, memory: MemoryDep) -> network_map.NetworkMap:
-    return await network_map.network_map(memory.client, tenant)
+async def map_of_network(call: ConsoleCall) -> network_map.NetworkMap:
+    return await network_map.network_map(call)
 
 
 class CompareBody(Strict):
@@ -123,8 +133,8 @@ class CompareBody(Strict):
              "The vector store: the memory benchmark's baseline on this tenant's own turns (the customer's episodes, "
              "the same embedding model, the 10 nearest to the question by cosine, dated, newest first). No reader "
              "runs here: each side's `answer` is what it puts first.")
-async def compare_systems(body: CompareBody, tenant: ConsoleTenant, memory: MemoryDep) -> compare.Comparison:
-    return await compare.compare(memory, tenant, body.question, body.customer)
+async def compare_systems(body: CompareBody, call: ConsoleCall) -> compare.Comparison:
+    return await compare.compare(call, body.question, body.customer)
 
 
 class SimControlBody(Strict):
@@ -146,24 +156,24 @@ SIM_DOC = ("The control lives in the key `relay:simulator:<tenant>` on the Falko
 
 @router.get("/tenants/{t}/simulator", response_model=Answer[sim.Simulator], responses=ERRORS,
             summary="The simulator's control and what the simulated customers are doing now", description=SIM_DOC)
-async def simulator(tenant: ConsoleTenant, memory: MemoryDep) -> sim.Simulator:
-    return await sim.read(memory.client.redis, tenant)
+async def simulator(call: ConsoleCall) -> sim.Simulator:
+    return await sim.read(call)
 
 
 @router.put("/tenants/{t}/simulator", response_model=Answer[sim.SimControl], responses=ERRORS,
             summary="Start or stop the simulated customers, and set their speed (0.5 to 8 simulated hours a second)",
             description=SIM_DOC + " Stopped, no new event of the customers' storylines is released (a turn in flight "
             "finishes); started again, they carry on where they stood.")
-async def control_simulator(body: SimControlBody, tenant: ConsoleTenant, memory: MemoryDep) -> sim.SimControl:
-    return await sim.set_control(memory.client.redis, tenant, running=body.running, speed=body.speed, by="console")
+async def control_simulator(body: SimControlBody, call: ConsoleCall) -> sim.SimControl:
+    return await sim.set_control(call, running=body.running, speed=body.speed, by="console")
 
 
 @router.put("/tenants/{t}/simulator/status", response_model=Answer[sim.SimReport], responses=ERRORS,
             summary="The simulator's report: its state, speed, round, simulated hours and what each customer is doing",
             description="Written by the simulator process (services/simulator) about once a second; shown as not "
             "`live` after ten seconds without one.")
-async def simulator_status(body: SimStatusBody, tenant: ConsoleTenant, memory: MemoryDep) -> sim.SimReport:
-    return await sim.report(memory.client.redis, tenant, sim.SimStatus(**body.model_dump()))
+async def simulator_status(body: SimStatusBody, call: ConsoleCall) -> sim.SimReport:
+    return await sim.report(call, sim.SimStatus(**body.model_dump()))
 
 
 TicketId = Annotated[Identifier, Path(description="the ticket's id", examples=["T-1A2B3C4D5E6F"])]
@@ -174,8 +184,8 @@ TicketId = Annotated[Identifier, Path(description="the ticket's id", examples=["
             description="From CONSULTED edges: facts about the ticket's customer that an agent working the ticket "
             "consulted while it was open, written by another agent (who wrote, who read, the fact, how often). "
             "404 `not_found` for a ticket the tenant does not have.")
-async def crossings(tenant: ConsoleTenant, memory: MemoryDep, id: TicketId) -> console.TicketCrossings:
-    return await console.ticket_crossings(memory.client, tenant, id)
+async def crossings(call: ConsoleCall, id: TicketId) -> console.TicketCrossings:
+    return await console.ticket_crossings(call, id)
 
 
 @router.get("/tenants/{t}/tickets/{id}/experts", response_model=Answer[console.TicketExperts],
@@ -183,15 +193,15 @@ async def crossings(tenant: ConsoleTenant, memory: MemoryDep, id: TicketId) -> c
             description="Found by graph: other tickets about the same Issue, or about an Issue whose fix shares a "
             "step with a fix that worked on this one; the agents on their timelines and the technicians who "
             "visited, most similar tickets fixed first. 404 `not_found` for a ticket the tenant does not have.")
-async def experts(tenant: ConsoleTenant, memory: MemoryDep, id: TicketId) -> console.TicketExperts:
-    return await console.ticket_experts(memory.client, tenant, id)
+async def experts(call: ConsoleCall, id: TicketId) -> console.TicketExperts:
+    return await console.ticket_experts(call, id)
 
 
 @router.get("/tenants/{t}/database", response_model=Answer[Database], responses=ERRORS,
             summary="Counts by label and type, memory use, the slow log and the indexes")
-async def database(tenant: ConsoleTenant, memory: MemoryDep, operations: OperationsMemoryDep) -> Database:
-    stats = await ops.graph_stats(operations.client, tenant)  # GRAPH.MEMORY, GRAPH.SLOWLOG: the operations user's
-    return Database(stats=stats, indexes=(await console.indexes(memory.client, tenant)).indexes)
+async def database(call: ConsoleCall, operations: OperationsMemoryDep) -> Database:
+    stats = await ops.graph_stats(operations.client, call.tenant)  # GRAPH.MEMORY, GRAPH.SLOWLOG: the operations user's
+    return Database(stats=stats, indexes=(await console.indexes(call)).indexes)
 
 
 RUN_PATTERN = query_log.RUN_ID_PATTERN  # two numbers below 2^64: a larger one would reach Redis and fail there
@@ -204,9 +214,9 @@ RunId = Annotated[str, Path(pattern=RUN_PATTERN, description="a logged run's `id
             description="From the tenant's shared query log (each process writes its named statements there "
             "within half a second of running them): the statement's name, the process, ok, rows, milliseconds, "
             "when, and whether PROFILE can run it again (`profilable`: a read-only run whose parameters were kept).")
-async def queries(tenant: ConsoleTenant, memory: MemoryDep,
+async def queries(call: ConsoleCall,
                   limit: Annotated[int, Query(ge=1, le=1_000)] = 200) -> console.LoggedQueries:
-    return await console.logged_queries(memory.client, tenant, limit)
+    return await console.logged_queries(call, limit)
 
 
 @router.get("/tenants/{t}/queries/runs/{run}/profile", response_model=Answer[console.QueryProfile],
@@ -214,8 +224,8 @@ async def queries(tenant: ConsoleTenant, memory: MemoryDep,
             description="PROFILE executes the statement, so only a read-only run is profiled; 422 `not_profilable` "
             "for a write or a run whose parameters were too large to keep (EXPLAIN it by name instead); 404 "
             "`query_not_found` for a run the log no longer keeps.")
-async def query_profile(tenant: ConsoleTenant, memory: MemoryDep, run: RunId) -> console.QueryProfile:
-    return await console.profile(memory.client, tenant, run)
+async def query_profile(call: ConsoleCall, run: RunId) -> console.QueryProfile:
+    return await console.profile(call, run)
 
 
 @router.get("/tenants/{t}/queries/{name}/plan", response_model=Answer[console.QueryPlan], responses=ERRORS,
@@ -223,10 +233,10 @@ async def query_profile(tenant: ConsoleTenant, memory: MemoryDep, run: RunId) ->
             description="With `run` (a logged run of that statement), planned with the values it ran with when the "
             "log kept them; otherwise every parameter is null, and a statement whose plan needs a value (a LIMIT's) "
             "is 422 `not_plannable`.")
-async def query_plan(tenant: ConsoleTenant, memory: MemoryDep, name: Annotated[Identifier, Path()],
+async def query_plan(call: ConsoleCall, name: Annotated[Identifier, Path()],
                      run: Annotated[str | None, Query(pattern=RUN_PATTERN, description="a logged run's `id`")] = None,
                      ) -> console.QueryPlan:
-    return await console.plan(memory.client, tenant, name, run)
+    return await console.plan(call, name, run)
 
 
 @router.websocket("/tenants/{t}/live")

@@ -9,20 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from relay_graph.runtime.errors import NotFound
-from relay_graph.memory.models import EpisodeInput, FactInput
-from relay_graph.usecases import console, facts
+from relay_graph.usecases import console, isolation as canary
 from relay_graph.runtime.tenancy import validate_tenant
 
 from ..deps import AdminDep, DepsDep, FeedDep, KeysDep, MemoryDep
 from ..errors import responses
 from ..schemas import Answer, Strict
-from relay_graph.runtime.times import utcnow
 
 router = APIRouter(prefix="/v1/console", tags=["console"])
 ACTOR = "console"
@@ -71,15 +68,8 @@ async def isolation(body: IsolationBody, _: AdminDep, deps: DepsDep, memory: Mem
     with contextlib.ExitStack() as stack:
         subs = {t: stack.enter_context(feed.hub.subscribe(t)) for t in tenants}
         await feed.tail.start()
-        now = utcnow()
-        session = f"isolation-{uuid.uuid4().hex[:8]}"
-        await memory.write_episodes(home, [EpisodeInput(
-            session=session, speaker="Isolation Canary", customer="Isolation Canary", at=now, agent=ACTOR,
-            kind="InternalNote", text=f"The secret word is {word}.")])
-        call = deps.call(home, ACTOR)
-        fact, owed = await facts.write_fact(call, FactInput(subject="Isolation Canary", predicate="has_issue",
-                                                            object=word, agent=ACTOR), embed=True)
-        await call.notify(*owed)
+        async with deps.work(home, ACTOR) as call:  # flushed here: the live feed is watched next
+            fact = await canary.plant_word(call, word)
         # The control's socket sees the write; by then the tail has handed it to every socket it was for.
         seen: dict[str, int] = {t: 0 for t in tenants}
         deadline = asyncio.get_running_loop().time() + LIVE_WAIT_S
@@ -97,7 +87,7 @@ async def isolation(body: IsolationBody, _: AdminDep, deps: DepsDep, memory: Mem
             answer = await memory.recall(t, f"secret word {word}", k=10)
             recall_hits = sum(word in i.text.lower() for i in answer.items) + sum(
                 word in f.object.lower() for f in answer.facts)
-            hits = await console.find_word(memory.client, t, word)
+            hits = await console.find_word(deps.call(t, ACTOR), word)
         findings.append(TenantFinding(tenant=t, wrote=t == home, recall_hits=recall_hits, cypher_hits=hits,
                                       live_events=seen[t], found=bool(recall_hits or hits or seen[t])))
     control = findings[0]

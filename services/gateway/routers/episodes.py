@@ -14,8 +14,9 @@ from relay_graph.memory import transcripts
 from relay_graph.memory.inputs import Identifier
 from relay_graph.memory.transcripts import CURSOR_PATTERN, MAX_PAGE, EpisodeList
 from relay_graph.runtime.times import utcnow
+from relay_graph.usecases import episodes
 
-from ..deps import IdentityDep, MemoryDep, TenantDep
+from ..deps import CallDep, IdentityDep, MemoryDep, TenantDep
 from ..errors import responses
 from ..idempotency import IdempotencyDep
 from ..schemas import Answer, EpisodesBody, EpisodesResult
@@ -25,12 +26,12 @@ router = APIRouter(prefix="/v1/tenants/{t}", tags=["episodes"])
 
 @router.post("/episodes", status_code=201, response_model=Answer[EpisodesResult],
              responses=responses(401, 403, 413, 422, 429, 503), summary="Write conversation turns")
-async def write_episodes(body: EpisodesBody, who: IdentityDep, memory: MemoryDep,
+async def write_episodes(body: EpisodesBody, who: IdentityDep, call: CallDep,
                          idem: IdempotencyDep, response: Response) -> EpisodesResult:
     async def work() -> EpisodesResult:
         now = utcnow()
         items = [ep.to_episode(who.agent, now) for ep in body.episodes]
-        ids = await memory.write_episodes(who.tenant, items, extract=True)
+        ids = await episodes.write_episodes(call, items, extract=True)
         response.status_code = 201
         return EpisodesResult(episode_ids=ids)
 

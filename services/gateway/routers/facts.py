@@ -48,8 +48,7 @@ OptPredicate = Annotated[PredicateName | None, Query(description=predicates_help
 async def write_fact(body: FactBody, who: IdentityDep, call: CallDep, idem: IdempotencyDep,
                      response: Response) -> FactWriteResult:
     async def work() -> FactWriteResult:
-        result, changes = await facts.write_fact(call, body.to_input(who.agent, who.label(body.agent)), embed=True)
-        await call.notify(*changes)  # for the live feed and the desk
+        result = await facts.write_fact(call, body.to_input(who.agent, who.label(body.agent)), embed=True)
         response.status_code = 201
         return result
 
@@ -89,11 +88,10 @@ async def _write_batch(body: FactsBatchBody, who: Identity, call: Call) -> Facts
             continue
         where.append(i)
     # The engine checks each fact before anything of it is written (facts.write_facts_each).
-    results, changes = await facts.write_facts_each(call, inputs, embed=True)
+    results = await facts.write_facts_each(call, inputs, embed=True)
     for i, result in zip(where, results):
         slots[i] = _item_error(result) if isinstance(result, RelayError) else result
     written = [r for r in slots if isinstance(r, FactWriteResult)]
-    await call.notify(*changes)
     return FactsBatchResult(results=slots, written=len(written),  # type: ignore[arg-type]
                             failed=len(slots) - len(written))
 
@@ -101,8 +99,7 @@ async def _write_batch(body: FactsBatchBody, who: Identity, call: Call) -> Facts
 @router.post("/facts/retire", response_model=Answer[RetiredResult], responses=ERRORS,
              summary="End a fact (or one value of a multi-valued one)")
 async def retire_fact(body: RetireBody, who: IdentityDep, call: CallDep) -> RetiredResult:
-    retired, changes = await facts.retire_fact(call, body.to_input(who.agent))
-    await call.notify(*changes)
+    retired = await facts.retire_fact(call, body.to_input(who.agent))
     return RetiredResult(retired=retired)
 
 

@@ -15,11 +15,10 @@ import secrets
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
-from relay_graph.desk.customers import store as customers
 
 from relay_graph.desk.tickets import store as tickets
-from relay_graph import lab
-from relay_graph.lab import world
+from relay_graph.usecases import customers, faults, world
+from relay_graph.usecases.context import Deps
 from relay_graph.desk.tickets.models import TicketStage
 from relay_graph.runtime.errors import TenantNotFound
 from services.simulator.demo import SAYS, WIFI_FAULT
@@ -32,6 +31,7 @@ from ..schemas import Answer
 from .me import with_cookie
 
 router = APIRouter(prefix="/v1/site", tags=["customer site"])
+GATEWAY = "gateway"  # who seeds the story's world and signs its customer up
 
 REGION = "india"
 WIFI_WAIT_S = 900.0  # the story takes one to two minutes; a page closed half-way leaves this task
@@ -59,19 +59,20 @@ async def start_judge(request: Request, response: Response, deps: DepsDep, http:
     # Noted first (within the bound), so a tenant is never made that the sweep does not know of.
     await judge_tenants.claim(keys.redis, tenant, http.settings.judge_tenant_ttl_s, http.settings.judge_max_tenants)
     await keys.create(tenant)  # its key is never shown: the story runs as the customer only
-    memory = await deps.open()
+    await deps.open()
     store = CustomerSessions(keys.redis)
     await store.set_site_open(tenant, True)
-    await world.seed_world(memory.client, tenant, REGION)
-    customer = await customers.create(memory.client, tenant, agent="gateway")
+    async with deps.work(tenant, GATEWAY) as call:
+        await world.seed_world(call, REGION)
+        customer = await customers.create_customer(call)
     token, session = await store.create(tenant, customer)
-    http.spawn(_wifi_fault_after_first(memory.client, tenant, session.customer), name=f"judge-wifi-fault-{tenant}",
+    http.spawn(_wifi_fault_after_first(deps, tenant, session.customer), name=f"judge-wifi-fault-{tenant}",
                tenant=tenant)
     with_cookie(response, request, token, tenant)
     return JudgeStory(tenant=tenant, customer=session.customer, says=SAYS)
 
 
-async def _wifi_fault_after_first(client, tenant: str, customer: str) -> None:
+async def _wifi_fault_after_first(deps: Deps, tenant: str, customer: str) -> None:
     """Once the story's first ticket is closed (she confirmed the technician's fix), the lab crowds
     her Wi-Fi channel: the fault her Wi-Fi complaint of step 6 is about."""
     loop = asyncio.get_running_loop()
@@ -79,8 +80,9 @@ async def _wifi_fault_after_first(client, tenant: str, customer: str) -> None:
     try:
         while loop.time() < deadline:
             await asyncio.sleep(0.5)
-            if any(t.stage is TicketStage.CLOSED for t in await tickets.list_tickets(client, tenant, customer)):
-                await lab.inject(client, tenant, kind=WIFI_FAULT, customer=customer)
+            if any(t.stage is TicketStage.CLOSED for t in await tickets.list_tickets(deps.client, tenant, customer)):
+                async with deps.work(tenant, faults.LAB) as call:
+                    await faults.inject_fault(call, kind=WIFI_FAULT, customer=customer)
                 return
     except asyncio.CancelledError:
         raise

@@ -9,16 +9,13 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from relay_graph import lab
-from relay_graph.runtime.streams import NetworkChanged
-from relay_graph.memory import names
+from relay_graph.usecases import faults
 
 from ..deps import CallDep, MemoryDep, TenantDep
 from ..errors import responses
 from ..schemas import Answer, FaultBody, FaultInjected, ScoreboardResult
 
 router = APIRouter(prefix="/v1/tenants/{t}/lab", tags=["lab"])
-
-ACTOR = "lab"
 
 
 @router.post("/faults", status_code=201, response_model=Answer[FaultInjected],
@@ -34,16 +31,7 @@ ACTOR = "lab"
              "already has a fault; 422 `fault_not_applicable`: that kind cannot strike there; 404 "
              "`no_customers`: nobody is connected yet (seed the world: POST /v1/tenants/{t}/world).")
 async def inject_fault(body: FaultBody, tenant: TenantDep, call: CallDep) -> FaultInjected:
-    customer = body.customer  # a customer's exact name is that customer, as for every write
-    if customer is not None:
-        customer = await names.subject_for_write(call.client, tenant, customer)
-    injection = await lab.inject(call.client, tenant, kind=body.kind, customer=customer, node=body.node,
-                                 seed=body.seed)
-    await call.announce([NetworkChanged(tenant=tenant, id=change.node_id, version=change.version,
-                                        change="up" if change.up else "down", actor=ACTOR)
-                         for change in injection.visible
-                                if change.node_id is not None and change.version is not None])
-    return injection
+    return await faults.inject_fault(call, kind=body.kind, customer=body.customer, node=body.node, seed=body.seed)
 
 
 @router.get("/scoreboard", response_model=Answer[ScoreboardResult], responses=responses(401, 403, 422, 429, 503),

@@ -54,8 +54,7 @@ class TaskList(Strict):
              summary="Open a task (optionally handed to one agent from the start)")
 async def open_task(body: TaskBody, call: CallDep, idem: IdempotencyDep, response: Response) -> Task:
     async def work() -> Task:
-        task, owed = await task_cases.open_task(call, title=body.title, about=body.about, for_agent=body.for_)
-        await call.announce(owed)
+        task = await task_cases.open_task(call, title=body.title, about=body.about, for_agent=body.for_)
         response.status_code = 201
         return task
 
@@ -83,22 +82,16 @@ async def get_task(tenant: TenantDep, memory: MemoryDep, task_id: TaskId) -> Tas
 @router.post("/{id}/handoff", response_model=Answer[Task], responses=WRITES,
              summary="Hand the task to another agent (it is released; that agent claims it)")
 async def hand_off(body: HandoffBody, call: CallDep, task_id: TaskId) -> Task:
-    task, owed = await task_cases.hand_off(call, task_id, to=body.to)
-    await call.announce(owed)
-    return task
+    return (await task_cases.hand_off(call, task_id, to=body.to))[0]
 
 
 @router.post("/{id}/claim", response_model=Answer[Claimed], responses=WRITES,
              summary="Take the task: one winner of N racing claims")
 async def claim(call: CallDep, task_id: TaskId, body: ClaimBody | None = None) -> Claimed:
-    claimed, owed = await task_cases.claim(call, task_id, replica=body.replica if body else None)
-    await call.announce(owed)
-    return claimed
+    return await task_cases.claim(call, task_id, replica=body.replica if body else None)
 
 
 @router.post("/{id}/done", response_model=Answer[Task], responses=WRITES,
              summary="The owner marks the task done")
 async def done(call: CallDep, task_id: TaskId) -> Task:
-    task, owed = await task_cases.complete(call, task_id)
-    await call.announce(owed)
-    return task
+    return (await task_cases.complete(call, task_id))[0]

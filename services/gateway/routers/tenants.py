@@ -8,16 +8,17 @@ from fastapi import APIRouter, Path
 from fastapi.responses import Response
 
 from relay_graph.desk.customers import regional_desks as desks
-from relay_graph.lab import world
+from relay_graph.usecases import world
 from relay_graph.runtime.errors import AlreadyExists
 from relay_graph.runtime.tenancy import validate_tenant
 
 from ..auth import AGENT_ID_PATTERN
-from ..deps import AdminDep, AdminOfTenantDep, IdentityDep, KeysDep, MemoryDep, HttpDep
+from ..deps import AdminDep, AdminOfTenantDep, DepsDep, IdentityDep, KeysDep, MemoryDep, HttpDep
 from ..errors import Forbidden, responses
 from ..schemas import Answer, AgentBody, AgentCreated, AgentList, LimitsBody, LimitsView, TenantBody, TenantCreated, TenantLimits
 
 router = APIRouter(prefix="/v1/tenants", tags=["tenants"])
+ADMIN = "admin"  # who seeds a new tenant's world
 
 
 @router.post("", status_code=201, response_model=Answer[TenantCreated], responses=responses(401, 403, 409, 413, 422, 429, 503),
@@ -28,7 +29,7 @@ router = APIRouter(prefix="/v1/tenants", tags=["tenants"])
              "`world: false` makes an empty tenant. With `operator`, the tenant is that operator's desk for `region`: "
              "a customer whose address another of its desks serves is moved there by the desk (409 `desk_taken` "
              "when the operator has a desk for that region already).")
-async def create_tenant(body: TenantBody, _: AdminDep, keys: KeysDep, memory: MemoryDep) -> TenantCreated:
+async def create_tenant(body: TenantBody, _: AdminDep, keys: KeysDep, deps: DepsDep, memory: MemoryDep) -> TenantCreated:
     """The tenant with its region's world (catalogue, prices, network) from the first message, unless
     the caller asks for an empty one; seeding is idempotent, so a later `POST /world` of the same
     region writes nothing new."""
@@ -37,9 +38,10 @@ async def create_tenant(body: TenantBody, _: AdminDep, keys: KeysDep, memory: Me
         raise AlreadyExists(f"operator {body.operator!r} has a {body.region} desk already ({held!r})",
                             code="desk_taken")
     api_key = await keys.create(tenant)
-    summary = await world.seed_world(memory.client, tenant, body.region) if body.world else None
-    if body.operator:
-        await desks.register_desk(memory.client, tenant, body.operator, body.region)
+    async with deps.work(tenant, ADMIN) as call:
+        summary = await world.seed_world(call, body.region) if body.world else None
+        if body.operator:
+            await world.open_desk(call, body.operator, body.region)
     return TenantCreated(tenant=tenant, api_key=api_key, world=summary)
 
 

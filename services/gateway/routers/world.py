@@ -11,12 +11,10 @@ from fastapi import APIRouter, Path
 
 from relay_graph.memory.inputs import Name
 
-from relay_graph.lab import world
-from relay_graph.desk.network import homes
+from relay_graph.usecases import customers, world
 from relay_graph.memory import names
-from relay_graph.runtime.errors import AmbiguousName
 
-from ..deps import MemoryDep, TenantDep, TenantKeyDep
+from ..deps import CallDep, TenantDep, TenantKeyDep
 from ..errors import responses
 from ..schemas import Answer, HomeBody, HomeLine, WorldBody, WorldSummary
 
@@ -35,14 +33,9 @@ router = APIRouter(prefix="/v1/tenants/{t}", tags=["world"])
              "file. Every address is placed before anything is written: 422 `unknown_region`, "
              "`ambiguous_address`, `no_line_there` or `unknown_place` and nothing changes. The tenant's own "
              "key only (an agent key: 403 `tenant_key_required`).")
-async def seed_world(body: WorldBody, tenant: TenantKeyDep, memory: MemoryDep) -> WorldSummary:
-    # each customer's exact name is that customer, as for every write (names.subjects_for_writes)
-    found = await names.subjects_for_writes(memory.client, tenant, [c.customer for c in body.customers])
-    for refused in (f for f in found.values() if isinstance(f, AmbiguousName)):
-        raise refused
-    summary = await world.seed_world(memory.client, tenant, body.region, seed=body.seed, max_cities=body.max_cities,
-                                     customers=[(found.get(c.customer, c.customer), c.address) for c in body.customers])
-    return summary
+async def seed_world(body: WorldBody, tenant: TenantKeyDep, call: CallDep) -> WorldSummary:
+    return await world.seed_world(call, body.region, seed=body.seed, max_cities=body.max_cities,
+                                  customers=[(c.customer, c.address) for c in body.customers])
 
 
 @router.post("/customers/{c}/line", response_model=Answer[HomeLine], responses=responses(401, 403, 404, 409, 413, 422, 429, 503),
@@ -54,8 +47,8 @@ async def seed_world(body: WorldBody, tenant: TenantKeyDep, memory: MemoryDep) -
 async def connect_home(
     body: HomeBody,
     tenant: TenantDep,
-    memory: MemoryDep,
+    call: CallDep,
     customer: Annotated[Name, Path(alias="c", examples=["ravi nair"])],
 ) -> HomeLine:
-    customer = await names.subject_for_write(memory.client, tenant, customer)  # a customer's exact name: them
-    return await homes.connect_home(memory.client, tenant, customer, body.address, region=body.region)
+    customer = await names.subject_for_write(call.client, tenant, customer)  # a customer's exact name: them
+    return await customers.connect_home(call, customer, body.address, region=body.region)

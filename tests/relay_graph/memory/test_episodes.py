@@ -227,6 +227,7 @@ async def test_deferred_vectors_are_made_once_later(graph_client, embedder, tena
 
 
 async def test_missing_vector_statements_start_from_indexes(graph_client, tenant):
+    await graph_client.ensure_schema(tenant)  # a tenant that has written has these indexes (they are made on first use)
     for query, params in ((q.UNEMBEDDED, {"ids": ["a"]}), (q.EMBED_MISSING, {"rows": [{"id": "a", "vec": [0.0] * 384}]})):
         plan = await graph_client.explain(tenant, query, params)
         assert "Node By Index Scan | (ep:Episode)" in plan and "Label Scan" not in plan, plan

@@ -509,6 +509,7 @@ async def test_batch_statements_start_from_indexes(graph_client, tenant):
 async def test_hot_single_writes_never_scan_a_label(graph_client, tenant):
     """With no source episode and no object to retire, the single-fact path must not look up a
     null id: FalkorDB answers that by scanning every Episode / Entity of the tenant."""
+    await graph_client.ensure_schema(tenant)  # a tenant that has written has these indexes (they are made on first use)
     await raw(graph_client, tenant, "UNWIND range(1, 50) AS i CREATE (:Episode {episode_id: 'ep-' + toString(i)})")
     plans: list[str] = []
     original = graph_client.run

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from relay_graph.memory import recall as recall_mod
+from relay_graph.memory.recall import anchors
 from relay_graph.runtime.embeddings import Embedder
 from relay_graph.runtime.errors import InvalidInput, InvalidValue
 from relay_graph.memory.fact_embeddings import claim_text, embed_facts
@@ -114,7 +115,7 @@ async def test_a_misspelt_name_found_after_the_vector_gives_the_same_answer(memo
 
 
 def test_fuzzy_queries_cover_only_words_no_name_matched():
-    queries = recall_mod._fuzzy_queries("what did alcie rao say about pune?", covered={"pune"})
+    queries = anchors.fuzzy_queries("what did alcie rao say about pune?", covered={"pune"})
     assert "%%alcie%% rao" in queries and "%%alcie%%" in queries
     assert not any("pune" in x for x in queries)  # found exactly already
     assert not any(x == "rao" for x in queries)  # a short word alone would list every "rao"
@@ -126,7 +127,7 @@ async def test_misspelt_names_are_found_beside_words_that_match_nothing(memory, 
     found = await recall_mod.find_entities(memory.client, tenant, "did alcie rao or bbo shah qwertzuiop about it?")
     assert {a.name for a in found} == {"Alice Rao", "Bob Shah"}
     assert {a.how for a in found} == {"fuzzy"}
-    params = recall_mod._fuzzy_params(["%%alcie%% rao", "%%qwertzuiop%% %%about%%", "%%alcie%%"])
+    params = anchors.fuzzy_params(["%%alcie%% rao", "%%qwertzuiop%% %%about%%", "%%alcie%%"])
     assert params["words"] == ["%%about%%", "%%alcie%%", "%%qwertzuiop%%"]
     assert params["queries"][0] == {"ft": "%%alcie%% rao", "parts": ["%%alcie%%"]}
 
@@ -269,6 +270,7 @@ async def test_bad_questions_are_refused(graph_client, embedder, tenant, kw, err
 
 
 async def test_hot_reads_start_from_indexes(graph_client, tenant):
+    await graph_client.ensure_schema(tenant)  # a tenant that has written has these indexes (they are made on first use)
     v = [0.0] * 384
     plans = {
         "entities": (q.ENTITIES_EXACT, {"keys": ["a"]}),
@@ -294,6 +296,7 @@ async def test_hot_reads_start_from_indexes(graph_client, tenant):
 
 
 async def test_fact_vector_statements_start_from_indexes(graph_client, tenant):
+    await graph_client.ensure_schema(tenant)  # a tenant that has written has these indexes (they are made on first use)
     from relay_graph.memory.queries import fact_embeddings as fq
 
     unphrased = await graph_client.explain(tenant, fq.UNPHRASED, {"ids": ["a"], "fixed": {"phone": "phone number"}})

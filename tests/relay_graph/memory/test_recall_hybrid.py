@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from relay_graph.memory import recall as recall_mod
+from relay_graph.memory.recall import fusion, tuning
 from relay_graph.memory.models import EpisodeInput, FactInput, RecallShape
 from relay_graph.memory.episodes import wire_vector
 from relay_graph.memory.queries import recall as q
@@ -155,14 +156,14 @@ async def test_session_filter_holds_for_every_signal(memory, chat):
 
 
 def test_fusion_weights_ranks():
-    a = recall_mod._Candidate("a", 0.5, ranks=[("vector", 2), ("words", 2)])
-    b = recall_mod._Candidate("b", 0.1, ranks=[("vector", 1)])
-    c = recall_mod._Candidate("c", 0.9, ranks=[("neighbours", 1)])
-    d = recall_mod._Candidate("d", 0.9, ranks=[("speakers", 1)])
-    order = [x.id for x in sorted([c, b, a, d], key=recall_mod._order)]
+    a = fusion.Candidate("a", 0.5, ranks=[("vector", 2), ("words", 2)])
+    b = fusion.Candidate("b", 0.1, ranks=[("vector", 1)])
+    c = fusion.Candidate("c", 0.9, ranks=[("neighbours", 1)])
+    d = fusion.Candidate("d", 0.9, ranks=[("speakers", 1)])
+    order = [x.id for x in sorted([c, b, a, d], key=fusion.order)]
     assert order == ["a", "b", "c", "d"] or order == ["a", "b", "d", "c"]
     w = recall_mod.WEIGHTS
-    assert a.fused == pytest.approx((w["vector"] + w["words"]) / (recall_mod.RRF_K + 2))
+    assert a.fused == pytest.approx((w["vector"] + w["words"]) / (tuning.RRF_K + 2))
     assert b.fused > c.fused  # a neighbour's first is worth less than meaning's first
     assert b.fused == pytest.approx(d.fused)  # who said it weighs as much as meaning (bench.locomo's dev half)
 

@@ -11,6 +11,7 @@ import pytest
 
 from relay_graph.memory import entity_graph
 from relay_graph.memory import recall as recall_mod
+from relay_graph.memory.recall import fusion, tuning
 from relay_graph.memory.models import EpisodeInput, FactInput, RecallShape
 
 C, M = "Caroline", "Melanie"
@@ -124,7 +125,9 @@ async def test_an_entity_of_the_named_ones_community_lifts_the_turn_that_names_i
             "The weather was fine for the technicians today.",
         ], start=1)])
     question = "Was a light blinking red near Alice Rao's home?"
+    assert tuning.WEIGHTS["community"] == 0.0  # off unless a deployment turns it on
     before = await ranked(memory, tenant, question, 3)
+    monkeypatch.setitem(recall_mod.WEIGHTS, "community", tuning.COMMUNITY_WEIGHT)
     assert before[0] != "S:1"  # no communities yet: Eve's turn is nearer in meaning
 
     receipt = await entity_graph.detect_communities(graph_client, tenant)
@@ -142,18 +145,18 @@ async def test_an_entity_of_the_named_ones_community_lifts_the_turn_that_names_i
 def test_another_voice_needs_the_named_speaker_to_have_said_nothing_near():
     # pure logic: Melanie's turn is nearer to a question about Caroline by more than the margin
     def cand(eid, sim):
-        return recall_mod._Candidate(eid, 1.0 - sim)
+        return fusion.Candidate(eid, 1.0 - sim)
 
     by_id = {"m": {"speaker": "Melanie"}, "c": {"speaker": "Caroline"}}
-    far = recall_mod.VOICE_CEILING - 0.2
-    near = recall_mod.VOICE_CEILING + 0.05
-    margin = recall_mod.VOICE_MARGIN + 0.05
-    assert recall_mod._another_voice([cand("m", far + margin), cand("c", far)], by_id, ["caroline"])
+    far = tuning.VOICE_CEILING - 0.2
+    near = tuning.VOICE_CEILING + 0.05
+    margin = tuning.VOICE_MARGIN + 0.05
+    assert fusion.another_voice([cand("m", far + margin), cand("c", far)], by_id, ["caroline"])
     # Caroline said something near it too: the question is hers, however much nearer Melanie's is
-    assert not recall_mod._another_voice([cand("m", near + margin), cand("c", near)], by_id, ["caroline"])
+    assert not fusion.another_voice([cand("m", near + margin), cand("c", near)], by_id, ["caroline"])
     # within the margin, or two speakers named: no other voice
-    assert not recall_mod._another_voice([cand("m", far + 0.01), cand("c", far)], by_id, ["caroline"])
-    assert not recall_mod._another_voice([cand("m", far + margin), cand("c", far)], by_id, ["caroline", "melanie"])
+    assert not fusion.another_voice([cand("m", far + 0.01), cand("c", far)], by_id, ["caroline"])
+    assert not fusion.another_voice([cand("m", far + margin), cand("c", far)], by_id, ["caroline", "melanie"])
 
 
 # ------------------------------------------------------------------ facts the turns state (POST /episodes' rules)
@@ -254,4 +257,4 @@ async def test_a_speaker_and_a_time_together_find_what_that_speaker_said_then(me
     monkeypatch.setitem(recall_mod.WEIGHTS, "spoken_then", 0.0)
     without = {i.episode_id: i.score for i in (await memory.recall(tenant, question, k=3)).items}
     # the signal ranks it first among Melanie's June turns: 1 / (RRF_K + 1) more
-    assert r.items[0].score - without["B2:10"] == pytest.approx(1 / (recall_mod.RRF_K + 1), abs=1e-5)
+    assert r.items[0].score - without["B2:10"] == pytest.approx(1 / (tuning.RRF_K + 1), abs=1e-5)

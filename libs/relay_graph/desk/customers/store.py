@@ -98,7 +98,7 @@ async def create_named(client: GraphClient, tenant: str, *, name: str | None = N
 
 
 async def exists(client: GraphClient, tenant: str, customer: str) -> bool:
-    return await entity_refs.resolve_entity(client, tenant, customer, CUSTOMER) is not None
+    return await entity_refs.find_entity(client, tenant, customer, CUSTOMER) is not None
 
 
 async def find(client: GraphClient, tenant: str, name: object) -> CustomersAnswer:

@@ -28,9 +28,9 @@ declare("relay_graph.memory", Indexes(
         ("Entity", "name"),
         ("Episode", "text"),
     ),
-    vector=(
-        ("Episode", "embedding", DIMENSION),
-        # fact vectors live on FactText nodes (see queries/fact_embeddings.py for why not on Fact)
-        ("FactText", "embedding", DIMENSION),
-    ),
+    # Fact vectors live on FactText nodes (see queries/fact_embeddings.py for why not on Fact) and
+    # carry no index: recall reaches them through the graph and measures the few it reached
+    # (vec.cosineDistance), so an index would only hold a second copy of every vector and its
+    # reservation in every tenant.
+    vector=(("Episode", "embedding", DIMENSION),),
 ))

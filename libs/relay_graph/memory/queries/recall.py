@@ -47,7 +47,7 @@ NAMES = Query(
     read_only=True,
 )
 
-# Misspelt names: full-text queries built in recall.py from the question's words that matched no
+# Misspelt names: full-text queries built in memory.recall.anchors from the question's words that matched no
 # name exactly (each `%word%` or a two-word intersection; word characters only). Each fuzzy term
 # ($words) is looked up once first, for one hit (a common word such as "bill" can find a thousand
 # customers): a query with a term that finds nothing finds nothing, so only the queries whose
@@ -201,7 +201,7 @@ EPISODES_OF_SUBJECT = Query(
     read_only=True,
 )
 
-# Words: the question's plain words OR'd (built in recall.py: word characters only, stopwords out),
+# Words: the question's plain words OR'd (built in memory.recall.question: word characters only, stopwords out),
 # against the Episode(text) full-text index (RediSearch: stemmed, TF-IDF scored).
 # The $words_scan best by full-text score; ties (short turns sharing one word) broken by meaning.
 EPISODES_BY_WORDS = Query(
@@ -217,7 +217,7 @@ EPISODES_BY_WORDS = Query(
 )
 
 # Every speaker key of the tenant (through the Speaker.key index: a range over all strings), for
-# recall's per-process guess at which words of a question are speakers (see recall._SpeakerKeys).
+# recall's per-process guess at which words of a question are speakers (see memory.recall.question_vector.SpeakerKeys).
 SPEAKER_KEYS = Query(
     "recall_speaker_keys",
     "MATCH (sp:Speaker) WHERE sp.key >= '' RETURN sp.key AS key LIMIT $limit",
@@ -373,7 +373,7 @@ _DERIVED_BY = (
 )
 
 # The neighbours step and the answer read in full, once the client has fused signals 1-8 (see
-# recall.py's docstring for the rules): the turns after and before each of $seeds (the strongest
+# memory.recall.signals's docstring for the rules): the turns after and before each of $seeds (the strongest
 # candidates, in order; the reply first, the nearer first), each neighbour once at its first
 # place; then the candidates $pre and those neighbours in full, each with its distance to the
 # question, and the current facts they DERIVED (the client keeps those of the episodes it returns).

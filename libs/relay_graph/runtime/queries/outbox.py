@@ -4,15 +4,14 @@ the stream). A chat turn's node is written by the statement that numbers the tur
 (queries/chat.py ASSIGN_SEQ) and carries the turn's fields instead of a payload, because its
 version (the turn's number) is only known inside that statement.
 
-Every pattern starts from the Outbox label (a handful of nodes at most: each leaves as soon as it
-is published) or from its indexed notification_id."""
+Every pattern starts from the Outbox label: a handful of nodes at most, each leaving as soon as it
+is published. They carry no index: a node made and deleted with every write would leave garbage in
+one in every tenant written to, and FalkorDB collects an index's garbage in a forked process (a
+fork of the whole server)."""
 
 from __future__ import annotations
 
 from relay_graph.runtime.queries import Query
-from relay_graph.runtime.queries.schema import Indexes, declare
-
-declare("relay_graph.runtime.outbox", Indexes(range=(("Outbox", "notification_id"),)))  # announcements kept until published
 
 # The announcements of one write, kept before they are published; the same statement takes out
 # those this process published since its last write ($done), so a published announcement costs no
@@ -40,6 +39,8 @@ PENDING = Query(
 # Published: the announcements leave the outbox.
 DONE = Query(
     "outbox_done",
-    "UNWIND $ids AS id "
-    "MATCH (o:Outbox {notification_id: id}) DELETE o",
+    "MATCH (o:Outbox) WHERE o.notification_id IN $ids DELETE o",
 )
+
+# How many announcements the tenant keeps, of any age: none, and its mark can go.
+COUNT = Query("outbox_count", "MATCH (o:Outbox) RETURN count(o) AS kept", read_only=True)

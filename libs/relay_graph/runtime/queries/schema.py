@@ -1,10 +1,17 @@
 """Indexes of a tenant graph, created on first use. The runtime names no label of its own but
 the outbox's: each package declares the indexes its statements rely on, next to them (`declare`,
 at the import of its statements: the engine's in `memory.queries`, the desk's and the catalogue's
-in `desk.queries`, the outbox's in `runtime.queries.outbox`), and `GraphClient.ensure_schema`
-creates what the loaded packages declared, again for a tenant already ready when a package
-declared more since (`generation`). Creating an index that exists is an error in FalkorDB, so
-`ensure_schema` reads `db.indexes()` first."""
+in `desk.queries`, the outbox's in `runtime.queries.outbox`).
+
+A tenant holds the indexes of what it uses, not every declared one: each label and relationship
+type a graph knows costs it memory, and a memory-only tenant never touches a ticket. So
+`GraphClient.run` creates, before a statement, the declared indexes that statement needs
+(`needed`): those of the labels it names, read or write, so that no statement ever scans a label
+an index was declared for; a vector index only once a write names the vector's property (the index
+reserves its memory with the first vector) or a read queries it by name. `GraphClient.ensure_schema`
+creates every declared index at once (a reset, the benches). A package that declares more later (`generation`) reaches a tenant
+already ready. Creating an index that exists is an error in FalkorDB, so the client reads
+`db.indexes()` first."""
 
 from __future__ import annotations
 
@@ -61,6 +68,25 @@ def migrations() -> tuple[tuple[str, Migration], ...]:
 def generation() -> int:
     """Moves with every new declaration: a tenant made ready before it lacks what it declared."""
     return _generation
+
+
+# A label in a pattern or a predicate (`(n:Fact:Current)`, `WHERE n:Current`, `SET n:Retired`),
+# and the label (and property) a procedure queries an index of by name.
+_LABEL = re.compile(r":\s*([A-Za-z][A-Za-z0-9_]*)")
+_QUERIED = re.compile(r"db\.idx\.(fulltext|vector)\.queryNodes\(\s*'([A-Za-z][A-Za-z0-9_]*)'(?:\s*,\s*'([A-Za-z][A-Za-z0-9_]*)')?")
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def needed(cypher: str, read_only: bool) -> Indexes:
+    """The declared indexes a statement needs before it runs (see the module's note). A word after
+    a colon that is not a label (a map's key) names no declared label and costs nothing."""
+    d = declared()
+    queried_labels = {label for _, label, _ in _QUERIED.findall(cypher)}
+    labels = set(_LABEL.findall(cypher)) | queried_labels
+    words = set() if read_only else set(_WORD.findall(cypher))
+    return Indexes(range=tuple(i for i in d.range if i[0] in labels),
+                   fulltext=tuple(i for i in d.fulltext if i[0] in labels),
+                   vector=tuple(i for i in d.vector if i[0] in labels and (i[1] in words or i[0] in queried_labels)))
 
 
 def declared() -> Indexes:

@@ -72,6 +72,7 @@ async def test_an_announcement_is_published_and_leaves_the_outbox(graph_client, 
 async def test_a_refused_publish_is_kept_and_relayed_once_the_stream_takes_entries(graph_client, redis, tenant,
                                                                                   acl_redis):
     user, name = acl_redis
+    await redis.delete(ob.PENDING_TENANTS)  # other tests' tenants: their relays' business, not this pass's
     await graph_client.run(tenant, q.PENDING, {"before_ms": 0, "limit": 1})
     box = _box(graph_client, redis, publish_redis=user)
     notes = [TicketChanged(tenant=tenant, id=f"T-{i}", version=i + 1, change="stage", actor="resolver")
@@ -116,9 +117,9 @@ async def test_the_sweep_finds_what_a_lost_mark_left_behind(graph_client, redis,
     t = TicketChanged(tenant=tenant, id="T-9", version=1, change="opened", actor="intake")
     await graph_client.run(tenant, q.KEEP, {"at_ms": 1, "done": [], "items": [
         {"notification_id": str(t.notification_id), "payload": t.model_dump_json()}]})
-    await redis.zrem(ob.PENDING_TENANTS, tenant)
+    await redis.delete(ob.PENDING_TENANTS)
     assert await box.relay_pass(older_than_s=0) == 0
-    assert await box.relay_pass(older_than_s=0, sweep=True) >= 1
+    assert await box.relay_pass(older_than_s=0, sweep=True, sweep_batch=1_000_000) >= 1
     assert [n.notification_id for n in await _entries(redis, STREAM_TICKETS, tenant)] == [t.notification_id]
     assert await redis.exists(graph_name(tenant))
 
@@ -130,3 +131,26 @@ async def test_with_the_outbox_off_nothing_is_kept(graph_client, redis, tenant):
     assert await box.announce(tenant, [t])
     assert not await graph_client.graph_exists(tenant)  # not even read
     assert [n.notification_id for n in await _entries(redis, STREAM_TICKETS, tenant)] == [t.notification_id]
+
+
+async def test_a_tenant_leaves_the_relay_as_soon_as_its_outbox_is_empty(graph_client, redis, tenant):
+    box = _box(graph_client, redis)
+    t = TicketChanged(tenant=tenant, id="T-7", version=1, change="opened", actor="intake")
+    assert await box.announce(tenant, [t])
+    await box.flush()  # published and taken out: nothing is kept
+    assert await redis.zscore(ob.PENDING_TENANTS, tenant) is not None
+    await box.relay_pass(older_than_s=0)  # finds the outbox empty: the mark goes at once, no tail
+    assert await redis.zscore(ob.PENDING_TENANTS, tenant) is None
+    graph_client.recent.clear()
+    for _ in range(3):
+        await box.relay_pass(older_than_s=0)
+    assert [r["query"] for r in graph_client.recent if r["tenant"] == tenant] == []  # idle: never read
+
+
+async def test_a_mark_made_while_the_relay_looked_stays(graph_client, redis, tenant):
+    await graph_client.run(tenant, q.PENDING, {"before_ms": 0, "limit": 1})
+    box = _box(graph_client, redis)
+    await redis.zadd(ob.PENDING_TENANTS, {tenant: 1000})
+    await redis.zadd(ob.PENDING_TENANTS, {tenant: 2000})  # a writer marked it again
+    await box._unmark(tenant, 1000)  # what a relay that read the first mark does
+    assert await redis.zscore(ob.PENDING_TENANTS, tenant) == 2000

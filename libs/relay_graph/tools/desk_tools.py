@@ -92,7 +92,8 @@ async def handoff(ctx: Call, args: HandoffInput) -> ToolResult:
     found = await res.ticket(args.ticket_id)
     res.done()
     assert found is not None
-    t, owed = await ticket_cases.hand_off(ctx, found.id, to_role=args.to_role, detail=args.detail)
+    t = await ticket_cases.hand_off(ctx, found.id, to_role=args.to_role, detail=args.detail)
+    owed, ctx.owed = ctx.owed, []  # announced here, so the output can say whether they went out
     announced = await ctx.notify(*owed)
     how = [f"ticket {t.id} handed from {ctx.agent} to {args.to_role} at {when(t.updated_at)} (version {t.version})"]
     message = None if t.changed else "nothing changed: already handed to that role by you, or the ticket is closed"

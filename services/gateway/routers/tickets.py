@@ -86,6 +86,7 @@ async def confirm(body: ConfirmBody, tenant: TenantDep, deps: DepsDep, memory: M
 async def confirm_ticket(call: Call, ticket_id: str, *, fixed: bool) -> ConfirmResult:
     """The customer's word on a ticket, announced: what POST /tickets/{id}/confirm and the customer
     site's POST /me/tickets/{id}/confirm both do (the one who confirms is the call's agent)."""
-    t, owed = await ticket_cases.confirm_fix(call, ticket_id, fixed=fixed)
+    t = await ticket_cases.confirm_fix(call, ticket_id, fixed=fixed)
+    owed, call.owed = call.owed, []
     await call.announce(owed)
     return ConfirmResult(id=t.id, stage=t.stage.value, version=t.version, changed=t.changed)

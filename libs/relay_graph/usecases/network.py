@@ -35,10 +35,12 @@ def outage_changed(call: Call, outage: Outage, *, change: str, version: int) -> 
                            actor=call.agent, node_id=outage.node_id))
 
 
-async def set_node_status(call: Call, node_id: str, *, up: bool, at: datetime | None = None) -> NodeStatusChange:
-    """A node marked up or down; a change owes NetworkChanged with the node's new version."""
+async def set_node_status(call: Call, node_id: str, *, up: bool, at: datetime | None = None,
+                          by: str | None = None) -> NodeStatusChange:
+    """A node marked up or down; a change owes NetworkChanged with the node's new version, its actor
+    `by` (who says so: an operator, a monitor; default the call's agent)."""
     change = await network.set_node_status(call.client, call.tenant, node_id, up=up, at=at or call.now())
     if change.changed:
         call.owe(NetworkChanged(tenant=call.tenant, id=node_id, version=change.version,
-                                change="up" if up else "down", actor=call.agent))
+                                change="up" if up else "down", actor=by or call.agent))
     return change

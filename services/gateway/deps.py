@@ -231,13 +231,8 @@ async def get_call(who: IdentityDep, deps: DepsDep, memory: MemoryDep) -> AsyncI
     process's outbox, as an agent's does, and a failure to keep it answers 503 (the client retries
     an idempotent write). A route that failed still announces what was written before the failure.
     (`memory`: opened first.)"""
-    call = deps.call(who.tenant, who.agent)
-    try:
+    async with deps.work(who.tenant, who.agent) as call:
         yield call
-    except BaseException:
-        await call.flush_quietly()
-        raise
-    await call.flush()
 
 
 CallDep = Annotated[Call, Depends(get_call, scope="function")]

@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-import re
-import unicodedata
 
 from relay_graph.runtime.db import GraphClient
 from relay_graph.memory.entities import name_key

@@ -16,6 +16,8 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from relay_graph.desk import catalogue
+from relay_graph.desk.tickets import store as tickets
+from relay_graph.runtime.errors import NotFound
 
 from relay_graph.runtime.db import GraphClient
 from relay_graph.desk.extraction.rules import extract

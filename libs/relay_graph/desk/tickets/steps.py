@@ -10,7 +10,7 @@ from enum import Enum
 from typing import Any
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 from relay_graph.desk.tickets.models import TicketStage
-from relay_graph.desk.tickets.work import Check, last_action_at
+from relay_graph.desk.tickets.work import Check
 from relay_graph.runtime.errors import StateConflict
 
 R, CL, FX, FD, TD, C, RO = (TicketStage.REPORTED, TicketStage.CHECKING_LINE, TicketStage.FIXING, TicketStage.FIXED,

@@ -4,7 +4,6 @@ NetNode.node_id of the city's hub. Labels and types come from NodeKind / LinkTyp
 
 from __future__ import annotations
 
-from relay_graph.desk.network.models import LinkType, NodeKind
 from relay_graph.runtime.queries import Query
 
 # The seed and city count a region's network was generated with, recorded by the first call that

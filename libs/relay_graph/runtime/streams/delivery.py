@@ -31,7 +31,6 @@ decodes them and calls the subscriber; with `AckPolicy.MANUAL` it leaves acknowl
 
 from __future__ import annotations
 
-import asyncio
 import contextvars
 import logging
 import random
@@ -42,9 +41,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from relay_graph.runtime.errors import TenantNotFound, Unavailable
-from relay_graph.runtime.metrics import catalogue as metrics
-from relay_graph.runtime.streams.notifications import InvalidNotification, Notification
+from relay_graph.runtime.errors import Unavailable
+from relay_graph.runtime.streams.notifications import Notification
 
 log = logging.getLogger("relay_graph.runtime.streams")
 

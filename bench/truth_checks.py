@@ -72,6 +72,7 @@ _IDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("promise id", re.compile(r"\bpr-[0-9a-f]{8,}")),
     ("turn id", re.compile(r"\bt-[0-9a-f]{16,}")),
     ("session id", re.compile(r"\bs-[0-9a-f]{16,}")),
+    ("customer id", re.compile(r"\bc-[0-9a-f]{12,}\b")),
     ("notice id", re.compile(r"\b(?:notice|n)-out-[0-9a-f]+")),
     ("node id", re.compile(r"\b(?:ont|cab|exch|hub|core|olt)-[a-z0-9]+(?:-[a-z0-9]+)*\b")),
     ("uuid", re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)),
@@ -163,6 +164,7 @@ def _times(sentence: str, moment: Moment) -> list[Failure]:
 # a sentence's words -> the stages that make it true (this auditor's own reading of the workflow)
 _STAGE_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
     (re.compile(r"\b(?:is|has been|now|was)\s+(?:now\s+)?closed\b", re.I), frozenset({"closed"})),
+    (re.compile(r"\bfixed and closed\b", re.I), frozenset({"closed"})),
     (re.compile(r"\b(?:is|has been)\s+reopened\b", re.I), frozenset({"reopened"})),
     (re.compile(r"\b(?:checks are running|being diagnosed|(?:we are|we're) (?:checking|testing) your line)\b", re.I),
      frozenset({"checking_line", "reported", "reopened"})),
@@ -170,7 +172,8 @@ _STAGE_WORDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
      frozenset({"fixing"})),
     (re.compile(r"\b(?:looks fixed|has been fixed|is fixed now|is now fixed)\b", re.I), frozenset({"fixed", "closed"})),
     (re.compile(r"\btechnician\s+(?:is|has been)\s+(?:booked|dispatched|scheduled|on (?:the|their|his|her) way)\b"
-                r"|\b(?:booked|dispatched|sent)\s+a\s+technician\b", re.I),
+                r"|\b(?:booked|dispatched|sent)\s+a\s+technician\b|\btechnician visit(?:,)? (?:which )?(?:is )?booked"
+                r"|\bhas a technician visit booked\b", re.I),
      frozenset({"technician_dispatched"})),
     (re.compile(r"\bis open and waiting\b", re.I), frozenset({"reported", "reopened"})),
 )

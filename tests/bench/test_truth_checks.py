@@ -85,3 +85,12 @@ def test_a_reply_is_checked_sentence_by_sentence():
     checked = tc.check_reply("Your ticket is booked.\nA technician visited at 10:00. It went through core-1.", INDIA)
     assert checked.sentences == 3
     assert sorted(f.rule for f in checked.failures) == ["ids", "visit"]
+
+
+def test_what_the_simulator_run_turned_up_is_caught():
+    # a customer's id inside a node's name, a welcome back naming a stage the ticket has left
+    assert rules("There is a known outage affecting c-c714b63cca862f4d home box.") == ["ids"]
+    closed = Moment(at=SENT, stages=frozenset({"closed"}), has_ticket=True)
+    assert rules("Last time, ticket T-1 (Slow speed) has a technician visit booked.", closed) == ["stage"]
+    assert rules("Last time, ticket T-1 (Slow speed) was fixed and closed.", closed) == []
+    assert rules("Last time, ticket T-1 (Slow speed) was fixed and closed.", INDIA) == ["stage"]

@@ -106,7 +106,8 @@ async def _session(http: httpx.AsyncClient, tenant: str, session: str) -> list[d
             return out
 
 
-async def moment_of(http: httpx.AsyncClient, tenant: str, event: dict[str, Any]) -> tuple[str, str | None, tc.Moment, bool]:
+async def moment_of(http: httpx.AsyncClient, tenant: str, event: dict[str, Any]
+                    ) -> tuple[str, str | None, tc.Moment, bool]:
     """(the reply's text, the customer, what the graph held for them now, whether the stage is unsettled)."""
     at = _at(event)
     episodes = await _session(http, tenant, event["session"])
@@ -133,7 +134,10 @@ async def moment_of(http: httpx.AsyncClient, tenant: str, event: dict[str, Any])
     if about is None:
         open_ = [t for t in tickets if t.get("closed_at") is None]
         about = max(open_ or tickets, key=lambda t: t["updated_at"], default=None)
-    unsettled = bool(about and datetime.fromisoformat(about["updated_at"].replace("Z", "+00:00")) > at)
+    def moved(t: dict[str, Any]) -> bool:  # changed after the reply went out: its stage then is not known
+        return datetime.fromisoformat(t["updated_at"].replace("Z", "+00:00")) > at
+
+    unsettled = bool(about and moved(about))
     stages = frozenset() if about is None or unsettled else frozenset({about["stage"]})
 
     facts = (await _get(http, f"/v1/tenants/{tenant}/facts", subject=customer)).get("facts", [])
@@ -143,7 +147,7 @@ async def moment_of(http: httpx.AsyncClient, tenant: str, event: dict[str, Any])
     city = next((f["object"] for f in facts if f.get("predicate") == "lives_in"), None)
     return text, customer, tc.Moment(
         at=at, zone=tc.zone_of_city(city), times=tuple(_datetimes(tickets) + _datetimes(facts) + _datetimes(history)),
-        stages=stages, has_ticket=bool(tickets),
+        stages=stages, has_ticket=bool(tickets), ticket_stages={t["id"]: t["stage"] for t in tickets if not moved(t)},
         visit_done=any(v.get("status") == "done" for t in tickets for v in t.get("visits", [])),
         own_places=own, named_places=named, coverage_question=coverage), unsettled
 

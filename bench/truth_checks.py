@@ -38,6 +38,7 @@ class Moment:
     zone: str | None = None  # the customer's IANA zone (from their city); None: not known
     times: tuple[datetime, ...] = ()  # aware times on file for the customer
     stages: frozenset[str] = frozenset()  # the stage(s) of the ticket the reply is about, then
+    ticket_stages: dict[str, str] = field(default_factory=dict)  # every ticket of theirs -> its stage then
     has_ticket: bool = False
     visit_done: bool = False
     own_places: frozenset[str] = frozenset()  # the customer's cities and areas, now and before (folded)
@@ -100,7 +101,8 @@ def _utc(sentence: str) -> list[Failure]:
 
 _CLOCK = re.compile(
     r"(?<![\d:.])(?P<h>[01]?\d|2[0-3])(?::(?P<m>[0-5]\d))?(?::\d{2})?\s*(?P<ap>[ap]\.?\s?m\.?)?(?![\d%])", re.I)
-_MEASURE = re.compile(r"^\s*(?:mbps|gbps|kbps|ms|mb|gb|%|x|hours?|hrs?|days?|minutes?|mins?|people|st|nd|rd|th)\b", re.I)
+_MEASURE = re.compile(r"^\s*(?:mbps|gbps|kbps|ms|mb|gb|%|x|hours?|hrs?|days?|minutes?|mins?|people|st|nd|rd|th)\b",
+                      re.I)
 _TIME_CUE = re.compile(r"\b(?:at|by|before|after|until|till|from|since|around|between)\s*$", re.I)
 
 
@@ -182,7 +184,14 @@ _VISITED = re.compile(
     r"|\b(?:visited|came to) your (?:home|house|flat|place)\b", re.I)
 
 
+_TICKET_ID = re.compile(r"\bT-[A-Z0-9]{1,40}\b")
+
+
 def _stages(sentence: str, moment: Moment) -> list[Failure]:
+    """Against the ticket the sentence names ("ticket T-1A2B..."), else the one the reply is about."""
+    named = [moment.ticket_stages[t] for t in _TICKET_ID.findall(sentence) if t in moment.ticket_stages]
+    if named:
+        moment = Moment(at=moment.at, stages=frozenset(named), has_ticket=True)
     out = []
     for rx, stages in _STAGE_WORDS:
         m = rx.search(sentence)
@@ -191,7 +200,8 @@ def _stages(sentence: str, moment: Moment) -> list[Failure]:
         if not moment.has_ticket:
             out.append(Failure("stage", sentence, f"{m.group(0)!r} with no ticket on file"))
         elif moment.stages and not (stages & moment.stages):
-            out.append(Failure("stage", sentence, f"{m.group(0)!r} but the ticket is {'/'.join(sorted(moment.stages))}"))
+            is_ = "/".join(sorted(moment.stages))
+            out.append(Failure("stage", sentence, f"{m.group(0)!r} but the ticket is {is_}"))
     return out
 
 
@@ -301,8 +311,9 @@ def _places(sentence: str, moment: Moment) -> list[Failure]:
 
 
 def check_sentence(sentence: str, moment: Moment) -> list[Failure]:
-    return [*_ids(sentence), *_utc(sentence), *_times(sentence, moment), *_stages(sentence, moment),
-            *_visits(sentence, moment), *_places(sentence, moment)]
+    found = [*_ids(sentence), *_utc(sentence), *_times(sentence, moment), *_stages(sentence, moment),
+             *_visits(sentence, moment), *_places(sentence, moment)]
+    return list(dict.fromkeys(found))  # an id said twice is one failure
 
 
 @dataclass

@@ -94,3 +94,10 @@ def test_what_the_simulator_run_turned_up_is_caught():
     assert rules("Last time, ticket T-1 (Slow speed) has a technician visit booked.", closed) == ["stage"]
     assert rules("Last time, ticket T-1 (Slow speed) was fixed and closed.", closed) == []
     assert rules("Last time, ticket T-1 (Slow speed) was fixed and closed.", INDIA) == ["stage"]
+
+
+def test_a_stage_is_judged_against_the_ticket_the_sentence_names():
+    two = Moment(at=SENT, stages=frozenset({"reported"}), has_ticket=True,
+                 ticket_stages={"T-OLD1": "closed", "T-NEW2": "reported"})
+    assert rules("Last time, ticket T-OLD1 was fixed and closed.", two) == []
+    assert rules("Ticket T-NEW2 is now closed.", two) == ["stage"]

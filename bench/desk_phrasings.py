@@ -68,6 +68,11 @@ def about_ticket(text: str, *kinds: str, **kw) -> Turn:
     return T(text, *(kinds or (UPDATE,)), group=kw.pop("group", "own_ticket"), absent=NOT_AN_ARTICLE, **kw)
 
 
+def moved_in_city(text: str) -> Turn:
+    """A move within the same city, with its area: the area noted, or the line re-placed there."""
+    return T(text, group="move_in_city", any_of={NOTED, PLACED}, absent=NOT_A_SHRUG)
+
+
 def working_now(text: str) -> Turn:
     return T(text, CONFIRMATION, group="working_now", absent=NOT_A_SHRUG)
 
@@ -138,7 +143,7 @@ PHRASINGS: tuple[Conversation, ...] = (
           ticket=True),
         answer("netgear nighthawk r7000", fact=("has_router", ANY)),
         T("whats the cheapest plan n does it have a data cap", PLANS, group="plans", says=("₹",)),
-        T("i shifted to whitefield, same city bengaluru", NOTED, group="move_in_city", absent=NOT_A_SHRUG),
+        moved_in_city("i shifted to whitefield, same city bengaluru"),
         about_ticket("when will the tech guy come"),
         T("call me tmrw morning before 9 if possible", PROMISE, group="promise", promise=True),
         working_now("hey its working now, no need to send anyone"),
@@ -216,7 +221,7 @@ PHRASINGS: tuple[Conversation, ...] = (
         T("which plan would suit us best?", RECOMMENDATION, group="plans", says=("£",)),
         answer("there are 5 of us in the house", RECOMMENDATION, group="household"),
         about_ticket("Is an engineer being sent?"),
-        T("after 5pm works best for a call", PROMISE, group="preferred_time", promise=True),
+        answer("after 5pm works best for a call", PROMISE, group="preferred_time", promise=True),
         working_now("It's working fine now, you can cancel the visit"),
         T("where did you have my address as before I moved?", HISTORY, group="history"),
         T("do you sell laptops or just internet", NOT_SOLD, group="plans"),
@@ -224,7 +229,7 @@ PHRASINGS: tuple[Conversation, ...] = (
     Conversation("europe", "James Taylor", (
         T("internet slow af", TICKET, group="ticket", ticket=True),
         answer("netgear orbi", fact=("has_router", ANY)),
-        answer("I moved to Didsbury last month, still Manchester", NOTED, group="move_in_city"),
+        moved_in_city("I moved to Didsbury last month, still Manchester"),
         about_ticket("hows it going with my fault"),
         T("you're all useless", APOLOGY, group="guardrail"),
         working_now("ah it's back to normal now"),
@@ -288,7 +293,7 @@ PHRASINGS: tuple[Conversation, ...] = (
     Conversation("north-america", "Ashley Wilson", (
         T("internet is so slow I can't even load email, Chicago", TICKET, group="ticket", ticket=True),
         answer("xfinity gateway", fact=("has_router", ANY)),
-        T("i moved to Lincoln Park, still Chicago", NOTED, group="move_in_city", absent=NOT_A_SHRUG),
+        moved_in_city("i moved to Lincoln Park, still Chicago"),
         about_ticket("any news on a technician?"),
         T("u guys suck", APOLOGY, group="guardrail"),
         working_now("works now"),

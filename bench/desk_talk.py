@@ -46,6 +46,7 @@ class Turn:
     text: str
     kinds: frozenset[str]  # each must be among the reply's answers
     absent: frozenset[str] = frozenset()  # none of these may be
+    any_of: frozenset[str] = frozenset()  # at least one of these must be (either answer is right)
     new_session: bool = False
     ticket: bool = False  # a new ticket is the reply's
     fact: tuple[str, str] | None = None  # (predicate, object or ANY) current for the customer afterwards
@@ -62,7 +63,7 @@ class Conversation:
 
 
 def T(text: str, *kinds: str, group: str, **kw: Any) -> Turn:
-    kw = {k: frozenset(v) if k == "absent" else v for k, v in kw.items()}
+    kw = {k: frozenset(v) if k in ("absent", "any_of") else v for k, v in kw.items()}
     return Turn(text, frozenset(kinds), group=group, **kw)
 
 
@@ -244,6 +245,8 @@ async def _check(http: httpx.AsyncClient, tenant: str, headers: dict[str, str], 
     missing = sorted(turn.kinds - answers)
     if missing:
         problems.append(f"missing {missing}")
+    if turn.any_of and not turn.any_of & answers:
+        problems.append(f"none of {sorted(turn.any_of)}")
     extra = sorted(turn.absent & answers)
     if extra:
         problems.append(f"should not have {extra}")
@@ -308,7 +311,8 @@ async def play(http: httpx.AsyncClient, tenants: dict[str, tuple[str, dict[str, 
                 customer, session = data.get("customer", customer), data.get("session", session)
                 problems = [f"HTTP {r.status_code}: {r.text[:200]}"]
             reply = data.get("reply") or {}
-            out.append(Played(ci, ti, conv.region, conv.name, turn.text, turn.group, sorted(turn.kinds),
+            out.append(Played(ci, ti, conv.region, conv.name, turn.text, turn.group,
+                              sorted(turn.kinds) + [f"any of {sorted(turn.any_of)}"] * bool(turn.any_of),
                               list(reply.get("answers") or []), reply.get("text") or "", ms,
                               (data.get("ticket") or {}).get("id"), problems))
     return out

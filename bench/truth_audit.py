@@ -148,6 +148,8 @@ async def moment_of(http: httpx.AsyncClient, tenant: str, event: dict[str, Any]
     return text, customer, tc.Moment(
         at=at, zone=tc.zone_of_city(city), times=tuple(_datetimes(tickets) + _datetimes(facts) + _datetimes(history)),
         stages=stages, has_ticket=bool(tickets), ticket_stages={t["id"]: t["stage"] for t in tickets if not moved(t)},
+        booked=frozenset(x for t in tickets if any(v.get("status") == "scheduled" for v in t.get("visits", []))
+                         for x in (t["id"], *([""] if t is about else []))),
         visit_done=any(v.get("status") == "done" for t in tickets for v in t.get("visits", [])),
         own_places=own, named_places=named, coverage_question=coverage), unsettled
 

@@ -39,6 +39,7 @@ class Moment:
     times: tuple[datetime, ...] = ()  # aware times on file for the customer
     stages: frozenset[str] = frozenset()  # the stage(s) of the ticket the reply is about, then
     ticket_stages: dict[str, str] = field(default_factory=dict)  # every ticket of theirs -> its stage then
+    booked: frozenset[str] = frozenset()  # their tickets with a visit scheduled then ("" : the one the reply is about)
     has_ticket: bool = False
     visit_done: bool = False
     own_places: frozenset[str] = frozenset()  # the customer's cities and areas, now and before (folded)
@@ -189,13 +190,14 @@ _TICKET_ID = re.compile(r"\bT-[A-Z0-9]{1,40}\b")
 
 def _stages(sentence: str, moment: Moment) -> list[Failure]:
     """Against the ticket the sentence names ("ticket T-1A2B..."), else the one the reply is about."""
-    named = [moment.ticket_stages[t] for t in _TICKET_ID.findall(sentence) if t in moment.ticket_stages]
-    if named:
-        moment = Moment(at=moment.at, stages=frozenset(named), has_ticket=True)
+    ids = [t for t in _TICKET_ID.findall(sentence) if t in moment.ticket_stages]
+    booked = bool(set(ids) & moment.booked) if ids else "" in moment.booked
+    if ids:
+        moment = Moment(at=moment.at, stages=frozenset(moment.ticket_stages[t] for t in ids), has_ticket=True)
     out = []
     for rx, stages in _STAGE_WORDS:
         m = rx.search(sentence)
-        if not m:
+        if not m or (stages == {"technician_dispatched"} and booked):  # a visit on the books says it too
             continue
         if not moment.has_ticket:
             out.append(Failure("stage", sentence, f"{m.group(0)!r} with no ticket on file"))
@@ -264,9 +266,10 @@ _WORDS = re.compile(r"[A-Z][A-Za-z\u00C0-\u024F'-]+(?:\s+[A-Z][A-Za-z\u00C0-\u02
 
 
 def mentioned_places(sentence: str) -> set[str]:
-    """Folded names of the cities a sentence names (capitalised words the gazetteer knows)."""
+    """Folded names of the cities a sentence names (capitalised words the gazetteer knows; never
+    a piece of an id such as a ticket number)."""
     out = set()
-    for m in _WORDS.finditer(sentence):
+    for m in _WORDS.finditer(re.sub(r"\S*\d\S*", " ", sentence)):
         words = m.group(0).split()
         i = 0
         while i < len(words):

@@ -101,3 +101,12 @@ def test_a_stage_is_judged_against_the_ticket_the_sentence_names():
                  ticket_stages={"T-OLD1": "closed", "T-NEW2": "reported"})
     assert rules("Last time, ticket T-OLD1 was fixed and closed.", two) == []
     assert rules("Ticket T-NEW2 is now closed.", two) == ["stage"]
+
+
+def test_a_booked_visit_says_a_technician_is_booked_and_ids_are_no_places():
+    booked = Moment(at=SENT, stages=frozenset({"reported"}), has_ticket=True, ticket_stages={"T-A1": "reported"},
+                    booked=frozenset({"T-A1"}))
+    assert rules("Last time, ticket T-A1 has a technician visit booked.", booked) == []
+    assert rules("Last time, ticket T-A1 has a technician visit booked.",
+                 Moment(at=SENT, has_ticket=True, ticket_stages={"T-A1": "reported"})) == ["stage"]
+    assert rules("I have opened ticket T-6EDDE03EE114 for this: Charged twice.") == []

@@ -33,10 +33,12 @@ from rich.table import Table
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "desk_talk.json"
+PHRASINGS_RESULTS = REPO / "bench" / "results" / "desk_phrasings.json"  # a run of the phrasings alone
 LAST_ROUND = REPO / "bench" / "results" / "desk.json"  # bench.desk's last committed run: its chat p95
 WAIT_S = 20  # a first turn may place the home and seed what it needs: slower than the rest
 REGIONS = {"india": "₹", "europe": "£", "north-america": "US$"}
 MAX_CITIES = 4  # a small world per tenant: the table needs its catalogue and a few cities
+ANY = "*"  # a Turn.fact object: any value of the predicate will do (a stranger's words, normalised by the desk)
 
 
 @dataclass(frozen=True)
@@ -44,9 +46,10 @@ class Turn:
     text: str
     kinds: frozenset[str]  # each must be among the reply's answers
     absent: frozenset[str] = frozenset()  # none of these may be
+    any_of: frozenset[str] = frozenset()  # at least one of these must be (either answer is right)
     new_session: bool = False
     ticket: bool = False  # a new ticket is the reply's
-    fact: tuple[str, str] | None = None  # (predicate, object) current for the customer afterwards
+    fact: tuple[str, str] | None = None  # (predicate, object or ANY) current for the customer afterwards
     promise: bool = False  # the ticket the reply is about carries a promise
     says: tuple[str, ...] = ()  # substrings of the reply
     group: str = ""  # what the row tests, for the report
@@ -60,7 +63,7 @@ class Conversation:
 
 
 def T(text: str, *kinds: str, group: str, **kw: Any) -> Turn:
-    kw = {k: frozenset(v) if k == "absent" else v for k, v in kw.items()}
+    kw = {k: frozenset(v) if k in ("absent", "any_of") else v for k, v in kw.items()}
     return Turn(text, frozenset(kinds), group=group, **kw)
 
 
@@ -242,6 +245,8 @@ async def _check(http: httpx.AsyncClient, tenant: str, headers: dict[str, str], 
     missing = sorted(turn.kinds - answers)
     if missing:
         problems.append(f"missing {missing}")
+    if turn.any_of and not turn.any_of & answers:
+        problems.append(f"none of {sorted(turn.any_of)}")
     extra = sorted(turn.absent & answers)
     if extra:
         problems.append(f"should not have {extra}")
@@ -272,6 +277,8 @@ async def _check(http: httpx.AsyncClient, tenant: str, headers: dict[str, str], 
     if turn.fact:
         r = await http.get(f"/v1/tenants/{tenant}/facts", params={"subject": customer}, headers=headers)
         have = {(f["predicate"], f["object"]) for f in r.json().get("facts", [])} if r.status_code == 200 else set()
+        if turn.fact[1] == ANY:
+            have = {(p, ANY) for p, _ in have}
         if turn.fact not in have:
             problems.append(f"fact {turn.fact} not on file")
     return problems
@@ -304,7 +311,8 @@ async def play(http: httpx.AsyncClient, tenants: dict[str, tuple[str, dict[str, 
                 customer, session = data.get("customer", customer), data.get("session", session)
                 problems = [f"HTTP {r.status_code}: {r.text[:200]}"]
             reply = data.get("reply") or {}
-            out.append(Played(ci, ti, conv.region, conv.name, turn.text, turn.group, sorted(turn.kinds),
+            out.append(Played(ci, ti, conv.region, conv.name, turn.text, turn.group,
+                              sorted(turn.kinds) + [f"any of {sorted(turn.any_of)}"] * bool(turn.any_of),
                               list(reply.get("answers") or []), reply.get("text") or "", ms,
                               (data.get("ticket") or {}).get("id"), problems))
     return out
@@ -341,27 +349,44 @@ def summary(played: list[Played]) -> dict[str, Any]:
 # ---------------------------------------------------------------- the command
 
 
-async def run(*, out: Path | None = RESULTS, console: Console | None = None) -> dict[str, Any]:
+async def run(*, out: Path | None | str = "default", console: Console | None = None, tables: str = "both",
+              conversations: int | None = None) -> dict[str, Any]:
+    """`tables`: "both", "table" (TABLE and MOVES) or "phrasings" (bench.desk_phrasings, its first
+    `conversations` conversations when given: a small run). `out` "default": desk_talk.json, or
+    desk_phrasings.json for the phrasings alone (a run of one table does not overwrite the other's)."""
+    from bench import desk_phrasings
     from bench.desk import HTTP_LIMITS, load_avg, start_stack, wait_ready
     from relay_graph.runtime.config import GraphSettings
 
     console = console or Console()
     model_dir = GraphSettings().model_dir
+    phrasings = desk_phrasings.PHRASINGS[:conversations] if conversations else desk_phrasings.PHRASINGS
     before = load_avg()
+    played: list[Played] = []
+    moves: list[Played] = []
+    strangers: list[Played] = []
     with tempfile.TemporaryDirectory(prefix="relay-talk-") as tmp:
         stack = start_stack(Path(tmp), 1, model_dir)
         try:
             await wait_ready(stack)
             async with httpx.AsyncClient(base_url=stack.url, timeout=WAIT_S + 20, limits=HTTP_LIMITS) as http:
                 tenants = await make_tenants(http, stack.admin_key, "bench")
-                played = await play(http, tenants)
-                moves = await play(http, tenants, MOVES)
+                if tables in ("both", "table"):
+                    played = await play(http, tenants)
+                    moves = await play(http, tenants, MOVES)
+                if tables in ("both", "phrasings"):
+                    strangers = await play(http, tenants, phrasings)
         finally:
             stack.stop()
     data = {"summary": summary(played), "moves": summary(moves), "last_round": last_round(),
+            "phrasings": {**summary(strangers), "expected_new_kinds": list(desk_phrasings.NEW_KINDS),
+                          "turns_expecting_new_kinds": sum(bool(set(p.expected) & set(desk_phrasings.NEW_KINDS))
+                                                           for p in strangers)},
             "machine": {"cpus": os.cpu_count(), "load_avg_before": before, "load_avg_after": load_avg()},
-            "llm": False, "turns": [asdict(p) for p in played]}
-    if out is not None:
+            "llm": False, "turns": [asdict(p) for p in played], "phrasing_turns": [asdict(p) for p in strangers]}
+    if out == "default":
+        out = PHRASINGS_RESULTS if tables == "phrasings" else RESULTS
+    if isinstance(out, Path):
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     print_tables(console, data)
@@ -381,32 +406,47 @@ def last_round(path: Path = LAST_ROUND) -> dict[str, Any] | None:
 
 def print_tables(console: Console, data: dict[str, Any]) -> None:
     s = data["summary"]
-    console.print(f"Desk conversation table: {s['right_kind']}/{s['turns']} turns with the right kind "
-                  f"({s['quality'] * 100:.1f} %)")
+    if s["turns"]:
+        _print_share(console, "Desk conversation table", s)
+        m = data["moves"]
+        console.print(f"moves to another region's city (desk-truth's part): {m['right_kind']}/{m['turns']}")
+        c = s["chat_ms"]
+        console.print(f"chat through the processes: p50 {c['p50']} ms, p95 {c['p95']} ms, max {c['max']} ms "
+                      f"(load average before {data['machine']['load_avg_before']}, after "
+                      f"{data['machine']['load_avg_after']}; noisy on a shared machine)")
+        last = data.get("last_round")
+        if last:
+            console.print(f"last round's chat figure (bench.desk, {last['n']} turns of another mix, "
+                          f"{last['started_at']}): p50 {last['p50_ms']} ms, p95 {last['p95_ms']} ms")
+    p = data.get("phrasings") or {}
+    if p.get("turns"):
+        _print_share(console, "Strangers' phrasings (goal >= 95 %)", p)
+        console.print(f"{p['turns_expecting_new_kinds']} of its turns expect kinds the desk does not have yet: "
+                      f"{', '.join(p['expected_new_kinds'])} (load average before "
+                      f"{data['machine']['load_avg_before']}, after {data['machine']['load_avg_after']})")
+
+
+def _print_share(console: Console, title: str, s: dict[str, Any]) -> None:
+    console.print(f"{title}: {s['right_kind']}/{s['turns']} turns with the right kind ({s['quality'] * 100:.1f} %)")
     t = Table()
     t.add_column("group")
     t.add_column("right", justify="right")
     for g, v in s["by_group"].items():
         t.add_row(g, f"{v['right']}/{v['n']}")
     console.print(t)
-    m = data["moves"]
-    console.print(f"moves to another region's city (desk-truth's part): {m['right_kind']}/{m['turns']}")
-    c = s["chat_ms"]
-    console.print(f"chat through the processes: p50 {c['p50']} ms, p95 {c['p95']} ms, max {c['max']} ms "
-                  f"(load average before {data['machine']['load_avg_before']}, after "
-                  f"{data['machine']['load_avg_after']}; noisy on a shared machine)")
-    last = data.get("last_round")
-    if last:
-        console.print(f"last round's chat figure (bench.desk, {last['n']} turns of another mix, {last['started_at']}): "
-                      f"p50 {last['p50_ms']} ms, p95 {last['p95_ms']} ms")
     for w in s["wrong"]:
         console.print(f"[red]wrong[/red] {w['region']}: {w['text']!r} expected {w['expected']} got {w['answers']}: "
                       f"{'; '.join(w['problems'])}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args(argv)
-    asyncio.run(run())
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tables", choices=("both", "table", "phrasings"), default="both",
+                    help="TABLE (the desk's own), the strangers' phrasings (bench.desk_phrasings), or both")
+    ap.add_argument("--conversations", type=int, default=None,
+                    help="play only the first N conversations of the phrasings (a small run)")
+    args = ap.parse_args(argv)
+    asyncio.run(run(tables=args.tables, conversations=args.conversations))
     return 0
 
 

@@ -140,7 +140,9 @@ _BY_TIME = re.compile(r"\b(?P<w>before|by|at|around|until|till)\s+(?P<h>\d{1,2})
                       r"(?!\s*(?:mbps|gb|days?|%))", _I)
 _HOUSEHOLD = re.compile(
     rf"\b(?:family|household|home|house|flat)\s+of\s+(?P<n>{_NUM})\b|\b(?P<m>{_NUM})\s+(?:of\s+us|people|persons|members"
-    rf"|users|adults|flatmates|roommates|in\s+(?:the\s+|my\s+|our\s+)?(?:family|house|home|flat))\b|\bwe\s+are\s+(?P<k>{_NUM})\b"
+    rf"|ppl|peeps|ppls|person|family\s+members|heads|users|adults|flatmates|roommates|in\s+(?:the\s+|my\s+|our\s+)?"
+    rf"(?:family|house|home|flat))\b|\bwe\s*(?:are|r|re|'re|’re)\s+(?:a\s+(?:family|household)\s+of\s+)?(?P<k>{_NUM})\b"
+    rf"|\b(?:household|family)\s+(?:size\s+)?(?:is\s+|of\s+)?(?P<j>{_NUM})\b|^\W*(?P<bare>{_NUM})\W*$"
     r"|\b(?P<solo>just\s+me|only\s+me|i\s+live\s+alone|living\s+alone|single\s+person)\b", _I)
 _USES = {
     "gaming": re.compile(r"\b(?:gam(?:e|es|er|ers|ing)|play\s+online|ps5|xbox|fortnite|valorant)\b", _I),
@@ -161,6 +163,23 @@ def _number(word: str) -> int | None:
     return _NUMBERS.get(w)
 
 
+_ME = re.compile(r"\b(?:me|myself|i)\b", _I)
+_PARTNER = re.compile(r"\b(?:wife|husband|partner|spouse|gf|bf|girlfriend|boyfriend|hubby|missus)\b", _I)
+_KIDS = re.compile(rf"\b(?P<n>{_NUM}|a)\s+(?:kids|children|sons|daughters|teens|teenagers|boys|girls|kid|child|son"
+                   r"|daughter)\b", _I)
+_PARENTS = re.compile(r"\b(?:my\s+)?(?:parents|in-?laws)\b", _I)
+
+
+def _counted(text: str) -> int | None:
+    """"me, my wife and 2 kids": the people named, counted (None: nobody counted)."""
+    kids = sum(_number(k.group("n")) or 1 for k in _KIDS.finditer(text))
+    partner = 1 if _PARTNER.search(text) else 0
+    parents = 2 if _PARENTS.search(text) else 0
+    if not (kids or partner or parents):
+        return None
+    return 1 + kids + partner + parents if (_ME.search(text) or partner) else None
+
+
 def household_of(text: str) -> Household:
     """How many share the line and what they do on it ("a family of four who game and stream")."""
     people = None
@@ -169,7 +188,9 @@ def household_of(text: str) -> Household:
         if m.group("solo"):
             people = 1
         else:
-            people = _number(m.group("n") or m.group("m") or m.group("k") or "")
+            people = _number(m.group("n") or m.group("m") or m.group("k") or m.group("j") or m.group("bare") or "")
+    else:
+        people = _counted(text)
     uses = frozenset(u for u, rx in _USES.items() if rx.search(text))
     return Household(people=people if people and 0 < people <= 20 else None, uses=uses)
 

@@ -44,6 +44,7 @@ class ReplyKind(str, Enum):
     JOKE = "joke"
     REFUSED_INSTRUCTIONS = "refused_instructions"
     REFUSED_OTHER_CUSTOMER = "refused_other_customer"
+    REFUSED_BREAK_IN = "refused_break_in"  # getting into networks or accounts that are not theirs
     AUTHORITY = "authority"
     APOLOGY = "apology"
     CLARIFY = "clarify"  # nothing to act on: what do you need?
@@ -54,6 +55,7 @@ GUARD_KINDS: dict[GuardKind, ReplyKind] = {
     GuardKind.JOKE: ReplyKind.JOKE,
     GuardKind.PROMPT_INJECTION: ReplyKind.REFUSED_INSTRUCTIONS,
     GuardKind.OTHER_CUSTOMER_DATA: ReplyKind.REFUSED_OTHER_CUSTOMER,
+    GuardKind.BREAK_IN: ReplyKind.REFUSED_BREAK_IN,
     GuardKind.AUTHORITY_CLAIM: ReplyKind.AUTHORITY,
     GuardKind.ABUSE: ReplyKind.APOLOGY,
 }

@@ -99,6 +99,8 @@ _COVERAGE = re.compile(
     r"|\bis\s+(?P<d>[A-Z][\w'’ -]{1,40}?)\s+(?:covered|served)\b"
     r"|\b(?:do|does)\s+you\s+have\s+(?:service|coverage|fib(?:re|er)|lines?)\s+in\s+(?P<e>[A-Z][\w'’ -]{1,40}?)\s*(?:[?.!,]|$)",
     _I)
+# "do you cover Pune also?", "Kothrud area too": words after the place that are not the place
+_FILLER = re.compile(r"(?:\s+(?:also|too|as\s+well|city|area|side|region|pls|please|na|bhi|or\s+not))+$", _I)
 _NOT_A_PLACE = re.compile(r"^(?:my|our|this|that|your|the|here|there|me|us|it)\b", _I)
 _RECOMMEND = re.compile(
     r"\b(?:(?:what|which)\s+(?:plan|package)\s+(?:for|should|would|do\s+you\s+(?:recommend|suggest)|suits|is\s+(?:best|right|good)"
@@ -240,7 +242,7 @@ def _is_question(sentence: str) -> bool:
 def _place(m: re.Match[str]) -> str:
     for g in "abcde":
         if m.group(g):
-            place = m.group(g).strip(" -'’")
+            place = _FILLER.sub("", m.group(g).strip(" -'’")).strip(" -'’")
             return "" if _NOT_A_PLACE.match(place) else place
     return ""
 

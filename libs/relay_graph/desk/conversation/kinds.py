@@ -24,6 +24,13 @@ class ReplyKind(str, Enum):
     NOTED = "noted"
     ASK = "ask"
     GREETING = "greeting"
+    # what they ask of their own file
+    ON_FILE = "on_file"  # "what do you know about me?"
+    HISTORY = "history"  # "where did you have me before?"
+    ERASE_ASKED = "erase_asked"  # "delete my data": what would go, and are you sure?
+    ERASED = "erased"  # their data is gone (the reply is not stored)
+    ERASE_KEPT = "erase_kept"  # "no": nothing deleted
+    PLAN_REQUESTED = "plan_requested"  # "book the 300 one": the request is on file
     WELCOME_BACK = "welcome_back"
     # the customer's address (intake's placing)
     PLACED = "placed"  # the home is on a line now

@@ -104,8 +104,10 @@ async def place_home(deps: Deps, call: Call, customer: str, turn: EpisodeView | 
     if elsewhere and not said_home:
         return None  # a question about another place ("do you cover Pune? my parents live there")
     line_city, line_area = await _line_place(call, customer)
-    if line_city and not moved_home and _MOVED.search(text):
-        return await _same_city_move(call, customer, turn, text, line_city, line_area)
+    if line_city and _MOVED.search(text):
+        within = await _same_city_move(call, customer, turn, text, line_city, line_area)
+        if within is not None or not moved_home:
+            return within
     if line_city is not None and not moved_home:
         return None  # already on a line, and no new home in this turn
     region = await _desk_region(call)

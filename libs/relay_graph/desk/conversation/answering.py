@@ -161,7 +161,7 @@ async def _coverage(client: GraphClient, tenant: str, place: str | None) -> Part
         except Exception:  # a place name the placement refuses is "not on our list", not an error
             p = None
         if p is not None and p.status is PlacementStatus.SERVED and p.city:
-            return compose.coverage(f"{p.area}, {p.city}" if p.area else p.city, p.city, p.country, [])
+            return compose.coverage(f"{p.area}, {p.city}" if p.area else p.city, p.city, None, [])
     names = [] if hit else await reads.served_city_names(client, tenant)
     return compose.coverage(place, hit[0] if hit else None, hit[1] if hit else None, names)
 

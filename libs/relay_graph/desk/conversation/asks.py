@@ -160,7 +160,7 @@ _USES = {
 }
 _ABOUT_ME = re.compile(
     r"\bwhat\s+(?:do|does)\s+(?:you|u|lanternfish|the\s+desk)\s+(?:guys\s+)?(?:know|have|hold|keep|store|remember)\s+"
-    r"(?:about|on|of)\s+me\b|\bwhat\s+(?:info(?:rmation)?|data|details|personal\s+data)\s+(?:do|does)\s+(?:you|u)\s+"
+    r"(?:about|on|of)\s+me\b|\bwhat\s+(?:info(?:rmation)?|data|details|personal\s+data)\s+(?:do|does)\s+(?:you|u)\s+(?:guys\s+|people\s+)?"
     r"(?:have|hold|keep|store)\b|\bwhat(?:'s|\s+is|\s+have\s+you\s+got)\s+(?:on\s+)?(?:my\s+(?:file|record|profile|account)"
     r"|on\s+file\s+(?:for|about)\s+me)\b|\bshow\s+me\s+(?:my\s+(?:data|profile|file|details|info)|what\s+you\s+(?:know|have))\b"
     r"|\bwhat\s+have\s+you\s+got\s+on\s+me\b|\b(?:do|does)\s+(?:you|u)\s+remember\s+me\b"

@@ -139,7 +139,8 @@ def not_sold(product: str, offers: Sequence[PlanOffer], country_name: str) -> Pa
 def coverage(place: str | None, served_city: str | None, country_name: str | None, served_cities: Sequence[str]) -> Part:
     """`served_city`: the catalogue's city the place names (None: not one we serve)."""
     if served_city:
-        where = place.strip() if place and served_city.lower() in place.lower() else served_city
+        # "Kothrud, Pune": the area the place named, with the served city's own spelling
+        where = place.strip() if place and "," in place and served_city in place else served_city
         text = f"Yes, we serve {where}" + (f" in {country_name}." if country_name else ".")
         text += " Tell me your street address and I will check the line there."
         return Part(ReplyKind.COVERAGE, Reply(text, [f"city {served_city}: served"]))

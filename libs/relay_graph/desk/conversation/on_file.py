@@ -99,7 +99,8 @@ async def history(client: GraphClient, tenant: str, customer: str, predicate: st
     when = month_asked(sentence, at)
     if when is not None:
         rows = await memory_facts.read_facts(client, tenant, customer, predicate, as_of=when)
-        then = [f for f in rows if f.state is FactState.CURRENT]
+        # what was true then by the world clock, whatever has happened to it since
+        then = [f for f in rows if f.valid_from <= when and (f.valid_to is None or f.valid_to > when)]
         label = f"{calendar.month_name[when.month]} {when.year}"
         if not then:
             return Part(ReplyKind.HISTORY, Reply(f"I have no {what} on file for you in {label}.", []))

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Sequence
 
 from relay_graph.desk.conversation.asks import household_of
 from relay_graph.desk.conversation.kinds import ASKED_PREFIX
+from relay_graph.desk.extraction.gazetteer import known_names
+from relay_graph.desk.extraction.topics import router_in
 from relay_graph.desk.extraction.schema import ExtractedFact, Extraction, Intent, checked_fact
 
 # the questions whose answers this module reads (registry predicates)
@@ -24,7 +26,7 @@ MAX_RAW = 250
 
 _I = re.I
 _OWN_ROUTER = re.compile(
-    r"\b(?:you|u|you\s+guys|your\s+(?:company|team|technician|tech|guy|guys|people|installer)|the\s+(?:company|technician|tech"
+    r"\b(?:you|u|you\s+(?:guys|people|folks|all)|your\s+(?:company|team|technician|tech|guy|guys|people|installer)|the\s+(?:company|technician|tech"
     r"|installer|provider|engineer))\s+(?:gave|give|provided|supplied|sent|installed|put\s+in|fitted|set\s+up|brought)\b"
     r"|\b(?:came|comes|come)\s+with\s+(?:the|my|our)\s+(?:connection|plan|installation|fib(?:re|er)|line|package)\b"
     r"|\b(?:your|the\s+company'?s|the\s+provider'?s)\s+(?:own\s+)?(?:router|box|one|modem|device)\b|\bthe\s+one\s+from\s+(?:you|u)\b"
@@ -46,7 +48,12 @@ def asked_last(labels: Iterable[str]) -> list[str]:
 
 
 def _router(text: str, own_router: str) -> str | None:
-    return own_router if _OWN_ROUTER.search(text) else None
+    """The provider's own ("the white one you gave me"), else a maker and model: after the desk
+    asked for the router, a maker that also makes phones ("Huawei HG8145V5") means the router."""
+    if _OWN_ROUTER.search(text):
+        return own_router
+    hits = router_in(known_names((), (), ()), text, router_word_near=True)
+    return hits[0][2] if hits else None
 
 
 def _phone(text: str, _own: str) -> str | None:
@@ -84,10 +91,13 @@ def understand(asked: Sequence[str], text: str, extraction: Extraction, *, own_r
 
 
 def raw_answer(asked: Sequence[str], text: str, extraction: Extraction, *, other_business: bool) -> ExtractedFact | None:
-    """The answer kept as it was said, against the first question asked, when nothing else of the
-    turn was understood (no fact, no problem, no ask, no word on a ticket) and it is more than "ok"."""
-    if not asked or other_business or extraction.facts or extraction.problem is not None:
+    """The answer kept as it was said, against the first question asked, when nothing in it answers
+    that question and the turn has no other business (no problem, no ask, no word on a ticket) and
+    it is more than "ok". Other facts it mentions ("next to the telly") are filed beside it."""
+    if not asked or other_business or extraction.problem is not None:
         return None
+    if any(f.predicate in asked for f in extraction.facts):
+        return None  # answered in words the extractor read
     if extraction.intent in (Intent.CONFIRM_FIXED, Intent.CONFIRM_NOT_FIXED) or _BARE.match(text):
         return None
     said = " ".join(text.split())

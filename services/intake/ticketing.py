@@ -53,11 +53,9 @@ async def confirm(call: Call, turn: EpisodeView, target: TicketSummary, verdict:
                   current: list[FactView]) -> TicketWork:
     """The customer's answer to "is it working now?" for the ticket waiting for it (`current`: the
     customer's current facts after this turn's were filed)."""
-    done = await ticket_cases.confirm_fix(
+    ticket = await ticket_cases.confirm_fix(
         call, target.id, fixed=verdict, by=CUSTOMER, detail=f"the customer's message {turn.episode_id}",
-        at=call.now(), issues_at=turn.at, current=current)
-    ticket, owed = done  # today's (ticket, owed); it owes on the call once the resolver's conversion lands
-    call.owe(*owed)
+        at=call.now(), issues_at=turn.at, current=current)  # what it owes is on the call
     words = [Part(ReplyKind.CONFIRMATION,
                   replies.confirmation_received(ticket.id, verdict, ticket.stage.value, ticket.updated_at))]
     return TicketWork(ticket=ticket, change="closed" if verdict else "reopened", words=words)

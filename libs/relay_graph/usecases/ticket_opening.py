@@ -48,13 +48,7 @@ async def _hand_off(call: Call, ticket_id: str, stage: TicketStage | str, *, to_
     neither handed nor announced (None). `at` None: the store's clock, as before."""
     if not _allows(stage, workflow.HandedOff(from_agent=call.agent, to_role=to_role, at=at or call.now())):
         return None
-    done = await ticket_cases.hand_off(call, ticket_id, to_role=to_role, at=at, detail=detail, again=again)
-    # usecases.tickets.hand_off returns (ticket, owed) today; it owes on the call once the resolver's
-    # conversion lands: then this is `return done`.
-    if isinstance(done, tuple):
-        done, owed = done
-        call.owe(*owed)
-    return done
+    return await ticket_cases.hand_off(call, ticket_id, to_role=to_role, at=at, detail=detail, again=again)
 
 
 async def open_and_hand_off(call: Call, *, customer: str, issue_kind: str, summary: str, ticket_id: str,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -112,9 +112,7 @@ async def test_what_do_you_know_about_me_lists_the_file_with_when_it_was_learnt(
 
 
 async def test_history_answers_from_the_world_clock(gateway, intake, memory, stream_redis, seeded):
-    now = intake.now() if callable(getattr(intake, "now", None)) else None
-    from datetime import datetime, timezone
-    now = now or datetime.now(timezone.utc)
+    now = datetime.now(timezone.utc)
     who = "Omar Sheikh"
     await memory.write_fact(seeded, FactInput(subject=who, predicate="on_plan", object="Fiber 100", agent="intake",
                                               valid_from=now - timedelta(days=400)))
@@ -199,3 +197,15 @@ async def test_a_move_within_the_city_records_the_area_and_replaces_the_line(gat
     after = [h.name for h in await _line(graph_client, seeded, "Pooja Hegde")]
     assert f"{area} exchange (Bengaluru)" in after and after != before
     assert f"to {area}, Bengaluru" in got.reply.text
+
+
+async def test_it_works_now_cancels_a_booked_visit_and_says_so(gateway, intake, graph_client, stream_redis, seeded):
+    opened = await _say(intake, gateway, "Farah Khan", "no internet at all since morning", "s-v")
+    tid = opened.ticket.id
+    await tickets.set_stage(graph_client, seeded, tid, stage="technician_dispatched", agent="resolver")
+    visit = await tickets.schedule_visit(graph_client, seeded, tid, technician="Lena Fischer",
+                                         at=opened.reply.at + timedelta(days=1))
+    got = await _say(intake, gateway, "Farah Khan", "hey its all good now, net came back", "s-v")
+    assert got.change == "closed" and "closed" in got.reply.text and "visit that was booked is cancelled" in got.reply.text
+    [after] = [v for v in await tickets.visits_of(graph_client, seeded, tid) if v.visit_id == visit.visit_id]
+    assert after.status != "scheduled"

@@ -54,7 +54,8 @@ from dataclasses import dataclass
 from relay_graph.desk import agent_reads as desk
 from relay_graph.desk import conversation
 from relay_graph.desk.conversation import GUARD_KINDS, PLACEMENT_KINDS, AskKind, Part, ReplyKind
-from relay_graph.desk.conversation import guardrails, reads as talk_reads
+from relay_graph.desk.catalogue.brand import OWN_ROUTER_MAKER
+from relay_graph.desk.conversation import guardrails, reads as talk_reads, understood
 from relay_graph.desk.conversation.reads import Returning
 from relay_graph.desk.extraction import Extraction
 from relay_graph.desk.tickets import store as tickets
@@ -66,7 +67,7 @@ from relay_graph.runtime.streams import TurnReceived
 from relay_graph.usecases import customers as customer_cases
 from relay_graph.usecases.context import Call, Deps
 
-from . import deciding, placing
+from . import deciding, erasing, placing
 from .deciding import AGENT, HANDOFF_TO, NEEDED, Plan, Words
 from .extracting import CONTEXT_TTL_S, extract, extraction_contexts
 from .filing import Filed, file_facts
@@ -100,7 +101,7 @@ class _Read:
     on_file: list[FactView]
     open_tickets: list[TicketSummary]
     extraction: Extraction
-    said_before: set[str]  # this session's replies' answer labels
+    said_before: talk_reads.SaidBefore  # this session's replies' answer labels (and the last reply's)
     before: Returning | None  # a session's first turn: what happened last time
 
 
@@ -128,10 +129,15 @@ async def _answer(deps: Deps, call: Call, this: Turn) -> TurnResult:
         return await reply(call, this, words, None, None, fixed=True)
     read = await _read(deps, call, this, guard.text)
     asks = conversation.recognise(guard.text)
+    asked = understood.asked_last(read.said_before.last)
+    if "erase" in asked and (verdict := deciding.yes_or_no(guard.text)) is not None:
+        return await erasing.answer(call, this, verdict)  # the answer to "shall I delete it?"
+    read.extraction = _with_answers(read, asked, guard.text, asks)
     plan = deciding.plan(desk.ticket_id_for(turn.episode_id), read.extraction, guard.text, asks, read.open_tickets)
     words = deciding.opening_words(read.before, read.on_file, guard, read.extraction)
     filed, tw = await _work(call, this, read, plan)
-    placed = await placing.place_home(deps, call, this.customer, turn, guard.text, filed.learnt)
+    placed = await placing.place_home(deps, call, this.customer, turn, guard.text, filed.learnt,
+                                      elsewhere=deciding.about_elsewhere(asks, read.extraction, guard.text))
     if placed is not None:
         for part in placed.words:
             words.add(PLACEMENT_KINDS.get(placed.status, ReplyKind.PLACED), part)
@@ -149,6 +155,16 @@ async def _answer(deps: Deps, call: Call, this: Turn) -> TurnResult:
     result = await reply(call, this, words, tw.ticket, tw.change, rows=rows, customer_text=guard.text)
     result.learnt, result.ended, result.asked, result.outages = filed.learnt, filed.ended, asked, tw.outages
     return result
+
+
+def _with_answers(read: _Read, asked: list[str], text: str, asks: list) -> Extraction:
+    """The turn read as the answer to what the desk asked last (understood.py): what it answers
+    beyond the extractor's facts, else, with no other business in it, the raw answer kept."""
+    more = understood.understand(asked, text, read.extraction, own_router=f"{OWN_ROUTER_MAKER} router")
+    if not more:
+        raw = understood.raw_answer(asked, text, read.extraction, other_business=bool(asks))
+        more = [raw] if raw is not None else []
+    return understood.with_facts(read.extraction, more)
 
 
 async def _work(call: Call, this: Turn, read: _Read, plan: Plan) -> tuple[Filed, TicketWork]:
@@ -183,12 +199,15 @@ async def _talk(deps: Deps, call: Call, this: Turn, read: _Read, plan: Plan, tw:
     ref = conversation.TicketRef(about.id, about.issue, getattr(about, "summary", "") or "",
                                  stage=about.stage.value) if about else None
     on_file_text = " ".join(f.object for f in filed.current if f.predicate == "has_issue")
+    asks = deciding.follow_ups(asks, filed.learnt, filed.current)
 
     async def answer(c: Call) -> conversation.Answered:
         return await conversation.answer_asks(
             c.client, c.tenant, customer=this.customer, asks=[a for a in asks if a.kind not in skip],
-            turn_id=this.episode.episode_id, at=call.now(), acts=IntakeActs(c), said_before=read.said_before,
-            open_ticket=ref, on_file_text=on_file_text)
+            turn_id=this.episode.episode_id, at=call.now(), acts=IntakeActs(c, this.customer),
+            said_before=read.said_before, open_ticket=ref, on_file_text=on_file_text,
+            open_tickets=[t for t in read.open_tickets if tw.ticket is None or t.id != tw.ticket.id or
+                          tw.ticket.closed_at is None])
 
     if not moved_to:
         return await answer(call)

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from relay_graph.desk.conversation import ASKED_PREFIX, Ask, AskKind, Part, ReplyKind, compose
+from relay_graph.desk.conversation import ASKED_PREFIX, Ask, AskKind, Household, Part, ReplyKind, compose
 from relay_graph.desk.conversation import guardrails
 from relay_graph.desk.conversation import templates as replies
 from relay_graph.desk.conversation.reads import Returning
@@ -36,7 +36,7 @@ NEEDED: dict[str, tuple[str, ...]] = {
     IssueKind.ROUTER_FROZEN.value: ("has_router",),
 }
 
-_YES = re.compile(r"^\W*(yes|yeah|yep|yup|sure|it does|all good|works)\b", re.I)
+_YES = re.compile(r"^\W*(yes|yeah|yea|ya|yep|yup|sure|it does|all good|works|haan|ha|han)\b", re.I)
 _NO = re.compile(r"^\W*(no|nope|nah|not really|still no)\b", re.I)
 
 
@@ -88,6 +88,10 @@ def plan(turn_ticket_id: str, extraction: Extraction, text: str, asks: list[Ask]
     mine = next((t for t in open_tickets if t.id == turn_ticket_id), None)
     awaiting = [t for t in open_tickets if t.stage is TicketStage.FIXED and t.id != turn_ticket_id]
     verdict = verdict_of(extraction, text, awaiting) if mine is None else None
+    if verdict is None and mine is None and not awaiting and works_now(extraction, asks):
+        # "it started working on its own": their word closes the open ticket, whatever stage it is in
+        awaiting, verdict = [t for t in open_tickets if t.id != turn_ticket_id][:1], True
+        verdict = verdict if awaiting else None
     problem = extraction.problem
     on_problem = verdict is None and problem is not None and (mine is not None or extraction.intent in (
         Intent.REPORT_PROBLEM, Intent.CONFIRM_NOT_FIXED) or problem.kind is not IssueKind.OTHER)
@@ -95,6 +99,47 @@ def plan(turn_ticket_id: str, extraction: Extraction, text: str, asks: list[Ask]
         on_problem = False  # "it's a bit better now" is a reading on the open ticket, not a new problem
     wants_update = extraction.intent is Intent.ASK_STATUS or any(a.kind is AskKind.UPDATE for a in asks)
     return Plan(mine, awaiting, verdict, on_problem, wants_update)
+
+
+def works_now(extraction: Extraction, asks: list[Ask]) -> bool:
+    """"It's working now", with no problem beside it and no other question about the line."""
+    return (extraction.intent is Intent.CONFIRM_FIXED and extraction.problem is None
+            and not any(a.kind in (AskKind.READING, AskKind.UPDATE, AskKind.TIP) for a in asks))
+
+
+_ELSEWHERE = re.compile(
+    r"\b(?:my|our)\s+(?:parents|mum|mom|dad|father|mother|brother|sister|son|daughter|friend|friends|cousin|uncle|aunt"
+    r"|in-?laws|grand\w+|relatives?|family)\s+(?:\w+\s+)?(?:stay|stays|live|lives|living|staying|is|are|moved)\b", re.I)
+
+
+def about_elsewhere(asks: list[Ask], extraction: Extraction, text: str) -> bool:
+    """The turn asks about another place (coverage, someone else's home), not the customer's own."""
+    return (any(a.kind is AskKind.COVERAGE for a in asks) or extraction.about_someone_else
+            or bool(_ELSEWHERE.search(text)))
+
+
+def yes_or_no(text: str) -> bool | None:
+    """A plain yes or no ("yes please delete it", "no, keep it"), else None."""
+    if _NO.match(text) or re.search(r"\b(?:keep|don't|do\s+not|cancel|stop)\b", text, re.I):
+        return False
+    if _YES.match(text) or re.search(r"^\W*(?:ok(?:ay)?|go\s+ahead|do\s+it|please\s+do|confirm(?:ed)?|delete)\b", text, re.I):
+        return True
+    return None
+
+
+def follow_ups(asks: list[Ask], learnt: list[FactView], current: list[FactView]) -> list[Ask]:
+    """A recommendation uses the household size on file; one made on an assumed household is made
+    again when the number it asked for was just given."""
+    size = next((f.object for f in [*learnt, *current] if f.predicate == "household_size"
+                 and f.state is FactState.CURRENT), None)
+    if size is None:
+        return asks
+    people = int(size)
+    out = [Ask(a.kind, a.detail, Household(people, a.household.uses if a.household else frozenset()), a.sentence)
+           if a.kind is AskKind.RECOMMEND and not (a.household and a.household.people) else a for a in asks]
+    if any(f.predicate == "household_size" for f in learnt) and not any(a.kind is AskKind.RECOMMEND for a in out):
+        out.append(Ask(AskKind.RECOMMEND, household=Household(people)))
+    return out
 
 
 def verdict_of(extraction: Extraction, text: str, awaiting: list[TicketSummary]) -> bool | None:

@@ -25,6 +25,7 @@ once and adds the words it returns. It reads the desk and writes only through th
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 
 from relay_graph.desk import catalogue
@@ -81,8 +82,14 @@ def which_place(candidates: list[PlaceCandidate]) -> replies.Reply:
                          [f"placement: {len(candidates)} places of that name"])
 
 
+# "moved to HSR Layout", "we shifted to a new flat in Indiranagar": a move said in words, which may
+# stay within the city of the line (then the area is what changed)
+_MOVED = re.compile(r"\b(?:moved|moving|shifted|shifting|relocated|new\s+(?:address|flat|house|home|apartment|place))\b",
+                    re.I)
+
+
 async def place_home(deps: Deps, call: Call, customer: str, turn: EpisodeView | None, text: str,
-                     learnt: list[FactView]) -> Placed | None:
+                     learnt: list[FactView], *, elsewhere: bool = False) -> Placed | None:
     """See the module doc. None when the turn names no new home, or the home it names is where the
     customer's line already is. A customer with a line who says they live somewhere else now (a
     current `lives_in` of this turn) is placed again: connected there (their old home box is no longer
@@ -94,7 +101,13 @@ async def place_home(deps: Deps, call: Call, customer: str, turn: EpisodeView | 
     text = " ".join(text.split())[:500]  # one line: an address is not a paragraph
     if not text:
         return None
-    line_city = await _line_city(call, customer)
+    if elsewhere and not said_home:
+        return None  # a question about another place ("do you cover Pune? my parents live there")
+    line_city, line_area = await _line_place(call, customer)
+    if line_city and _MOVED.search(text):
+        within = await _same_city_move(call, customer, turn, text, line_city, line_area)
+        if within is not None or not moved_home:
+            return within
     if line_city is not None and not moved_home:
         return None  # already on a line, and no new home in this turn
     region = await _desk_region(call)
@@ -161,14 +174,40 @@ def _no_line(placement, cannot: str, then: str = "") -> Placed:
         [f"placement: {where} is outside the area we serve"])])
 
 
-async def _line_city(call: Call, customer: str) -> str | None:
-    """The city of the customer's line (its exchange's), None when they have no line."""
+async def _line_place(call: Call, customer: str) -> tuple[str | None, str | None]:
+    """The city and area of the customer's line (its exchange's), (None, None) when they have no
+    line ("" for a city its exchange's name does not say)."""
     try:
         hops = await network.customer_line(call.client, call.tenant, customer)
     except NotFound:
+        return None, None
+    for h in hops:
+        city = homes.city_of_exchange(h.name) if h.kind is NodeKind.OLT else None
+        if city:
+            return city, h.name.split(" exchange (")[0]
+    return ("" if hops else None), None
+
+
+async def _same_city_move(call: Call, customer: str, turn: EpisodeView | None, text: str, line_city: str,
+                          line_area: str | None) -> Placed | None:
+    """"Moved to HSR Layout, still in Bengaluru": the area is recorded (with the turn as source), and
+    the line re-placed when the area is served by another exchange than the one the line is on."""
+    region = await _desk_region(call)
+    if region is None:
         return None
-    cities = [c for c in (homes.city_of_exchange(h.name) for h in hops if h.kind is NodeKind.OLT) if c]
-    return cities[0] if cities else ("" if hops else None)
+    placement = await catalogue.place(call.client, call.tenant, text, region=region)
+    if placement.status is not PlacementStatus.SERVED or name_key(placement.city or "") != name_key(line_city):
+        return None  # another city (the lives_in path), or nothing we can place
+    area = placement.area or placement.place
+    if not area or name_key(area) == name_key(line_city) or turn is None:
+        return None
+    await facts.write_facts(call, [FactInput(subject=customer, predicate="lives_in_area", object=area, agent=AGENT,
+                                             valid_from=turn.at, source=turn.episode_id)])
+    if line_area and name_key(line_area) == name_key(area):
+        return Placed("connected", city=line_city, area=area, words=[replies.Reply(
+            f"Thanks: I have noted that you live in {area}, {line_city}; your line stays on the {area} exchange.",
+            [f"placement: {area} is served by the exchange your line is on"])])
+    return await _connect(call, customer, text, region, placement, f"{line_area}, {line_city}" if line_area else line_city)
 
 
 async def _move(deps: Deps, call: Call, customer: str, text: str, placement: Placement) -> Placed:

@@ -14,9 +14,9 @@ from relay_graph.desk.conversation import TicketRef
 from relay_graph.desk.conversation.reads import PromiseView
 from relay_graph.desk.network.models import Outage
 from relay_graph.desk.tickets.models import Ticket
-from relay_graph.memory.models import FactView
+from relay_graph.memory.models import FactInput, FactView
 from relay_graph.runtime.streams import TurnReceived
-from relay_graph.usecases import replies as reply_cases, ticket_opening
+from relay_graph.usecases import facts as fact_cases, replies as reply_cases, ticket_opening
 from relay_graph.usecases.context import Call
 from relay_graph.usecases.replies import ReplyDraft, after
 
@@ -38,6 +38,7 @@ class TurnResult:
     outages: list[Outage] = field(default_factory=list)
     redelivered: bool = False
     answers: list[str] = field(default_factory=list)  # the reply's answer kinds
+    erased: object | None = None  # the forget's receipt, when the customer's data was erased on their word
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,7 @@ class IntakeActs:
     """The ticket asks that are writes (conversation.TicketActs), as the use cases on the turn's call."""
 
     call: Call
+    customer: str = ""
 
     async def reading(self, ticket: TicketRef, direction: str, at: datetime) -> bool:
         return await ticket_opening.note_reading(self.call, ticket.id, ticket.stage, direction, at=at)
@@ -96,3 +98,9 @@ class IntakeActs:
                       at: datetime) -> PromiseView | None:
         return await ticket_opening.promise_callback(self.call, ticket.id, ticket.stage, text, due, source=source,
                                                      at=at)
+
+    async def want_plan(self, plan: str, source: str, at: datetime) -> bool:
+        written = await fact_cases.write_facts(self.call, [FactInput(
+            subject=self.customer, predicate="wants_plan", object=plan, agent=self.call.agent, valid_from=at,
+            source=source)])
+        return bool(written)

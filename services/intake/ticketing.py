@@ -53,12 +53,20 @@ async def confirm(call: Call, turn: EpisodeView, target: TicketSummary, verdict:
                   current: list[FactView]) -> TicketWork:
     """The customer's answer to "is it working now?" for the ticket waiting for it (`current`: the
     customer's current facts after this turn's were filed)."""
+    booked = [v for v in await tickets.visits_of(call.client, call.tenant, target.id) if v.status == "scheduled"]
     ticket = await ticket_cases.confirm_fix(
         call, target.id, fixed=verdict, by=CUSTOMER, detail=f"the customer's message {turn.episode_id}",
-        at=call.now(), issues_at=turn.at, current=current)  # what it owes is on the call
-    words = [Part(ReplyKind.CONFIRMATION,
-                  replies.confirmation_received(ticket.id, verdict, ticket.stage.value, ticket.updated_at))]
-    return TicketWork(ticket=ticket, change="closed" if verdict else "reopened", words=words)
+        at=call.now(), issues_at=turn.at, current=current)  # what it owes is on the call (a booked visit goes)
+    said = replies.confirmation_received(ticket.id, verdict, ticket.stage.value, ticket.updated_at)
+    if verdict and ticket.closed_at is not None and booked:
+        after = {v.visit_id: v.status for v in await tickets.visits_of(call.client, call.tenant, target.id)}
+        gone = [v for v in booked if after.get(v.visit_id) != "scheduled"]
+        if gone:  # said only when the visit really is off the books
+            said = replies.Reply(said.text + " The technician visit that was booked is cancelled: nobody needs "
+                                 "to come.", said.how_i_know + [f"visit {v.visit_id}: {after.get(v.visit_id)}"
+                                                                for v in gone])
+    return TicketWork(ticket=ticket, change="closed" if verdict else "reopened",
+                      words=[Part(ReplyKind.CONFIRMATION, said)])
 
 
 async def ticket_work(call: Call, customer: str, session: str, turn: EpisodeView, problem: ProblemReport | None,

@@ -72,6 +72,19 @@ def check_name(value: str) -> str:
     return value
 
 
+def check_household(value: str) -> str:
+    if not re.fullmatch(r"\d{1,2}", value.strip()) or not 0 < int(value) <= 20:
+        raise InvalidValue(f"{value!r} is not a number of people (1-20)")
+    return str(int(value))
+
+
+def check_answer(value: str) -> str:
+    """A raw answer kept against the question it answers ("has_router: the grey box by the tv")."""
+    if not re.match(r"[a-z_]{2,48}: \S", value) or len(value) > 300:
+        raise InvalidValue(f"{value!r} is not '<question>: <answer>' (at most 300 characters)")
+    return value
+
+
 S, M = Cardinality.SINGLE, Cardinality.MULTI
 SUP, CON = ConflictPolicy.SUPERSEDE, ConflictPolicy.CONFLICT
 
@@ -85,6 +98,14 @@ PREDICATES: tuple[Predicate, ...] = (
     Predicate("email", "Customer", "Email", M, SUP, "HAS_EMAIL", check_email, claim="email address"),
     Predicate("has_issue", "Customer", "Issue", M, SUP, "HAS_ISSUE"),
     Predicate("prefers_contact", "Customer", "ContactMethod", S, SUP, "PREFERS_CONTACT", check_contact),
+    # what customers tell the desk in answer to its questions, and what they ask it for
+    Predicate("lives_in_area", "Customer", "Area", S, SUP, "LIVES_IN_AREA", _not_a_symptom("area")),
+    Predicate("household_size", "Customer", "HouseholdSize", S, SUP, "HOUSEHOLD_SIZE", check_household,
+              claim="number of people at home"),
+    Predicate("prefers_time", "Customer", "TimeOfDay", S, SUP, "PREFERS_TIME", _not_a_symptom("time"),
+              claim="preferred time to be contacted"),
+    Predicate("wants_plan", "Customer", "Plan", S, SUP, "WANTS_PLAN", check_plan),
+    Predicate("answered", "Customer", "Answer", M, SUP, "ANSWERED", check_answer),
 )
 NAMES: tuple[str, ...] = tuple(sorted(p.name for p in PREDICATES))
 

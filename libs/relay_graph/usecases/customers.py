@@ -5,7 +5,7 @@ Each writes through the desk (relay_graph.desk.customers, desk.network.homes) or
 records on the call what it owes (`Call.owe`); none announces. What each owes:
 - `create_customer`: with a name, the FactChanged of the `name` fact (best effort: the customer
   stands whether or not the live feed hears of it); without one, nothing;
-- `set_time_zone`, `connect_home`, `embed_turn`: nothing (no notification says these; readers
+- `set_time_zone`, `connect_home`, `embed_turn`, `forget_me`: nothing (no notification says these; readers
   read the graph);
 - `move_case`: nothing in the source desk (its open tickets only gain a `moved_desk` step, in the
   workflow's words); the target desk hears of the tickets that arrived when they are handed to its
@@ -23,7 +23,9 @@ from relay_graph.desk.network import homes
 from relay_graph.desk.network.homes import HomeLine
 from relay_graph.desk.tickets import workflow
 from relay_graph.desk.tickets.models import TicketStage
+from relay_graph.usecases import operations
 from relay_graph.usecases.context import Call, fact_changes
+from relay_graph.usecases.operations import ForgetReceipt
 
 
 async def create_customer(call: Call, *, name: str | None = None) -> str:
@@ -57,6 +59,14 @@ async def move_case(call: Call, to_tenant: str, customer: str, *, by: str | None
     moved = workflow.advance(workflow.TicketState(stage=TicketStage.REPORTED), workflow.MovedDesk(region=region.name, at=at))
     return await case_move.move_case(call.client, call.tenant, to_tenant, customer, by=by or call.agent, at=at,
                                      detail=moved.steps[0].staff)
+
+
+async def forget_me(call: Call, customer: str) -> ForgetReceipt:
+    """The customer's own erasure request, confirmed in chat: everything about that one customer
+    goes (their episodes, sessions, facts, tickets and their parts, case moves, the customer), as the
+    admin forget does (usecases.operations.forget_customer). Owes nothing: the facts and replies it
+    removes are not announced one by one, and the customer's last reply is never stored."""
+    return await operations.forget_customer(call.client, call.tenant, customer)
 
 
 async def embed_turn(call: Call, episode_ids: list[str]) -> None:

@@ -16,16 +16,17 @@ from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from relay_graph.desk import catalogue
-from relay_graph.desk.tickets import store as tickets
-from relay_graph.runtime.errors import NotFound
+from relay_graph.desk.catalogue.models import PlacementStatus
 
+from relay_graph.desk.tickets import store as tickets
 from relay_graph.runtime.db import GraphClient
+from relay_graph.runtime.errors import NotFound
 from relay_graph.desk.extraction.rules import extract
 from relay_graph.desk.extraction.schema import Intent
-from relay_graph.desk.conversation import compose, reads
+from relay_graph.desk.conversation import compose, on_file, reads
 from relay_graph.desk.conversation.asks import Ask, AskKind, callback_due
 from relay_graph.desk.conversation.compose import Part
-from relay_graph.desk.conversation.kinds import ReplyKind
+from relay_graph.desk.conversation.kinds import ASKED_PREFIX, ReplyKind
 
 # Customer-safe tips per kind of problem: FAQ ids of the catalogue, most fitting first. A Wi-Fi
 # problem in one part of the home gets the Wi-Fi placement answer before a restart.
@@ -67,6 +68,10 @@ class TicketActs(Protocol):
         """Keep a promise on the ticket; None: not kept (no such ticket here)."""
         ...
 
+    async def want_plan(self, plan: str, source: str, at: datetime) -> bool:
+        """Record that the customer asked for `plan` (a `wants_plan` fact, `source` their turn)."""
+        ...
+
 
 @dataclass
 class Answered:
@@ -105,7 +110,7 @@ def due_time(detail: str | None, at: datetime) -> datetime:
 
 async def answer_asks(client: GraphClient, tenant: str, *, customer: str, asks: Sequence[Ask], turn_id: str,
                       at: datetime, acts: TicketActs, open_ticket: TicketRef | None, said_before: set[str],
-                      on_file_text: str = "") -> Answered:
+                      on_file_text: str = "", open_tickets: Sequence = ()) -> Answered:
     """Each ask answered in order, from the graph of `tenant` (see the module doc)."""
     out = Answered()
     if not asks:
@@ -126,21 +131,85 @@ async def answer_asks(client: GraphClient, tenant: str, *, customer: str, asks: 
         if k in _CATALOGUE:
             await _catalogue_ask(out, client, tenant, ask, country, plan_rows)
         elif k is AskKind.COVERAGE:
-            hit = await reads.served_city(client, tenant, ask.detail) if ask.detail else None
-            names = [] if hit else await reads.served_city_names(client, tenant)
-            out.parts.append(compose.coverage(ask.detail, hit[0] if hit else None, hit[1] if hit else None, names))
+            out.parts.append(await _coverage(client, tenant, ask.detail))
         elif k is AskKind.FAQ and faq_worth_asking(ask):
             question = ask.detail or ask.sentence
             found = await catalogue.faq(client, tenant, question, limit=1)
             if found and found[0].score >= catalogue.faq_floor(question):
                 out.parts.append(compose.faq(found[0]))
                 out.rows += found
+        elif k in _ON_FILE:
+            await _on_file_ask(out, client, tenant, customer, ask, at, open_tickets)
+        elif k is AskKind.PLAN_REQUEST:
+            await _plan_request(out, client, tenant, ask, country or await reads.customer_country(client, tenant, customer),
+                                acts, turn_id, at)
         elif k is AskKind.TIP:
             await _tip(out, client, tenant, open_ticket, on_file_text, said_before)
         elif k in (AskKind.READING, AskKind.CALLBACK) and open_ticket is not None:
             await _ticket_ask(out, acts, ask, open_ticket, turn_id, at)
         # UPDATE is the ticket work's (intake's status words with the last step)
     return out
+
+
+async def _coverage(client: GraphClient, tenant: str, place: str | None) -> Part:
+    """Whether we serve a place, from the footprint (a served city by name, else the place as the
+    placement reads it: one of our areas is served). Never moves anyone's line."""
+    hit = await reads.served_city(client, tenant, place) if place else None
+    if hit is None and place:
+        try:
+            p = await catalogue.place(client, tenant, place)
+        except Exception:  # a place name the placement refuses is "not on our list", not an error
+            p = None
+        if p is not None and p.status is PlacementStatus.SERVED and p.city:
+            return compose.coverage(f"{p.area}, {p.city}" if p.area else p.city, p.city, None, [])
+    names = [] if hit else await reads.served_city_names(client, tenant)
+    return compose.coverage(place, hit[0] if hit else None, hit[1] if hit else None, names)
+
+
+_ON_FILE = {AskKind.ABOUT_ME, AskKind.HISTORY, AskKind.ERASE}
+
+
+async def _on_file_ask(out: Answered, client: GraphClient, tenant: str, customer: str, ask: Ask, at: datetime,
+                       open_tickets: Sequence) -> None:
+    """What is on their file, what it said before, what an erasure would remove (then asked)."""
+    if ask.kind is AskKind.ABOUT_ME:
+        out.parts.append(await on_file.about_me(client, tenant, customer, open_tickets))
+    elif ask.kind is AskKind.HISTORY:
+        out.parts.append(await on_file.history(client, tenant, customer, ask.detail or "lives_in", ask.sentence, at))
+    else:
+        out.parts.append(await on_file.erase_preview(client, tenant, customer, open_tickets))
+        out.answers.append(ASKED_PREFIX + "erase")
+
+
+def plan_named(detail: str, plans: Sequence) -> object | None:
+    """The catalogue plan "the 300 one", "fiber 1000", "the cheapest" names, else None."""
+    said = detail.lower()
+    if not plans:
+        return None
+    if re.search(r"cheap|basic|smallest", said):
+        return min(plans, key=lambda p: p.price.amount)
+    if re.search(r"fast|top|biggest", said):
+        return max(plans, key=lambda p: p.down_mbps)
+    m = re.search(r"(\d+(?:\.\d)?)\s*(g)?", said)
+    if m:
+        mbps = float(m.group(1)) * (1000 if m.group(2) else 1)
+        return next((p for p in plans if p.down_mbps == mbps), None)
+    return next((p for p in plans if p.name.lower() in said or said in p.name.lower()), None)
+
+
+async def _plan_request(out: Answered, client: GraphClient, tenant: str, ask: Ask, country, acts: TicketActs,
+                        turn_id: str, at: datetime) -> None:
+    """"Book the 300 one": the plan it names is recorded as asked for, and what happens next said."""
+    plans = await catalogue.plans_for(client, tenant, country.code) if country else []
+    plan = plan_named(ask.detail or "", plans)
+    if plan is None:
+        names = ", ".join(p.name for p in plans)
+        out.parts.append(Part(ReplyKind.CLARIFY, compose.Reply(
+            f"Which plan would you like? We have {names}." if names else "Which plan would you like?", [])))
+        return
+    if await acts.want_plan(plan.name, turn_id, at):
+        out.parts.append(compose.plan_requested(plan, country.name))
+        out.rows.append(plan)
 
 
 _NO_CATALOGUE = Part(ReplyKind.CLARIFY, compose.Reply(
@@ -162,6 +231,8 @@ async def _catalogue_ask(out: Answered, client: GraphClient, tenant: str, ask: A
             part = compose.plans(rows, country.name)
         elif k is AskKind.RECOMMEND:
             part = compose.recommend(rows, ask.household or compose.Household(), country.name)
+            if not (ask.household and ask.household.people):  # it asks how many share the line
+                out.answers.append(ASKED_PREFIX + "household_size")
         else:
             part = compose.not_sold(ask.detail or "that", rows, country.name)
     elif k is AskKind.ADDONS:

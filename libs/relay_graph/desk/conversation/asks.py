@@ -45,6 +45,10 @@ class AskKind(str, Enum):
     READING = "reading"
     UPDATE = "update"
     CALLBACK = "callback"
+    ABOUT_ME = "about_me"  # "what do you know about me?"
+    HISTORY = "history"  # "where did you have me before?", "what plan was I on in March?"
+    ERASE = "erase"  # "delete my data"
+    PLAN_REQUEST = "plan_request"  # "book the 300 one for me"
     FAQ = "faq"
 
 
@@ -95,6 +99,8 @@ _COVERAGE = re.compile(
     r"|\bis\s+(?P<d>[A-Z][\w'’ -]{1,40}?)\s+(?:covered|served)\b"
     r"|\b(?:do|does)\s+you\s+have\s+(?:service|coverage|fib(?:re|er)|lines?)\s+in\s+(?P<e>[A-Z][\w'’ -]{1,40}?)\s*(?:[?.!,]|$)",
     _I)
+# "do you cover Pune also?", "Kothrud area too": words after the place that are not the place
+_FILLER = re.compile(r"(?:\s+(?:also|too|as\s+well|city|area|side|region|pls|please|na|bhi|or\s+not))+$", _I)
 _NOT_A_PLACE = re.compile(r"^(?:my|our|this|that|your|the|here|there|me|us|it)\b", _I)
 _RECOMMEND = re.compile(
     r"\b(?:(?:what|which)\s+(?:plan|package)\s+(?:for|should|would|do\s+you\s+(?:recommend|suggest)|suits|is\s+(?:best|right|good)"
@@ -140,7 +146,9 @@ _BY_TIME = re.compile(r"\b(?P<w>before|by|at|around|until|till)\s+(?P<h>\d{1,2})
                       r"(?!\s*(?:mbps|gb|days?|%))", _I)
 _HOUSEHOLD = re.compile(
     rf"\b(?:family|household|home|house|flat)\s+of\s+(?P<n>{_NUM})\b|\b(?P<m>{_NUM})\s+(?:of\s+us|people|persons|members"
-    rf"|users|adults|flatmates|roommates|in\s+(?:the\s+|my\s+|our\s+)?(?:family|house|home|flat))\b|\bwe\s+are\s+(?P<k>{_NUM})\b"
+    rf"|ppl|peeps|ppls|person|family\s+members|heads|users|adults|flatmates|roommates|in\s+(?:the\s+|my\s+|our\s+)?"
+    rf"(?:family|house|home|flat))\b|\bwe\s*(?:are|r|re|'re|’re)\s+(?:a\s+(?:family|household)\s+of\s+)?(?P<k>{_NUM})\b"
+    rf"|\b(?:household|family)\s+(?:size\s+)?(?:is\s+|of\s+)?(?P<j>{_NUM})\b|^\W*(?P<bare>{_NUM})\W*$"
     r"|\b(?P<solo>just\s+me|only\s+me|i\s+live\s+alone|living\s+alone|single\s+person)\b", _I)
 _USES = {
     "gaming": re.compile(r"\b(?:gam(?:e|es|er|ers|ing)|play\s+online|ps5|xbox|fortnite|valorant)\b", _I),
@@ -150,6 +158,40 @@ _USES = {
     "uploads": re.compile(r"\b(?:upload(?:s|ing)?|creator|content\s+creation|live\s*stream(?:ing)?\s+(?:on|to)|twitch"
                           r"|large\s+files|backups?)\b", _I),
 }
+_ABOUT_ME = re.compile(
+    r"\bwhat\s+(?:do|does)\s+(?:you|u|lanternfish|the\s+desk)\s+(?:guys\s+)?(?:know|have|hold|keep|store|remember)\s+"
+    r"(?:about|on|of)\s+me\b|\bwhat\s+(?:info(?:rmation)?|data|details|personal\s+data)\s+(?:do|does)\s+(?:you|u)\s+(?:guys\s+|people\s+)?"
+    r"(?:have|hold|keep|store)\b|\bwhat(?:'s|\s+is|\s+have\s+you\s+got)\s+(?:on\s+)?(?:my\s+(?:file|record|profile|account)"
+    r"|on\s+file\s+(?:for|about)\s+me)\b|\bshow\s+me\s+(?:my\s+(?:data|profile|file|details|info)|what\s+you\s+(?:know|have))\b"
+    r"|\bwhat\s+have\s+you\s+got\s+on\s+me\b|\b(?:do|does)\s+(?:you|u)\s+remember\s+me\b"
+    r"|\bwhat\s+(?:all\s+)?(?:do\s+)?you\s+know\s+about\s+me\b", _I)
+_BEFORE = r"(?:before|previously|earlier|in\s+the\s+past|last\s+time|originally|at\s+first|first)"
+_HISTORY = re.compile(
+    rf"\b(?:where|which\s+(?:city|town|place|address))\s+did\s+(?:you|u)\s+have\s+me(?:\s+in)?\b"
+    rf"|\bwhere\s+(?:did|was)\s+i\s+(?:live|living|stay|staying|based)\b(?=.*\b{_BEFORE}\b)?"
+    rf"|\b(?:what|which)\s+(?:plan|package|router|city|address|number|phone|email)\s+(?:was|were|did)\s+i\s+(?:on|have|in|using|use|live\s+in)\b"
+    rf"|\b(?:what|which)\s+(?:was|were)\s+my\s+(?:old|previous|earlier|former|last|first)?\s*(?:plan|package|router|city|address"
+    rf"|number|phone|email)\b|\bmy\s+(?:old|previous|former)\s+(?:plan|router|city|address|number)\b"
+    rf"|\b(?:did|do)\s+(?:you|u)\s+have\s+me\s+(?:in|on|at)\b", _I)
+_HISTORY_WHAT = {
+    "lives_in": re.compile(r"\b(?:where|city|town|place|address|live|living|stay|staying|based)\b", _I),
+    "on_plan": re.compile(r"\b(?:plan|package|tariff)\b", _I),
+    "has_router": re.compile(r"\brouter\b", _I),
+    "phone": re.compile(r"\b(?:number|phone)\b", _I),
+    "email": re.compile(r"\bemail\b", _I),
+}
+_ERASE = re.compile(
+    r"\b(?:delete|erase|remove|wipe|purge|destroy|clear)\s+(?:out\s+)?(?:all\s+(?:of\s+)?)?(?:my|our)\s+(?:personal\s+|private\s+"
+    r"|customer\s+)?(?:data|information|info|details|records?|account|profile|history|file)\b"
+    r"|\bforget\s+(?:all\s+)?(?:about\s+)?me\b|\bright\s+to\s+(?:be\s+forgotten|erasure)\b|\b(?:gdpr|dpdp)\s+(?:delete|erasure|request)\b"
+    r"|\b(?:data|account)\s+(?:deletion|erasure)\b|\bmera\s+data\s+(?:delete|hata)\w*", _I)
+_PLAN_REQUEST = re.compile(
+    r"\b(?:book|take|get|order|buy|want|choose|pick|go\s+(?:for|with)|sign\s+(?:me\s+)?up\s+(?:for|to)|upgrade\s+(?:me\s+)?(?:to)?"
+    r"|downgrade\s+(?:me\s+)?(?:to)?|switch\s+(?:me\s+)?(?:to|over\s+to)|move\s+me\s+(?:to|onto)|put\s+me\s+on|i'?ll\s+(?:take|have))"
+    r"\s+(?:me\s+)?(?:the\s+|that\s+|a\s+|your\s+)?(?P<plan>(?:fib(?:re|er)\s+)?\d{2,5}(?:\s*mbps)?|(?:fib(?:re|er)\s+)?\d(?:\.\d)?\s*g(?:b|bps)?"
+    r"|(?:cheapest|fastest|cheaper|faster|basic|top|biggest|smallest)|(?:fib(?:re|er)\s+)\w+)"
+    r"(?:\s+(?:one|plan|package|mbps\s+plan|pack))?\b", _I)
+
 _SPLIT = re.compile(r"(?<=[.?!;])\s+|\n+|\s+(?:and\s+)?also\s+|,?\s+and\s+(?=(?:do|does|can|what|which|how|any|is|are|will)\b)",
                     _I)
 
@@ -161,6 +203,23 @@ def _number(word: str) -> int | None:
     return _NUMBERS.get(w)
 
 
+_ME = re.compile(r"\b(?:me|myself|i)\b", _I)
+_PARTNER = re.compile(r"\b(?:wife|husband|partner|spouse|gf|bf|girlfriend|boyfriend|hubby|missus)\b", _I)
+_KIDS = re.compile(rf"\b(?P<n>{_NUM}|a)\s+(?:kids|children|sons|daughters|teens|teenagers|boys|girls|kid|child|son"
+                   r"|daughter)\b", _I)
+_PARENTS = re.compile(r"\b(?:my\s+)?(?:parents|in-?laws)\b", _I)
+
+
+def _counted(text: str) -> int | None:
+    """"me, my wife and 2 kids": the people named, counted (None: nobody counted)."""
+    kids = sum(_number(k.group("n")) or 1 for k in _KIDS.finditer(text))
+    partner = 1 if _PARTNER.search(text) else 0
+    parents = 2 if _PARENTS.search(text) else 0
+    if not (kids or partner or parents):
+        return None
+    return 1 + kids + partner + parents if (_ME.search(text) or partner) else None
+
+
 def household_of(text: str) -> Household:
     """How many share the line and what they do on it ("a family of four who game and stream")."""
     people = None
@@ -169,7 +228,9 @@ def household_of(text: str) -> Household:
         if m.group("solo"):
             people = 1
         else:
-            people = _number(m.group("n") or m.group("m") or m.group("k") or "")
+            people = _number(m.group("n") or m.group("m") or m.group("k") or m.group("j") or m.group("bare") or "")
+    else:
+        people = _counted(text)
     uses = frozenset(u for u, rx in _USES.items() if rx.search(text))
     return Household(people=people if people and 0 < people <= 20 else None, uses=uses)
 
@@ -181,7 +242,7 @@ def _is_question(sentence: str) -> bool:
 def _place(m: re.Match[str]) -> str:
     for g in "abcde":
         if m.group(g):
-            place = m.group(g).strip(" -'’")
+            place = _FILLER.sub("", m.group(g).strip(" -'’")).strip(" -'’")
             return "" if _NOT_A_PLACE.match(place) else place
     return ""
 
@@ -215,11 +276,29 @@ def _sentence_asks(s: str) -> list[Ask]:
             out.append(Ask(AskKind.READING, "better", sentence=s))
         elif _WORSE.search(s):
             out.append(Ask(AskKind.READING, "worse", sentence=s))
+    out += _memory_asks(s)
     if _CALLBACK.search(s):
         t = _BY_TIME.search(s)
         out.append(Ask(AskKind.CALLBACK, t.group(0) if t else None, sentence=s))
     if not out and question:
         out.append(Ask(AskKind.FAQ, s.strip(), sentence=s))
+    return out
+
+
+def _memory_asks(s: str) -> list[Ask]:
+    """What they ask of their own file: what is on it, what it said before, to erase it, and a plan
+    they want (its words: the number or name they gave)."""
+    out: list[Ask] = []
+    if _ERASE.search(s):
+        out.append(Ask(AskKind.ERASE, sentence=s))
+    elif _ABOUT_ME.search(s):
+        out.append(Ask(AskKind.ABOUT_ME, sentence=s))
+    elif _HISTORY.search(s):
+        what = next((p for p, rx in _HISTORY_WHAT.items() if rx.search(s)), "lives_in")
+        out.append(Ask(AskKind.HISTORY, what, sentence=s))
+    m = _PLAN_REQUEST.search(s)
+    if m and not _is_question(s[:m.start()] or "x"):
+        out.append(Ask(AskKind.PLAN_REQUEST, m.group("plan").strip(), sentence=s))
     return out
 
 
@@ -237,10 +316,20 @@ def recognise(text: str) -> list[Ask]:
             if a.kind not in seen:
                 seen.add(a.kind)
                 asks.append(a)
+    whole = household_of(text)
+    asks = [Ask(a.kind, a.detail, _merged(a.household, whole), a.sentence) if a.kind is AskKind.RECOMMEND else a
+            for a in asks]
     if AskKind.RECOMMEND in seen:
         # "a plan for ... and what does it cost": the recommendation carries the price
         asks = [a for a in asks if a.kind is not AskKind.PLANS]
     return asks
+
+
+def _merged(said: Household | None, whole: Household) -> Household:
+    """A recommendation's household: the sentence's, filled in from the rest of the turn ("we r 4
+    ppl at home, 2 kids game. which plan is best for us")."""
+    said = said or Household()
+    return Household(people=said.people or whole.people, uses=said.uses | whole.uses)
 
 
 def callback_due(detail: str | None) -> tuple[int, int] | None:

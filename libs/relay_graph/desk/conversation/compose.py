@@ -139,7 +139,9 @@ def not_sold(product: str, offers: Sequence[PlanOffer], country_name: str) -> Pa
 def coverage(place: str | None, served_city: str | None, country_name: str | None, served_cities: Sequence[str]) -> Part:
     """`served_city`: the catalogue's city the place names (None: not one we serve)."""
     if served_city:
-        text = f"Yes, we serve {served_city}" + (f" in {country_name}." if country_name else ".")
+        # "Kothrud, Pune": the area the place named, with the served city's own spelling
+        where = place.strip() if place and "," in place and served_city in place else served_city
+        text = f"Yes, we serve {where}" + (f" in {country_name}." if country_name else ".")
         text += " Tell me your street address and I will check the line there."
         return Part(ReplyKind.COVERAGE, Reply(text, [f"city {served_city}: served"]))
     cities = _join(list(served_cities[:8]))
@@ -150,6 +152,14 @@ def coverage(place: str | None, served_city: str | None, country_name: str | Non
     if cities:
         text += f" We serve {cities}" + (" among others." if len(served_cities) > 8 else ".")
     return Part(ReplyKind.COVERAGE, Reply(text, []))
+
+
+def plan_requested(plan: PlanOffer, country_name: str) -> Part:
+    """A plan change asked for: on file, and what happens next (nothing changes until staff confirm)."""
+    text = (f"I have put in your request to move to {plan.name} ({plan.down_mbps} Mbps down, {plan.up_mbps} up, "
+            f"{price_words(plan.price)} in {country_name}). Nothing changes yet: our team confirms the change and "
+            "the date it starts with you, and your bill moves to the new price from then.")
+    return Part(ReplyKind.PLAN_REQUESTED, Reply(text, [_plan_ref(plan)]))
 
 
 def faq(answer: FaqAnswer) -> Part:

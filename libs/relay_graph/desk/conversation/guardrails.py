@@ -63,6 +63,7 @@ class GuardKind(str, Enum):
     AUTHORITY_CLAIM = "authority_claim"
     ABUSE = "abuse"
     MIXED_LANGUAGE = "mixed_language"
+    BREAK_IN = "break_in"  # getting into networks, devices or accounts that are not theirs
 
 
 class GuardAction(str, Enum):
@@ -84,6 +85,7 @@ class Guard:
 GUARD_TABLE: dict[GuardKind, tuple[GuardAction, GuardAction, str | None]] = {
     GuardKind.PROMPT_INJECTION: (GuardAction.FIXED_REPLY, GuardAction.FIXED_REPLY, "prompt_injection"),
     GuardKind.AUTHORITY_CLAIM: (GuardAction.FIXED_REPLY, GuardAction.FIXED_REPLY, "authority_claim"),
+    GuardKind.BREAK_IN: (GuardAction.FIXED_REPLY, GuardAction.FIXED_REPLY, "break_in"),
     GuardKind.OTHER_CUSTOMER_DATA: (GuardAction.FIXED_REPLY, GuardAction.FIXED_REPLY, "other_customer"),
     GuardKind.ABUSE: (GuardAction.FIXED_REPLY, GuardAction.CARRY_ON, "abuse"),
     GuardKind.OFF_TOPIC: (GuardAction.FIXED_REPLY, GuardAction.CARRY_ON, "off_topic"),
@@ -101,6 +103,10 @@ _REPLIES: dict[str, Reply] = {
         "courts and other authorities must send an official written request to our legal team, who answer it "
         "under the law. If there is something about your own service, I am happy to help.", []),
     "other_customer": replies.refuse_other_customer(),
+    "break_in": Reply(
+        "I can't help with getting into a network, router, device or account that isn't yours: that is against "
+        "the law and our terms. If you need internet at home, I can tell you about our plans; if it is your own "
+        "Wi-Fi password you have lost, it is printed on the sticker under your router.", []),
     "abuse": Reply(
         "I am sorry this has been so frustrating, and I want to put it right. Please keep it respectful. "
         "What is going wrong with your service? Tell me and I will look into it straight away.", []),
@@ -122,6 +128,22 @@ def fixed_reply(guard: Guard) -> Reply | None:
 # Detectors. Each takes the message (and, for mixed language, its English rewrite).
 
 _I = re.I
+
+# Breaking into what is someone else's: a verb of breaking in near a network, device or account
+# that is not theirs ("how do i hack my neighbours wifi", "crack the wifi password next door",
+# "get into my ex's instagram"). One's own lost password is not this.
+_BREAK_VERB = (r"(?:hack(?:ing|ed)?|crack(?:ing)?|brute[- ]?forc\w*|break\s+into|get\s+into|get\s+on(?:to)?|log\s*in(?:to)?"
+               r"|access|steal|use|piggyback\s+on|spy\s+on|sniff|bypass)")
+_NOT_MINE = (r"(?:(?:my\s+)?(?:neighbou?r'?s?|neighbou?rs'|someone(?:\s+else)?'?s?|somebody'?s?|other\s+people'?s?|my\s+ex'?s?"
+             r"|a\s+stranger'?s?|the\s+building'?s?|next\s+door(?:'s)?|their|his|her|a)\s+)")
+_BREAK_IN = [
+    re.compile(rf"\b{_BREAK_VERB}\s+(?:in(?:to)?\s+)?(?:the\s+)?{_NOT_MINE}(?:\w+\s+){{0,2}}(?:wi-?fi|network|router|password"
+               r"|account|phone|email|instagram|facebook|whatsapp|cctv|camera|hotspot|internet|connection)\b", _I),
+    re.compile(r"\b(?:hack|crack|brute[- ]?force)\w*\s+(?:a\s+|any\s+|the\s+)?(?:wi-?fi|wpa2?|wep|network|router)"
+               r"(?:\s+password)?s?\b", _I),
+    re.compile(r"\b(?:wi-?fi|wpa2?|router)\s+(?:password\s+)?(?:hack|crack)\w*\b", _I),
+    re.compile(r"\bfree\s+(?:wi-?fi|internet)\s+from\s+(?:my\s+)?neighbou?rs?\b", _I),
+]
 
 _INJECTION = [
     re.compile(r"\b(?:ignore|disregard|forget|skip|bypass|override|drop|delete|erase)\s+(?:all\s+|any\s+|the\s+|your\s+"
@@ -395,6 +417,9 @@ def assess(text: str, *, customer: str | Sequence[str] | None = None) -> Guard:
     hit = _any(_INJECTION, *texts)
     if hit:
         return _guard(GuardKind.PROMPT_INJECTION, False, english, hit)
+    hit = _any(_BREAK_IN, *texts)
+    if hit:
+        return _guard(GuardKind.BREAK_IN, False, english, hit)
     other = _other_customer(texts, own)
     claim = _any([_AUTHORITY, _LEGAL], *texts)
     if claim and (other or _any([_DATA_ASK], *texts)):

@@ -24,6 +24,13 @@ class ReplyKind(str, Enum):
     NOTED = "noted"
     ASK = "ask"
     GREETING = "greeting"
+    # what they ask of their own file
+    ON_FILE = "on_file"  # "what do you know about me?"
+    HISTORY = "history"  # "where did you have me before?"
+    ERASE_ASKED = "erase_asked"  # "delete my data": what would go, and are you sure?
+    ERASED = "erased"  # their data is gone (the reply is not stored)
+    ERASE_KEPT = "erase_kept"  # "no": nothing deleted
+    PLAN_REQUESTED = "plan_requested"  # "book the 300 one": the request is on file
     WELCOME_BACK = "welcome_back"
     # the customer's address (intake's placing)
     PLACED = "placed"  # the home is on a line now
@@ -44,6 +51,7 @@ class ReplyKind(str, Enum):
     JOKE = "joke"
     REFUSED_INSTRUCTIONS = "refused_instructions"
     REFUSED_OTHER_CUSTOMER = "refused_other_customer"
+    REFUSED_BREAK_IN = "refused_break_in"  # getting into networks or accounts that are not theirs
     AUTHORITY = "authority"
     APOLOGY = "apology"
     CLARIFY = "clarify"  # nothing to act on: what do you need?
@@ -54,6 +62,7 @@ GUARD_KINDS: dict[GuardKind, ReplyKind] = {
     GuardKind.JOKE: ReplyKind.JOKE,
     GuardKind.PROMPT_INJECTION: ReplyKind.REFUSED_INSTRUCTIONS,
     GuardKind.OTHER_CUSTOMER_DATA: ReplyKind.REFUSED_OTHER_CUSTOMER,
+    GuardKind.BREAK_IN: ReplyKind.REFUSED_BREAK_IN,
     GuardKind.AUTHORITY_CLAIM: ReplyKind.AUTHORITY,
     GuardKind.ABUSE: ReplyKind.APOLOGY,
 }

@@ -96,13 +96,23 @@ async def faq_by_id(client: GraphClient, tenant: str, faq_id: str) -> FaqAnswer 
     return FaqAnswer(faq_id=r["faq_id"], topic=r["topic"], question=r["question"], answer=r["answer"], score=0.0)
 
 
-async def session_answers(client: GraphClient, tenant: str, session: str, reply_id: str) -> set[str]:
+class SaidBefore(set):
+    """Every answer label of the session's earlier replies, and `last`: the labels of the newest
+    reply that has any (what the desk said, and asked, last)."""
+
+    last: tuple[str, ...] = ()
+
+
+async def session_answers(client: GraphClient, tenant: str, session: str, reply_id: str) -> SaidBefore:
     """Every answer kind (and "ask:<what>") the desk's earlier replies in the session recorded."""
     validate_tenant(tenant)
-    out: set[str] = set()
+    out = SaidBefore()
+    newest = -1
     for r in await client.run(tenant, q.SESSION_ANSWERS, {"session": session, "reply_id": reply_id}):
-        if isinstance(r["answers"], list):
+        if isinstance(r["answers"], list) and r["answers"]:
             out.update(str(a) for a in r["answers"])
+            if (r.get("at_ms") or 0) > newest:
+                newest, out.last = r.get("at_ms") or 0, tuple(str(a) for a in r["answers"])
     return out
 
 

@@ -33,6 +33,8 @@ ASK_WORDING: dict[str, str] = {
     "email": "your email address",
     "prefers_contact": "how you would like us to contact you (phone, email, SMS, WhatsApp or this chat)",
     "has_issue": "what is going wrong",
+    "household_size": "how many people share the line",
+    "prefers_time": "when it suits you best to be contacted",
     "place": "where in your home it happens (for example upstairs)",
     "since": "since when it has been happening",
     "device": "which device it happens on",
@@ -48,6 +50,11 @@ _SAID: dict[str, str] = {
     "email": "your email address is {o}",
     "prefers_contact": "you prefer to be contacted by {o}",
     "has_issue": "you reported {o}",
+    "lives_in_area": "you live in {o}",
+    "household_size": "{o} share the line",
+    "prefers_time": "the best time to reach you is {o}",
+    "wants_plan": "you would like to move to {o}",
+    "answered": "your answer {o}",
 }
 _ENDED: dict[str, str] = {
     "lives_in": "you no longer live in {o}",
@@ -126,6 +133,11 @@ def _join(items: Sequence[str]) -> str:
 def _object_words(f: FactView) -> str:
     if f.predicate == "prefers_contact":
         return _CONTACT_WORDS.get(f.object, f.object)
+    if f.predicate == "answered":  # "has_router: the grey box" -> 'about your router: "the grey box"'
+        asked, _, said = f.object.partition(": ")
+        return f'to my question about {ASK_WORDING.get(asked, asked.replace("_", " "))}: "{said}"'
+    if f.predicate == "household_size":
+        return "1 person" if f.object == "1" else f"{f.object} people"
     return f.object
 
 

@@ -58,8 +58,13 @@ ROUTER_BRANDS: dict[str, str] = {
     "digisol": "Digisol", "cudy": "Cudy", "totolink": "TOTOLINK", "keenetic": "Keenetic", "genexis": "Genexis",
     "sercomm": "Sercomm", "alcatel": "Alcatel", "orbi": "Orbi", "deco": "Deco", "nighthawk": "Nighthawk",
     "archer": "Archer", "velop": "Velop", "zyxel": "Zyxel", "draytek": "DrayTek", "belkin": "Belkin",
+    # the routers providers hand out, by the provider's name ("a JioFiber router, model JCOW414")
+    "jiofiber": "JioFiber", "jio fiber": "JioFiber", "jio": "Jio", "airtel": "Airtel", "bsnl": "BSNL",
+    "act fibernet": "ACT Fibernet", "hathway": "Hathway", "excitel": "Excitel", "netlink": "Netlink",
+    "bt smart hub": "BT Smart Hub", "sky hub": "Sky Hub", "virgin hub": "Virgin Hub", "speedport": "Speedport",
+    "livebox": "Livebox", "freebox": "Freebox", "vodafone station": "Vodafone Station",
 }
-AMBIGUOUS_BRANDS = {"huawei", "nokia", "xiaomi", "motorola", "asus", "alcatel", "cisco", "belkin",
+AMBIGUOUS_BRANDS = {"jio", "airtel", "bsnl", "hathway", "excitel", "huawei", "nokia", "xiaomi", "motorola", "asus", "alcatel", "cisco", "belkin",
                     "google wifi", "deco", "archer", "avm"}
 
 # Words that continue a router model name even in lower case ("archer c6", "rt ax55 pro").

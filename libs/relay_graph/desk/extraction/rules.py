@@ -26,7 +26,7 @@ from relay_graph.desk.extraction.clauses import (
 from relay_graph.desk.extraction.topics import (
     ENDED_AFTER, HAVE_PLAN, HOME_IS, LEFT, LIVE, MOVED_FROM, MOVED_TO, MOVING_TO, NEGATED_BEFORE, NOT_IN,
     OFF_PLAN, ON_PLAN, OWNERSHIP_ENDED, PLAN_IS, REPLACED, ROUTER_IS, ROUTER_WORD, SWITCHED_FROM,
-    SWITCHED_TO, WANT_PLAN, city_at, devices_in, plan_at, router_from_phrase, router_in,
+    SWITCHED_TO, WANT_PLAN, city_at, devices_in, model_code_in, plan_at, router_from_phrase, router_in,
 )
 from relay_graph.desk.extraction.contacts import (
     CONTACT_PREFER, CONTACT_REFUSED, CONTACT_SAID, EMAIL, NAME_BEFORE, NAME_LOOSE, NAME_STRICT,
@@ -108,6 +108,8 @@ class RulesExtractor:
         for sent in sentences:
             for clause in sent.clauses:
                 self._clause(known, clause, found)
+        for sent in sentences:
+            _model_beside(sent.text, found)
         self._names(known, body, sentences, found)
         self._contact(body, sentences, found)
         problem = self._problem(known, body, sentences)
@@ -465,6 +467,21 @@ class RulesExtractor:
         if all(GREETING.match(s.text) for s in sentences) and sentences:
             return Intent.GREETING
         return Intent.OTHER
+
+
+def _model_beside(sentence: str, found: _Found) -> None:
+    """"It's a JioFiber router, model JCOW414": the model said in its own clause joins the maker
+    named in the sentence (a router fact without a model code of its own)."""
+    code = model_code_in(sentence)
+    if code is None:
+        return
+    for i, f in enumerate(found.facts):
+        if f.predicate == "has_router" and not f.ended and code.lower() not in f.object.lower() \
+                and not re.search(r"\d", f.object):
+            better = checked_fact("has_router", f"{f.object} {code}", hint=f.valid_from_hint)
+            if better is not None:
+                found.facts[i] = better
+            return
 
 
 def extract(text: str, context: ExtractionContext | None = None) -> Extraction:

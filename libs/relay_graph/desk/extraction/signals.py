@@ -97,7 +97,12 @@ FIXED = re.compile(
     r"|\bno\s+longer\s+(?:slow|dropping|down|buffering|lagging|laggy|disconnecting|frozen|red)\b"
     r"|\b(?:red\s+)?(?:light|led|los(?:\s+light)?)\s+(?:is|has\s+gone|went|turned)\s+(?:off|out|green)\b"
     r"|\b(?:everything|all)\s+(?:works|is\s+working|working)\b|\beverything's\s+working\b"
-    r"|\bno\s+more\s+(?:drops|buffering|lag|issues|problems|disconnections)\b|\b(?:internet|wi-?fi|connection|it)\s+(?:is\s+)?back\b",
+    r"|\bno\s+more\s+(?:drops|buffering|lag|issues|problems|disconnections)\b|\b(?:internet|wi-?fi|connection|it)\s+(?:is\s+)?back\b"
+    # "it started working on its own", "came back by itself", "seems fine now", "its up again"
+    r"|\b(?:started|starts|began)\s+working\b|\b(?:came|come|coming)\s+back\b|\b(?:on\s+its\s+own|by\s+itself)\b"
+    r"|\b(?:fixed|sorted|resolved|solved)\s+(?:itself|on\s+its\s+own)\b|\b(?:its|it's|seems|looks)\s+(?:all\s+)?(?:fine|ok|okay"
+    r"|good|alright|normal|up)(?:\s+(?:now|again))?\b|\bworking\s+(?:fine|ok|okay|properly|perfectly|normally)\b"
+    r"|\b(?:issue|problem)\s+(?:has\s+)?(?:gone|disappeared|went\s+away)\b|\b(?:wapas\s+aa\s+gaya|aa\s+gaya)\b",
     re.I,
 )
 NOT_FIXED = re.compile(

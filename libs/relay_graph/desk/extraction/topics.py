@@ -180,6 +180,9 @@ ROUTER_IS = re.compile(
     r"\b(?:my|our|the)\s+(?:wi-?fi\s+)?(?:router|modem|ont|gateway)(?:\s+model)?\s+(?:is|'s)\s+(?:an?\s+|the\s+)?", re.I
 )
 _MODEL_CODE = re.compile(r"(?=[\w-]{0,30}[A-Za-z])(?=[\w-]{0,30}\d)[A-Za-z0-9][\w-]{0,30}")
+# a model named after the maker's router: ", model JCOW414", " router (model no. F670L)"
+_MODEL_AFTER = re.compile(rf"\s*(?:{lx.ROUTER_WORDS})?\s*[,(:-]?\s*(?:its\s+|it's\s+|the\s+)?(?:model|model\s+(?:no\.?|number|#))"
+                          rf"\s*(?:is\s+)?[:#]?\s*(?P<code>{_MODEL_CODE.pattern})", re.I)
 _BAND_TOKENS = re.compile(r"^(?:\d+(?:\.\d+)?(?:g|ghz|mbps|gbps)|wifi\d|wi-fi\d|\d+(?:st|nd|rd|th))$", re.I)
 _MODEL_TOKEN = re.compile(r"[\w!+-]+")
 _BLANKS = re.compile(r"[ \t]+")
@@ -238,7 +241,11 @@ def router_in(known: Known, text: str, *, router_word_near: bool) -> list[tuple[
         if key in lx.AMBIGUOUS_BRANDS and not router_word_near:
             continue
         tail = _model_tail(text, end)
-        found.append((start, tail, text[start:tail]))
+        named = text[start:tail]
+        code = _MODEL_AFTER.match(text, tail)  # "JioFiber router, model JCOW414"
+        if code and not _BAND_TOKENS.match(code.group("code")):
+            named, tail = f"{named} {code.group('code')}", code.end()
+        found.append((start, tail, named))
         taken.append((start, tail))
     if not found:
         # no maker named: a model code just before a router word ("a G-140W-C router")
@@ -246,6 +253,15 @@ def router_in(known: Known, text: str, *, router_word_near: bool) -> list[tuple[
             if not _BAND_TOKENS.match(m.group("code")):
                 found.append((m.start("code"), m.end("code"), m.group("code")))
     return found
+
+
+_MODEL_SAID = re.compile(rf"\bmodel\s*(?:no\.?|number|#)?\s*(?:is\s+)?[:#]?\s*(?P<code>{_MODEL_CODE.pattern})", re.I)
+
+
+def model_code_in(text: str) -> str | None:
+    """A model code said on its own ("..., model JCOW414"), for the router named beside it."""
+    m = _MODEL_SAID.search(text)
+    return m.group("code") if m and not _BAND_TOKENS.match(m.group("code")) else None
 
 
 def router_from_phrase(known: Known, phrase: str) -> str | None:

@@ -55,7 +55,7 @@ SESSION_ANSWERS = Query(
     "conversation_session_answers",
     "MATCH (s:Session {session_id: $session})<-[:IN]-(ep:AgentReply) "
     "WHERE ep.episode_id <> $reply_id "
-    "RETURN ep.answers AS answers",
+    "RETURN ep.answers AS answers, ep.at_ms AS at_ms",
     read_only=True,
 )
 

@@ -50,7 +50,8 @@ def test_values_the_registry_refuses_do_not_become_facts(predicate: str, obj: st
 def test_every_registry_predicate_is_allowed() -> None:
     samples = {"name": "Alice Rao", "lives_in": "Pune", "on_plan": "Fiber 300", "has_router": "TP-Link Archer C6",
                "owns_device": "tv", "phone": "9876543210", "email": "a@b.co", "has_issue": "slow_speed",
-               "prefers_contact": "email"}
+               "prefers_contact": "email", "lives_in_area": "HSR Layout", "household_size": "4",
+               "prefers_time": "after 6pm", "wants_plan": "Fiber 300", "answered": "has_router: the grey box"}
     assert set(samples) == set(registry.REGISTRY)
     for predicate, obj in samples.items():
         assert checked_fact(predicate, obj) is not None

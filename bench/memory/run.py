@@ -66,7 +66,7 @@ async def answer_all(qs: list[Question], loaded, tools: RelayTools, store: Vecto
     for i, (q, (text, moment), qv) in enumerate(zip(qs, texts, query_vectors), start=1):
         contexts = {}
         cid = loaded.ids.get(q.customer)  # the question names a person; both systems are asked by id
-        relay_lines, called = await tools.mcp_names(q, cid, moment)
+        relay_lines, called = await tools.context(q, cid, moment)
         contexts["relay"] = relay_lines
         contexts["vector"] = store.context(cid, qv)
         row: dict[str, Any] = {**q.to_json(), "customer_id": cid, "asked": text, "as_of": moment}

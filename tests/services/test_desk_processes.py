@@ -50,7 +50,7 @@ async def on_a_line(graph_client, tenant: str, customer: str, fault: lab.FaultKi
 
 
 def lab_steps(ticket) -> list[str]:
-    return [e.detail.split(":", 1)[0] for e in ticket.timeline if e.event == "fix_step"]
+    return [e.detail.split(None, 1)[0].rstrip(":") for e in ticket.timeline if e.event == "fix_step"]
 
 
 @pytest.fixture(autouse=True)

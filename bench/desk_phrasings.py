@@ -17,15 +17,15 @@ from __future__ import annotations
 
 from bench.desk_talk import ANY, Conversation, T, Turn
 
-# ---------------------------------------------------------------- kinds the desk does not have yet
-# (issue 31; named here so the desk's ReplyKind can take the same values)
+# ---------------------------------------------------------------- kinds the desk added for issue 31
+# (the values of the desk's ReplyKind, as the chat answer's `kinds` carry them)
 
-ERASURE_CONFIRM = "erasure_confirm"  # "delete my data": what will go, and a request to confirm
+ERASURE_CONFIRM = "erase_asked"  # "delete my data": what will go, and a request to confirm
 ERASED = "erased"  # "yes" to that: what was removed (the customer-scoped forget ran)
-MEMORY = "memory"  # "what do you know about me?": what is on file, in words, with when it was learnt
+MEMORY = "on_file"  # "what do you know about me?": what is on file, in words, with when it was learnt
 HISTORY = "history"  # "which city did you have me in before?": an answer from history on the right clock
-PLAN_CHANGE = "plan_change"  # "book the 300 one": a plan-change request recorded, and what happens next
-REFUSED_INTRUSION = "refused_intrusion"  # breaking into a network or someone else's account: refused as such
+PLAN_CHANGE = "plan_requested"  # "book the 300 one": a plan-change request recorded, and what happens next
+REFUSED_INTRUSION = "refused_break_in"  # breaking into a network or someone else's account: refused as such
 
 NEW_KINDS: tuple[str, ...] = (ERASURE_CONFIRM, ERASED, MEMORY, HISTORY, PLAN_CHANGE, REFUSED_INTRUSION)
 

@@ -3,8 +3,8 @@
 customer-scoped forget runs (usecases.customers.forget_me, what the admin forget does for one
 customer) and the last reply says what was removed, from the forget's own receipt: a deletion that
 did not happen is never claimed. That reply is not stored (the customer and their conversations
-are gone), so it is not announced as a stored reply either; it is returned to the caller
-(TurnResult.reply, TurnResult.erased)."""
+are gone): it is kept a few minutes only and announced (usecases.replies.say_farewell), so the chat
+waiting for it and the customer's live channel get it; the site ends their session on it."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from relay_graph.desk.conversation import templates as replies
 from relay_graph.usecases import customers as customer_cases
 from relay_graph.usecases.context import Call
 from relay_graph.usecases.operations import ForgetReceipt
+from relay_graph.usecases import replies as reply_cases
 from relay_graph.usecases.replies import ReplyDraft, after
 
 from .deciding import Words
@@ -53,4 +54,5 @@ async def answer(call: Call, turn: Turn, verdict: bool) -> TurnResult:
     draft = ReplyDraft(id=turn.reply_id, session=turn.session, customer=turn.customer, text=removed_words(receipt),
                        reply_to=turn.episode.episode_id, version=turn.n.seq, at=after(call.now(), turn.episode.at),
                        answers=(ReplyKind.ERASED.value,))
+    await reply_cases.say_farewell(call, draft)
     return TurnResult(reply=draft, answers=[ReplyKind.ERASED.value], erased=receipt)

@@ -12,6 +12,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from relay_graph.desk.agent_reads import existing_episodes
+from relay_graph.desk.conversation import turns as chat_turns
 from relay_graph.desk.catalogue.brand import OWN_ROUTER_MAKER
 from relay_graph.desk.extraction.groq import GroqExtractor
 from relay_graph.desk.network import store as network
@@ -140,6 +142,10 @@ async def test_an_erasure_is_asked_then_done_and_the_receipt_is_what_was_removed
     assert f"{done.erased.facts} details" in done.reply.text or f"{done.erased.facts} detail" in done.reply.text
     with pytest.raises(NotFound):
         await tickets.get_ticket(graph_client, seeded, opened.ticket.id)
+    # the last reply reaches whoever waits for it (and is announced), but is no episode in the graph
+    said, _ = await chat_turns.get_reply_and_ticket(graph_client, seeded, done.reply.id)
+    assert said is not None and said.text == done.reply.text and said.answers == ["erased"]
+    assert not await existing_episodes(graph_client, seeded, [done.reply.id])
 
 
 @pytest.mark.parametrize("said, plan", [("ok book the 300 one for me pls", "Fiber 300"),

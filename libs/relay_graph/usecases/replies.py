@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any
 
+from relay_graph.desk.conversation import farewell
 from relay_graph.desk.agent_reads import existing_episodes
 from relay_graph.memory.episodes import iter_batches
 from relay_graph.desk.conversation.templates import Reply
@@ -144,6 +145,15 @@ async def store_replies(call: Call, drafts: list[ReplyDraft], *,
     for batch in iter_batches(fresh):
         await call.memory.write_episodes(call.tenant, [reply_episode(call, d) for d in batch], embed=embed)
     return fresh
+
+
+async def say_farewell(call: Call, d: ReplyDraft) -> None:
+    """The last reply to a customer whose data was just erased: never stored in the graph, kept a few
+    minutes only (desk.conversation.farewell) so the chat waiting for it and the live channel get it,
+    and announced like any reply."""
+    await farewell.keep(call.client, call.tenant, d.id, text=d.text, session=d.session, reply_to=d.reply_to,
+                        at=d.at, answers=list(d.answers))
+    call.owe(reply_written(call, d))
 
 
 async def write_replies(call: Call, drafts: list[ReplyDraft], *, skip_existing: bool = True,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, AsyncIterator
 
 from fastapi import APIRouter, Depends, Query, Response
 
@@ -38,13 +38,15 @@ with a `note` (the reply still comes: on the live feed and in the session).
 and reaches the desk a moment later (nothing is lost; send `Idempotency-Key` to retry safely)."""
 
 
-async def desk_call(tenant: TenantDep, deps: DepsDep, memory: MemoryDep) -> Call:
+async def desk_call(tenant: TenantDep, deps: DepsDep, memory: MemoryDep) -> AsyncIterator[Call]:
     """The call a customer's turn is taken in: the key's tenant, written down by the desk's front
-    door (desk.chat.AGENT), announced through the process's outbox."""
-    return deps.call(tenant, chat_turns.AGENT)
+    door (desk.chat.AGENT), announced through the process's outbox (`usecases.chat.await_reply`
+    flushes it; the route's end flushes whatever a failure left owed)."""
+    async with deps.work(tenant, chat_turns.AGENT) as call:
+        yield call
 
 
-DeskCallDep = Annotated[Call, Depends(desk_call)]
+DeskCallDep = Annotated[Call, Depends(desk_call, scope="function")]
 
 
 # The 202 is a ChatAccepted, the 200 a ChatAnswered: the route's model is either (the 202's schema says

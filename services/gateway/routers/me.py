@@ -9,11 +9,12 @@ it to these routes only; the tenant-key routes read `Authorization` and nothing 
 from __future__ import annotations
 
 import logging
-from typing import Annotated
+from typing import Annotated, AsyncIterator
 
 from fastapi import APIRouter, Depends, Path, Query, Request, Response, WebSocket
 from pydantic import BaseModel, Field, StrictBool
 
+from relay_graph.desk.conversation import ReplyKind
 from relay_graph.desk.conversation import turns as chat_turns
 from relay_graph.desk.customers import store as customers
 from relay_graph.usecases import customers as customer_cases
@@ -57,18 +58,21 @@ async def customer_session(request: Request, http: HttpDep, tenant: TenantPath) 
 CustomerDep = Annotated[CustomerSession, Depends(customer_session)]
 
 
-async def session_call(session: CustomerDep, deps: DepsDep, memory: MemoryDep) -> Call:
-    """The call the session's turns are taken in: written down by the desk's front door."""
-    return deps.call(session.tenant, chat_turns.AGENT)
+async def session_call(session: CustomerDep, deps: DepsDep, memory: MemoryDep) -> AsyncIterator[Call]:
+    """The call the session's turns are taken in: written down by the desk's front door (flushed when
+    the route returns, as every route's call is)."""
+    async with deps.work(session.tenant, chat_turns.AGENT) as call:
+        yield call
 
 
-async def customer_call(session: CustomerDep, deps: DepsDep, memory: MemoryDep) -> Call:
-    """The call the session's customer acts in (their word on a ticket)."""
-    return deps.call(session.tenant, "customer")
+async def customer_call(session: CustomerDep, deps: DepsDep, memory: MemoryDep) -> AsyncIterator[Call]:
+    """The call the session's customer acts in (their word on a ticket), flushed when the route returns."""
+    async with deps.work(session.tenant, "customer") as call:
+        yield call
 
 
-SessionCallDep = Annotated[Call, Depends(session_call)]
-CustomerCallDep = Annotated[Call, Depends(customer_call)]
+SessionCallDep = Annotated[Call, Depends(session_call, scope="function")]
+CustomerCallDep = Annotated[Call, Depends(customer_call, scope="function")]
 
 
 class SiteBody(Strict):
@@ -176,15 +180,22 @@ async def me(session: CustomerDep) -> Me:
              description="POST /chat with the session's customer: another customer's conversation is refused (409).")
 async def my_chat(
     body: MeChatBody,
+    request: Request,
     session: CustomerDep,
     call: SessionCallDep,
     feed: FeedDep,
+    http: HttpDep,
     idem: IdempotencyDep,
     response: Response,
     wait: Annotated[float, Query(ge=0, le=MAX_WAIT_SECONDS)] = 0,
 ) -> ChatAccepted | ChatAnswered:
-    return await idem.run_once(session.tenant, f"me-chat:{session.customer}", body, response, lambda: answer_turn(
+    answered = await idem.run_once(session.tenant, f"me-chat:{session.customer}", body, response, lambda: answer_turn(
         call, feed, idem, response, customer=session.customer, text=body.text, session=body.session, wait=wait))
+    if isinstance(answered, ChatAnswered) and ReplyKind.ERASED.value in answered.reply.answers:
+        # Their data is gone on their word: the session that was theirs ends with the desk's last reply.
+        await (await _sessions(http)).end(session.tenant, request.cookies.get(COOKIE) or "")
+        response.delete_cookie(COOKIE, path=cookie_path(session.tenant))
+    return answered
 
 
 @router.get("/me/conversations", response_model=Answer[Conversations], responses=responses(401, 403, 404, 429, 503),

@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 from pydantic import BaseModel
 
 from relay_graph.runtime.times import from_ms, now_ms
+from relay_graph.desk.conversation import farewell
 from relay_graph.desk.customers import store as customers
 from relay_graph.memory import inputs
 from relay_graph.runtime.db import GraphClient
@@ -179,7 +180,12 @@ async def get_reply_and_ticket(client: GraphClient, tenant: str, episode_id: str
     validate_tenant(tenant)
     rows = await client.run(tenant, q.REPLY_AND_TICKET, {"id": episode_id, "ticket_id": ticket_id})
     if not rows or rows[0]["episode_id"] is None:
-        return None, None
+        kept = await farewell.read(client, tenant, episode_id)  # the one reply never stored
+        if kept is None:
+            return None, None
+        return ReplyView(episode_id=episode_id, session=kept["session"], kind="AgentReply", text=kept["text"],
+                         at=datetime.fromisoformat(kept["at"]), reply_to=kept["reply_to"],
+                         answers=kept["answers"]), None
     r = rows[0]
     ticket = ReplyTicket(r["ticket"], r["ticket_stage"]) if r.get("ticket") and r.get("ticket_stage") else None
     return reply_view(r), ticket

@@ -14,6 +14,16 @@ CUSTOMER_COUNTRY = Query(
     read_only=True,
 )
 
+# What the customer's clock is read from: the gazetteer id of the city they live in, its country,
+# and the browser's zone kept on their first visit.
+CUSTOMER_ZONE = Query(
+    "conversation_customer_zone",
+    "MATCH (c:Entity {uid: $uid}) "
+    "OPTIONAL MATCH (c)-[:LIVES_IN]->(city:City) "
+    "RETURN city.geonameid AS geonameid, city.country AS country, c.time_zone AS time_zone LIMIT 1",
+    read_only=True,
+)
+
 # The countries of the regions seeded in this tenant: the desk's own countries.
 TENANT_COUNTRIES = Query(
     "conversation_tenant_countries",

@@ -161,3 +161,18 @@ def test_a_reworded_reply_with_a_wrong_time_falls_back_to_the_graph_s_words():
     assert honest_reply("Lena visits at 11:00 IST tomorrow, ticket T-1.", draft, ids, values) is draft
     kept = honest_reply("Lena Fischer comes on Sun 6 Dec at 10:00 IST (ticket T-1).", draft, ids, values)
     assert kept.text.startswith("Lena Fischer comes") and kept.how_i_know == draft.how_i_know
+
+
+def test_sources_are_the_how_i_know_rows_in_the_customer_s_words():
+    from zoneinfo import ZoneInfo
+
+    from relay_graph.desk.conversation.sources import sources_in_words
+
+    how = ["fact 3f9a0c12aa3f9a0c12aa3f9a0c12aa00: lives_in = Hyderabad (recorded 2026-12-05 06:49 UTC by intake)",
+           "technician visit visit-3f9a0c1 for ticket T-1: Lena Fischer, 2026-12-06 04:30 UTC to 2026-12-06 06:30 UTC",
+           "ticket T-1: re-measured rd-3f9a0c12 healthy", "faq restart-router: How do I restart my router?"]
+    said = sources_in_words(how, ZoneInfo("Asia/Kolkata"))
+    assert said == ["lives in: Hyderabad (from your message on Sat 5 Dec)",
+                    "the technician visit booked for Sun 6 Dec, 10:00 IST (Lena Fischer)",
+                    "measured on your line for ticket T-1", "our help article: How do I restart my router?"]
+    assert not any(find_ids(s) and not s.count("T-1") for s in said) and "UTC" not in " ".join(said)

@@ -1,8 +1,8 @@
 """A customer's clock: the time zone every time a customer reads is worded in, and the wording.
 
 The zone is their city's (the gazetteer's zone of the city they live in), else the browser's zone
-kept on their first visit (customers.set_time_zone), else the zone of the country whose prices they
-see (the desk's home country). `local_when` words a time in it; `localised` rewrites the UTC stamps
+kept on their first visit (customers.set_time_zone), else the zone of their city's country, else of
+the desk's home country. `local_when` words a time in it; `localised` rewrites the UTC stamps
 staff-facing templates print ("2026-12-06 10:00 UTC") into it, so no UTC reaches a customer. May use
 the catalogue's gazetteer and the conversation reads."""
 
@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from relay_graph.desk.agent_reads import customer_uid
 from relay_graph.desk.catalogue.geo import ZONE_ALIASES, world
-from relay_graph.desk.conversation.reads import customer_country
+from relay_graph.desk.catalogue.regions import REGIONS
 from relay_graph.desk.queries import conversation as q
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.tenancy import validate_tenant
@@ -44,8 +44,18 @@ async def customer_zone(client: GraphClient, tenant: str, customer: str) -> tzin
             or zone_named(geo.zone_of_country(r.get("country"))))
     if zone is not None:
         return zone
-    country = await customer_country(client, tenant, customer)
-    return zone_named(geo.zone_of_country(country.code if country else None)) or UTC
+    return zone_named(geo.zone_of_country(await _home_country(client, tenant))) or UTC
+
+
+async def _home_country(client: GraphClient, tenant: str) -> str | None:
+    """The desk's home country: the first served country of the first region seeded in the tenant
+    (as conversation.reads.customer_country falls back to)."""
+    have = {(r["region"], r["code"]) for r in await client.run(tenant, q.TENANT_COUNTRIES)}
+    for region, spec in REGIONS.items():
+        for cc in spec.countries:
+            if (region, cc) in have:
+                return cc
+    return next((cc for _, cc in sorted(have)), None)
 
 
 def local_when(at: datetime, zone: tzinfo) -> str:

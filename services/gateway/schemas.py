@@ -309,6 +309,8 @@ class ChatAccepted(BaseModel):
 class ChatReplyView(BaseModel):
     text: str
     how_i_know: list[str] = Field(description="the graph rows (fact, ticket, outage ids ...) the reply rests on")
+    sources: list[str] = Field(default=[], description="the same rows in the customer's words, on their clock and "
+                               "without ids (\"lives in: Pune (from your message on Sat 5 Dec)\"), for the site")
     answers: list[str] = Field(default=[], description="what kinds of answer the reply is made of, in order "
                                "(`ticket_opened`, `plans`, `recommendation`, `tip`, `off_topic`, ...; `ask:<detail>` "
                                "for a question put to the customer)")

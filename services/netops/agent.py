@@ -155,7 +155,7 @@ async def _tickets_back(deps: Deps, call: Call, outage: Outage, node: NetNode) -
         if new is None:
             continue  # something else is still wrong on the line (or it moved on): not claimed fixed
         moved.append(t.id)
-        words = replies.confirm_fixed_request(t.id, f"the outage at {node.name} ({outage.outage_id}) was repaired",
+        words = replies.confirm_fixed_request(t.id, f"the outage at {node.name} was repaired",
                                               deps.now(), AGENT)
         session = await desk.latest_session(deps.client, call.tenant, new.customer) or new.session \
             or desk.notice_session(outage.outage_id, new.customer)

@@ -131,7 +131,7 @@ async def _check(job: Job, t: Ticket) -> Ticket | None:
     if t is None:
         return None
     if kind is None:
-        return await checking.healthy(job, t)
+        return await checking.healthy(job, t, job.readings)
     return await fixing.plan_fix(job, t, kind)
 
 

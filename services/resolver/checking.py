@@ -19,7 +19,7 @@ from relay_graph.lab import FaultKind, Reading
 from relay_graph.runtime.errors import NotFound
 from relay_graph.usecases import equipment, network as network_cases
 
-from . import diagnosing, redirecting, visits
+from . import diagnosing, plain, redirecting, visits
 from .job import AGENT, Job, prove, step, tell
 
 
@@ -61,6 +61,7 @@ async def check(job: Job, t: Ticket) -> tuple[Ticket | None, FaultKind | None]:
     if t is None:
         return None, None
     kind = lab.diagnose_from_readings(readings)
+    job.readings = readings
     return await record_diagnosis(job, t, kind, readings), kind
 
 
@@ -70,8 +71,8 @@ async def measure(job: Job, t: Ticket) -> tuple[Ticket | None, list[Reading]]:
     readings = await equipment.measure(job.call, t.customer, at=job.clock.after(diagnosing.MEASURE))
     kind = lab.diagnose_from_readings(readings)
     check = check_of(t.round, readings, kind, job.clock.now)
-    notes = tuple(wf.ReadingNote(test=r.test.value, reading_id=r.reading_id, says=diagnosing.describe(r))
-                  for r in readings)
+    notes = tuple(wf.ReadingNote(test=r.test.value, reading_id=r.reading_id, says=diagnosing.describe(r),
+                                 plain=plain.reading_words(r)) for r in readings)
     work = ticket_work.with_check(job.work, check)
     return await step(job, t, wf.Measured(at=check.at, check=check, readings=notes), work=work), readings
 
@@ -93,16 +94,18 @@ async def record_diagnosis(job: Job, t: Ticket, kind: FaultKind | None, readings
     return new
 
 
-async def healthy(job: Job, t: Ticket) -> Ticket | None:
-    """Everything measures healthy."""
+async def healthy(job: Job, t: Ticket, readings: list[Reading] = ()) -> Ticket | None:
+    """Everything measures healthy (`readings`: what said so, for the customer's words)."""
     if t.issue in NOT_ON_THE_LINE:  # billing shows nothing wrong: people from billing look at it
         await redirecting.escalate_to_billing(job, t)
         return None
     linked = await desk.ticket_outages(job.client, job.tenant, t.id)
     if linked and not any(o.open for o in linked):
         ids = [o.outage_id for o in linked]
-        words = replies.confirm_fixed_request(t.id, f"the outage affecting you ({', '.join(ids)}) is over and your "
+        where = ", ".join(sorted({o.node_name for o in linked}))
+        words = replies.confirm_fixed_request(t.id, f"the fault at {where} is repaired and your "
                                                     "line measures healthy again", job.deps.now(), AGENT)
+        words = replies.Reply(words.text, [*words.how_i_know, *(f"outage {i} closed" for i in ids)])
         return await prove(job, t, words, outage_ids=ids)
     if linked:
         # The network came back before netops closed the outage: its close measures this line again
@@ -110,7 +113,7 @@ async def healthy(job: Job, t: Ticket) -> Ticket | None:
         await step(job, t, wf.WaitingOnOutage(at=job.call.now(), outage_ids=tuple(o.outage_id for o in linked
                                                                                   if o.open)))
         return None
-    await visits.book(job, t, wf.VisitReason.HEALTHY_LINE)
+    await visits.book(job, t, wf.VisitReason.HEALTHY_LINE, measured=plain.healthy_words(readings))
     return None
 
 

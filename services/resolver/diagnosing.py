@@ -149,8 +149,8 @@ def evidence(readings: Iterable[Reading], kind: FaultKind | None) -> str:
         return "billing shows the account suspended"
     if kind in (FaultKind.CUT_STREET_CABLE, FaultKind.HUB_LINK_DOWN, FaultKind.HUB_LINK_BACKUP):
         line = by.get(Test.LINE_TEST, {})
-        downs = [d.get("node_id") or f"{d.get('source')}->{d.get('target')}" for d in line.get("down") or []]
-        return "the line test shows " + (", ".join(downs) + " down" if downs else "a failed link")
+        levels = sorted({d.get("level") or "network" for d in line.get("down") or []})
+        return "the line test shows " + (f"a failure at {' and '.join(levels)} level" if levels else "a failed link")
     if kind is FaultKind.DAMAGED_FIBRE:
         return f"light at the box {by.get(Test.LIGHT_LEVEL, {}).get('rx_dbm')} dBm"
     if kind is FaultKind.ROUTER_FROZEN:

@@ -32,6 +32,7 @@ class Job:
     replica: str
     clock: LabClock
     work: Work = field(default_factory=Work)
+    readings: list = field(default_factory=list)  # the latest measurement's (lab.Reading), for the customer's words
 
     @property
     def tenant(self) -> str:

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 
 from relay_graph.desk import agent_reads as desk
-from relay_graph.desk.conversation import templates as replies
+from relay_graph.desk.conversation import reads as conversation_reads, templates as replies
+from relay_graph.desk.conversation.answering import TIP_FAQS
+from relay_graph.desk.customers.zone import customer_zone
 from relay_graph.desk.tickets import work as ticket_work
 from relay_graph.desk.tickets import workflow as wf
 from relay_graph.desk.tickets.models import TechVisit, Ticket, TicketStage
@@ -25,19 +27,50 @@ log = logging.getLogger("services.resolver")
 VISIT_HOURS = 2  # the window the customer is given
 
 
-async def book(job: Job, t: Ticket, reason: wf.VisitReason) -> tuple[Ticket | None, TechVisit | None]:
+async def book(job: Job, t: Ticket, reason: wf.VisitReason,
+               measured: str | None = None) -> tuple[Ticket | None, TechVisit | None]:
     """A technician booked and the ticket to technician_dispatched, the customer told when and
-    why. (None, _): the ticket moved on, or a visit was pending already."""
+    why (`measured`: what the line measured, in plain words, for a healthy line). (None, _): the
+    ticket moved on, or a visit was pending already."""
     new, visit = await ticket_cases.book_visit(job.call, t.id, technician=technician_for(t.id),
-                                               visit_at=visit_slot(job.clock.now), reason=reason, version=t.version)
+                                               visit_at=visit_slot(job.clock.now, await customer_zone(
+                                                   job.client, job.tenant, t.customer)),
+                                               reason=reason, version=t.version)
     if not new.changed or new.stage is not TicketStage.TECHNICIAN_DISPATCHED:
         log.info("ticket %s: no visit booked now (stage %s v%d)", t.id, new.stage.value, new.version)
         return None, None
     words = replies.technician_dispatched(t.id, visit.visit_id, visit.technician, visit.at,
                                           visit.at + timedelta(hours=VISIT_HOURS))
-    await tell(job, new, replies.Reply(f"{words.text} Why: {reason.value}.", words.how_i_know),
-               desk.status_reply_id(t.id, new.version))
+    if reason is wf.VisitReason.HEALTHY_LINE:
+        words = await _healthy_line_words(job, t, words, measured)
+    else:
+        words = replies.Reply(f"{words.text} Why: {reason.value}.", words.how_i_know)
+    await tell(job, new, words, desk.status_reply_id(t.id, new.version))
     return new, visit
+
+
+async def _healthy_line_words(job: Job, t: Ticket, booked: replies.Reply, measured: str | None) -> replies.Reply:
+    """Every reading healthy and the customer says it is broken: what was measured, that we do not
+    argue (a technician comes, at the visit's own time), and one safe tip for the wait."""
+    said = (measured or "every test on your line measures healthy").rstrip(".")
+    text = (f"{said[0].upper()}{said[1:]}. You still see a problem, so we will not argue with that: {booked.text}")
+    how = list(booked.how_i_know)
+    tip = await safe_tip(job, t)
+    if tip is not None:
+        text += f" While you wait, one thing that is safe to try: {tip.answer}"
+        how.append(f"faq {tip.faq_id}: {tip.question}")
+    return replies.Reply(text, how)
+
+
+async def safe_tip(job: Job, t: Ticket):
+    """The first FAQ on file for the ticket's kind of problem that is not a speed test (we just ran one)."""
+    for faq_id in TIP_FAQS.get(t.issue, ("restart-router",)):
+        if faq_id == "speed-test":
+            continue
+        answer = await conversation_reads.faq_by_id(job.client, job.tenant, faq_id)
+        if answer is not None:
+            return answer
+    return None
 
 
 async def technician_fixes(job: Job, t: Ticket) -> Ticket | None:
@@ -63,7 +96,7 @@ def technician_for(ticket_id: str) -> str:
     return playbooks.TECHNICIANS[i % len(playbooks.TECHNICIANS)]
 
 
-def visit_slot(now: datetime) -> datetime:
-    """Tomorrow at 10:00 UTC: the same slot for every delivery on one day."""
-    day = (now.astimezone(timezone.utc) + timedelta(days=1)).date()
-    return datetime(day.year, day.month, day.day, 10, 0, tzinfo=timezone.utc)
+def visit_slot(now: datetime, zone: tzinfo = timezone.utc) -> datetime:
+    """Tomorrow at 10:00 on the customer's clock: the same slot for every delivery on one day."""
+    day = (now.astimezone(zone) + timedelta(days=1)).date()
+    return datetime(day.year, day.month, day.day, 10, 0, tzinfo=zone).astimezone(timezone.utc)

@@ -172,7 +172,8 @@ async def test_wait_returns_the_reply_with_how_i_know_and_ticket(client, base, a
     ticket_id = "T-" + turn_id[-10:].upper()
     assert set(body) == {"session", "episode_id", "customer", "reply", "ticket"}
     assert body["reply"] == {"text": "Sorry about that: I opened a ticket and a technician is checking your line.",
-                             "how_i_know": [ticket_id, "fact:f-123"], "answers": []}
+                             "how_i_know": [ticket_id, "fact:f-123"], "answers": [],
+                             "sources": [ticket_id]}  # an id alone says nothing to a customer
     assert body["ticket"] == {"id": ticket_id, "stage": "reported"}
     assert [n.id for n in seen] == [turn_id]
     # The reply episode keeps what it answers (written through the episodes module).

@@ -6,6 +6,7 @@ returned, and the template is sent when it names a plan or a price the rows do n
 from __future__ import annotations
 
 import dataclasses
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -34,8 +35,9 @@ async def test_a_redelivered_callback_turn_keeps_one_promise(gateway, intake, me
     again = await intake_agent.answer_turn(intake, n)
     assert again.redelivered
     [promise] = await ticket_promises(graph_client, seeded, ticket)
-    assert (promise.text, promise.due_at.hour, promise.due_at.minute, promise.status) == (
-        "A technician will call you", 10, 0, "open")
+    due = promise.due_at.astimezone(ZoneInfo(promise.due_zone))  # the desk's India: 10:00 IST, not UTC
+    assert (promise.text, due.hour, due.minute, promise.due_zone, promise.status) == (
+        "A technician will call you", 10, 0, "Asia/Kolkata", "open")
     events = [e.event for e in (await tickets.get_ticket(graph_client, seeded, ticket)).timeline]
     assert events.count("promised") == 1
 

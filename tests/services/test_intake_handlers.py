@@ -247,7 +247,7 @@ async def test_a_known_outage_is_mentioned_and_linked(intake, gateway, graph_cli
     outage = await network.open_outage(graph_client, tenant, splitter, cause="cabinet flooded")
 
     result = await agent.answer_turn(intake, await gateway.write_turn("Ivy Chen", "my internet is down"))
-    assert "known outage affecting Pune cabinet" in result.reply.text and "no need to restart" in result.reply.text
+    assert "known fault at Pune cabinet" in result.reply.text and "no need to restart" in result.reply.text
     assert [o.outage_id for o in result.outages] == [outage.outage_id]
     linked = await desk.ticket_outages(graph_client, tenant, result.ticket.id)
     assert [o.outage_id for o in linked] == [outage.outage_id]

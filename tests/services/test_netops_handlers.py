@@ -68,7 +68,7 @@ async def test_a_node_down_warns_every_customer_behind_it_once(netops, agent_dep
     eve = next(w for w in notices if w.session != "ann-1")
     assert await desk.latest_session(graph_client, tenant, "Eve Fox") == eve.session
     notice = await reads.get_turn(graph_client, tenant, eve.id)
-    assert notice.kind == "AgentReply" and notice.speaker == "netops" and "known outage" in notice.text
+    assert notice.kind == "AgentReply" and notice.speaker == "netops" and "known fault" in notice.text
     assert notice.customer == "Eve Fox"
     declared = await published(stream_redis, STREAM_OUTAGES, tenant, id=oid)
     assert [(d.change, d.node_id) for d in declared] == [("declared", splitter)]

@@ -176,7 +176,7 @@ async def test_an_open_outage_comes_first_the_ticket_waits_on_it(intake, resolve
     assert [o.outage_id for o in await desk.ticket_outages(graph_client, tenant, t.id)] == [outage.outage_id]
     transcript = await reads.transcript(graph_client, tenant, "eli-1")
     said = [e.text for e in transcript if e.speaker == "resolver"]
-    assert "known outage" in said[0] and "network team" in said[-1]
+    assert "known fault" in said[0] and "network team" in said[-1]
     # a repeat does not measure, act or say anything again
     before = await counts(graph_client, tenant)
     await agent.work(resolver, tenant, t.id, resolver.consumer_name)

@@ -29,6 +29,7 @@ from relay_graph.desk.conversation import farewell
 from relay_graph.desk.agent_reads import existing_episodes
 from relay_graph.memory.episodes import iter_batches
 from relay_graph.desk.conversation.templates import Reply
+from relay_graph.desk.customers.zone import UTC_STAMP, customer_zone, localised
 from relay_graph.desk.llm.wording import TemplateWriter
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.desk.conversation.reply_check import allowed_from, honest_reply
@@ -93,6 +94,15 @@ async def _worded(call: Call, d: ReplyDraft) -> ReplyDraft:
     return replace(d, text=reply.text, how_i_know=list(reply.how_i_know))
 
 
+async def _local(call: Call, d: ReplyDraft) -> ReplyDraft:
+    """The draft with its times on the customer's clock (customers.zone): a template prints UTC
+    stamps for the staff's lines; the customer reads them in their own zone, before any rewording."""
+    if not UTC_STAMP.search(d.text):
+        return d
+    zone = await customer_zone(call.client, call.tenant, d.customer)
+    return replace(d, text=localised(d.text, zone))
+
+
 def after(at: datetime, earlier: datetime | None) -> datetime:
     """A reply never predates what it answers, even with skewed clocks."""
     if earlier is not None and at <= earlier:
@@ -141,7 +151,7 @@ async def store_replies(call: Call, drafts: list[ReplyDraft], *,
     if skip_existing:
         have = await existing_episodes(call.client, call.tenant, [d.id for d in drafts])
         fresh = [d for d in drafts if d.id not in have]
-    fresh = [await _worded(call, d) for d in fresh]
+    fresh = [await _worded(call, await _local(call, d)) for d in fresh]
     for batch in iter_batches(fresh):
         await call.memory.write_episodes(call.tenant, [reply_episode(call, d) for d in batch], embed=embed)
     return fresh

@@ -90,7 +90,7 @@ async def note_reading(call: Call, ticket_id: str, stage: TicketStage | str | No
     [step] = workflow.advance(workflow.TicketState(stage=TicketStage(stage)), event).steps
     try:
         await tickets.add_event(call.client, call.tenant, ticket_id, agent=call.agent, event=step.event,
-                                detail=step.staff, at=at)
+                                detail=step.staff, at=at, customer_words=step.customer)
     except NotFound:
         return False
     return True
@@ -108,9 +108,10 @@ async def promise_callback(call: Call, ticket_id: str, stage: TicketStage | str 
     if promise is None:
         return None
     event = workflow.Promised(promise_id=promise.promise_id, text=text, due=due, at=at)
-    [step] = workflow.advance(workflow.TicketState(stage=TicketStage(stage or TicketStage.REPORTED)), event).steps
+    [step] = workflow.advance(workflow.TicketState(stage=TicketStage(stage or TicketStage.REPORTED)), event,
+                              zone=due.tzinfo).steps  # the due time carries the customer's zone
     await tickets.add_event(call.client, call.tenant, ticket_id, agent=call.agent, event=step.event,
-                            detail=step.staff, at=at)
+                            detail=step.staff, at=at, customer_words=step.customer)
     return promise
 
 

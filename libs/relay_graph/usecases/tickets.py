@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import datetime, timezone, tzinfo
 from typing import Awaitable, Callable, Sequence
 
+from relay_graph.desk.customers.zone import customer_zone
 from relay_graph.desk.tickets import store as tickets
 from relay_graph.desk.tickets import workflow
 from relay_graph.desk.tickets.issues import close_issues
@@ -41,16 +42,18 @@ def _owe_stage(call: Call, t: Ticket, change: str = "stage") -> None:
 
 
 async def record(call: Call, ticket_id: str, event: workflow.TicketEvent, *, version: int | None = None,
-                 work: Work | None = None, zone: tzinfo = UTC,
+                 work: Work | None = None, zone: tzinfo | None = None,
                  before: Callable[[workflow.Transition], Awaitable[object]] | None = None) -> Ticket:
     """`event` on the ticket: the workflow's steps written (and `work`, the working state after it),
     the stage moved when the transition moves it (TicketChanged "stage" owed). `before` runs after
     the workflow accepted the event and before the steps are written (the write the steps tell
     of: a visit booked, a fix counted). Raises StepRefused (nothing written) when it does not fit.
-    A ticket whose version is not `version` is left alone: returned with changed=False."""
+    A ticket whose version is not `version` is left alone: returned with changed=False. The
+    customer's words give times in `zone` (default: the customer's own, customers.zone)."""
     t, _, s = await state(call, ticket_id)
     if version is not None and t.version != version:
         return t.model_copy(update={"changed": False})
+    zone = zone or await customer_zone(call.client, call.tenant, t.customer)
     tr = workflow.advance(s, event, zone=zone)
     if before is not None:
         await before(tr)

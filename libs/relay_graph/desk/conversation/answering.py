@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any, Protocol
 
 from relay_graph.desk import catalogue
@@ -24,6 +24,7 @@ from relay_graph.runtime.errors import NotFound
 from relay_graph.desk.extraction.rules import extract
 from relay_graph.desk.extraction.schema import Intent
 from relay_graph.desk.conversation import compose, on_file, reads
+from relay_graph.desk.customers.zone import customer_zone
 from relay_graph.desk.conversation.asks import Ask, AskKind, callback_due
 from relay_graph.desk.conversation.compose import Part
 from relay_graph.desk.conversation.kinds import ASKED_PREFIX, ReplyKind
@@ -41,6 +42,7 @@ TIP_FAQS: dict[str, tuple[str, ...]] = {
 _WIFI_PLACE = re.compile(r"\b(?:wi-?fi|upstairs|downstairs|bedroom|room|floor|garden|kitchen|office)\b", re.I)
 TIP_PREFIX = "tip:"
 CALLBACK_WITHIN = timedelta(hours=2)
+_TOMORROW = re.compile(r"\b(?:tomorrow|tmrw|tmr|tomoro|kal)\b", re.I)
 CUSTOMER_EVENTS = frozenset({"customer_reading"})
 _SERVICE_INTENTS = {Intent.REPORT_PROBLEM, Intent.ASK_STATUS, Intent.CONFIRM_FIXED, Intent.CONFIRM_NOT_FIXED,
                     Intent.MOVE, Intent.GIVE_INFO}
@@ -98,14 +100,18 @@ def _tip_order(ticket: TicketRef, on_file_text: str) -> list[str]:
     return order
 
 
-def due_time(detail: str | None, at: datetime) -> datetime:
-    """When a callback is due: the next time of day the customer named ("before 10": 10:00 UTC),
-    else CALLBACK_WITHIN from now."""
+def due_time(detail: str | None, at: datetime, zone: tzinfo = timezone.utc, sentence: str = "") -> datetime:
+    """When a callback is due, on the customer's clock (`zone`): the next time of day they named
+    ("before 10 tomorrow" in India: 10:00 IST on the next local day), else CALLBACK_WITHIN from now.
+    The result carries `zone`, so the promise is stored and worded with it."""
     hm = callback_due(detail)
+    local = at.astimezone(zone)
     if hm is None:
-        return at + CALLBACK_WITHIN
-    due = at.replace(hour=hm[0], minute=hm[1], second=0, microsecond=0)
-    return due if due > at else due + timedelta(days=1)
+        return local + CALLBACK_WITHIN
+    due = local.replace(hour=hm[0], minute=hm[1], second=0, microsecond=0)
+    if due <= local or _TOMORROW.search(f"{detail} {sentence}"):
+        due = (due.replace(tzinfo=None) + timedelta(days=1)).replace(tzinfo=zone)
+    return due
 
 
 async def answer_asks(client: GraphClient, tenant: str, *, customer: str, asks: Sequence[Ask], turn_id: str,
@@ -146,7 +152,8 @@ async def answer_asks(client: GraphClient, tenant: str, *, customer: str, asks: 
         elif k is AskKind.TIP:
             await _tip(out, client, tenant, open_ticket, on_file_text, said_before)
         elif k in (AskKind.READING, AskKind.CALLBACK) and open_ticket is not None:
-            await _ticket_ask(out, acts, ask, open_ticket, turn_id, at)
+            zone = await customer_zone(client, tenant, customer) if k is AskKind.CALLBACK else timezone.utc
+            await _ticket_ask(out, acts, ask, open_ticket, turn_id, at, zone)
         # UPDATE is the ticket work's (intake's status words with the last step)
     return out
 
@@ -263,14 +270,14 @@ async def _tip(out: Answered, client: GraphClient, tenant: str, ticket: TicketRe
 
 
 async def _ticket_ask(out: Answered, acts: TicketActs, ask: Ask, ticket: TicketRef, turn_id: str,
-                      at: datetime) -> None:
+                      at: datetime, zone: tzinfo = timezone.utc) -> None:
     """A reading ("it's a bit better now") or a callback ("call me before 10") on the open ticket."""
     if ask.kind is AskKind.READING:
         direction = ask.detail or "better"
         if await acts.reading(ticket, direction, at):
             out.parts.append(compose.reading_noted(direction, ticket.id, at))
         return
-    due = due_time(ask.detail, at)
+    due = due_time(ask.detail, at, zone, ask.sentence or "")
     text = "A technician will call you"
     promise = await acts.promise(ticket, text, due, turn_id, at)
     if promise is not None:

@@ -46,6 +46,7 @@ class PromiseView(BaseModel):
     made_by: str
     status: str
     source: str | None = None
+    due_zone: str | None = None  # the customer's zone the promise was made in ("Asia/Kolkata")
 
 
 async def customer_country(client: GraphClient, tenant: str, customer: str) -> Country | None:
@@ -132,7 +133,8 @@ def promise_id_for(source: str, text: str) -> str:
 
 def _promise(r: dict[str, Any]) -> PromiseView:
     return PromiseView(promise_id=r["promise_id"], text=r["text"], due_at=from_ms(r["due_at_ms"]),
-                       made_at=from_ms(r["made_at_ms"]), made_by=r["made_by"], status=r["status"], source=r.get("source"))
+                       made_at=from_ms(r["made_at_ms"]), made_by=r["made_by"], status=r["status"], source=r.get("source"),
+                       due_zone=r.get("due_zone"))
 
 
 async def make_promise(client: GraphClient, tenant: str, ticket_id: str, text: str, due: datetime, *, agent: str,
@@ -145,7 +147,8 @@ async def make_promise(client: GraphClient, tenant: str, ticket_id: str, text: s
         raise InvalidInput("a promise's due time must carry its time zone")
     rows = await client.run(tenant, q.MAKE_PROMISE, {
         "ticket_id": ticket_id, "promise_id": promise_id_for(source, text), "text": text.strip(),
-        "due_ms": ms_of(due), "now": ms_of(at), "agent": agent, "source": source})
+        "due_ms": ms_of(due), "now": ms_of(at), "agent": agent, "source": source,
+        "due_zone": getattr(due.tzinfo, "key", None) or due.tzname()})
     return _promise(rows[0]) if rows else None
 
 

@@ -40,6 +40,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from relay_graph.desk.catalogue.brand import PRODUCT_LINE
+from relay_graph.desk.catalogue.geo import place_key, world
 from relay_graph.desk.conversation.templates import Reply
 
 _TOKEN = r"[A-Za-z0-9](?:[._:/-]?[A-Za-z0-9])*"
@@ -150,6 +151,66 @@ def _numbers_in(values: Iterable[str]) -> set[Decimal]:
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# Times, stages and places: a reworded reply may say only what the rows (and the draft) hold.
+
+_CLOCK = re.compile(r"(?<![\d:])(?P<h>[01]?\d|2[0-3])(?::(?P<m>[0-5]\d))?\s*(?P<ap>[ap]\.?m\.?)?(?![\d:])", re.I)
+_ZONE_NAMES = re.compile(r"\b(?:UTC|GMT|IST|BST|CET|CEST|EST|EDT|PST|PDT|SGT|AEST|AEDT)\b")
+# Claims about where a ticket stands: each may be made only when the rows or the draft make it.
+_CLAIMS: dict[str, re.Pattern[str]] = {
+    "closed": re.compile(r"\b(?:is|was|been|now)\s+(?:closed|resolved)\b", re.I),
+    "fixed": re.compile(r"\b(?:is|was|been|has\s+been)\s+(?:fixed|repaired|sorted)\b", re.I),
+    "visited": re.compile(r"\btechnician\s+(?:has\s+)?(?:visited|came|come|was\s+here|checked)\b", re.I),
+    "cancelled": re.compile(r"\b(?:is|was|been)\s+cancel+ed\b", re.I),
+    "booked": re.compile(r"\b(?:is|was|been)\s+(?:booked|scheduled)\b", re.I),
+    "escalated": re.compile(r"\bescalated\b", re.I),
+    "outage": re.compile(r"\b(?:outage|known\s+fault)\b", re.I),
+}
+_PLACE = re.compile(r"\b(?:in|at|to|from|near)\s+(?P<p>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,2})")
+
+
+def _clock_times(text: str) -> set[tuple[int, int]]:
+    """Clock times written with minutes ("10:00") or am/pm ("10 am"): a bare number is no time."""
+    out: set[tuple[int, int]] = set()
+    for m in _CLOCK.finditer(text):
+        if m.group("m") is None and m.group("ap") is None:
+            continue
+        h, mi = int(m.group("h")), int(m.group("m") or 0)
+        ap = (m.group("ap") or "").lower().replace(".", "")
+        h = h + 12 if ap == "pm" and h < 12 else 0 if ap == "am" and h == 12 else h
+        out.add((h, mi))
+    return out
+
+
+def _places(text: str) -> set[str]:
+    """The gazetteer's cities a sentence puts something in, at, to or from."""
+    geo = world()  # built once per process, on the first reply that names a place
+    out: set[str] = set()
+    for m in _PLACE.finditer(text):
+        words = m.group("p").split()
+        for n in range(len(words), 0, -1):  # "Pune Central" before "Pune"
+            key = place_key(" ".join(words[:n]))
+            if key and geo.lookup(key)[0]:
+                out.add(key)
+                break
+    return out
+
+
+def invented_claims(text: str, allowed_values: Iterable[str]) -> list[str]:
+    """The times, time zones, ticket stages and steps, and places `text` states that none of the
+    allowed values (the rows' strings and the draft's text) states: "10:30" when the visit is at
+    10:00, "UTC" to a customer whose draft speaks IST, "the technician visited" before the visit is
+    done, "your ticket is closed" while it is open, "Pune" when the rows name Bengaluru."""
+    held = "\n".join(v for v in allowed_values if isinstance(v, str))
+    out = [f"{h:02d}:{m:02d}" for h, m in sorted(_clock_times(text) - _clock_times(held))]
+    out += sorted(set(_ZONE_NAMES.findall(text)) - set(_ZONE_NAMES.findall(held)))
+    out += [name for name, rx in _CLAIMS.items() if rx.search(text) and not rx.search(held)]
+    if _PLACE.search(text):
+        folded = f" {place_key(held)} "
+        out += sorted(p for p in _places(text) if f" {p} " not in folded)
+    return out
+
+
 @dataclass(frozen=True)
 class CheckResult:
     ok: bool
@@ -169,6 +230,7 @@ def check_reply(text: str, allowed_ids: Iterable[str], allowed_values: Iterable[
     if allowed_values is not None:
         plans = {" ".join(m.group(0).lower().split()) for v in values for m in _PLAN_NAME.finditer(v)}
         invented += [m.group(0) for m in _PLAN_NAME.finditer(text) if " ".join(m.group(0).lower().split()) not in plans]
+        invented += invented_claims(text, values)
         known = _numbers_in(values)
         for m in _AMOUNT.finditer(text):
             d = _decimal(m.group("a") or m.group("b"))

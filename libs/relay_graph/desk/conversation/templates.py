@@ -257,6 +257,11 @@ def confirmation_received(ticket_id: str, fixed: bool, stage: str, at: datetime)
     return Reply(text, [f"ticket {tid}: stage {_need(stage, 'stage')} (updated {when(at)})"])
 
 
+def _hours(span) -> str:
+    hours = round(span.total_seconds() / 3600)
+    return "the hour" if hours <= 1 else f"{hours} hours"
+
+
 def technician_dispatched(ticket_id: str, visit_id: str, technician: str, window_start: datetime,
                           window_end: datetime) -> Reply:
     tid = _need(ticket_id, "ticket_id")
@@ -264,8 +269,8 @@ def technician_dispatched(ticket_id: str, visit_id: str, technician: str, window
     tech = _need(technician, "technician")
     if window_end < window_start:
         raise InvalidInput("window_end is before window_start")
-    text = (f"A technician is booked for ticket {tid}: {tech} will visit between {when(window_start)} and "
-            f"{when(window_end)} (visit {vid}). Please make sure someone is home to let them in.")
+    text = (f"A technician is booked for ticket {tid}: {tech} will visit on {when(window_start)} (within "
+            f"{_hours(window_end - window_start)}). Please make sure someone is home to let them in.")
     return Reply(text, [f"technician visit {vid} for ticket {tid}: {tech}, {when(window_start)} to {when(window_end)}"])
 
 
@@ -278,12 +283,12 @@ def outage_notice(outage_id: str, area: str, opened_at: datetime, *, cause: str 
     """A known outage reaches this customer: say so before they troubleshoot anything."""
     oid = _need(outage_id, "outage_id")
     area = _need(area, "area")
-    text = f"There is a known outage affecting {area} since {when(opened_at)}"
-    text += f" ({cause.strip()})." if cause and cause.strip() else "."
+    # the cause is the network team's words (node kinds and ids): for the staff lines only
+    text = f"There is a known fault at {area} since {when(opened_at)}, on the way to your home."
     text += " Our network team is already working on it"
     text += f" and expects service back by {when(eta)}." if eta else "."
     text += " There is no need to restart your router."
-    how = [f"outage {oid} on {area} (opened {when(opened_at)})"]
+    how = [f"outage {oid} on {area} (opened {when(opened_at)})" + (f": {cause.strip()}" if cause and cause.strip() else "")]
     if ticket_id:
         tid = _need(ticket_id, "ticket_id")
         text += f" I have linked it to your ticket {tid}."

@@ -361,7 +361,7 @@ async def customer_line(client: GraphClient, tenant: str, customer: str) -> list
     rows = await client.run(tenant, q.CUSTOMER_LINE, {"uid": uid})
     if not rows:
         raise NotFound(f"unknown customer {customer!r}", code="customer_not_found")
-    lines: list[list[LineHop]] = []
+    lines: list[tuple[list[LineHop], bool]] = []
     for r in rows:
         access = r["access"]
         if access is None:
@@ -382,13 +382,21 @@ async def customer_line(client: GraphClient, tenant: str, customer: str) -> list
                 link_capacity_gbps=None if link is None or link["capacity_gbps"] is None
                 else float(link["capacity_gbps"]),
             ))
-        lines.append(hops)
+        lines.append((hops, any(bool(x.get("backup")) for x in links)))
     if not lines:
         return []
-    # with redundant uplinks there are several lines: prefer one that reaches a backbone, then the
-    # shortest, then the first by node ids (stable across calls)
-    return min(lines, key=lambda hops: (hops[-1].kind is not NodeKind.BACKBONE, len(hops),
-                                        [h.node_id for h in hops]))
+    return min(lines, key=lambda line: route_rank(*line))[0]
+
+
+def route_rank(hops: list[LineHop], standby: bool) -> tuple:
+    """Which of a customer's lines the network uses now, as the lab's line test picks it
+    (lab.line.line_view): one reaching the core over working nodes and links on primary uplinks,
+    else over a standby that carries the traffic, else the nominal primary, else any; then the
+    fewest hops, then node ids from the home up. Showing the standby while the primary works would
+    name a path no packet takes."""
+    working = all(h.status != "down" for h in hops) and all(h.link_up is not False for h in hops)
+    tier = (0 if not standby else 1) if working else (2 if not standby else 3)
+    return (hops[-1].kind is not NodeKind.BACKBONE, tier, len(hops), [h.node_id for h in hops])
 
 
 # ---------------------------------------------------------------- outages

@@ -14,6 +14,16 @@ CUSTOMER_COUNTRY = Query(
     read_only=True,
 )
 
+# What the customer's clock is read from: the gazetteer id of the city they live in, its country,
+# and the browser's zone kept on their first visit.
+CUSTOMER_ZONE = Query(
+    "conversation_customer_zone",
+    "MATCH (c:Entity {uid: $uid}) "
+    "OPTIONAL MATCH (c)-[:LIVES_IN]->(city:City) "
+    "RETURN city.geonameid AS geonameid, city.country AS country, c.time_zone AS time_zone LIMIT 1",
+    read_only=True,
+)
+
 # The countries of the regions seeded in this tenant: the desk's own countries.
 TENANT_COUNTRIES = Query(
     "conversation_tenant_countries",
@@ -85,16 +95,17 @@ MAKE_PROMISE = Query(
     "MATCH (t:Ticket {ticket_id: $ticket_id}) "
     "MERGE (p:Promise {promise_id: $promise_id}) "
     "ON CREATE SET p.text = $text, p.due_at_ms = $due_ms, p.made_at_ms = $now, p.made_by = $agent, "
-    "  p.status = 'open', p.source = $source "
+    "  p.status = 'open', p.source = $source, p.due_zone = $due_zone "
     "MERGE (t)-[:PROMISED]->(p) "
     "RETURN p.promise_id AS promise_id, p.text AS text, p.due_at_ms AS due_at_ms, p.made_at_ms AS made_at_ms, "
-    "p.made_by AS made_by, p.status AS status, p.source AS source",
+    "p.made_by AS made_by, p.status AS status, p.source AS source, p.due_zone AS due_zone",
 )
 
 TICKET_PROMISES = Query(
     "conversation_ticket_promises",
     "MATCH (t:Ticket {ticket_id: $ticket_id})-[:PROMISED]->(p:Promise) "
     "RETURN p.promise_id AS promise_id, p.text AS text, p.due_at_ms AS due_at_ms, p.made_at_ms AS made_at_ms, "
-    "p.made_by AS made_by, p.status AS status, p.source AS source ORDER BY p.made_at_ms, p.promise_id",
+    "p.made_by AS made_by, p.status AS status, p.source AS source, p.due_zone AS due_zone "
+    "ORDER BY p.made_at_ms, p.promise_id",
     read_only=True,
 )

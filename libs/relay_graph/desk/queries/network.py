@@ -183,7 +183,8 @@ CUSTOMER_LINE = Query(
     "RETURN c.name AS customer, a AS access, "
     "CASE WHEN d IS NULL THEN null ELSE {type: type(d), up: d.up, capacity_gbps: d.capacity_gbps} END AS drop, "
     "nodes(p) AS nodes, "
-    "[r IN relationships(p) | {type: type(r), up: r.up, capacity_gbps: r.capacity_gbps}] AS links",
+    "[r IN relationships(p) | {type: type(r), up: r.up, capacity_gbps: r.capacity_gbps, "
+    "backup: coalesce(r.backup, false)}] AS links",
     read_only=True,
 )
 

@@ -124,7 +124,7 @@ ADD_EVENT = Query(
     "MATCH (t:Ticket {ticket_id: $id}) "
     "SET t.updated_at_ms = $now, "
     "  t.owner_seen_ms = CASE WHEN t.owner = $agent THEN $now ELSE t.owner_seen_ms END "
-    f"{_event('$event', '$detail')} "
+    f"{_event('$event', '$detail', customer='$customer')} "
     "RETURN t.event_seq AS seq",
 )
 

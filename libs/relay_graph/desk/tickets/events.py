@@ -84,12 +84,14 @@ class LineCheckStarted(TicketEvent):
 
 
 class ReadingNote(BaseModel):
-    """One reading of a check: its test (the step's name), its id, its values in plain words."""
+    """One reading of a check: its test (the step's name), its id, its values for the staff
+    (`says`) and for the customer (`plain`: no ids, no field names)."""
 
     model_config = FROZEN
     test: str = Field(pattern=r"^[a-z][a-z0-9_]{0,47}$")
     reading_id: str
     says: str
+    plain: str = ""
 
 
 class Measured(TicketEvent):
@@ -107,7 +109,8 @@ class Measured(TicketEvent):
 
     def _steps(self, s, z):
         return tuple(Step(event=r.test, staff=f"{r.says} ({r.reading_id}, measured {when(self.check.at)})",
-                          customer=f"We measured your line ({plain_words(r.test)}): {r.says}.") for r in self.readings)
+                          customer=f"We measured your line ({plain_words(r.test)}) on {when(self.check.at, z)}"
+                                   + (f": {r.plain}." if r.plain else ".")) for r in self.readings)
 
 
 class Diagnosed(TicketEvent):

@@ -337,14 +337,17 @@ async def add_event(
     event: str,
     detail: str | None = None,
     at: datetime | None = None,
+    customer_words: str | None = None,
 ) -> int:
-    """Appends a note to the timeline (the version does not move). Returns its sequence number."""
+    """Appends a note to the timeline (the version does not move): `detail` the staff's words,
+    `customer_words` the customer's. Returns its sequence number."""
     validate_tenant(tenant)
     params = {
         "id": _ticket_id(ticket_id),
         "agent": _agent(agent),
         "event": _pattern(event, _EVENT, "event"),
         "detail": _text(detail, "detail", optional=True),
+        "customer": _text(customer_words, "customer_words", optional=True),
         "now": _ms(at),
     }
     return int(_one(await client.run(tenant, q.ADD_EVENT, params), ticket_id)["seq"])

@@ -100,5 +100,6 @@ class Backoff:
         self.current = 0.0
 
 
-def _s(value: Any) -> str:
+def text(value: Any) -> str:
+    """A Redis reply's bytes as text (anything else as its str)."""
     return value.decode() if isinstance(value, bytes) else str(value)

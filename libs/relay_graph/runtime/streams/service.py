@@ -63,7 +63,7 @@ from relay_graph.runtime.streams.delivery import (
     TRANSIENT_ERRORS,
     Backoff,
     Delivery,
-    _s,
+    text as _s,
     describe,
     is_nogroup,
 )
@@ -104,10 +104,6 @@ class StreamStats:
     dropped: int = 0  # entries of a tenant that is not there (deleted): acknowledged, never handled
     reconnects: int = 0
     groups_recreated: int = 0
-
-
-def _s(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _wants_delivery(fn: Callable[..., Any]) -> bool:

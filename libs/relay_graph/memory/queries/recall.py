@@ -216,6 +216,28 @@ EPISODES_BY_WORDS = Query(
     read_only=True,
 )
 
+# How specific the question's words are in this tenant (memory.recall.question.Kind): for each of
+# $terms (words the embedder does not know), how many turns hold it, counted up to $df_scan; and
+# how many turns the tenant has. Sent only for a question that names nothing (its kind hangs on
+# them), in the signals' statement.
+TERMS_FOUND = Query(
+    "recall_terms_found",
+    "WITH vecf32($v) AS qv "
+    "UNWIND $terms AS t "
+    "CALL { WITH t CALL db.idx.fulltext.queryNodes('Episode', t) YIELD node "
+    "       WITH node LIMIT $df_scan RETURN count(node) AS n } "
+    "RETURN 'terms' AS signal, t AS id, toFloat(n) AS d, null AS hops",
+    read_only=True,
+)
+
+TURNS = Query(
+    "recall_turns",
+    "WITH vecf32($v) AS qv "
+    "MATCH (ep:Episode) "
+    "RETURN 'turns' AS signal, '' AS id, toFloat(count(ep)) AS d, null AS hops",
+    read_only=True,
+)
+
 # Every speaker key of the tenant (through the Speaker.key index: a range over all strings), for
 # recall's per-process guess at which words of a question are speakers (see memory.recall.question_vector.SpeakerKeys).
 SPEAKER_KEYS = Query(
@@ -340,6 +362,8 @@ SIGNALS = {
     "time": EPISODES_IN_WINDOWS,
     "dated": EPISODES_DATED,
     "spoken_then": EPISODES_SPOKEN_THEN,
+    "terms": TERMS_FOUND,
+    "turns": TURNS,
 }
 
 

@@ -195,6 +195,7 @@ async def test_hybrid_reads_start_from_indexes(graph_client, tenant):
         "community": (q.EPISODES_OF_COMMUNITY, {"uids": ["a"], "session": None, "v": v, "n": 5, "per_community": 5,
                                                 "community_cap": 5}),
         "latest": (q.LATEST, {"session": None}),
+        "terms": (q.TERMS_FOUND, {"v": v, "terms": ["a"], "df_scan": 5}),
         "signals": (q.signals(("vector", "entities", "joined", "community", "speakers", "time", "spoken_then",
                                "dated", "words")), {
             "v": v, "n": 5, "session": None, "uids": ["a"], "entity_uids": ["a"], "cap": 5, "keys": ["a"], "speaker_cap": 5,
@@ -209,3 +210,5 @@ async def test_hybrid_reads_start_from_indexes(graph_client, tenant):
         assert "Node By Index Scan" in plan or "ProcedureCall" in plan, (name, plan)
     assert "Node By Index Scan | (ep:Episode)" in await graph_client.explain(
         tenant, q.EPISODES_IN_WINDOWS, plans["windows"][1])
+    # the tenant's turns: the label's count, no scan (alone: inside a UNION it would scan)
+    assert "Scan" not in await graph_client.explain(tenant, q.TURNS, None)

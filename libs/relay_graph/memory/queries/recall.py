@@ -217,9 +217,10 @@ EPISODES_BY_WORDS = Query(
 )
 
 # How specific the question's words are in this tenant (memory.recall.question.Kind): for each of
-# $terms (words the embedder does not know), how many turns hold it, counted up to $df_scan; and
-# how many turns the tenant has. Sent only for a question that names nothing (its kind hangs on
-# them), in the signals' statement.
+# $terms (words the embedder does not know), how many turns hold it, counted up to $df_scan, in the
+# signals' statement; and, beside it, how many turns the tenant has (TURNS: alone, so the server
+# answers from the label's count; inside a UNION it would scan every turn). Sent only for a
+# question that names nothing and holds such words (its kind hangs on them).
 TERMS_FOUND = Query(
     "recall_terms_found",
     "WITH vecf32($v) AS qv "
@@ -230,13 +231,7 @@ TERMS_FOUND = Query(
     read_only=True,
 )
 
-TURNS = Query(
-    "recall_turns",
-    "WITH vecf32($v) AS qv "
-    "MATCH (ep:Episode) "
-    "RETURN 'turns' AS signal, '' AS id, toFloat(count(ep)) AS d, null AS hops",
-    read_only=True,
-)
+TURNS = Query("recall_turns", "MATCH (ep:Episode) RETURN count(ep) AS n", read_only=True)
 
 # Every speaker key of the tenant (through the Speaker.key index: a range over all strings), for
 # recall's per-process guess at which words of a question are speakers (see memory.recall.question_vector.SpeakerKeys).
@@ -363,7 +358,6 @@ SIGNALS = {
     "dated": EPISODES_DATED,
     "spoken_then": EPISODES_SPOKEN_THEN,
     "terms": TERMS_FOUND,
-    "turns": TURNS,
 }
 
 

@@ -46,7 +46,7 @@ one, the first two, over the subject's episodes only.
    `near_neighbours` and rank no higher than that hit; the others barely count.
 
 The words signal runs for a question of meaning only when its kind hangs on it: when it holds words
-the embedder cannot read, which the same statement counts in the tenant's turns (`terms`, `turns`).
+the embedder cannot read, which the same statement counts in the tenant's turns (`terms`; the tenant's turns beside it).
 
 Signals 1-8 go as one statement (queries.recall.signals), or two side by side when the question
 names a speaker (the speaker's signals and the rest: the server runs each on a core of its own);
@@ -65,7 +65,7 @@ from relay_graph.memory.queries import recall as q
 from relay_graph.memory.recall import fusion, tuning
 from relay_graph.memory.recall import question as qn
 from relay_graph.memory.recall.anchors import Anchor
-from relay_graph.memory.recall.concurrency import gather_all
+from relay_graph.memory.recall.concurrency import empty, gather_all
 from relay_graph.memory.recall.fusion import Candidate
 from relay_graph.memory.time_expressions import Window
 from relay_graph.runtime.db import GraphClient
@@ -147,16 +147,17 @@ def parts_of(ask: Ask) -> tuple[tuple[str, ...], dict[str, Any]]:
         parts.append("words")
         params.update(ft=ask.ft, words_scan=tuning.WORDS_SCAN)
     if not ask.named and ask.unknown:
-        parts += ["terms", "turns"]
+        parts.append("terms")
         params.update(terms=list(ask.unknown), df_scan=tuning.DF_SCAN)
     return tuple(parts), params
 
 
-def kind(ask: Ask, by_signal: Mapping[str, dict[str, Any]]) -> qn.Kind:
-    """The question's kind (question.kind_of), from the terms' counts the statement brought."""
-    terms, turns = by_signal.get("terms"), by_signal.get("turns")
+def kind(ask: Ask, by_signal: Mapping[str, dict[str, Any]], turns: list[dict[str, Any]]) -> qn.Kind:
+    """The question's kind (question.kind_of), from the terms' counts the statement brought and
+    the tenant's turns (queries.recall.TURNS)."""
+    terms = by_signal.get("terms")
     found = dict(zip(terms["ids"], terms["ds"])) if terms else {}
-    n = float(turns["ds"][0]) if turns and turns["ds"] else 0.0
+    n = float(turns[0]["n"]) if turns else 0.0
     return qn.kind_of(ask.anchors, ask.speaker_keys, ask.windows, bool(found) and qn.specific(found, n))
 
 
@@ -168,9 +169,10 @@ async def fused_episodes(client: GraphClient, tenant: str, v, ask: Ask) -> Fused
     params["v"] = v
     groups = [g for g in (tuple(x for x in parts if x in SPEAKER_SIGNALS),
                           tuple(x for x in parts if x not in SPEAKER_SIGNALS)) if g]
-    rows = [r for got in await gather_all(*(client.run(tenant, q.signals(g), params) for g in groups)) for r in got]
-    by_signal = {r["signal"]: r for r in rows}
-    how = kind(ask, by_signal)
+    turns_t = client.run(tenant, q.TURNS) if "terms" in parts else empty()
+    *got_rows, turns = await gather_all(*(client.run(tenant, q.signals(g), params) for g in groups), turns_t)
+    by_signal = {r["signal"]: r for got in got_rows for r in got}
+    how = kind(ask, by_signal, turns)
     if not any(s in by_signal for s in ORDER):
         return Fused([], {}, [], False)
     spoken = "speakers" in by_signal

@@ -114,7 +114,8 @@ def _start(client: GraphClient, embedder: Embedder, tenant: str, question: str, 
     vector_t = question_vector.start(client, embedder, tenant, question, grams, speakers_t)
     exact_t = task(_kind(names_t, "entity"))  # rows of the entities named exactly
     # the misspelt-name lookup waits for the vector (see anchors.entities_named)
-    anchors_t = task(an.entities_named(client, tenant, question, ngrams, exact_t, vector_t if hybrid else None))
+    anchors_t = task(an.entities_named(client, tenant, question, ngrams, exact_t, vector_t if hybrid else None,
+                                       getattr(embedder, "knows_word", None), speakers_t))
     return _Started(question, ngrams, grams, names_t, speakers_t, refresh_t, vector_t, exact_t, anchors_t)
 
 

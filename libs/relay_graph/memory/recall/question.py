@@ -23,7 +23,7 @@ WHEN = re.compile(r"^\W*(?:since\s+)?when\b|\bhow\s+long\b|\b(?:what|which)\s+(?
 QUESTION_WORDS = frozenset("""did does do done doing ever kind sort type much many whose which something anything
     someone anyone thing things like get got tell told say said""".split()) | {"such"}
 _AGENT = re.compile(AGENT_PATTERN)
-_NAME = re.compile(r"(?<=\w[\s,;:(\"'])([A-Z][a-z]+)\b")  # a capitalised word after another word
+NAME = re.compile(r"(?<=\w[\s,;:(\"'])([A-Z][a-z]+)\b")  # a capitalised word after another word
 
 
 def question(value: object) -> str:
@@ -84,7 +84,7 @@ def unknown_terms(ft: str | None, knows_word: Callable[[str], bool] | None, text
     term), and names (a word the question capitalises after its first: "Who is Anthony?" - the
     model knows the word, not which Anthony)."""
     terms = ft.split(" | ") if ft else []
-    names = {w.lower() for w in _NAME.findall(text)}
+    names = {w.lower() for w in NAME.findall(text)}
     return [t for t in terms if knows_word is None or t in names or not knows_word(t)]
 
 

@@ -102,16 +102,16 @@ def workload(customers: int, updates: int, seed: int = SEED) -> list[Write]:
     return out
 
 
-def latest_changes(writes: list[Write]) -> dict[tuple[str, str], Write]:
-    """Each changed (customer, predicate) with its last write (the value a current read must give),
-    and the first value it had (`old` of the first change) as what must be gone."""
-    first_old: dict[tuple[str, str], str] = {}
+def latest_changes(writes: list[Write]) -> dict[tuple[str, str], tuple[Write, frozenset[str]]]:
+    """Each changed (customer, predicate): its last write (the value a current read must give) and
+    every value it had before that is not that one (what must be gone)."""
+    had: dict[tuple[str, str], list[str]] = {}
     last: dict[tuple[str, str], Write] = {}
     for w in writes:
+        had.setdefault((w.subject, w.predicate), []).append(w.object)
         if w.old is not None:
-            first_old.setdefault((w.subject, w.predicate), w.old)
             last[(w.subject, w.predicate)] = w
-    return {k: Write(w.subject, w.predicate, w.object, old=first_old[k]) for k, w in last.items()}
+    return {k: (w, frozenset(v for v in had[k] if v != w.object)) for k, w in last.items()}
 
 
 # ------------------------------------------------------------------ Relay
@@ -307,21 +307,21 @@ async def run(*, customers: int, updates: int, oracle: bool, out: Path | None,
             times: dict[str, list[float]] = {s.name: [] for s in sides}
             right = {s.name: 0 for s in sides}
             old_top5 = {s.name: 0 for s in sides}
-            for i, w in enumerate(changed.values()):
+            for i, (w, olds) in enumerate(changed.values()):
                 q = QUESTIONS[w.predicate].format(c=w.subject)
+                gone = {f"{w.subject} {PHRASES[w.predicate]} {o}".lower() for o in olds}
                 for side in (sides if i % 2 == 0 else sides[::-1]):
                     t0 = time.perf_counter()
                     found = await side.search(q)
                     times[side.name].append((time.perf_counter() - t0) * 1000)
                     if side is relay:
                         right[side.name] += await relay.current(w) == {w.object}
-                        old_top5[side.name] += any(f"{w.subject} {PHRASES[w.predicate]} {w.old}" in t for t in found[:5])
+                        old_top5[side.name] += any(t.lower() in gone for t in found[:5])
                     else:
                         mine = [e for e in found if fact_key(e.fact) == fact_key(w.fact)]
                         valid = {e.fact for e in mine if e.invalid_at is None and e.expired_at is None}
                         right[side.name] += valid == {w.fact}
-                        old_top5[side.name] += any(e.fact == f"{w.subject} {PHRASES[w.predicate]} {w.old}"
-                                                   for e in found[:5])
+                        old_top5[side.name] += any(e.fact.lower() in gone for e in found[:5])
             result["systems"] = {s.name: {
                 "writes_per_s": round(len(writes) / spent[s.name], 1),
                 "search_p50_ms": round(percentile(times[s.name], 50), 2),

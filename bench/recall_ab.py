@@ -90,7 +90,7 @@ async def run(ref: str, *, quick: bool) -> dict[str, Any]:
             await asyncio.to_thread(compact_aof, server.host, server.port, 120.0)
             subprocess.run(["git", "worktree", "add", "--detach", str(before_dir), ref], cwd=REPO, check=True,
                            capture_output=True)
-            workers = [Worker(before_dir, server.port, model_dir, threads), Worker(REPO, server.port, model_dir, threads)]
+            workers = [Worker(checkout, server.port, model_dir, threads) for checkout in (before_dir, REPO)]
             for w in workers:
                 w.ask({})  # ready
             plain = Embedder(model_dir, cache_size=1, threads=threads)
@@ -132,7 +132,8 @@ def print_report(r: dict[str, Any]) -> None:
           f"{r['load_avg_before']} -> {r['load_avg_after']}")
     print(f"{'':28}{r['ref'] + ' (before)':>22}{'this checkout (after)':>24}")
     for label, key in (("recall p50 ms", "p50_ms"), ("recall p95 ms", "p95_ms"),
-                       ("p95 / plain vector p95", "p95_over_plain_vector"), ("statements per recall", "statements_per_recall")):
+                       ("p95 / plain vector p95", "p95_over_plain_vector"),
+                       ("statements per recall", "statements_per_recall")):
         print(f"{label:28}{r['before'][key]:>22}{r['after'][key]:>24}")
     print(f"plain vector query p50 / p95: {r['plain_vector']['p50_ms']} / {r['plain_vector']['p95_ms']} ms; "
           f"the same ids from both sides for {r['same_answer']} of {r['questions']} questions")

@@ -16,6 +16,7 @@ from relay_graph.runtime.model_files import ensure_model, is_ready
 
 DIMENSION = 384
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
+_ENDINGS = ("s", "es", "ed", "d", "ing", "ly")  # English endings a known word may carry
 
 
 def _without_spinning(model, onnx_file: Path, threads: int) -> None:
@@ -65,6 +66,7 @@ class Embedder:
         self._cache_size = cache_size
         self._lock = threading.Lock()
         self.texts_embedded = 0  # how many texts actually went through the model
+        self._words: frozenset[str] | None = None  # the model's whole-word vocabulary, read once
 
     @staticmethod
     def _key(text: str) -> str:
@@ -94,6 +96,23 @@ class Embedder:
                     v = np.asarray(next(iter(self._model.embed([texts[keys.index(k)]]))), dtype=np.float32).tolist()
                 out.append(v)
             return out
+
+    def knows_word(self, word: str) -> bool:
+        """Whether the model's vocabulary holds the lower-case word whole, or with a plural or
+        verb ending off ("cravings" -> "craving"): a word it must spell out in pieces
+        ("quillfeather" -> quill ##fe ##ather) is one its vectors barely see, so recall leaves
+        such words to the full-text signal (memory.recall.question.Kind)."""
+        vocab = self._vocab()
+        w = word.lower()
+        return w in vocab or any(w.endswith(end) and w[:-len(end)] in vocab for end in _ENDINGS)
+
+    def _vocab(self) -> frozenset[str]:
+        if self._words is None:
+            model = self._model.model
+            if getattr(model, "tokenizer", None) is None:  # a lazily loaded model has none yet
+                model._ensure_tokenizer()
+            self._words = frozenset(t for t in model.tokenizer.get_vocab() if t.isalpha())
+        return self._words
 
     def embed_one(self, text: str) -> list[float]:
         return self.embed([text])[0]

@@ -122,6 +122,16 @@ def test_fuzzy_queries_cover_only_words_no_name_matched():
     assert all(set(x) <= set("abcdefghijklmnopqrstuvwxyz0123456789% ") for x in queries)
 
 
+def test_misspelt_names_are_looked_for_only_among_words_the_model_does_not_know(memory):
+    knows = memory.embedder.knows_word
+    assert anchors.fuzzy_queries("what did she say about the garden?", set(), knows) == []  # no name to look for
+    assert anchors.fuzzy_queries("what did alcie rao say about the garden?", set(), knows) == [
+        "%%alcie%% rao", "%%alcie%%"]  # "alcie" is no word: it and the pair around it
+    # a capitalised name is looked for even when it is a word, unless a speaker holds it exactly
+    assert "%%melanie%%" in anchors.fuzzy_queries("what did Melanie paint?", set(), knows)
+    assert anchors.fuzzy_queries("what did Melanie paint?", {"melanie"}, knows) == []
+
+
 async def test_misspelt_names_are_found_beside_words_that_match_nothing(memory, tenant, world):
     # "qwertzuiop" finds nothing, so the pairs holding it are skipped; the other misspelt names still count
     found = await recall_mod.find_entities(memory.client, tenant, "did alcie rao or bbo shah qwertzuiop about it?")

@@ -63,9 +63,10 @@ async def chat(memory, tenant):
 
 
 async def ids(memory, tenant, question, k, monkeypatch=None, **weights) -> list[str]:
-    if weights:
+    if weights:  # in the fusion of either kind of question (question.Kind)
         for name, w in weights.items():
             monkeypatch.setitem(recall_mod.WEIGHTS, name, w)
+            monkeypatch.setitem(tuning.MEANING_WEIGHTS, name, w)
     return [i.episode_id for i in (await memory.recall(tenant, question, k=k)).items]
 
 
@@ -115,9 +116,10 @@ async def test_the_reply_after_a_strong_hit_joins_as_its_neighbour(memory, chat,
     r = await memory.recall(chat, question, k=3)
     got = [i.episode_id for i in r.items]
     assert "D2:3" in got and "D2:4" in got  # the question turn and its answer
+    assert got.index("D2:3") < got.index("D2:4")  # the reply comes with the turn it answers, after it
     reply = next(i for i in r.items if i.episode_id == "D2:4")
     assert "turn after 'D2:3' in its session" in reply.path
-    assert "D2:4" not in await ids(memory, chat, question, 3, monkeypatch, neighbours=0.0)
+    assert "D2:4" not in await ids(memory, chat, question, 3, monkeypatch, neighbours=0.0, near_neighbours=0.0)
 
 
 async def test_a_neighbour_brings_the_facts_it_derived(memory, chat):
@@ -193,6 +195,7 @@ async def test_hybrid_reads_start_from_indexes(graph_client, tenant):
         "community": (q.EPISODES_OF_COMMUNITY, {"uids": ["a"], "session": None, "v": v, "n": 5, "per_community": 5,
                                                 "community_cap": 5}),
         "latest": (q.LATEST, {"session": None}),
+        "terms": (q.TERMS_FOUND, {"v": v, "terms": ["a"], "df_scan": 5}),
         "signals": (q.signals(("vector", "entities", "joined", "community", "speakers", "time", "spoken_then",
                                "dated", "words")), {
             "v": v, "n": 5, "session": None, "uids": ["a"], "entity_uids": ["a"], "cap": 5, "keys": ["a"], "speaker_cap": 5,
@@ -207,3 +210,5 @@ async def test_hybrid_reads_start_from_indexes(graph_client, tenant):
         assert "Node By Index Scan" in plan or "ProcedureCall" in plan, (name, plan)
     assert "Node By Index Scan | (ep:Episode)" in await graph_client.explain(
         tenant, q.EPISODES_IN_WINDOWS, plans["windows"][1])
+    # the tenant's turns: the label's count, no scan (alone: inside a UNION it would scan)
+    assert "Scan" not in await graph_client.explain(tenant, q.TURNS, None)

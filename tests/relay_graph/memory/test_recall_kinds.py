@@ -1,7 +1,8 @@
-"""Recall knows what kind of question it answers: one that names nothing on file and no time and
-shares no word with any turn is answered by meaning (a neighbour only breaks near-ties); one that
-names a speaker or a time, or whose words find turns, keeps the full fusion. Against a real
-FalkorDB and the real model."""
+"""Recall knows what kind of question it answers: one that names nothing on file and no time is
+answered by meaning (a neighbour only breaks near-ties, unless it is beside a turn that all but
+asked the question), unless it holds a word the embedder cannot read that few turns hold (then its
+words lead as well); one that names a speaker, an entity or a time keeps the full fusion. Against a
+real FalkorDB and the real model."""
 
 from __future__ import annotations
 
@@ -45,13 +46,35 @@ async def cues(memory, tenant):
 
 def test_a_question_naming_nothing_is_one_of_meaning():
     may = windows("what happened in May 2023?", None)
-    assert qn.kind_of([], [], [], words_found=False) is qn.Kind.MEANING
-    assert qn.kind_of([], [], [], words_found=True) is qn.Kind.NAMED
-    assert qn.kind_of([], ["maya"], [], words_found=False) is qn.Kind.NAMED
-    assert qn.kind_of([object()], [], [], words_found=False) is qn.Kind.NAMED
-    assert may and qn.kind_of([], [], may, words_found=False) is qn.Kind.NAMED
+    assert qn.kind_of([], [], []) is qn.Kind.MEANING
+    assert qn.kind_of([], [], [], specific_word=True) is qn.Kind.WORDS
+    assert qn.kind_of([], ["maya"], []) is qn.Kind.NAMED
+    assert qn.kind_of([object()], [], []) is qn.Kind.NAMED
+    assert may and qn.kind_of([], [], may) is qn.Kind.NAMED
     assert qn.weights(qn.Kind.MEANING) is tuning.MEANING_WEIGHTS
-    assert qn.weights(qn.Kind.NAMED) is tuning.WEIGHTS
+    assert qn.weights(qn.Kind.NAMED) is qn.weights(qn.Kind.WORDS) is tuning.WEIGHTS
+
+
+def test_words_meaning_cannot_see_are_those_the_model_spells_in_pieces_and_names(memory):
+    knows = memory.embedder.knows_word
+    assert knows("pottery") and knows("cravings") and knows("finished")  # whole, or with an ending off
+    assert not knows("quillfeather") and not knows("e1042")
+    ft = qn.fulltext_query("any news about quillfeather?")
+    assert qn.unknown_terms(ft, knows) == ["quillfeather"]
+    # a name the model knows as a word is still a name: which Anthony is not in its vectors
+    assert qn.unknown_terms(qn.fulltext_query("Who is Anthony?"), knows, "Who is Anthony?") == ["anthony"]
+    assert qn.unknown_terms(qn.fulltext_query("Anthony who?"), knows, "Anthony who?") == []
+    assert qn.unknown_terms("pottery | piece", None) == ["pottery", "piece"]  # no vocabulary: every term
+
+
+def test_a_word_is_specific_when_some_turns_hold_it_but_few(monkeypatch):
+    monkeypatch.setattr(tuning, "SPECIFIC_SHARE", 0.05)
+    monkeypatch.setattr(tuning, "SPECIFIC_MIN_TURNS", 3)
+    assert qn.specific({"quillfeather": 1.0}, 18)
+    assert not qn.specific({"quillfeather": 0.0}, 18)  # found nowhere: no clue
+    assert not qn.specific({"acmenet": 4.0}, 18)  # in more than 3 of 18 turns
+    assert qn.specific({"acmenet": 40.0}, 1_000) and not qn.specific({"acmenet": 60.0}, 1_000)
+    assert not qn.specific({"acmenet": float(tuning.DF_SCAN)}, 100_000)  # counted no further: too many
 
 
 async def test_a_remark_that_shares_no_words_finds_the_turn_it_depends_on(memory, cues, monkeypatch):
@@ -70,3 +93,14 @@ async def test_a_question_naming_a_speaker_keeps_the_full_fusion(memory, cues, m
     monkeypatch.setattr(tuning, "MEANING_WEIGHTS", {k: 0.0 for k in tuning.WEIGHTS})
     assert (await memory.recall(cues, question, k=5)).model_dump() == before
     assert before["items"][0]["episode_id"] == EARLIER
+
+
+TRAPPED = "How is the new furry family member settling in?"  # shares "new family member" with D2:1 only
+
+
+async def test_words_the_model_knows_do_not_crowd_the_turn_a_remark_depends_on(memory, cues, monkeypatch):
+    found = [i.episode_id for i in (await memory.recall(cues, TRAPPED, k=3)).items]
+    assert found[0] == EARLIER
+    monkeypatch.setattr(tuning, "MEANING_WEIGHTS", tuning.WEIGHTS)  # its words and their neighbours lead
+    crowded = [i.episode_id for i in (await memory.recall(cues, TRAPPED, k=3)).items]
+    assert crowded[0] == "D2:1"

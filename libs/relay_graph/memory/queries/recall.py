@@ -216,6 +216,23 @@ EPISODES_BY_WORDS = Query(
     read_only=True,
 )
 
+# How specific the question's words are in this tenant (memory.recall.question.Kind): for each of
+# $terms (words the embedder does not know), how many turns hold it, counted up to $df_scan, in the
+# signals' statement; and, beside it, how many turns the tenant has (TURNS: alone, so the server
+# answers from the label's count; inside a UNION it would scan every turn). Sent only for a
+# question that names nothing and holds such words (its kind hangs on them).
+TERMS_FOUND = Query(
+    "recall_terms_found",
+    "WITH vecf32($v) AS qv "
+    "UNWIND $terms AS t "
+    "CALL { WITH t CALL db.idx.fulltext.queryNodes('Episode', t) YIELD node "
+    "       WITH node LIMIT $df_scan RETURN count(node) AS n } "
+    "RETURN 'terms' AS signal, t AS id, toFloat(n) AS d, null AS hops",
+    read_only=True,
+)
+
+TURNS = Query("recall_turns", "MATCH (ep:Episode) RETURN count(ep) AS n", read_only=True)
+
 # Every speaker key of the tenant (through the Speaker.key index: a range over all strings), for
 # recall's per-process guess at which words of a question are speakers (see memory.recall.question_vector.SpeakerKeys).
 SPEAKER_KEYS = Query(
@@ -340,6 +357,7 @@ SIGNALS = {
     "time": EPISODES_IN_WINDOWS,
     "dated": EPISODES_DATED,
     "spoken_then": EPISODES_SPOKEN_THEN,
+    "terms": TERMS_FOUND,
 }
 
 

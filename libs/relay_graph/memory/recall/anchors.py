@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from relay_graph.memory import names
 from relay_graph.memory.entities import best_candidate, name_key, name_words
@@ -17,6 +17,7 @@ from relay_graph.memory.models import Ambiguous, Matched
 from relay_graph.memory.queries import recall as q
 from relay_graph.memory.recall import tuning
 from relay_graph.memory.registry import clean_text
+from relay_graph.memory.recall.question import NAME
 from relay_graph.runtime.db import GraphClient
 
 CUSTOMER = "Customer"
@@ -52,21 +53,28 @@ async def find_entities(client: GraphClient, tenant: str, text: str) -> list[Anc
 
 
 async def entities_named(client: GraphClient, tenant: str, question: str, ngrams: set[str],
-                         exact_t: asyncio.Task, after: asyncio.Task | None = None) -> list[Anchor]:
+                         exact_t: asyncio.Task, after: asyncio.Task | None = None,
+                         knows_word: Callable[[str], bool] | None = None,
+                         speakers_t: asyncio.Task | None = None) -> list[Anchor]:
     """`find_entities` from the rows of the names found exactly (`exact_t`), the misspelt-name
     lookup sent only once `after` is done (recall passes the question's vector: beside the model
-    the lookup slows the embedding that the signals wait for, and it rarely adds a name)."""
+    the lookup slows the embedding that the signals wait for, and it rarely adds a name), and only
+    for the words `knows_word` does not know (see fuzzy_queries) and no speaker's name holds (the
+    rows of `speakers_t`: a speaker named exactly is not misspelt)."""
     exact = await exact_t
+    spoken = await speakers_t if speakers_t is not None else []
     if after is not None:
         await asyncio.wait([after])
-    return await with_misspelt(client, tenant, question, ngrams, exact)
+    return await with_misspelt(client, tenant, question, ngrams, exact, knows_word,
+                               {w for r in spoken for w in (r["key"] or "").split()})
 
 
 async def with_misspelt(client: GraphClient, tenant: str, text: str, ngrams: set[str],
-                        exact: list[dict[str, Any]]) -> list[Anchor]:
+                        exact: list[dict[str, Any]], knows_word: Callable[[str], bool] | None = None,
+                        speaker_words: set[str] = frozenset()) -> list[Anchor]:
     """`find_entities` once the exact names are known: the misspelt ones added."""
-    covered = {w for r in exact for w in (r["key"] or "").split()}
-    queries = fuzzy_queries(text, covered)
+    covered = {w for r in exact for w in (r["key"] or "").split()} | speaker_words
+    queries = fuzzy_queries(text, covered, knows_word)
     fuzzy = []
     if queries:
         rows = await client.run(tenant, q.ENTITIES_FUZZY, {**fuzzy_params(queries), "limit": tuning.FUZZY_LIMIT})
@@ -81,18 +89,25 @@ def anchors_of(rows: list[dict[str, Any]]) -> list[Anchor]:
     return list(anchors.values())
 
 
-def fuzzy_queries(text: str, covered: set[str]) -> list[str]:
+def fuzzy_queries(text: str, covered: set[str], knows_word: Callable[[str], bool] | None = None) -> list[str]:
     """Full-text queries for the words no exact name covered: each longer word fuzzily (edit
     distance 1, or 2 from five letters), and each pair of neighbouring words as an intersection, so "alcie rao" finds
-    "alice rao" without listing every "rao". Numbers and short words are matched as they are."""
+    "alice rao" without listing every "rao". Numbers and short words are matched as they are.
+    With `knows_word` (the embedder's vocabulary), only around a word it does not know or that the
+    text capitalises as a name: a misspelt name is rarely an English word ("alcie" is not), and
+    the words of most questions are ("what did she say about the router?" has no name to look for)."""
     words = name_words(text)
+    names = {w.lower() for w in NAME.findall(text)}
 
     def open_word(w: str) -> bool:
         return w not in covered and w not in STOPWORDS
 
-    singles = [_term(w) for w in words if open_word(w) and _term(w).startswith("%")]
+    def unknown(w: str) -> bool:
+        return knows_word is None or w in names or not knows_word(w)
+
+    singles = [_term(w) for w in words if open_word(w) and unknown(w) and _term(w).startswith("%")]
     pairs = [f"{_term(a)} {_term(b)}" for a, b in zip(words, words[1:])
-             if open_word(a) and open_word(b) and (len(a) >= 2 and len(b) >= 2)]
+             if open_word(a) and open_word(b) and (len(a) >= 2 and len(b) >= 2) and (unknown(a) or unknown(b))]
     out = list(dict.fromkeys(pairs + singles))
     return out[:tuning.MAX_FUZZY_QUERIES]
 

@@ -90,7 +90,7 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
     started = _start(client, embedder, tenant, question, hybrid=subject is None)
     try:
         if subject is None:
-            found = await _hybrid(client, tenant, started, k, session)
+            found = await _hybrid(client, embedder, tenant, started, k, session)
         else:
             found = await _with_subject(client, tenant, started, subject, k, session)
     finally:
@@ -114,11 +114,13 @@ def _start(client: GraphClient, embedder: Embedder, tenant: str, question: str, 
     vector_t = question_vector.start(client, embedder, tenant, question, grams, speakers_t)
     exact_t = task(_kind(names_t, "entity"))  # rows of the entities named exactly
     # the misspelt-name lookup waits for the vector (see anchors.entities_named)
-    anchors_t = task(an.entities_named(client, tenant, question, ngrams, exact_t, vector_t if hybrid else None))
+    anchors_t = task(an.entities_named(client, tenant, question, ngrams, exact_t, vector_t if hybrid else None,
+                                       getattr(embedder, "knows_word", None), speakers_t))
     return _Started(question, ngrams, grams, names_t, speakers_t, refresh_t, vector_t, exact_t, anchors_t)
 
 
-async def _hybrid(client: GraphClient, tenant: str, s: _Started, k: int, session: str | None) -> _Found:
+async def _hybrid(client: GraphClient, embedder: Embedder, tenant: str, s: _Started, k: int,
+                  session: str | None) -> _Found:
     """Without a subject: every signal, fused; the named entities' facts beside them."""
     n = max(tuning.OVERFETCH * k, tuning.HYBRID_POOL)
     latest_t = task(client.run(tenant, q.LATEST, {"session": session}) if needs_reference(s.question) else empty())
@@ -132,10 +134,11 @@ async def _hybrid(client: GraphClient, tenant: str, s: _Started, k: int, session
         ft = qn.fulltext_query(s.question, drop={w for key in keys for w in key.split()})
         v = await s.vector_t
         when = bool(qn.WHEN.search(s.question))
+        unknown = tuple(qn.unknown_terms(ft, getattr(embedder, "knows_word", None), s.question))
 
         def run(anchors: list[Anchor]) -> asyncio.Task:
             return task(signals.fused_episodes(client, tenant, v, signals.Ask(
-                session, n, k, anchors, keys, windows, ft, when)))
+                session, n, k, anchors, keys, windows, ft, when, unknown)))
 
         anchors, fused_t = await _run_on_names(s, run, vector_f, v)
         got, _ = await gather_all(fused_t, s.refresh_t)

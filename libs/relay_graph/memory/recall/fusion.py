@@ -32,11 +32,13 @@ class Candidate:
     ranks: list[tuple[str, int]] = field(default_factory=list)  # (signal, rank there)
     via_entity: bool = False
     weights: Mapping[str, float] | None = None  # None: tuning.WEIGHTS
+    below: "Candidate | None" = None  # a turn that joined beside this one ranks no higher than it
 
     @property
     def fused(self) -> float:
         w = tuning.WEIGHTS if self.weights is None else self.weights
-        return sum(w[s] / (tuning.RRF_K + r) for s, r in self.ranks)
+        own = sum(w[s] / (tuning.RRF_K + r) for s, r in self.ranks)
+        return own if self.below is None else min(own, self.below.fused)
 
 
 def add(cands: dict[str, Candidate], signal: str, ranked: Ranked,

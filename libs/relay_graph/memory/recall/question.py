@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 from relay_graph.memory import inputs
 from relay_graph.memory.entities import bare_word, name_key, name_words
@@ -23,6 +23,7 @@ WHEN = re.compile(r"^\W*(?:since\s+)?when\b|\bhow\s+long\b|\b(?:what|which)\s+(?
 QUESTION_WORDS = frozenset("""did does do done doing ever kind sort type much many whose which something anything
     someone anyone thing things like get got tell told say said""".split()) | {"such"}
 _AGENT = re.compile(AGENT_PATTERN)
+NAME = re.compile(r"(?<=\w[\s,;:(\"'])([A-Z][a-z]+)\b")  # a capitalised word after another word
 
 
 def question(value: object) -> str:
@@ -73,18 +74,40 @@ class Kind(str, enum.Enum):
     """What kind of question recall answers, and so how it fuses its signals."""
 
     NAMED = "named"  # names a speaker, an entity on file or a time: the graph's signals lead
-    MEANING = "meaning"  # names nothing on file and no time: meaning is all it has to go on
+    WORDS = "words"  # names nothing, but holds a word meaning cannot see and few turns hold
+    MEANING = "meaning"  # names nothing, and its words are all ones the embedder reads: meaning leads
+
+
+def unknown_terms(ft: str | None, knows_word: Callable[[str], bool] | None, text: str = "") -> list[str]:
+    """The full-text query's terms meaning cannot see: words the embedder does not know
+    ("quillfeather", "e1042"; without a vocabulary to ask, an embedder without `knows_word`, every
+    term), and names (a word the question capitalises after its first: "Who is Anthony?" - the
+    model knows the word, not which Anthony)."""
+    terms = ft.split(" | ") if ft else []
+    names = {w.lower() for w in NAME.findall(text)}
+    return [t for t in terms if knows_word is None or t in names or not knows_word(t)]
+
+
+def specific(found: Mapping[str, float], turns: float) -> bool:
+    """Whether a term is found in some turns of the tenant but few: at most SPECIFIC_SHARE of them,
+    or SPECIFIC_MIN_TURNS in a small tenant ("quillfeather" in 1 of 18 turns; a product name in
+    every other turn is no clue to any one of them)."""
+    bound = max(tuning.SPECIFIC_MIN_TURNS, tuning.SPECIFIC_SHARE * turns)
+    return any(0 < n <= bound and n < tuning.DF_SCAN for n in found.values())
 
 
 def kind_of(anchors: Sequence[object], speaker_keys: Sequence[str], windows: Sequence[Window],
-            words_found: bool) -> Kind:
-    """A question that names no entity on file, no speaker and no time, and shares no content word
-    with any turn (its full-text query found nothing) is one of meaning: what the other signals
-    find then (the neighbours of whatever is near in meaning) only crowds the turn it depends on.
-    A nameless question whose words find turns keeps the full fusion: a rare word ("the
-    Quillfeather regatta") or the words of the turn before an answer ("Did the pottery piece get
-    finished?") are how it is found."""
-    return Kind.NAMED if anchors or speaker_keys or windows or words_found else Kind.MEANING
+            specific_word: bool = False) -> Kind:
+    """A question that names an entity on file, a speaker or a time is NAMED: the graph's signals
+    lead. One that names none of them is of MEANING, unless it holds a specific word (`specific`)
+    that the embedder cannot read (WORDS: "any news about quillfeather?"): a word the model knows
+    is one its vectors already weigh, and what a question shares with turns in such words is as
+    often a coincidence ("new family member" and "my new family photo album") as a clue, which
+    then crowds the turn it depends on (bench.implicit_cues). A word the model spells in pieces
+    (a name, a code, a coined word) is invisible to meaning, and the words are how it is found."""
+    if anchors or speaker_keys or windows:
+        return Kind.NAMED
+    return Kind.WORDS if specific_word else Kind.MEANING
 
 
 def weights(kind: Kind) -> Mapping[str, float]:

@@ -42,6 +42,11 @@ one, the first two, over the subject's episodes only.
    does ("Did you finish that painting?"). Ranked by the rank of the hit they neighbour, the nearer
    first, the reply before the turn before. The k best of 1-8 are taken with the turns around the
    strongest, then all are fused; an item outside those k can enter the answer only as a neighbour.
+   In a question of meaning (question.Kind) the turns beside a near hit (tuning.NEAR_SEED) are
+   `near_neighbours` and rank no higher than that hit; the others barely count.
+
+The words signal runs for a question of meaning only when its kind hangs on it: when it holds words
+the embedder cannot read, which the same statement counts in the tenant's turns (`terms`; the tenant's turns beside it).
 
 Signals 1-8 go as one statement (queries.recall.signals), or two side by side when the question
 names a speaker (the speaker's signals and the rest: the server runs each on a core of its own);
@@ -60,7 +65,7 @@ from relay_graph.memory.queries import recall as q
 from relay_graph.memory.recall import fusion, tuning
 from relay_graph.memory.recall import question as qn
 from relay_graph.memory.recall.anchors import Anchor
-from relay_graph.memory.recall.concurrency import gather_all
+from relay_graph.memory.recall.concurrency import empty, gather_all
 from relay_graph.memory.recall.fusion import Candidate
 from relay_graph.memory.time_expressions import Window
 from relay_graph.runtime.db import GraphClient
@@ -84,6 +89,11 @@ class Ask:
     windows: list[Window]
     ft: str | None  # the full-text query
     when: bool = False  # it asks when
+    unknown: tuple[str, ...] = ()  # the full-text terms the embedder does not know (question.unknown_terms)
+
+    @property
+    def named(self) -> bool:
+        return bool(self.anchors or self.speaker_keys or self.windows)
 
 
 @dataclass
@@ -130,10 +140,25 @@ def parts_of(ask: Ask) -> tuple[tuple[str, ...], dict[str, Any]]:
     if ask.when and keys and w["dated"]:
         parts.append("dated")
         params.update(keys=keys)
-    if ask.ft:
+    # A question that names nothing is of meaning unless a word the embedder cannot read is
+    # specific in this tenant (question.kind_of): its words are searched, and those words counted,
+    # only then.
+    if ask.ft and (ask.named or ask.unknown or tuning.MEANING_WEIGHTS["words"]):
         parts.append("words")
         params.update(ft=ask.ft, words_scan=tuning.WORDS_SCAN)
+    if not ask.named and ask.unknown:
+        parts.append("terms")
+        params.update(terms=list(ask.unknown), df_scan=tuning.DF_SCAN)
     return tuple(parts), params
+
+
+def kind(ask: Ask, by_signal: Mapping[str, dict[str, Any]], turns: list[dict[str, Any]]) -> qn.Kind:
+    """The question's kind (question.kind_of), from the terms' counts the statement brought and
+    the tenant's turns (queries.recall.TURNS)."""
+    terms = by_signal.get("terms")
+    found = dict(zip(terms["ids"], terms["ds"])) if terms else {}
+    n = float(turns[0]["n"]) if turns else 0.0
+    return qn.kind_of(ask.anchors, ask.speaker_keys, ask.windows, bool(found) and qn.specific(found, n))
 
 
 async def fused_episodes(client: GraphClient, tenant: str, v, ask: Ask) -> Fused:
@@ -144,20 +169,25 @@ async def fused_episodes(client: GraphClient, tenant: str, v, ask: Ask) -> Fused
     params["v"] = v
     groups = [g for g in (tuple(x for x in parts if x in SPEAKER_SIGNALS),
                           tuple(x for x in parts if x not in SPEAKER_SIGNALS)) if g]
-    rows = [r for got in await gather_all(*(client.run(tenant, q.signals(g), params) for g in groups)) for r in got]
-    if not rows:
+    turns_t = client.run(tenant, q.TURNS) if "terms" in parts else empty()
+    *got_rows, turns = await gather_all(*(client.run(tenant, q.signals(g), params) for g in groups), turns_t)
+    by_signal = {r["signal"]: r for got in got_rows for r in got}
+    how = kind(ask, by_signal, turns)
+    if not any(s in by_signal for s in ORDER):
         return Fused([], {}, [], False)
-    by_signal = {r["signal"]: r for r in rows}
     spoken = "speakers" in by_signal
-    weights = qn.weights(qn.kind_of(ask.anchors, ask.speaker_keys, ask.windows, "words" in by_signal))
+    weights = qn.weights(how)
     cands = _fuse(by_signal, ask, weights)
     pre = [c.id for c in sorted(cands.values(), key=fusion.order)[:ask.k]]
+    seeds = pre[:tuning.NEIGHBOUR_SEEDS]
+    # in a question of meaning the turns beside a near hit weigh more (tuning.NEAR_SEED)
+    near = {i for i in seeds if cands[i].d <= 1.0 - tuning.NEAR_SEED} if how is qn.Kind.MEANING else set()
     got = await client.run(tenant, q.NEIGHBOURS_IN_FULL, {
-        "pre": pre, "seeds": pre[:tuning.NEIGHBOUR_SEEDS], "reach": tuning.NEIGHBOUR_REACH, "v": v,
+        "pre": pre, "seeds": seeds, "reach": tuning.NEIGHBOUR_REACH, "v": v,
         "subject": None, "limit": tuning.DERIVED_SCAN * ask.k})
     if not got:  # every candidate was deleted since the signals read it
         return Fused([], {}, [], spoken)
-    return _with_neighbours(cands, pre, got[0], ask.k, weights, spoken)
+    return _with_neighbours(cands, pre, got[0], ask.k, weights, spoken, near)
 
 
 def _fuse(by_signal: dict[str, dict[str, Any]], ask: Ask, weights: Mapping[str, float]) -> dict[str, Candidate]:
@@ -185,7 +215,7 @@ def _fuse(by_signal: dict[str, dict[str, Any]], ask: Ask, weights: Mapping[str, 
 
 
 def _with_neighbours(cands: dict[str, Candidate], pre: list[str], out: dict[str, Any], k: int,
-                     weights: Mapping[str, float], spoken: bool) -> Fused:
+                     weights: Mapping[str, float], spoken: bool, near: set[str] = frozenset()) -> Fused:
     """The last fusion step: the neighbours of the seeds join the k best of signals 1-8, and the
     answer is ordered on each one's own distance to the question."""
     by_id: dict[str, dict[str, Any]] = {}
@@ -201,7 +231,10 @@ def _with_neighbours(cands: dict[str, Candidate], pre: list[str], out: dict[str,
             c = cands[nid] = Candidate(nid, 2.0, weights=weights)
         if nid not in pre:
             pool.append(c)
-        fusion.hit(c, "neighbours", rank, [f"turn {side} '{seed}' in its session"], False)
+        fusion.hit(c, "near_neighbours" if seed in near else "neighbours", rank,
+                   [f"turn {side} '{seed}' in its session"], False)
+        if seed in near and nid not in near and c.below is None:
+            c.below = cands[seed]  # the reply comes with the turn it answers, not before it
     for c in pool:
         if c.id in by_id:
             c.d = float(by_id[c.id]["d"])

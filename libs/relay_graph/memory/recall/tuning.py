@@ -13,8 +13,10 @@ past the 30th of every signal) and the neighbour seeds from 5 to 10. Words and n
 neighbour is only beside a hit). The community signal reaches further than `joined`, so it weighs
 half as much.
 
-A question that names nothing on file and no time and whose words find no turn
-(`question.Kind.MEANING`) is fused with MEANING_WEIGHTS instead: meaning is all it has.
+A question that names nothing on file and no time, and holds no specific word the embedder cannot
+read (`question.Kind.MEANING`), is fused with MEANING_WEIGHTS instead. Its weights and NEAR_SEED
+were chosen on the dev halves of bench.implicit_cues and bench.locomo together: the most cues found
+at every k with LoCoMo's dev half at or above where it was at every k.
 """
 
 from __future__ import annotations
@@ -50,12 +52,24 @@ SAID_SPAN_MS = 400 * 86_400_000  # the longest span a turn's time expression say
 COMMUNITY_WEIGHT = 0.5
 # Weighted RRF: what each signal's rank is worth.
 WEIGHTS = {"vector": 1.0, "entities": 1.0, "joined": 1.0, "words": 0.5, "speakers": 1.0, "time": 1.0,
-           "dated": 1.0, "spoken_then": 1.0, "community": 0.0, "neighbours": 0.5}
-# A question of meaning only (question.Kind.MEANING: it names no speaker, no entity on file and
-# no time, and its words find no turn, so only vector and neighbours have anything): meaning leads
-# and a neighbour only breaks near-ties, for a neighbour of whatever is near in meaning is no
-# answer to a remark about something else (bench.implicit_cues; docs/benchmarks.md).
-MEANING_WEIGHTS = WEIGHTS | {"words": 0.0, "neighbours": 0.05}
+           "dated": 1.0, "spoken_then": 1.0, "community": 0.0, "neighbours": 0.5, "near_neighbours": 0.5}
+# A question of meaning (question.Kind.MEANING: it names no speaker, no entity on file and no
+# time, and its words are all ones the embedder reads): meaning leads, its words are not searched
+# (what it shares with a turn in such words is as often a coincidence as a clue), and a neighbour
+# only breaks near-ties, for a neighbour of whatever is near in meaning is no answer to a remark
+# about something else (bench.implicit_cues; docs/benchmarks.md) - unless it is beside a near hit
+# (NEAR_SEED: `near_neighbours`, which rank right after that hit).
+MEANING_WEIGHTS = WEIGHTS | {"words": 0.0, "neighbours": 0.05, "near_neighbours": 0.25}
+# In a question of meaning, only the turns beside a hit this near in meaning (similarity) join as
+# neighbours: a turn that all but asked the question before ("Did you finish that pottery piece?")
+# has its answer beside it; the turns beside whatever small talk is merely nearest do not.
+NEAR_SEED = 0.6
+# A word the embedder cannot read is specific (question.specific) when at most this share of the
+# tenant's turns hold it, or SPECIFIC_MIN_TURNS of them in a small tenant; a word found in DF_SCAN
+# turns or more never is.
+SPECIFIC_SHARE = 0.05
+SPECIFIC_MIN_TURNS = 3
+DF_SCAN = 500
 
 # How much nearer in meaning another speaker's turn must be than the named speaker's best before
 # recall says the question is not in memory, and how near the named speaker's best may be at most:

@@ -132,13 +132,19 @@ _I = re.I
 # Breaking into what is someone else's: a verb of breaking in near a network, device or account
 # that is not theirs ("how do i hack my neighbours wifi", "crack the wifi password next door",
 # "get into my ex's instagram"). One's own lost password is not this.
-_BREAK_VERB = (r"(?:hack(?:ing|ed)?|crack(?:ing)?|brute[- ]?forc\w*|break\s+into|get\s+into|get\s+on(?:to)?|log\s*in(?:to)?"
-               r"|access|steal|use|piggyback\s+on|spy\s+on|sniff|bypass)")
-_NOT_MINE = (r"(?:(?:my\s+)?(?:neighbou?r'?s?|neighbou?rs'|someone(?:\s+else)?'?s?|somebody'?s?|other\s+people'?s?|my\s+ex'?s?"
-             r"|a\s+stranger'?s?|the\s+building'?s?|next\s+door(?:'s)?|their|his|her|a)\s+)")
+_BREAK_VERB = (r"(?:hack(?:ing|ed)?|crack(?:ing)?|brute[- ]?forc\w*|break\s+into|get\s+into|log\s*in(?:to)?"
+               r"|steal|spy\s+on|sniff|bypass)")
+# Verbs anyone uses of their own things ("we use their router": the provider's) count only with
+# someone else named as the owner.
+_USE_VERB = r"(?:use|access|get\s+on(?:to)?|piggyback\s+on)"
+_OTHERS = (r"(?:my\s+)?(?:neighbou?r'?s?|neighbou?rs'|someone(?:\s+else)?'?s?|somebody'?s?|other\s+people'?s?|my\s+ex'?s?"
+           r"|a\s+stranger'?s?|the\s+building'?s?|next\s+door(?:'s)?)")
+_NOT_MINE = rf"(?:(?:{_OTHERS}|their|his|her)\s+)"
 _BREAK_IN = [
     re.compile(rf"\b{_BREAK_VERB}\s+(?:in(?:to)?\s+)?(?:the\s+)?{_NOT_MINE}(?:\w+\s+){{0,2}}(?:wi-?fi|network|router|password"
                r"|account|phone|email|instagram|facebook|whatsapp|cctv|camera|hotspot|internet|connection)\b", _I),
+    re.compile(rf"\b{_USE_VERB}\s+(?:the\s+)?{_OTHERS}\s+(?:\w+\s+){{0,2}}(?:wi-?fi|network|router|internet|connection"
+               r"|hotspot|account)\b", _I),
     re.compile(r"\b(?:hack|crack|brute[- ]?force)\w*\s+(?:a\s+|any\s+|the\s+)?(?:wi-?fi|wpa2?|wep|network|router)"
                r"(?:\s+password)?s?\b", _I),
     re.compile(r"\b(?:wi-?fi|wpa2?|router)\s+(?:password\s+)?(?:hack|crack)\w*\b", _I),

@@ -300,7 +300,10 @@ async def open_conflicts(call: Call, limit: int = 50) -> OpenConflicts:
     if not await client.graph_exists(tenant):
         return OpenConflicts(conflicts=[])
     rows = await client.run(tenant, q.OPEN_CONFLICTS, {"limit": limit})
-    return OpenConflicts(conflicts=[OpenConflict(**r) for r in rows])
+    # a customer's entity name is their id: their name on file says who they are
+    on_file = await names.customer_names(client, tenant, [r["subject"] for r in rows if r["subject"]])
+    return OpenConflicts(conflicts=[OpenConflict(**{**r, "subject_name": (on_file.get(r["subject"]) or [r["subject_name"]])[0]})
+                                    for r in rows])
 
 
 async def indexes(call: Call) -> Indexes:

@@ -350,6 +350,7 @@ def test_the_database_page_and_the_query_drawer_with_every_processs_queries_and_
     assert "fact_id" in page.get_by_test_id("indexes").inner_text()
     assert "MB" in page.get_by_test_id("memory-mb").inner_text()
     drawer = page.get_by_test_id("query-drawer")
+    drawer.get_by_label("by statement").uncheck()  # each run, newest first
     drawer.locator("[data-testid=query][data-process=gateway]", has_text="console_graph_nodes").first.wait_for()
     drawer.locator("[data-testid=query][data-process=intake]").first.wait_for()  # the agent's, not only ours
     page.get_by_label("Show").select_option("intake")

@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from relay_graph.desk.agent_reads import customer_uid
 from relay_graph.desk.customers import store as customers
 from relay_graph.memory import entity_refs, names
 from relay_graph.memory.entities import is_customer_id
@@ -92,9 +93,9 @@ async def search(call: Call, text: str) -> SearchAnswer:
     answer = await customers.find(client, tenant, asked)
     if answer.ambiguous is not None:
         cands = answer.ambiguous.candidates
-        found = await _found(call, [f"{CUSTOMER}|{c.id}" if "|" not in c.id else c.id for c in cands], "name spelt alike")
+        found = await _found(call, [customer_uid(c.id) for c in cands], "name spelt alike")
         return SearchAnswer(asked=asked, how="fuzzy", customers=found, did_you_mean=answer.ambiguous.message)
-    uids = [f"{CUSTOMER}|{c.id}" for c in answer.customers]
+    uids = [customer_uid(c.id) for c in answer.customers]
     if answer.matched is not None:  # spelt alike: offered, never chosen for the asker
         found = await _found(call, uids, "name spelt alike")
         return SearchAnswer(asked=asked, how="fuzzy", customers=found,
@@ -168,10 +169,11 @@ class Clocks(BaseModel):
 
 
 def _day(ms: int, other: int | None = None) -> str:
+    """A day in words (UTC), with the time when it is not midnight or when `other` is within a day."""
     d = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
     text = f"{d.day} {d:%B %Y}"
-    if other is not None and abs(ms - other) < 86_400_000:  # the same day: the hours tell them apart
-        text += f" {d:%H:%M} UTC"
+    if (d.hour, d.minute) != (0, 0) or (other is not None and abs(ms - other) < 86_400_000):
+        text += f", {d:%H:%M} UTC"
     return text
 
 

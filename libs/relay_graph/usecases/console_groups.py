@@ -24,7 +24,7 @@ def own_group(kind: str, name: str) -> str | None:
     if kind in CATALOGUE_KINDS:
         return CATALOGUE
     if kind == "Pop":
-        return name[: -len(HUB_SUFFIX)] if name.endswith(HUB_SUFFIX) else name or None
+        return name[: -len(HUB_SUFFIX)] if name.endswith(HUB_SUFFIX) else None
     if kind == "Olt":
         return city_of_exchange(name)
     if kind == "City":

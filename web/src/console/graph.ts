@@ -59,7 +59,8 @@ export function loadLayout(tenant: string): Layout {
 }
 
 export function saveLayout(tenant: string, g: Graph): void {
-  const out: Layout = {};
+  // kept over what was saved before: a folded group's place stays while it is open, for when it folds again
+  const out: Layout = loadLayout(tenant);
   g.forEachNode((id, a) => { out[id] = [Math.round(a.x * 100) / 100, Math.round(a.y * 100) / 100]; });
   try { localStorage.setItem(LAYOUT_KEY(tenant), JSON.stringify(out)); } catch { /* full: the layout is a nicety */ }
 }
@@ -167,6 +168,10 @@ export function merge(g: Graph, data: ConsoleGraph, layout: Layout = {}): { adde
 export function settle(g: Graph, rounds = 150): void {
   if (g.order === 0 || g.order > 3000) return;
   forceAtlas2.assign(g, { iterations: rounds, settings: { ...forceAtlas2.inferSettings(g), slowDown: 2, gravity: 0.5, scalingRatio: 8 } });
+  // two nodes started on one spot divide by a zero distance: such a node goes back to its seeded place
+  g.forEachNode((id, a) => {
+    if (!Number.isFinite(a.x) || !Number.isFinite(a.y)) g.mergeNodeAttributes(id, sector((a.node as GNode).band, hash(id)));
+  });
 }
 
 export function draw(container: HTMLElement, g: Graph, view: () => View): Sigma {

@@ -18,6 +18,11 @@ to confirm, as after any fix; one still faulty stays where it is), every affecte
 OutageChanged "resolved" is announced. Notice ids are derived from the outage and the customer, so
 nobody is told twice.
 
+Every write is a use case on the notification's unit of work (`deps.work`): outages and their
+tickets through usecases.network, the line measured through usecases.equipment, the ticket's steps
+through usecases.tickets (the ticket workflow: a Measured step, then FixProven, refused unless the
+check proves it); what they owe is announced when the work ends.
+
 "degraded" is left to a later issue (capacity measurements): nothing is done with it yet.
 """
 
@@ -25,24 +30,23 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from relay_graph.desk import agent_reads as desk
-
-from relay_graph.desk.network import store as network
-
-from relay_graph.desk.tickets import work as ticket_work
-
-from relay_graph.desk.tickets import store as tickets
 from relay_graph import lab
-from relay_graph.usecases.context import Deps, announce
-from relay_graph.usecases.replies import ReplyDraft, honest_words, write_replies
+from relay_graph.desk import agent_reads as desk
+from relay_graph.desk.conversation import templates as replies
+from relay_graph.desk.network import store as network
+from relay_graph.desk.network.models import NetNode, Outage
+from relay_graph.desk.tickets import store as tickets
+from relay_graph.desk.tickets import work as ticket_work
+from relay_graph.desk.tickets import workflow as wf
+from relay_graph.desk.tickets.models import Ticket
 from relay_graph.desk.tickets.status import OUTAGE_SYMPTOMS, WAITING_STAGES
 from relay_graph.runtime.errors import NotFound
-from relay_graph.desk.conversation import templates as replies
-from relay_graph.desk.network.models import NetNode, Outage
-from relay_graph.runtime.streams import NetworkChanged, OutageChanged, TicketChanged
-from relay_graph.desk.tickets.models import TicketStage
+from relay_graph.runtime.streams import NetworkChanged
+from relay_graph.usecases import equipment, network as network_cases, tickets as ticket_cases
+from relay_graph.usecases.context import Call, Deps
+from relay_graph.usecases.replies import ReplyDraft, honest_words, write_replies
 
 log = logging.getLogger("services.netops")
 
@@ -66,14 +70,14 @@ async def node_down(deps: Deps, n: NetworkChanged) -> OutageResult:
     node = await network.get_node(deps.client, tenant, n.node_id)  # unknown node: NotFound
     if node.version != n.version or node.status == "up":
         return OutageResult("stale")
-    outage = await network.open_outage(deps.client, tenant, node.node_id, cause=_cause(node), at=deps.now())
-    linked = await network.link_tickets_to_outage(deps.client, tenant, outage.outage_id)
-    words = replies.outage_notice(outage.outage_id, node.name, outage.opened_at, cause=outage.cause)
-    told = await _notify(deps, tenant, outage, "declared", words, version=node.version)
-    announced = outage.created or bool(told)
-    if announced:
-        await announce(deps, OutageChanged(tenant=tenant, id=outage.outage_id, version=node.version,
-                                                   change="declared", actor=AGENT, node_id=node.node_id))
+    async with deps.work(tenant, AGENT) as call:
+        outage = await network_cases.open_outage(call, node.node_id, cause=_cause(node))
+        linked = await network_cases.link_tickets(call, outage.outage_id)
+        words = replies.outage_notice(outage.outage_id, node.name, outage.opened_at, cause=outage.cause)
+        told = await _notify(call, outage, "declared", words, version=node.version)
+        announced = outage.created or bool(told)
+        if announced:
+            network_cases.outage_changed(call, outage, change="declared", version=node.version)
     log.info("outage %s on %s: %d customers, %d told now, %d tickets linked", outage.outage_id, node.node_id,
              outage.affected_count, len(told), len(linked))
     return OutageResult("declared", outage, told, linked, announced)
@@ -84,22 +88,21 @@ async def node_up(deps: Deps, n: NetworkChanged) -> OutageResult:
     node = await network.get_node(deps.client, tenant, n.node_id)
     if node.version != n.version or node.status != "up":
         return OutageResult("stale")
-    closed = await network.close_outage(deps.client, tenant, node.node_id, at=deps.now())
-    outage = closed
-    if outage is None:  # closed by an earlier delivery that may not have finished telling everyone
-        last = await desk.latest_outage_of_node(deps.client, tenant, node.node_id)
-        if last is None:
-            return OutageResult("nothing_open")
-        outage = await network.get_outage(deps.client, tenant, last)
-        if outage.open:
-            return OutageResult("stale")
-    moved = await _tickets_back(deps, tenant, outage, node)
-    words = _resolved_words(outage, node)
-    told = await _notify(deps, tenant, outage, "resolved", words, version=node.version)
-    announced = closed is not None or bool(told)
-    if announced:
-        await announce(deps, OutageChanged(tenant=tenant, id=outage.outage_id, version=node.version,
-                                                   change="resolved", actor=AGENT, node_id=node.node_id))
+    async with deps.work(tenant, AGENT) as call:
+        closed = await network_cases.close_outage(call, node.node_id)
+        outage = closed
+        if outage is None:  # closed by an earlier delivery that may not have finished telling everyone
+            last = await desk.latest_outage_of_node(deps.client, tenant, node.node_id)
+            if last is None:
+                return OutageResult("nothing_open")
+            outage = await network.get_outage(deps.client, tenant, last)
+            if outage.open:
+                return OutageResult("stale")
+        moved = await _tickets_back(deps, call, outage, node)
+        told = await _notify(call, outage, "resolved", _resolved_words(outage, node), version=node.version)
+        announced = closed is not None or bool(told)
+        if announced:
+            network_cases.outage_changed(call, outage, change="resolved", version=node.version)
     return OutageResult("resolved", outage, told, moved, announced)
 
 
@@ -119,17 +122,16 @@ def _resolved_words(outage: Outage, node: NetNode) -> replies.Reply:
     return replies.Reply(text, how)
 
 
-async def _notify(deps: Deps, tenant: str, outage: Outage, what: str, words: replies.Reply, *,
-                  version: int) -> list[str]:
+async def _notify(call: Call, outage: Outage, what: str, words: replies.Reply, *, version: int) -> list[str]:
     """One notice per affected customer (the same words for all: embedded once), in their latest
     session. Returns the customers told now (those told before are skipped)."""
     customers = sorted(set(outage.customers))
     if not customers:
         return []
-    sessions = await desk.latest_sessions(deps.client, tenant, customers)
+    sessions = await desk.latest_sessions(call.client, call.tenant, customers)
     # worded once for everyone (one writer call, one embedding), held to the outage's own row
-    words = await honest_words(deps, words, rows=(outage,))
-    at = deps.now()
+    words = await honest_words(call, words, rows=(outage,))
+    at = call.now()
     drafts = [
         ReplyDraft(
             id=desk.notice_id(outage.outage_id, c, what),
@@ -139,58 +141,57 @@ async def _notify(deps: Deps, tenant: str, outage: Outage, what: str, words: rep
         )
         for c in customers
     ]
-    return [d.customer for d in await write_replies(deps, tenant, drafts)]
+    return [d.customer for d in await write_replies(call, drafts)]
 
 
-async def _tickets_back(deps: Deps, tenant: str, outage: Outage, node: NetNode) -> list[str]:
-    """Tickets that waited on the outage: fixed, and their customers asked to confirm."""
+async def _tickets_back(deps: Deps, call: Call, outage: Outage, node: NetNode) -> list[str]:
+    """Tickets that waited on the outage: fixed once their line measures healthy, and their
+    customers asked to confirm."""
     moved = []
-    now = deps.now()
-    for t in await desk.outage_tickets(deps.client, tenant, outage.outage_id):
+    for t in await desk.outage_tickets(deps.client, call.tenant, outage.outage_id):
         if t.stage not in WAITING_STAGES or t.issue not in OUTAGE_SYMPTOMS:
             continue
-        if not await _measured_healthy(deps, tenant, t, now):
-            continue  # something else is still wrong on the line: not claimed fixed
-        new = await tickets.set_stage(deps.client, tenant, t.id, stage=TicketStage.FIXED, agent=AGENT,
-                                      detail=f"outage {outage.outage_id} is over: {node.name} is back up",
-                                      expected_version=t.version, at=now)
-        if not new.changed:
-            continue
+        new = await _fixed_if_healthy(deps, call, t.id, outage)
+        if new is None:
+            continue  # something else is still wrong on the line (or it moved on): not claimed fixed
         moved.append(t.id)
-        await announce(deps, TicketChanged(tenant=tenant, id=t.id, version=new.version, change="stage",
-                                                   actor=AGENT))
         words = replies.confirm_fixed_request(t.id, f"the outage at {node.name} ({outage.outage_id}) was repaired",
-                                              now, AGENT)
-        session = await desk.latest_session(deps.client, tenant, new.customer) or new.session \
+                                              deps.now(), AGENT)
+        session = await desk.latest_session(deps.client, call.tenant, new.customer) or new.session \
             or desk.notice_session(outage.outage_id, new.customer)
-        await write_replies(deps, tenant, [ReplyDraft(
+        await write_replies(call, [ReplyDraft(
             id=desk.status_reply_id(t.id, new.version), session=session, customer=new.customer, text=words.text,
-            reply_to=t.id, version=new.version, at=now, ticket_id=t.id, how_i_know=list(words.how_i_know),
+            reply_to=t.id, version=new.version, at=deps.now(), ticket_id=t.id, how_i_know=list(words.how_i_know),
             rows=(t, outage),
         )])
     return moved
 
 
-async def _measured_healthy(deps: Deps, tenant: str, t, now) -> bool:
+async def _fixed_if_healthy(deps: Deps, call: Call, tid: str, outage: Outage) -> Ticket | None:
     """The outage is over, but only a new measurement of the customer's line says their problem is:
-    every test is measured (after the ticket's last action on the lab's clock), kept on the ticket's
-    work as a check, and a passing one is the proof the move to `fixed` rests on."""
-    t = await tickets.peek_ticket(deps.client, tenant, t.id)
-    work = ticket_work.for_round(await tickets.get_work(deps.client, tenant, t.id), t.round)
-    done = [c.at for c in work.checks] + [a.at for a in work.actions]  # the resolver's lab clock runs ahead
-    at = max(now, max(done) + MEASURE) if done else now
+    every test is measured (after the ticket's last action on the lab's clock), a Measured step
+    with its check on the work, and a passing one is the proof the move to `fixed` rests on."""
+    t = await tickets.peek_ticket(deps.client, call.tenant, tid)
+    work = ticket_work.for_round(await tickets.get_work(deps.client, call.tenant, tid), t.round)
     try:
-        readings = await lab.measure_all(deps.client, tenant, t.customer, at=at)
+        readings = await equipment.measure(call, t.customer, at=_after_the_work(work, deps.now()))
     except NotFound:
-        return False  # no line on file: nothing to measure, nothing claimed
+        return None  # no line on file: nothing to measure, nothing claimed
     kind = lab.diagnose_from_readings(readings)
-    for r in readings:
-        await tickets.add_event(deps.client, tenant, t.id, agent=AGENT, event=r.test.value,
-                                detail=f"outage over, re-measured: {r.reading_id}", at=now)
-    work = ticket_work.with_check(work, ticket_work.Check(
-        round=t.round, at=max([at, *(r.at for r in readings)]), readings=[r.reading_id for r in readings],
-        diagnosis=kind.value if kind is not None else None, passed=kind is None))
-    if kind is None:
-        work = ticket_work.with_proof(work, AGENT)
-    await tickets.set_work(deps.client, tenant, t.id, work)
-    return kind is None
+    check = ticket_work.Check(round=t.round, at=max(r.at for r in readings), readings=[r.reading_id for r in readings],
+                              diagnosis=kind.value if kind is not None else None, passed=kind is None)
+    says = "after the outage, every test healthy" if kind is None else f"after the outage, the line shows {kind.value}"
+    notes = tuple(wf.ReadingNote(test=r.test.value, reading_id=r.reading_id, says=says) for r in readings)
+    work = ticket_work.with_check(work, check)
+    measured = await ticket_cases.record(call, tid, wf.Measured(at=check.at, check=check, readings=notes),
+                                         version=t.version, work=work)
+    if not measured.changed or kind is not None:
+        return None
+    new = await ticket_cases.fix_proven(call, tid, work=ticket_work.with_proof(work, AGENT),
+                                        outage_ids=[outage.outage_id], version=t.version)
+    return new if new.changed else None
+
+
+def _after_the_work(work: ticket_work.Work, now: datetime) -> datetime:
+    done = [c.at for c in work.checks] + [a.at for a in work.actions]  # the resolver's lab clock runs ahead
+    return max(now, max(done) + MEASURE) if done else now

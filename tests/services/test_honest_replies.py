@@ -117,7 +117,7 @@ async def test_a_guardrail_refusal_is_never_reworded(agent_deps, gateway, graph_
     assert writer.drafts == [] and reply.text != "Sure! Here is everything you asked for."
 
 
-# ---- honest_words alone (pure logic: it reads only deps.writer)
+# ---- honest_words alone (pure logic: it reads only the call's writer)
 
 
 async def test_ids_in_the_rows_may_be_named_and_others_not():

@@ -120,7 +120,9 @@ async def test_back_up_closes_the_outage_and_the_tickets_waiting_on_it(netops, a
     assert result.status == "resolved" and result.announced and result.tickets == [opened.ticket.id]
     assert not (await network.get_outage(graph_client, tenant, oid)).open
     t = await tickets.get_ticket(graph_client, tenant, opened.ticket.id)
-    assert t.stage is TicketStage.FIXED and oid in t.timeline[-1].detail and t.timeline[-1].agent == "netops"
+    assert t.stage is TicketStage.FIXED and [e.event for e in t.timeline[-2:]] == ["outage_over", "fixed"]
+    assert oid in t.timeline[-2].detail and t.timeline[-1].agent == "netops"
+    assert "line_test" in [e.event for e in t.timeline if e.agent == "netops"]  # measured before it is said
     assert (await published(stream_redis, STREAM_TICKETS, tenant, id=t.id))[-1].version == t.version
     assert sorted(result.notified) == ["Ben Cole", "Fin Gale"]
     transcript = await reads.transcript(graph_client, tenant, "ben-1")

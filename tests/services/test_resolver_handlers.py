@@ -82,7 +82,7 @@ async def test_a_handed_off_ticket_is_claimed_and_worked_to_fixed(intake, resolv
         *readings, ("resolver", "diagnosis"), ("resolver", "plan"), ("resolver", "fixing"),
         *[("resolver", "fix_step")] * len(steps), *readings, ("resolver", "fix_verified"), ("resolver", "fixed"),
     ]
-    assert [e.detail.split(":", 1)[0] for e in done.timeline if e.event == "fix_step"] == steps
+    assert [e.detail.split(" ", 1)[0] for e in done.timeline if e.event == "fix_step"] == steps
     assert next(e.detail for e in done.timeline if e.event == "diagnosis").startswith("wifi_interference:")
     edges = await desk.ticket_agent_edges(graph_client, tenant, t.id)
     assert [(e.type, e.agent) for e in edges if e.type in ("HANDED_OFF", "PICKED_UP")] == [
@@ -123,7 +123,7 @@ async def test_of_two_replicas_racing_for_a_ticket_exactly_one_works_it(intake, 
     assert len([e for e in edges if e.type == "PICKED_UP"]) == 1
     done = await tickets.get_ticket(graph_client, tenant, t.id)
     assert done.stage is TicketStage.FIXED
-    assert [e.detail.split(":", 1)[0] for e in done.timeline if e.event == "fix_step"] == ["restart_ont"]
+    assert [e.detail.split(" ", 1)[0] for e in done.timeline if e.event == "fix_step"] == ["restart_ont"]
 
 
 async def test_stale_and_repeated_notifications_change_nothing(intake, resolver, agent_deps, gateway, graph_client,
@@ -164,13 +164,15 @@ async def test_an_open_outage_comes_first_the_ticket_waits_on_it(intake, resolve
     assert done.stage is TicketStage.CHECKING_LINE
     events = [e.event for e in done.timeline]
     # outages first: linked and said before anything is measured
-    first = done.timeline[events.index("checking_line")]
-    assert outage.outage_id in first.detail and events.index("checking_line") < events.index("line_test")
+    first = done.timeline[events.index("outage_linked")]
+    assert outage.outage_id in first.detail and outage.outage_id not in first.customer
+    assert events.index("outage_linked") < events.index("checking_line") < events.index("line_test")
     # then measured, diagnosed, the crew sent, measured again: still down, so it waits on the outage
     assert next(e.detail for e in done.timeline if e.event == "diagnosis").startswith("cut_street_cable:")
-    assert [e.detail.split(":", 1)[0] for e in done.timeline if e.event == "fix_step"] == ["repair_street_cable"]
+    assert [e.detail.split(" ", 1)[0] for e in done.timeline if e.event == "fix_step"] == ["repair_street_cable"]
     assert "fix_failed" in events and "waiting_on_network" in events
-    assert done.timeline[-1].event == "checking_line" and outage.outage_id in done.timeline[-1].detail
+    assert events[-3:] == ["waiting_on_network", "checking_line", "escalated"]
+    assert outage.outage_id in done.timeline[-3].detail and "netops" in done.timeline[-1].detail
     assert [o.outage_id for o in await desk.ticket_outages(graph_client, tenant, t.id)] == [outage.outage_id]
     transcript = await reads.transcript(graph_client, tenant, "eli-1")
     said = [e.text for e in transcript if e.speaker == "resolver"]
@@ -214,7 +216,7 @@ async def test_with_no_line_on_file_nothing_is_claimed_and_intake_is_asked_for_t
     assert done.stage is TicketStage.CHECKING_LINE and done.owner is None
     assert done.handoffs[-1].from_ == "resolver" and done.handoffs[-1].to == "intake"
     assert not [e for e in done.timeline if e.event in ("fix_step", "fixed", "fix_verified")]
-    assert [e.event for e in done.timeline][-3:] == ["address_requested", "handed_off", "checking_line"]
+    assert [e.event for e in done.timeline][-3:] == ["address_requested", "checking_line", "handed_off"]
     work = await tickets.get_work(graph_client, tenant, t.id)
     assert work.needs == "address" and work.checks == [] and work.proofs == []
     said = [r for r in await published(stream_redis, STREAM_REPLIES, tenant, reply_to=t.id)]
@@ -256,7 +258,7 @@ async def test_a_confirmed_fix_counts_once(intake, resolver, gateway, graph_clie
     t2 = await report(intake, gateway, "Jo Lee", "my router is frozen")
     await handle_ticket_changed(resolver, handed(tenant, t2), delivery(resolver.consumer_name))
     done = await tickets.get_ticket(graph_client, tenant, t2.id)
-    assert "learnt" in next(e.detail for e in done.timeline if e.event == "fixing")
+    assert "(learnt, for router_frozen)" in next(e.detail for e in done.timeline if e.event == "plan")
     assert done.fixed_by == [proc.procedure_id]
 
 

@@ -58,7 +58,7 @@ async def work(resolver, tenant, ticket, change: str = "handed_off"):
 
 
 def fix_steps(ticket) -> list[str]:
-    return [e.detail.split(":", 1)[0] for e in ticket.timeline if e.event == "fix_step"]
+    return [e.detail.split(" ", 1)[0] for e in ticket.timeline if e.event == "fix_step"]
 
 
 @pytest.mark.parametrize("kind", list(FaultKind), ids=[k.value for k in FaultKind])
@@ -84,13 +84,15 @@ async def test_each_fault_kind_is_diagnosed_and_its_fix_proven_through_the_handl
     first = events.index("diagnosis")
     assert events[first - len(tests):first] == tests
     assert events[first + 1:first + 3] == ["plan", "fixing"]
-    act = events.index("fix_step")
+    technician = kind is FaultKind.DAMAGED_FIBRE  # the fix is a technician's visit: done at its time
+    act = events.index("visit_done" if technician else "fix_step")
     assert events[act + 1:act + 1 + len(tests)] == tests and events[-2:] == ["fix_verified", "fixed"]
     diagnosis = next(e.detail for e in done.timeline if e.event == "diagnosis")
     assert diagnosis.startswith(kind.value + ":")
     billing = next(e.detail for e in done.timeline if e.event == "billing_status")
     assert "account=" in billing and "lab time" in billing  # the reading's values
-    assert fix_steps(done) == [lab.FIX_FOR[kind].value]
+    assert "account=" in next(e.customer for e in done.timeline if e.event == "billing_status")
+    assert fix_steps(done) == ([] if technician else [lab.FIX_FOR[kind].value])
     assert all(e.agent == "resolver" for e in done.timeline[first - len(tests):])
     # the resolver's working state is typed data on the ticket: the plan, the step reached, every
     # check and action on the lab's clock, and the proof the move to `fixed` rests on
@@ -107,8 +109,13 @@ async def test_each_fault_kind_is_diagnosed_and_its_fix_proven_through_the_handl
     (proc,) = await tickets.best_procedures(graph_client, tenant, t.issue)
     assert proc.steps == [lab.FIX_FOR[kind].value] and (proc.successes, proc.failures) == (1, 0)
     assert done.fixed_by == [proc.procedure_id]
-    if kind is FaultKind.DAMAGED_FIBRE:  # the fix is a technician's visit, booked on the ticket
-        assert len(done.visits) == 1 and "technician_dispatched" in events
+    if technician:  # booked, then done at its booked time (the lab's clock), then measured, then proven
+        (visit,) = done.visits
+        assert visit.status == "done"
+        assert events[first + 3:act + 1] == ["visit_scheduled", "technician_dispatched", "visit_done"]
+        booked, came = done.timeline[first + 3], done.timeline[act]
+        assert "booked for" in booked.detail and "visited" not in booked.detail + booked.customer
+        assert "visited" in came.detail and state.actions[-1].at >= visit.at
     # a node the repair brought back is announced for netops
     for change in injection.visible:
         if change.node_id:
@@ -135,7 +142,8 @@ async def test_an_outage_comes_first_netops_warns_and_closes_it_after_the_proven
     events = [e.event for e in done.timeline]
     # outages first: linked and said before anything was measured
     assert events.index("checking_line") < events.index("line_test")
-    assert declared.outage.outage_id in next(e.detail for e in done.timeline if e.event == "checking_line")
+    assert events.index("outage_linked") < events.index("checking_line")
+    assert declared.outage.outage_id in next(e.detail for e in done.timeline if e.event == "outage_linked")
     assert [o.outage_id for o in await desk.ticket_outages(graph_client, tenant, t.id)] == [declared.outage.outage_id]
     assert fix_steps(done) == ["repair_street_cable"]
     board = await lab.scoreboard(graph_client, tenant)
@@ -155,7 +163,12 @@ async def test_healthy_readings_with_a_customer_who_says_it_is_broken_get_a_tech
     done = await work(resolver, tenant, t)
     assert done.stage is TicketStage.TECHNICIAN_DISPATCHED and len(done.visits) == 1
     assert next(e.detail for e in done.timeline if e.event == "diagnosis").startswith("healthy:")
-    assert [e.event for e in done.timeline if e.event in ("fix_step", "technician")] == ["technician"]
+    # booked for its time, and nothing says anyone came: the visit is pending, the customer can still
+    # say it works (the booking is cancelled with the ticket)
+    assert not [e for e in done.timeline if e.event in ("fix_step", "technician", "visit_done")]
+    (booked,) = [e for e in done.timeline if e.event == "visit_scheduled"]
+    assert "booked for" in booked.detail and "visited" not in booked.detail + booked.customer
+    assert done.visits[0].status == "scheduled" and done.visits[0].at > done.visits[0].scheduled_at
     assert not await tickets.best_procedures(graph_client, tenant, t.issue)  # nothing was fixed
 
 
@@ -172,7 +185,7 @@ async def test_procedural_memory_changes_the_first_step(intake, resolver, gatewa
     # nothing learnt yet: the manual's usual fix
     first = await frozen("Asha", "asha-1")
     assert first.stage is TicketStage.FIXED and fix_steps(first) == ["restart_ont"]
-    assert "manual" in next(e.detail for e in first.timeline if e.event == "fixing")
+    assert "(manual, for" in next(e.detail for e in first.timeline if e.event == "plan")
     await intake_agent.answer_turn(intake, await gateway.write_turn("Asha", "yes it works now, thanks",
                                                                     session="asha-1"))
 
@@ -184,7 +197,7 @@ async def test_procedural_memory_changes_the_first_step(intake, resolver, gatewa
                                  verified=True, agent="resolver")
     second = await frozen("Arun", "arun-1")
     assert second.stage is TicketStage.FIXED and fix_steps(second) == ["reprovision"]
-    assert "learnt" in next(e.detail for e in second.timeline if e.event == "fixing")
+    assert "(learnt, for" in next(e.detail for e in second.timeline if e.event == "plan")
 
     # the customer says it did not hold: confirm counts the failure, the ticket is measured again
     # (healthy now), and healthy readings with a customer who says it is broken get a technician

@@ -317,7 +317,15 @@ class GraphClient:
         await self._prepare(tenant, query)  # first: a refused tenant leaves no entry in any log
         started, ok, rows = time.perf_counter(), False, 0
         try:
-            result = await self._run(tenant, query, params)
+            try:
+                result = await self._run(tenant, query, params)
+            except ResponseError as exc:
+                if "db.idx." not in str(exc) or not self._indexed.pop(tenant, None):
+                    raise
+                # An index this process saw on the graph is gone (the graph was restored from a
+                # snapshot, copied or replaced by another process): look again, then run once more.
+                await self._prepare(tenant, query)
+                result = await self._run(tenant, query, params)
             ok, rows = True, len(result)
             return result
         finally:

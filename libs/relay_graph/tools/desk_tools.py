@@ -81,7 +81,8 @@ class HandoffInput(Args):
 class HandoffOutput(BaseModel):
     ticket: Ticket
     changed: bool = Field(description="false: it was handed that way already, or the ticket is closed")
-    announced: bool = Field(description="the desk was notified (its agents act on the handoff)")
+    announced: bool = Field(description="the desk is notified (its agents act on the handoff): the handoff changed "
+                                        "something, and its announcement goes out through the outbox as the tool returns")
 
 
 @tool("handoff", """Hand a ticket to a role (the desk's intake, resolver or netops, or another agent) as
@@ -92,12 +93,11 @@ async def handoff(ctx: Call, args: HandoffInput) -> ToolResult:
     found = await res.ticket(args.ticket_id)
     res.done()
     assert found is not None
-    t, owed = await ticket_cases.hand_off(ctx, found.id, to_role=args.to_role, detail=args.detail)
-    announced = await ctx.notify(*owed)
+    t = await ticket_cases.hand_off(ctx, found.id, to_role=args.to_role, detail=args.detail)
     how = [f"ticket {t.id} handed from {ctx.agent} to {args.to_role} at {when(t.updated_at)} (version {t.version})"]
     message = None if t.changed else "nothing changed: already handed to that role by you, or the ticket is closed"
     return ToolResult(tool="handoff", shape=Shape.ANSWERED,
-                      data=HandoffOutput(ticket=t, changed=t.changed, announced=announced),
+                      data=HandoffOutput(ticket=t, changed=t.changed, announced=t.changed),
                       how_i_know=how if t.changed else [], message=message)
 
 

@@ -82,6 +82,9 @@ class Call:
     owed: list[NotificationBase] = field(default_factory=list)  # to flush; flush raises if they cannot be kept
     told: list[NotificationBase] = field(default_factory=list)  # to flush, best effort: their write stands anyway
     kept: list[NotificationBase] = field(default_factory=list)  # kept by their own write (a turn's): publish only
+    # relay_graph.desk.llm.wording.ReplyWriter the process words replies with (usecases.replies); None: templates.
+    # On the call so every reply, whichever entry point writes it, is worded the same way.
+    writer: Any = None
 
     def __post_init__(self) -> None:
         self.tenant = validate_tenant(self.tenant)
@@ -232,7 +235,8 @@ class Deps:
         The memory must be open (an agent's always is; the gateway's dependency opens it)."""
         if self.memory is None:
             raise Unavailable(f"{self.service} has not opened FalkorDB yet; retry shortly")
-        return Call(self.memory, tenant, agent or self.service, self.outbox, label=label, clock=self.now)
+        return Call(self.memory, tenant, agent or self.service, self.outbox, label=label, clock=self.now,
+                    writer=self.writer)
 
     @contextlib.asynccontextmanager
     async def work(self, tenant: str, agent: str | None = None, *, label: str | None = None) -> AsyncIterator[Call]:

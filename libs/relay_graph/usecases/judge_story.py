@@ -6,13 +6,12 @@ fault is the lab's (usecases/faults.inject_fault owes its network changes)."""
 
 from __future__ import annotations
 
-from relay_graph.desk.customers import store as customers
-from relay_graph.usecases import world
+from relay_graph.usecases import customers, world
 from relay_graph.usecases.context import Call
 
 
 async def story_customer(call: Call, region: str, home: str) -> str:
     """The story's customer's id, her home connected at `home` in `region`'s seeded world."""
-    customer = await customers.create(call.client, call.tenant, agent=call.agent)
+    customer = await customers.create_customer(call)
     await world.seed_world(call, region, customers=[(customer, home)])
     return customer

@@ -10,6 +10,11 @@ never the text.
 progress, netops' outage notices) answer no turn: their `reply_to` is the ticket id or the outage
 id they are about, which can never equal a turn's episode id, so a client waiting for the answer
 to its turn is never handed one of them by mistake.
+
+Every function takes the call first: the writer is the call's agent (speaker and WRITTEN_BY), the
+reply writer the call's (`Call.writer`: templates without one), and what a write owes is recorded
+on the call (`Call.owe`), announced when the call is flushed (an agent's unit of work, a route's
+dependency). Nothing here announces.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from relay_graph.desk.llm.wording import TemplateWriter
 from relay_graph.memory.models import EpisodeInput
 from relay_graph.desk.conversation.reply_check import allowed_from, honest_reply
 from relay_graph.runtime.streams import ReplyWritten
-from relay_graph.usecases.context import Deps, announce
+from relay_graph.usecases.context import Call
 
 log = logging.getLogger("relay_graph.runtime.agents")
 
@@ -53,14 +58,14 @@ class ReplyDraft:
     answers: tuple[str, ...] = ()  # the reply's answer kinds (relay_graph.desk.conversation.kinds)
 
 
-async def honest_words(deps: Deps, draft: Reply, *, rows: Sequence[Any] = (),
+async def honest_words(call: Call, draft: Reply, *, rows: Sequence[Any] = (),
                        customer_text: str | None = None) -> Reply:
     """The one way an agent's reply gets its words. `draft` is the template built from the graph
-    rows of this turn; the writer (templates without a key, Groq with one) may reword it, and its
+    rows of this turn; the call's writer (templates without a key, Groq with one) may reword it, and its
     wording is kept only if it names no ticket, invoice, outage, fact or other id (and no price)
     that is not in `rows` or the draft. Anything else, a writer error included, sends the draft.
     The how-I-know lines are always the draft's."""
-    writer = deps.writer if deps.writer is not None else TemplateWriter()
+    writer = call.writer if call.writer is not None else TemplateWriter()
     try:
         worded = await writer.word(draft, rows=list(rows), customer_text=customer_text)
     except Exception as exc:  # a writer's failure costs style, never the reply
@@ -78,10 +83,10 @@ async def honest_words(deps: Deps, draft: Reply, *, rows: Sequence[Any] = (),
     return reply
 
 
-async def _worded(deps: Deps, d: ReplyDraft) -> ReplyDraft:
+async def _worded(call: Call, d: ReplyDraft) -> ReplyDraft:
     if not d.reword or not d.text.strip():
         return d
-    reply = await honest_words(deps, Reply(d.text, list(d.how_i_know)), rows=d.rows, customer_text=d.customer_text)
+    reply = await honest_words(call, Reply(d.text, list(d.how_i_know)), rows=d.rows, customer_text=d.customer_text)
     if reply.text == d.text:
         return d
     return replace(d, text=reply.text, how_i_know=list(reply.how_i_know))
@@ -94,16 +99,16 @@ def after(at: datetime, earlier: datetime | None) -> datetime:
     return at
 
 
-def reply_episode(deps: Deps, d: ReplyDraft) -> EpisodeInput:
+def reply_episode(call: Call, d: ReplyDraft) -> EpisodeInput:
     text = d.text if len(d.text) <= MAX_TEXT else d.text[: MAX_TEXT - 1] + "…"
     return EpisodeInput(
         session=d.session,
-        speaker=deps.service,
+        speaker=call.agent,
         text=text,
         at=d.at,
         id=d.id,
         kind="AgentReply",
-        agent=deps.service,
+        agent=call.agent,
         customer=d.customer,
         reply_to=d.reply_to,
         ticket_id=d.ticket_id,
@@ -112,42 +117,46 @@ def reply_episode(deps: Deps, d: ReplyDraft) -> EpisodeInput:
     )
 
 
-def reply_written(deps: Deps, tenant: str, d: ReplyDraft) -> ReplyWritten:
-    return ReplyWritten(tenant=tenant, id=d.id, version=max(0, int(d.version)), actor=deps.service,
+def reply_written(call: Call, d: ReplyDraft) -> ReplyWritten:
+    return ReplyWritten(tenant=call.tenant, id=d.id, version=max(0, int(d.version)), actor=call.agent,
                         session=d.session, reply_to=d.reply_to, ticket_id=d.ticket_id)
 
 
-async def publish_reply(deps: Deps, tenant: str, d: ReplyDraft) -> None:
-    """Announce a stored reply (through the outbox)."""
-    await announce(deps, reply_written(deps, tenant, d))
+def announce_again(call: Call, d: ReplyDraft) -> None:
+    """A reply stored before (a redelivered turn's) owes its ReplyWritten again: the first
+    announcement may be what was lost. Writes nothing."""
+    call.owe(reply_written(call, d))
 
 
-async def store_replies(deps: Deps, tenant: str, drafts: list[ReplyDraft], *,
+async def store_replies(call: Call, drafts: list[ReplyDraft], *,
                         skip_existing: bool = True, embed: bool = True) -> list[ReplyDraft]:
-    """Store the replies (those not stored yet, with skip_existing) in batches, without announcing
-    them. Every reply is worded through `honest_words` first (replies already stored are not
-    worded again). `embed=False` defers their vectors (the caller runs `memory.embed_missing`
-    once the reply is announced). Returns the ones written now, as written."""
+    """Store the replies (those not stored yet, with skip_existing) in batches; owes nothing (see
+    `write_replies` for the ones that are announced). Every reply is worded through `honest_words`
+    first (replies already stored are not worded again). `embed=False` defers their vectors (the
+    caller makes them once the reply is announced). Returns the ones written now, as written."""
     if not drafts:
         return []
     fresh = list(drafts)
     if skip_existing:
-        have = await existing_episodes(deps.client, tenant, [d.id for d in drafts])
+        have = await existing_episodes(call.client, call.tenant, [d.id for d in drafts])
         fresh = [d for d in drafts if d.id not in have]
-    fresh = [await _worded(deps, d) for d in fresh]
+    fresh = [await _worded(call, d) for d in fresh]
     for batch in iter_batches(fresh):
-        await deps.memory.write_episodes(tenant, [reply_episode(deps, d) for d in batch], embed=embed)
+        await call.memory.write_episodes(call.tenant, [reply_episode(call, d) for d in batch], embed=embed)
     return fresh
 
 
-async def write_replies(deps: Deps, tenant: str, drafts: list[ReplyDraft], *, skip_existing: bool = True) -> list[ReplyDraft]:
-    """Store the replies not stored yet (in batches) and announce each. Returns the ones written
-    now; replies already in the graph are neither written nor announced again."""
-    fresh = await store_replies(deps, tenant, drafts, skip_existing=skip_existing)
-    await announce(deps, *(reply_written(deps, tenant, d) for d in fresh))
+async def write_replies(call: Call, drafts: list[ReplyDraft], *, skip_existing: bool = True,
+                        embed: bool = True) -> list[ReplyDraft]:
+    """Store the replies not stored yet (in batches); each owes its ReplyWritten on the call, in
+    order, after whatever the call owed before (a ticket's change is announced before the reply
+    about it). Returns the ones written now; replies already in the graph are neither written nor
+    owed again."""
+    fresh = await store_replies(call, drafts, skip_existing=skip_existing, embed=embed)
+    call.owe(*(reply_written(call, d) for d in fresh))
     return fresh
 
 
-async def write_reply(deps: Deps, tenant: str, draft: ReplyDraft) -> bool:
+async def write_reply(call: Call, draft: ReplyDraft) -> bool:
     """One reply; True if it was written now (False: it was there already)."""
-    return bool(await write_replies(deps, tenant, [draft]))
+    return bool(await write_replies(call, [draft]))

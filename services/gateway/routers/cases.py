@@ -15,11 +15,11 @@ from datetime import datetime
 from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from relay_graph.desk.customers import case_move as case_move
+from relay_graph.usecases import customers
 from relay_graph.memory.models import AGENT_PATTERN
 from relay_graph.runtime.tenancy import TENANT_RE
 
-from ..deps import KeysDep, MemoryDep, TenantDep
+from ..deps import CallDep, KeysDep, TenantDep
 from ..errors import Forbidden, responses
 from ..schemas import Answer
 
@@ -58,11 +58,11 @@ class CaseMoveResult(BaseModel):
              "in `to_tenant_key` (403 `target_forbidden` otherwise). 201 when something was copied, 200 on a "
              "repeat (counts 0). 404 `unknown_customer`; 422 `not_a_regional_desk`, `same_desk`; 409 "
              "`case_diverged` when the target holds different facts about the customer.")
-async def move_case(body: CaseMoveBody, tenant: TenantDep, memory: MemoryDep, keys: KeysDep,
+async def move_case(body: CaseMoveBody, tenant: TenantDep, call: CallDep, keys: KeysDep,
                     response: Response) -> CaseMoveResult:
     owner = await keys.tenant_for(body.to_tenant_key)
     if owner is None or owner != body.to_tenant:
         raise Forbidden("moving a case needs the target tenant's key in `to_tenant_key`", code="target_forbidden")
-    moved = await case_move.move_case(memory.client, tenant, owner, body.customer, by=body.by)
+    moved = await customers.move_case(call, owner, body.customer, by=body.by)
     response.status_code = 201 if moved.copied else 200
     return CaseMoveResult(**moved.model_dump())

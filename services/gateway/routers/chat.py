@@ -77,8 +77,11 @@ async def answer_turn(call: Call, feed: Feed, idem: Idempotency, response: Respo
     is 503 with nothing lost; a retry with the same Idempotency-Key gets the turn's 202 instead of
     storing it again."""
     try:
-        taken = await chat_cases.take_turn(call, feed, customer=customer, name=name, text=text,
-                                           session=session, wait=wait)
+        # stored (its announcements owed on the call), then announced and waited for: the reply's
+        # expectation is registered before the announcement goes out (usecases/chat.await_reply)
+        turn = await chat_cases.take_turn(call, customer=customer, name=name, text=text, session=session,
+                                          replies=feed, wait=wait)
+        taken = await chat_cases.await_reply(call, turn, feed, wait)
     except chat_cases.TurnNotAnnounced as exc:
         await idem.keep(202, _accepted(exc.turn))
         raise

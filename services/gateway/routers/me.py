@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field, StrictBool
 
 from relay_graph.desk.conversation import turns as chat_turns
 from relay_graph.desk.customers import store as customers
+from relay_graph.usecases import customers as customer_cases
 from relay_graph.desk.network import store as network
 from relay_graph.desk.conversation import site as site
 from relay_graph.desk.tickets import store as tickets
@@ -39,6 +40,7 @@ from .tickets import TicketId, confirm_ticket, ticket_row, ticket_view
 log = logging.getLogger("relay.gateway.me")
 
 router = APIRouter(prefix="/v1/tenants/{t}", tags=["customer site"])
+GATEWAY = "gateway"  # who signs a site visitor up as a customer
 TenantPath = Annotated[str, Path(alias="t", description="the tenant whose site this is", examples=["demo"])]
 
 
@@ -146,10 +148,11 @@ async def start_session(request: Request, response: Response, deps: DepsDep, htt
             pass  # ended or another site's: a new one replaces it
     http.site_limiter.hit("site:" + (request.client.host if request.client else "?"))
     await store.check_open(tenant)  # before a customer is made
-    client = (await deps.open()).client
-    customer = await customers.create(client, tenant, agent="gateway")
-    if body is not None and body.time_zone is not None:
-        await customers.set_time_zone(client, tenant, customer, body.time_zone)
+    await deps.open()
+    async with deps.work(tenant, GATEWAY) as call:
+        customer = await customer_cases.create_customer(call)
+        if body is not None and body.time_zone is not None:
+            await customer_cases.set_time_zone(call, customer, body.time_zone)
     token, session = await store.create(tenant, customer)
     with_cookie(response, request, token, tenant)
     return Me(tenant=session.tenant, customer=session.customer)

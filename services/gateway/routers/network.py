@@ -12,7 +12,7 @@ from relay_graph.desk.network import store as network
 
 from relay_graph.desk.network import algorithms as network_algorithms
 from relay_graph.desk.network.models import NODE_ID_PATTERN
-from relay_graph.runtime.streams import NetworkChanged
+from relay_graph.usecases import network as network_cases
 
 from ..deps import CallDep, MemoryDep, TenantDep
 from ..errors import responses
@@ -75,11 +75,7 @@ async def set_node_status(
     call: CallDep,
     node_id: Annotated[str, Path(pattern=NODE_ID_PATTERN, examples=["pune-olt-1"])],
 ) -> NodeStatusResult:
-    change = await network.set_node_status(call.client, tenant, node_id, up=body.up)
-    if change.changed:
-        await call.announce([NetworkChanged(tenant=tenant, id=node_id, version=change.version,
-                                            change="up" if body.up else "down", actor=body.by)])
-    return change
+    return await network_cases.set_node_status(call, node_id, up=body.up, by=body.by)
 
 
 @router.get("/network/capacity", response_model=Answer[CapacityResult], responses=responses(401, 403, 404, 422, 429, 503),

@@ -80,12 +80,13 @@ async def get_ticket(tenant: TenantDep, memory: MemoryDep, ticket_id: TicketId) 
              "into the stage the ticket is already in changes and announces nothing (`changed` false).")
 async def confirm(body: ConfirmBody, tenant: TenantDep, deps: DepsDep, memory: MemoryDep,
                   ticket_id: TicketId) -> ConfirmResult:
-    return await confirm_ticket(deps.call(tenant, body.by), ticket_id, fixed=body.fixed)
+    async with deps.work(tenant, body.by) as call:  # announced before the answer is sent
+        return await confirm_ticket(call, ticket_id, fixed=body.fixed)
 
 
 async def confirm_ticket(call: Call, ticket_id: str, *, fixed: bool) -> ConfirmResult:
-    """The customer's word on a ticket, announced: what POST /tickets/{id}/confirm and the customer
-    site's POST /me/tickets/{id}/confirm both do (the one who confirms is the call's agent)."""
-    t, owed = await ticket_cases.confirm_fix(call, ticket_id, fixed=fixed)
-    await call.announce(owed)
+    """The customer's word on a ticket (announced when the caller's call is flushed): what POST
+    /tickets/{id}/confirm and the customer site's POST /me/tickets/{id}/confirm both do (the one who
+    confirms is the call's agent)."""
+    t = await ticket_cases.confirm_fix(call, ticket_id, fixed=fixed)
     return ConfirmResult(id=t.id, stage=t.stage.value, version=t.version, changed=t.changed)

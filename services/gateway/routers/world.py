@@ -11,11 +11,10 @@ from fastapi import APIRouter, Path
 
 from relay_graph.memory.inputs import Name
 
-from relay_graph.usecases import world
-from relay_graph.desk.network import homes
+from relay_graph.usecases import customers, world
 from relay_graph.memory import names
 
-from ..deps import CallDep, MemoryDep, TenantDep, TenantKeyDep
+from ..deps import CallDep, TenantDep, TenantKeyDep
 from ..errors import responses
 from ..schemas import Answer, HomeBody, HomeLine, WorldBody, WorldSummary
 
@@ -48,8 +47,8 @@ async def seed_world(body: WorldBody, tenant: TenantKeyDep, call: CallDep) -> Wo
 async def connect_home(
     body: HomeBody,
     tenant: TenantDep,
-    memory: MemoryDep,
+    call: CallDep,
     customer: Annotated[Name, Path(alias="c", examples=["ravi nair"])],
 ) -> HomeLine:
-    customer = await names.subject_for_write(memory.client, tenant, customer)  # a customer's exact name: them
-    return await homes.connect_home(memory.client, tenant, customer, body.address, region=body.region)
+    customer = await names.subject_for_write(call.client, tenant, customer)  # a customer's exact name: them
+    return await customers.connect_home(call, customer, body.address, region=body.region)

@@ -378,7 +378,7 @@ def test_a_measurement_is_a_step_per_reading_named_after_its_test():
 
 @pytest.mark.parametrize(("event", "names"), [
     (wf.FixProven(at=t(3), procedure_id="proc-1", steps=("restart_ont",)), ["fix_verified", "fixed"]),
-    (wf.FixProven(at=t(3), outage_ids=("out-1",)), ["fixed"]),
+    (wf.FixProven(at=t(3), outage_ids=("out-1",)), ["outage_over", "fixed"]),
 ], ids=["procedure", "outage-over"])
 def test_a_proven_fix_says_it_was_measured_healthy(event, names):
     steps = wf.advance(state(FX), event).steps
@@ -433,3 +433,4 @@ def test_every_event_parses_from_its_json():
 def test_a_malformed_event_is_refused_before_the_machine(bad):
     with pytest.raises(ValidationError):
         TypeAdapter(wf.Event).validate_python(bad)
+

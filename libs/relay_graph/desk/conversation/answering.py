@@ -2,22 +2,22 @@
 
 `answer_asks` is what the intake agent calls once the turn's facts are filed and its ticket work
 is done (so "I live in London now, what do plans cost?" is priced in pounds, and "my wifi is slow,
-what should I try?" gets a tip for the ticket just opened). The only writes are the ones an ask
-itself is: a reading noted on the ticket's timeline, a promise kept on the ticket."""
+what should I try?" gets a tip for the ticket just opened). It only reads: the asks that are writes
+themselves (a reading noted on the ticket's timeline, a promise kept on the ticket) are done by the
+caller's `TicketActs` (the intake agent's: usecases.ticket_opening, on its call), so every write
+goes through a use case."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from relay_graph.desk import catalogue
 
-from relay_graph.desk.tickets import store as tickets
 from relay_graph.runtime.db import GraphClient
-from relay_graph.runtime.errors import NotFound
 from relay_graph.desk.extraction.rules import extract
 from relay_graph.desk.extraction.schema import Intent
 from relay_graph.desk.conversation import compose, reads
@@ -50,6 +50,20 @@ class TicketRef:
     id: str
     issue: str
     summary: str = ""
+    stage: str | None = None  # its stage when read (the workflow's guards read it); None: read it again
+
+
+class TicketActs(Protocol):
+    """The asks that are writes on the customer's open ticket, done by the caller's use cases."""
+
+    async def reading(self, ticket: TicketRef, direction: str, at: datetime) -> bool:
+        """Note "it is better/worse now" on the ticket; False: not noted (no such ticket here)."""
+        ...
+
+    async def promise(self, ticket: TicketRef, text: str, due: datetime, source: str,
+                      at: datetime) -> reads.PromiseView | None:
+        """Keep a promise on the ticket; None: not kept (no such ticket here)."""
+        ...
 
 
 @dataclass
@@ -88,8 +102,9 @@ def due_time(detail: str | None, at: datetime) -> datetime:
 
 
 async def answer_asks(client: GraphClient, tenant: str, *, customer: str, asks: Sequence[Ask], turn_id: str,
-                      at: datetime, agent: str, open_ticket: TicketRef | None, said_before: set[str],
+                      at: datetime, acts: TicketActs, open_ticket: TicketRef | None, said_before: set[str],
                       on_file_text: str = "") -> Answered:
+    """Each ask answered in order, from the graph of `tenant` (see the module doc)."""
     out = Answered()
     if not asks:
         return out
@@ -104,84 +119,90 @@ async def answer_asks(client: GraphClient, tenant: str, *, customer: str, asks: 
             plans = await catalogue.plans_for(client, tenant, country.code) if country else []
         return plans
 
-    no_catalogue = Part(ReplyKind.CLARIFY, compose.Reply(
-        "I cannot see our price list for your area just now. Tell me the city you live in and I will check.", []))
     for ask in asks:
         k = ask.kind
-        if k in _CATALOGUE and country is None:
-            if no_catalogue not in out.parts:
-                out.parts.append(no_catalogue)
-            continue
-        if k is AskKind.PLANS:
-            rows = await plan_rows()
-            out.parts.append(compose.plans(rows, country.name))
-            out.rows += rows
-        elif k is AskKind.RECOMMEND:
-            rows = await plan_rows()
-            out.parts.append(compose.recommend(rows, ask.household or compose.Household(), country.name))
-            out.rows += rows
-        elif k is AskKind.NOT_SOLD:
-            rows = await plan_rows()
-            out.parts.append(compose.not_sold(ask.detail or "that", rows, country.name))
-            out.rows += rows
-        elif k is AskKind.ADDONS:
-            rows = await catalogue.addons_for(client, tenant, country.code)
-            out.parts.append(compose.addons(rows, country.name))
-            out.rows += rows
-        elif k is AskKind.SERVICES:
-            rows = await catalogue.services_for(client, tenant, country.code)
-            out.parts.append(compose.services(rows, country.name))
-            out.rows += rows
+        if k in _CATALOGUE:
+            await _catalogue_ask(out, client, tenant, ask, country, plan_rows)
         elif k is AskKind.COVERAGE:
             hit = await reads.served_city(client, tenant, ask.detail) if ask.detail else None
             names = [] if hit else await reads.served_city_names(client, tenant)
             out.parts.append(compose.coverage(ask.detail, hit[0] if hit else None, hit[1] if hit else None, names))
-        elif k is AskKind.FAQ:
-            if not faq_worth_asking(ask):
-                continue
+        elif k is AskKind.FAQ and faq_worth_asking(ask):
             question = ask.detail or ask.sentence
             found = await catalogue.faq(client, tenant, question, limit=1)
             if found and found[0].score >= catalogue.faq_floor(question):
                 out.parts.append(compose.faq(found[0]))
                 out.rows += found
         elif k is AskKind.TIP:
-            if open_ticket is None:
-                out.parts.append(compose.no_open_ticket(ReplyKind.TIP))
-                continue
-            order = _tip_order(open_ticket, on_file_text)
-            fresh = [f for f in order if TIP_PREFIX + f not in said_before] or order
-            for faq_id in fresh:
-                answer = await reads.faq_by_id(client, tenant, faq_id)
-                if answer is not None:
-                    out.parts.append(compose.tip(answer, open_ticket.id))
-                    out.rows.append(answer)
-                    out.answers.append(TIP_PREFIX + faq_id)
-                    break
-        elif k is AskKind.READING:
-            if open_ticket is None:
-                continue
-            direction = ask.detail or "better"
-            try:
-                await tickets.add_event(client, tenant, open_ticket.id, agent=agent, event="customer_reading",
-                                        detail=f"the customer says it is {direction} now", at=at)
-            except NotFound:
-                continue
-            out.parts.append(compose.reading_noted(direction, open_ticket.id, at))
-        elif k is AskKind.CALLBACK:
-            if open_ticket is None:
-                continue
-            due = due_time(ask.detail, at)
-            text = "A technician will call you"
-            promise = await reads.make_promise(client, tenant, open_ticket.id, text, due, agent=agent,
-                                               source=turn_id, at=at)
-            if promise is None:
-                continue
-            await tickets.add_event(client, tenant, open_ticket.id, agent=agent, event="promised",
-                                    detail=f"{text} before {compose.when(due)} (promise {promise.promise_id})", at=at)
-            out.parts.append(compose.promise_made(promise.promise_id, text, due, open_ticket.id))
-            out.rows.append(promise)
+            await _tip(out, client, tenant, open_ticket, on_file_text, said_before)
+        elif k in (AskKind.READING, AskKind.CALLBACK) and open_ticket is not None:
+            await _ticket_ask(out, acts, ask, open_ticket, turn_id, at)
         # UPDATE is the ticket work's (intake's status words with the last step)
     return out
+
+
+_NO_CATALOGUE = Part(ReplyKind.CLARIFY, compose.Reply(
+    "I cannot see our price list for your area just now. Tell me the city you live in and I will check.", []))
+
+
+async def _catalogue_ask(out: Answered, client: GraphClient, tenant: str, ask: Ask, country,
+                         plan_rows: Callable[[], Awaitable[list]]) -> None:
+    """Plans, a recommendation, a product we do not sell, add-ons, services: from the catalogue of
+    the customer's country (said once when there is none)."""
+    k = ask.kind
+    if country is None:
+        if _NO_CATALOGUE not in out.parts:
+            out.parts.append(_NO_CATALOGUE)
+        return
+    if k in (AskKind.PLANS, AskKind.RECOMMEND, AskKind.NOT_SOLD):
+        rows = await plan_rows()
+        if k is AskKind.PLANS:
+            part = compose.plans(rows, country.name)
+        elif k is AskKind.RECOMMEND:
+            part = compose.recommend(rows, ask.household or compose.Household(), country.name)
+        else:
+            part = compose.not_sold(ask.detail or "that", rows, country.name)
+    elif k is AskKind.ADDONS:
+        rows = await catalogue.addons_for(client, tenant, country.code)
+        part = compose.addons(rows, country.name)
+    else:
+        rows = await catalogue.services_for(client, tenant, country.code)
+        part = compose.services(rows, country.name)
+    out.parts.append(part)
+    out.rows += rows
+
+
+async def _tip(out: Answered, client: GraphClient, tenant: str, ticket: TicketRef | None, on_file_text: str,
+               said_before: set[str]) -> None:
+    """A safe tip for the open ticket's kind of problem, one not given this session if there is one."""
+    if ticket is None:
+        out.parts.append(compose.no_open_ticket(ReplyKind.TIP))
+        return
+    order = _tip_order(ticket, on_file_text)
+    fresh = [f for f in order if TIP_PREFIX + f not in said_before] or order
+    for faq_id in fresh:
+        answer = await reads.faq_by_id(client, tenant, faq_id)
+        if answer is not None:
+            out.parts.append(compose.tip(answer, ticket.id))
+            out.rows.append(answer)
+            out.answers.append(TIP_PREFIX + faq_id)
+            return
+
+
+async def _ticket_ask(out: Answered, acts: TicketActs, ask: Ask, ticket: TicketRef, turn_id: str,
+                      at: datetime) -> None:
+    """A reading ("it's a bit better now") or a callback ("call me before 10") on the open ticket."""
+    if ask.kind is AskKind.READING:
+        direction = ask.detail or "better"
+        if await acts.reading(ticket, direction, at):
+            out.parts.append(compose.reading_noted(direction, ticket.id, at))
+        return
+    due = due_time(ask.detail, at)
+    text = "A technician will call you"
+    promise = await acts.promise(ticket, text, due, turn_id, at)
+    if promise is not None:
+        out.parts.append(compose.promise_made(promise.promise_id, text, due, ticket.id))
+        out.rows.append(promise)
 
 
 async def update_parts(client: GraphClient, tenant: str, ticket_ids: Sequence[str], limit: int = 3) -> tuple[list[Part], list]:

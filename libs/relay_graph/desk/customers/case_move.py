@@ -20,7 +20,8 @@ What is copied into the target graph, node for node, under the source's own ids:
 
 The source keeps everything (nothing is deleted): it gains `(:Customer)-[:CASE_MOVED]->(:CaseMove
 {to_region, at_ms, by})` and each open ticket a `moved_desk` timeline event ("moved to Europe
-desk"). The target gains `CASE_ARRIVED`.
+desk"; usecases.customers.move_case gives the ticket workflow's words, "moved to the Europe desk").
+The target gains `CASE_ARRIVED`.
 
 Idempotent: everything is MERGEd on the source ids and only what the target lacks is sent, so a
 second move creates nothing (counts in the result are what this call copied). Refused, before
@@ -238,10 +239,42 @@ def _ticket_rows(tickets: list[dict]) -> dict[str, list[dict]]:
     return out
 
 
+async def _copy_facts(client: GraphClient, to_tenant: str, uid: str, source: _Case, new_facts: list[dict]) -> None:
+    """The facts the target lacks, with their slots, SUPERSEDES chain, typed mirrors and conflicts."""
+    new_ids = {f["props"]["fact_id"] for f in new_facts}
+    await client.run(to_tenant, q.WRITE_SLOTS, {"rows": [{"key": s["key"], "props": s} for s in source.slots]})
+    for state in q.FACT_STATES:
+        rows = [{"fact_id": f["props"]["fact_id"], "subject_uid": uid, "object_uid": f["props"]["object_uid"],
+                 "agent": f["props"]["asserted_by"], "props": f["props"]}
+                for f in new_facts if f["state"] == state]
+        if rows:
+            await client.run(to_tenant, q.WRITE_FACTS[state], {"rows": rows})
+    sup = [{"a": f["props"]["fact_id"], "b": old} for f in new_facts for old in f["supersedes"]]
+    if sup:
+        await client.run(to_tenant, q.WRITE_SUPERSEDES, {"rows": sup})
+    by_type: dict[str, list[dict]] = {}
+    for m in source.mirrors:
+        if m["type"] in q.WRITE_MIRRORS and m["props"].get("fact_id") in new_ids:
+            by_type.setdefault(m["type"], []).append({"fact_id": m["props"]["fact_id"], "o_uid": m["o_uid"],
+                                                      "props": m["props"]})
+    for etype, rows in by_type.items():
+        await client.run(to_tenant, q.WRITE_MIRRORS[etype], {"uid": uid, "rows": rows})
+    if source.conflicts:
+        await client.run(to_tenant, q.WRITE_CONFLICTS, {
+            "rows": [{"conflict_id": c["props"]["conflict_id"], "props": c["props"]} for c in source.conflicts],
+            "between": [{"conflict": c["props"]["conflict_id"], "fact": f}
+                        for c in source.conflicts for f in sorted(set(c["between"]))],
+            "settled_for": [{"conflict": c["props"]["conflict_id"], "fact": f}
+                            for c in source.conflicts for f in sorted(set(c["settled_for"]))],
+        })
+
+
 async def move_case(client: GraphClient, from_tenant: str, to_tenant: str, customer: str, *, by: str,
-                    at: datetime | None = None) -> CaseMove:
+                    at: datetime | None = None, detail: str | None = None) -> CaseMove:
     """Copy `customer`'s whole case from `from_tenant` to `to_tenant` and mark the move in the
-    source (see the module doc). `by`: who moved it (an agent name or a person's handle)."""
+    source (see the module doc). `by`: who moved it (an agent name or a person's handle). `detail`:
+    the words of each open ticket's `moved_desk` step (the use case takes them from the ticket
+    workflow's MovedDesk); default "moved to <desk>"."""
     from_tenant = validate_tenant(from_tenant)
     to_tenant = validate_tenant(to_tenant)
     if from_tenant == to_tenant:
@@ -269,7 +302,6 @@ async def move_case(client: GraphClient, from_tenant: str, to_tenant: str, custo
     have_episodes = set(existing["episodes"])
     have_tickets = {tid for tid, _ in existing["tickets"]}
     new_facts = [f for f in source.facts if f["props"]["fact_id"] not in have_facts]
-    new_ids = {f["props"]["fact_id"] for f in new_facts}
     new_episodes = [e for e in source.episodes if e["props"]["episode_id"] not in have_episodes]
     episodes, mentions, derived, retired = _episode_rows(new_episodes)  # may refuse: before any write
     new_tickets = [t for t in source.tickets if t["props"]["ticket_id"] not in have_tickets]
@@ -278,31 +310,7 @@ async def move_case(client: GraphClient, from_tenant: str, to_tenant: str, custo
     for etype, rows in _entity_rows(source, customer_props).items():
         await client.run(to_tenant, q.ENTITIES[etype], {"rows": rows})
     if new_facts:
-        await client.run(to_tenant, q.WRITE_SLOTS, {"rows": [{"key": s["key"], "props": s} for s in source.slots]})
-        for state in q.FACT_STATES:
-            rows = [{"fact_id": f["props"]["fact_id"], "subject_uid": uid, "object_uid": f["props"]["object_uid"],
-                     "agent": f["props"]["asserted_by"], "props": f["props"]}
-                    for f in new_facts if f["state"] == state]
-            if rows:
-                await client.run(to_tenant, q.WRITE_FACTS[state], {"rows": rows})
-        sup = [{"a": f["props"]["fact_id"], "b": old} for f in new_facts for old in f["supersedes"]]
-        if sup:
-            await client.run(to_tenant, q.WRITE_SUPERSEDES, {"rows": sup})
-        by_type: dict[str, list[dict]] = {}
-        for m in source.mirrors:
-            if m["type"] in q.WRITE_MIRRORS and m["props"].get("fact_id") in new_ids:
-                by_type.setdefault(m["type"], []).append({"fact_id": m["props"]["fact_id"], "o_uid": m["o_uid"],
-                                                          "props": m["props"]})
-        for etype, rows in by_type.items():
-            await client.run(to_tenant, q.WRITE_MIRRORS[etype], {"uid": uid, "rows": rows})
-        if source.conflicts:
-            await client.run(to_tenant, q.WRITE_CONFLICTS, {
-                "rows": [{"conflict_id": c["props"]["conflict_id"], "props": c["props"]} for c in source.conflicts],
-                "between": [{"conflict": c["props"]["conflict_id"], "fact": f}
-                            for c in source.conflicts for f in sorted(set(c["between"]))],
-                "settled_for": [{"conflict": c["props"]["conflict_id"], "fact": f}
-                                for c in source.conflicts for f in sorted(set(c["settled_for"]))],
-            })
+        await _copy_facts(client, to_tenant, uid, source, new_facts)
     if new_episodes or source.sessions:
         follows = [{"a": s["props"]["session_id"], "b": n} for s in source.sessions for n in s["next"]]
         await client.run(to_tenant, q.WRITE_EPISODES, {
@@ -317,7 +325,7 @@ async def move_case(client: GraphClient, from_tenant: str, to_tenant: str, custo
              "to_region": to_region, "now": now_ms, "by": by}
     await client.run(to_tenant, q.MARK_ARRIVED, marks)
     desk = region_spec(to_region).desk
-    row = (await client.run(from_tenant, q.MARK_MOVED, {**marks, "detail": f"moved to {desk}"}))[0]
+    row = (await client.run(from_tenant, q.MARK_MOVED, {**marks, "detail": detail or f"moved to {desk}"}))[0]
     return CaseMove(
         customer=name, from_region=from_region, to_region=to_region, move_id=marks["move_id"],
         at=datetime.fromtimestamp(row["at_ms"] / 1000, tz=utcnow().tzinfo), facts=len(new_facts),

@@ -20,18 +20,19 @@ _TICKET = (
 )
 
 
-def _event(event: str, detail: str, agent: str = "$agent") -> str:
+def _event(event: str, detail: str, agent: str = "$agent", customer: str = "null") -> str:
     """Appends one timeline entry; `seq` is the ticket's own counter, so order never depends on
-    clocks. Arguments are Cypher expressions written in this module, never caller text."""
+    clocks. Arguments are Cypher expressions written in this module, never caller text. `detail`
+    is the staff's words, `customer` the customer's (the workflow's Step)."""
     return (
         "SET t.event_seq = t.event_seq + 1 "
         f"CREATE (t)-[:HAS_EVENT]->(:TicketEvent {{seq: t.event_seq, at_ms: $now, agent: {agent}, "
-        f"event: {event}, detail: {detail}}})"
+        f"event: {event}, detail: {detail}, customer: {customer}}})"
     )
 
 
-_EV_HANDED_OFF = _event("'handed_off'", "$detail", "$giver")
-_EV_PICKED_UP = _event("'picked_up'", "$replica")
+_EV_HANDED_OFF = _event("'handed_off'", "$detail", "$giver", "$customer")
+_EV_PICKED_UP = _event("'picked_up'", "$detail", customer="$customer")
 _EV_RELEASED = _event("'released'", "$detail")
 _EV_VISIT_SCHEDULED = _event("'visit_scheduled'", "$tech")
 
@@ -118,25 +119,6 @@ RELEASE = Query(
     "RETURN apply AS released",
 )
 
-# A closed ticket only moves to `reopened`; the same stage again is a redelivery; with
-# $expected a ticket whose version moved on is a stale notification. All three write nothing.
-SET_STAGE = Query(
-    "set_stage",
-    "MATCH (t:Ticket {ticket_id: $id}) "
-    "WITH t, ($expected IS NULL OR t.version = $expected) AND t.stage <> $stage "
-    "  AND (t.stage <> 'closed' OR $stage = 'reopened') AS apply "
-    "FOREACH (_ IN CASE WHEN apply THEN [1] ELSE [] END | "
-    "  SET t.owner_seen_ms = CASE WHEN t.owner = $agent THEN $now ELSE t.owner_seen_ms END "
-    "  SET t.stage = $stage, t.version = t.version + 1, t.updated_at_ms = $now, "
-    "    t.closed_at_ms = CASE $stage WHEN 'closed' THEN $now WHEN 'reopened' THEN null ELSE t.closed_at_ms END, "
-    "    t.owner = CASE $stage WHEN 'reopened' THEN null ELSE t.owner END, "
-    "    t.owner_replica = CASE $stage WHEN 'reopened' THEN null ELSE t.owner_replica END, "
-    "    t.round = t.round + CASE $stage WHEN 'reopened' THEN 1 ELSE 0 END "
-    f"  {_event('$stage', '$detail')}"
-    ") "
-    f"RETURN {_TICKET}, apply AS changed",
-)
-
 ADD_EVENT = Query(
     "add_event",
     "MATCH (t:Ticket {ticket_id: $id}) "
@@ -204,7 +186,8 @@ RECORD_FIX = Query(
     "  CREATE (t)-[:TRIED_FIX {round: t.round, at_ms: $now, agent: $agent, "
     "    outcome: CASE WHEN $verified THEN 'verified' ELSE 'failed' END}]->(p) "
     "  SET t.updated_at_ms = $now "
-    f"  {_event('$event', '$fix_detail')}"
+    "  FOREACH (_e IN CASE WHEN $event IS NULL THEN [] ELSE [1] END | "
+    f"    {_event('$event', '$fix_detail')})"
     ") "
     "RETURN p.procedure_id AS procedure_id, p.issue_kind AS issue_kind, p.steps AS steps, "
     "p.successes AS successes, p.failures AS failures, count_it AS counted",
@@ -246,12 +229,67 @@ SCHEDULE_VISIT = Query(
     "  CREATE (tech)-[:VISITS]->(v:TechVisit {visit_id: $vid, ticket_id: $id, technician: $tech, "
     "    at_ms: $at, scheduled_at_ms: $now, status: 'scheduled', booked_by: $agent})-[:FOR_TICKET]->(t) "
     "  SET t.updated_at_ms = $now "
-    f"  {_EV_VISIT_SCHEDULED}"
+    "  FOREACH (_e IN CASE WHEN $note THEN [1] ELSE [] END | "
+    f"    {_EV_VISIT_SCHEDULED})"
     ") "
     "WITH t, fresh "
     "MATCH (v:TechVisit {visit_id: $vid}) "
     "RETURN v.visit_id AS visit_id, v.ticket_id AS ticket_id, v.technician AS technician, v.at_ms AS at_ms, "
     "v.scheduled_at_ms AS scheduled_at_ms, v.status AS status, fresh AS changed",
+)
+
+# The workflow's steps (desk/tickets/workflow: what a transition returns), written in order in one
+# statement with the stage move (when $stage is set) and the working state (when $work is set).
+# With $expected a ticket whose version moved on is left alone; a closed ticket moves only to
+# `reopened`. Nothing is written then (changed false), the steps neither.
+WRITE_STEPS = Query(
+    "write_steps",
+    "MATCH (t:Ticket {ticket_id: $id}) "
+    "WITH t, t.event_seq AS base, ($expected IS NULL OR t.version = $expected) AND ($stage IS NULL OR "
+    "  (t.stage <> $stage AND (t.stage <> 'closed' OR $stage = 'reopened'))) AS apply "
+    "FOREACH (_ IN CASE WHEN apply AND $stage IS NOT NULL THEN [1] ELSE [] END | "
+    "  SET t.stage = $stage, t.version = t.version + 1, "
+    "    t.closed_at_ms = CASE $stage WHEN 'closed' THEN $now WHEN 'reopened' THEN null ELSE t.closed_at_ms END, "
+    "    t.owner = CASE $stage WHEN 'reopened' THEN null ELSE t.owner END, "
+    "    t.owner_replica = CASE $stage WHEN 'reopened' THEN null ELSE t.owner_replica END, "
+    "    t.round = t.round + CASE $stage WHEN 'reopened' THEN 1 ELSE 0 END) "
+    "FOREACH (i IN CASE WHEN apply THEN range(0, size($events) - 1) ELSE [] END | "
+    "  CREATE (t)-[:HAS_EVENT]->(:TicketEvent {seq: base + i + 1, at_ms: $now, agent: $agent, event: $events[i], "
+    "    detail: $staff[i], customer: $customer[i]})) "
+    "FOREACH (_ IN CASE WHEN apply THEN [1] ELSE [] END | "
+    "  SET t.event_seq = base + size($events), t.updated_at_ms = $now, "
+    "    t.owner_seen_ms = CASE WHEN t.owner = $agent THEN $now ELSE t.owner_seen_ms END, "
+    "    t.work = CASE WHEN $work IS NULL THEN t.work ELSE $work END) "
+    f"RETURN {_TICKET}, apply AS changed",
+)
+
+# A booked visit done or cancelled (only a `scheduled` one moves; a repeat writes nothing).
+SET_VISIT_STATUS = Query(
+    "set_visit_status",
+    "MATCH (v:TechVisit {visit_id: $vid}) WHERE v.ticket_id = $id "
+    "WITH v, v.status = 'scheduled' AS apply "
+    "FOREACH (_ IN CASE WHEN apply THEN [1] ELSE [] END | "
+    "  SET v.status = $status, v.settled_at_ms = $at, v.settled_by = $agent) "
+    "RETURN v.visit_id AS visit_id, v.ticket_id AS ticket_id, v.technician AS technician, v.at_ms AS at_ms, "
+    "v.scheduled_at_ms AS scheduled_at_ms, v.status AS status, apply AS changed",
+)
+
+# A ticket's visits, for the workflow's state (without reading its timeline).
+TICKET_VISITS = Query(
+    "ticket_visits",
+    "MATCH (t:Ticket {ticket_id: $id})<-[:FOR_TICKET]-(v:TechVisit) "
+    "RETURN v.visit_id AS visit_id, v.ticket_id AS ticket_id, v.technician AS technician, v.at_ms AS at_ms, "
+    "v.scheduled_at_ms AS scheduled_at_ms, v.status AS status ORDER BY v.at_ms, v.visit_id",
+    read_only=True,
+)
+
+# One escalation by its id (a ticket's for a round), to tell a repeat from a new one.
+ESCALATION = Query(
+    "escalation",
+    "MATCH (t:Ticket {ticket_id: $id})-[:ESCALATED]->(e:Escalation {escalation_id: $eid}) "
+    "RETURN e.escalation_id AS escalation_id, e.ticket_id AS ticket_id, e.round AS round, e.reason AS reason, "
+    "e.to AS to, e.agent AS agent, e.at_ms AS at_ms, t.priority AS priority",
+    read_only=True,
 )
 
 PEEK_TICKET = Query(
@@ -265,7 +303,8 @@ GET_TICKET = Query(
     "MATCH (t:Ticket {ticket_id: $id}) "
     "OPTIONAL MATCH (t)-[:HAS_EVENT]->(e:TicketEvent) "
     "WITH t, e ORDER BY e.seq "
-    "WITH t, collect({seq: e.seq, at_ms: e.at_ms, agent: e.agent, event: e.event, detail: e.detail}) AS events "
+    "WITH t, collect({seq: e.seq, at_ms: e.at_ms, agent: e.agent, event: e.event, detail: e.detail, "
+    "  customer: e.customer}) AS events "
     "OPTIONAL MATCH (t)<-[h:HANDED_OFF]-(a:Agent) "
     "WITH t, events, h, a ORDER BY h.seq "
     "WITH t, events, collect({seq: h.seq, giver: a.name, to: h.to_role, at_ms: h.at_ms}) AS handoffs "

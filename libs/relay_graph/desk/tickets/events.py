@@ -183,7 +183,10 @@ class FixProven(TicketEvent):
 
     def _steps(self, s, z):
         if self.procedure_id is None:
-            return ()
+            if not self.outage_ids:
+                return ()
+            return (Step(event="outage_over", staff=f"outage {', '.join(self.outage_ids)} is over",
+                         customer="The network fault that affected your line is repaired."),)
         return (Step(event="fix_verified", staff=f"{self.procedure_id}: {' > '.join(self.steps)}",
                      customer="The fix we tried cleared the fault."),)
 

@@ -42,10 +42,14 @@ class Ticket(BaseModel):
 
 
 class TimelineEntry(BaseModel):
+    """One step: `detail` in the staff's words, `customer` in the customer's (None for entries
+    written before the workflow had words for them)."""
+
     at: datetime
     agent: str
     event: str
     detail: str | None = None
+    customer: str | None = None
 
 
 class Handoff(BaseModel):

@@ -230,16 +230,19 @@ async def hand_off(
     to_role: str,
     at: datetime | None = None,
     detail: str | None = None,
+    customer_words: str | None = None,
 ) -> Ticket:
     """Records `(from_agent)-[:HANDED_OFF {to_role}]->(ticket)`; the stage stays, the version moves
     on, and if from_agent held the ticket it is released for to_role to claim. A repeat of the
-    ticket's latest handoff, or a handoff of a closed ticket, writes nothing (changed=False)."""
+    ticket's latest handoff, or a handoff of a closed ticket, writes nothing (changed=False).
+    `detail` and `customer_words`: the timeline entry's words for staff and for the customer."""
     validate_tenant(tenant)
     params = {
         "id": _ticket_id(ticket_id),
         "giver": _agent(from_agent, "from_agent"),
         "to": _agent(to_role, "to_role"),
         "detail": _text(detail, "detail", optional=True) or f"handed to {to_role}",
+        "customer": _text(customer_words, "customer_words", optional=True),
         "now": _ms(at),
     }
     return _ticket(_one(await client.run(tenant, q.HAND_OFF, params), ticket_id))
@@ -255,10 +258,13 @@ async def claim(
     at: datetime | None = None,
     take_over: str | None = None,
     lease_ms: int | None = None,
+    detail: str | None = None,
+    customer_words: str | None = None,
 ) -> bool:
     """Atomically picks the ticket up for `agent` (a role) on `replica`. Of any number of racing
     replicas exactly one gets True; the winner claiming again gets True (nothing written), the others
-    False. See the module doc for `take_over` and `lease_ms`. A closed ticket cannot be claimed."""
+    False. See the module doc for `take_over` and `lease_ms`. A closed ticket cannot be claimed.
+    `detail` and `customer_words`: the `picked_up` entry's words (default: the replica, none)."""
     validate_tenant(tenant)
     if lease_ms is not None and (not isinstance(lease_ms, int) or lease_ms <= 0):
         raise InvalidInput("lease_ms must be a positive integer")
@@ -266,6 +272,8 @@ async def claim(
         "id": _ticket_id(ticket_id),
         "agent": _agent(agent),
         "replica": _pattern(replica, _REPLICA, "replica"),
+        "detail": _text(detail, "detail", optional=True) or replica,
+        "customer": _text(customer_words, "customer_words", optional=True),
         "take_over": _pattern(take_over, _REPLICA, "take_over") if take_over is not None else None,
         "lease_ms": lease_ms,
         "now": _ms(at),
@@ -306,23 +314,18 @@ async def set_stage(
     detail: str | None = None,
     expected_version: int | None = None,
     at: datetime | None = None,
+    steps: "list[tuple[str, str | None, str | None]] | None" = None,
+    work: "Work | None" = None,
 ) -> Ticket:
-    """Moves the ticket to `stage` (version + 1, timeline event named after the stage). Writes
+    """Moves the ticket to `stage` (version + 1) with its timeline entries: `steps` (event, staff
+    words, customer words: the workflow's, usecases/tickets.py), by default one entry named after
+    the stage with `detail`; and the working state `work` when given, all in one statement. Writes
     nothing and returns the current ticket (changed=False) when expected_version is given and the
     version moved on, when the ticket is already in that stage, or when it is closed and the stage
     is not `reopened`. `closed` stamps closed_at; `reopened` clears the owner and starts a round."""
-    validate_tenant(tenant)
-    if expected_version is not None and (not isinstance(expected_version, int) or isinstance(expected_version, bool)):
-        raise InvalidInput("expected_version must be an integer")
-    params = {
-        "id": _ticket_id(ticket_id),
-        "stage": _stage(stage).value,
-        "agent": _agent(agent),
-        "detail": _text(detail, "detail", optional=True),
-        "expected": expected_version,
-        "now": _ms(at),
-    }
-    return _ticket(_one(await client.run(tenant, q.SET_STAGE, params), ticket_id))
+    return await write_steps(client, tenant, ticket_id, agent=agent, stage=_stage(stage), work=work,
+                             steps=steps if steps is not None else [(_stage(stage).value, detail, None)],
+                             expected_version=expected_version, at=at)
 
 
 async def add_event(
@@ -385,11 +388,13 @@ async def record_fix(
     verified: bool,
     agent: str,
     at: datetime | None = None,
+    note: bool = True,
 ) -> FixResult:
     """Records a fix attempt. The procedure for (issue_kind, steps) is created the first time, with
     its FIRST/NEXT step chain, and shared after that. Verified: successes + 1 and
     `(ticket)-[:FIXED_BY]->(procedure)`; not verified: failures + 1. Both leave
-    `(ticket)-[:TRIED_FIX {outcome}]->(procedure)`. Counted once per ticket and round."""
+    `(ticket)-[:TRIED_FIX {outcome}]->(procedure)`. Counted once per ticket and round. `note=False`:
+    no timeline entry (the workflow's use case writes the step, usecases/tickets.py)."""
     validate_tenant(tenant)
     if not isinstance(verified, bool):
         raise InvalidInput("verified must be true or false")
@@ -402,7 +407,7 @@ async def record_fix(
         "issue": issue,
         "steps": clean,
         "verified": verified,
-        "event": "fix_verified" if verified else "fix_failed",
+        "event": ("fix_verified" if verified else "fix_failed") if note else None,
         "fix_detail": _fix_detail(pid, clean),
         "agent": _agent(agent),
         "now": _ms(at),
@@ -427,24 +432,81 @@ async def schedule_visit(
     technician: str,
     at: datetime,
     agent: str = "resolver",
+    booked_at: datetime | None = None,
+    note: bool = True,
 ) -> TechVisit:
     """Books `(technician)-[:VISITS]->(visit)-[:FOR_TICKET]->(ticket)`. The same technician at the
-    same time for the same ticket is one visit (idempotent). The stage is not changed here."""
+    same time for the same ticket is one visit (idempotent). The stage is not changed here.
+    `note=False`: no timeline entry (the workflow's VisitBooked step is written by the use case)."""
     validate_tenant(tenant)
     if not isinstance(at, datetime):
         raise InvalidInput("at must be a datetime")
     tid = _ticket_id(ticket_id)
     tech = clean_text(technician, "technician")
-    at_ms = _ms(at)
     params = {
         "id": tid,
         "tech": tech,
-        "vid": "visit-" + hashlib.sha256(f"{tid}\x1f{name_key(tech)}\x1f{at_ms}".encode()).hexdigest()[:20],
-        "at": at_ms,
+        "vid": visit_id(tid, tech, at),
+        "at": _ms(at),
         "agent": _agent(agent),
-        "now": _ms(None),
+        "note": bool(note),
+        "now": _ms(booked_at),
     }
     return _visit(_one(await client.run(tenant, q.SCHEDULE_VISIT, params), ticket_id))
+
+
+def visit_id(ticket_id: str, technician: str, at: datetime) -> str:
+    """The id of a visit (the same technician at the same time for the same ticket is one visit)."""
+    tech = clean_text(technician, "technician")
+    return "visit-" + hashlib.sha256(
+        f"{_ticket_id(ticket_id)}\x1f{name_key(tech)}\x1f{_ms(at)}".encode()).hexdigest()[:20]
+
+
+async def settle_visit(client: GraphClient, tenant: str, ticket_id: str, visit_id: str, *, done: bool, agent: str,
+                       at: datetime | None = None) -> TechVisit:
+    """A booked visit marked done (the technician came: the lab's outcome, or their report) or
+    cancelled. Only a `scheduled` visit moves; a repeat writes nothing (changed=False)."""
+    validate_tenant(tenant)
+    params = {"id": _ticket_id(ticket_id), "vid": check_identifier(visit_id, "visit_id"),
+              "status": "done" if done else "cancelled", "agent": _agent(agent), "at": _ms(at)}
+    rows = await client.run(tenant, q.SET_VISIT_STATUS, params)
+    if not rows:
+        raise NotFound(f"no visit {visit_id!r} for ticket {ticket_id!r}")
+    return _visit(rows[0])
+
+
+async def write_steps(
+    client: GraphClient,
+    tenant: str,
+    ticket_id: str,
+    *,
+    agent: str,
+    steps: "list[tuple[str, str | None, str | None]]",
+    stage: TicketStage | str | None = None,
+    expected_version: int | None = None,
+    work: "Work | None" = None,
+    at: datetime | None = None,
+) -> Ticket:
+    """The workflow's steps (event, staff words, customer words), in order, with the stage move and
+    the working state, in one statement. Writes nothing (changed=False) when expected_version is
+    given and the version moved on, when `stage` is the ticket's stage already, or when the ticket
+    is closed and `stage` is not `reopened`. The workflow's use cases call it (usecases/tickets.py)
+    with the steps `workflow.advance` returned; a stage move goes through set_stage."""
+    validate_tenant(tenant)
+    if expected_version is not None and (not isinstance(expected_version, int) or isinstance(expected_version, bool)):
+        raise InvalidInput("expected_version must be an integer")
+    params = {
+        "id": _ticket_id(ticket_id),
+        "agent": _agent(agent),
+        "events": [_pattern(e, _EVENT, "event") for e, _, _ in steps],
+        "staff": [_text(s, "staff words", optional=True) for _, s, _ in steps],
+        "customer": [_text(c, "customer words", optional=True) for _, _, c in steps],
+        "stage": _stage(stage).value if stage is not None else None,
+        "expected": expected_version,
+        "work": work.model_dump_json() if work is not None else None,
+        "now": _ms(at),
+    }
+    return _ticket(_one(await client.run(tenant, q.WRITE_STEPS, params), ticket_id))
 
 
 # ---------------------------------------------------------------- reads
@@ -467,8 +529,8 @@ async def get_ticket(client: GraphClient, tenant: str, ticket_id: str) -> Ticket
     return _ticket(
         row,
         TicketDetail,
-        timeline=[TimelineEntry(at=from_ms(e["at_ms"]), agent=e["agent"], event=e["event"], detail=e.get("detail"))
-                  for e in events],
+        timeline=[TimelineEntry(at=from_ms(e["at_ms"]), agent=e["agent"], event=e["event"], detail=e.get("detail"),
+                                customer=e.get("customer")) for e in events],
         handoffs=[Handoff(**{"from": h["giver"], "to": h["to"], "at": from_ms(h["at_ms"])}) for h in handoffs],
         visits=[_visit(v) for v in visits],
         fixed_by=sorted(row["fixed_by"]),
@@ -568,6 +630,20 @@ async def escalate(client: GraphClient, tenant: str, ticket_id: str, *, reason: 
     params = {"id": tid, "eid": f"{tid}-esc-r{t.round}", "reason": _text(reason, "reason"),
               "to": _agent(to), "agent": _agent(agent), "priority": priority, "now": _ms(at)}
     return escalation_of(_one(await client.run(tenant, q.ESCALATE, params), ticket_id))
+
+
+async def visits_of(client: GraphClient, tenant: str, ticket_id: str) -> list[TechVisit]:
+    """The ticket's visits, earliest first (without its timeline)."""
+    validate_tenant(tenant)
+    return [_visit(r) for r in await client.run(tenant, q.TICKET_VISITS, {"id": _ticket_id(ticket_id)})]
+
+
+async def round_escalation(client: GraphClient, tenant: str, ticket_id: str, round_: int) -> Escalation | None:
+    """The ticket's escalation in `round_`, if there is one (escalate writes one per round)."""
+    validate_tenant(tenant)
+    tid = _ticket_id(ticket_id)
+    rows = await client.run(tenant, q.ESCALATION, {"id": tid, "eid": f"{tid}-esc-r{int(round_)}"})
+    return escalation_of(rows[0]) if rows else None
 
 
 def escalation_of(row: dict[str, Any]) -> Escalation:

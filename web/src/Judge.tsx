@@ -87,12 +87,20 @@ const STEPS: Step[] = [
   {
     screen: "tickets", shown: "the resolver measuring no light at her box and booking a technician",
     caption: "3/8 The resolver picks the ticket up and measures her line: no light reaches her box (the red LOS light), so it books a technician.",
-    until: async (c) => (await c.stage(c.ids.first!, ["technician_dispatched"])).stage,
+    until: async (c) => {
+      // the visit may follow at once (lab time runs ahead): the booking in the timeline is the event
+      await c.wait(() => api<{ timeline: { event: string }[] }>(`/me/tickets/${encodeURIComponent(c.ids.first!)}`)
+        .then((t) => t.timeline.some((e) => e.event === "technician_dispatched")), "a technician to be booked");
+      return "technician booked";
+    },
   },
   {
     screen: "tickets", shown: "the technician's fix, confirmed by her, and the ticket closed",
-    caption: "4/8 The technician re-splices the fibre at her box; she confirms the fix and the ticket closes.",
-    act: async (c) => { await post(`/me/tickets/${encodeURIComponent(c.ids.first!)}/confirm`, { fixed: true }); },
+    caption: "4/8 The technician re-splices the fibre at her box and the resolver measures the line again; she confirms the fix and the ticket closes.",
+    act: async (c) => {
+      await c.stage(c.ids.first!, ["fixed"]); // visited and measured again: only then does she confirm
+      await post(`/me/tickets/${encodeURIComponent(c.ids.first!)}/confirm`, { fixed: true });
+    },
     until: async (c) => (await c.stage(c.ids.first!, ["closed"])).stage,
   },
   {

@@ -57,7 +57,7 @@ test: install model browser
 # The pictures docs/ shows, taken again by the browser tests (a test run alone writes them to
 # .relay/screens, never into tracked files).
 screens: install model browser
-	RELAY_SCREENS_DIR=$(CURDIR)/docs/screens $(PY) -m pytest -q tests/site/test_site_browser.py tests/console/test_console_browser.py
+	RELAY_SCREENS_DIR=$(CURDIR)/docs/screens $(PY) -m pytest -q tests/site/test_site_browser.py tests/site/test_judge_browser.py tests/console/test_console_browser.py tests/console/test_console_focus_browser.py
 
 # The module that crashed FalkorDB 4.16.3 (a schema race), 20 times over in one pytest session on
 # one server (--keep-duplicates: pytest would otherwise collect it once). About half a minute.

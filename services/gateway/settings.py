@@ -49,6 +49,9 @@ class GatewaySettings(GraphSettings):
     # Judge tenants live at once (each a whole tenant: graph, world, agents' work); past it, 503
     # `judge_mode_full` with Retry-After until the oldest is swept.
     judge_max_tenants: int = Field(default=20, ge=1)
+    # Each Judge step's caption stays at least this long once its event has happened (unpaused
+    # time): long enough to read it and see the screen; the browser tests set it low.
+    judge_hold_s: float = Field(default=8.0, ge=0, le=120)
     # The built customer site (`make install` builds web/ into it); absent: / answers 404.
     site_dir: Path = REPO / "web" / "dist"
     # The proxies (IPs or CIDRs; "*" for any) whose X-Forwarded-Proto and X-Forwarded-For uvicorn

@@ -44,6 +44,7 @@ from .player import asked_for
 
 CUSTOMER = "Asha Verma"
 FIRST_CITY, NEW_CITY = "Pune", "Mumbai"
+LINE_FAULT = "damaged_fibre"  # what the lab breaks before her first message: no light at her box, a red LOS
 WIFI_FAULT = "wifi_interference"  # what the lab breaks before her Wi-Fi complaint (step 6)
 PHONE, ROUTER = "+91 98220 12345", "TP-Link Archer C6"
 WAIT_S = 30.0  # the chat endpoint's longest wait

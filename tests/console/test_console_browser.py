@@ -217,7 +217,12 @@ def graph_ready(page) -> None:
 
 
 def click_node(page, node_id: str) -> None:
-    """A real click on the node where sigma drew it."""
+    """A real click on the node where sigma drew it (once sigma has drawn the graph that holds it:
+    before its first frame after a change, a node has no place on the screen yet)."""
+    page.wait_for_function("""id => { const {graph, sigma} = window.relayConsole; if (!graph.hasNode(id)) return false;
+        const a = graph.getNodeAttributes(id); const v = sigma.graphToViewport({x: a.x, y: a.y});
+        return Number.isFinite(v.x) && Number.isFinite(v.y); }""", arg=node_id)
+    page.wait_for_timeout(100)  # the frame that placed it, painted
     xy = page.evaluate("""id => { const {graph, sigma} = window.relayConsole;
         const a = graph.getNodeAttributes(id); return sigma.graphToViewport({x: a.x, y: a.y}); }""", node_id)
     box = page.get_by_test_id("graph").bounding_box()
@@ -350,6 +355,7 @@ def test_the_database_page_and_the_query_drawer_with_every_processs_queries_and_
     assert "fact_id" in page.get_by_test_id("indexes").inner_text()
     assert "MB" in page.get_by_test_id("memory-mb").inner_text()
     drawer = page.get_by_test_id("query-drawer")
+    drawer.get_by_label("by statement").uncheck()  # each run, newest first
     drawer.locator("[data-testid=query][data-process=gateway]", has_text="console_graph_nodes").first.wait_for()
     drawer.locator("[data-testid=query][data-process=intake]").first.wait_for()  # the agent's, not only ours
     page.get_by_label("Show").select_option("intake")

@@ -168,37 +168,6 @@ def test_a_customer_chats_watches_her_ticket_and_sees_what_the_desk_remembers(st
     assert outside == [], f"the page asked for something outside this machine: {outside}"
 
 
-def test_judge_mode_plays_the_whole_story_with_every_caption(stack, site, browser):
-    tenant, _ = site
-    outside: list[str] = []
-    ctx = browser.new_context(viewport=DESKTOP)
-    offline(ctx, outside)
-    page = ctx.new_page()
-    page.set_default_timeout(STAGE_TIMEOUT_MS)
-    page.goto(f"{stack.url}/t/{tenant}/")
-    page.get_by_role("button", name="▶ Judge mode").click()  # the one click
-    page.wait_for_url(re.compile(r"/t/judge-[0-9a-f]+/"))
-    judge_tenant = re.search(r"/t/(judge-[0-9a-f]+)/", page.url).group(1)
-    page.get_by_test_id("caption").filter(has_text="1/8").wait_for()
-    page.get_by_test_id("desk-reply").first.wait_for()
-    shoot(page, "judge-desktop")
-    page.locator("[data-testid=judge]:not([data-done=no])").wait_for(timeout=4 * STAGE_TIMEOUT_MS)
-    shoot(page, "judge-end-desktop")
-    assert page.get_by_test_id("judge").get_attribute("data-done") == "yes", page.get_by_test_id("caption").inner_text()
-    captions = page.get_by_test_id("captions").locator("li").all_inner_texts()
-    assert [c.split(" ", 1)[0] for c in captions[:8]] == [f"{i}/8" for i in range(1, 9)], captions
-    assert captions[-1].startswith("The story is complete"), captions
-    assert "stopped" not in page.get_by_test_id("caption").inner_text()
-    # What it played is on the customer's own screens: two tickets, both closed; Mumbai current.
-    states = page.evaluate(f"fetch('/v1/tenants/{judge_tenant}/me/tickets').then(r => r.json())"
-                           ".then(b => b.tickets.map(t => t.stage))")
-    assert states == ["closed", "closed"], states
-    page.get_by_role("button", name="What we remember", exact=True).click()
-    page.locator("[data-testid=fact][data-state=current] .value", has_text=re.compile("mumbai", re.I)).wait_for()
-    ctx.close()
-    assert outside == [], outside
-
-
 def test_a_visitor_from_lisbon_is_quoted_portugals_prices_before_giving_an_address(stack, browser):
     # A desk of its own for Europe: the browser's time zone picks the country, in the page and in chat.
     tenant, key = stack.tenant()

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useState } from "react";
 import { ApiError, live, post, tenant, type LiveEvent } from "./api";
 import { Chat } from "./Chat";
-import { Judge, pendingJudge, startJudge } from "./Judge";
+import { Judge, JudgeTenantNote, judgeReturn, pendingJudge, startJudge } from "./Judge";
 import { Line, Memory, Plans, Tickets } from "./screens";
 
 const SCREENS = [
@@ -14,6 +14,16 @@ const SCREENS = [
 export type Screen = (typeof SCREENS)[number][0];
 
 export function App() {
+  const [back] = useState(judgeReturn);
+  useEffect(() => {
+    // A reload after Judge mode (its story cannot pick up half-way) returns to the demo it came from.
+    if (back) { sessionStorage.removeItem("relay-judge"); window.location.replace(back); }
+  }, [back]);
+  if (back) return <p className="muted">Judge mode is over: back to the demo…</p>;
+  return <Site />;
+}
+
+function Site() {
   const [customer, setCustomer] = useState<string | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [screen, setScreen] = useState<Screen>(() => {
@@ -69,6 +79,7 @@ export function App() {
           </button>
         ) : null}
       </header>
+      {!judge ? <JudgeTenantNote /> : null}
       <nav className="tabs" aria-label="Screens">
         {SCREENS.map(([key, label]) => (
           <button key={key} className={screen === key ? "tab on" : "tab"} aria-current={screen === key ? "page" : undefined}
@@ -99,7 +110,7 @@ export function App() {
         ) : null}
       </main>
       {customer && judge ? (
-        <Judge says={judge.says} go={go} setSession={setSession} said={() => setNonce((n) => n + 1)} />
+        <Judge story={judge} go={go} setSession={setSession} said={() => setNonce((n) => n + 1)} />
       ) : null}
     </div>
   );

@@ -332,7 +332,8 @@ class GraphClient:
             entry = {"query": query.name, "tenant": tenant, "ok": ok, "rows": rows,
                      "ms": round((time.perf_counter() - started) * 1000, 3), "at_ms": now_ms()}
             self.recent.append(entry)
-            self.shared_log.record(tenant, entry, read_only=query.read_only, params=params)
+            self.shared_log.record(tenant, entry, read_only=query.read_only, params=params,
+                                   housekeeping=query.housekeeping)
 
     async def _run(self, tenant: str, query: Query, params: dict[str, Any] | None) -> list[dict[str, Any]]:
         g = self._graph(tenant)

@@ -62,7 +62,15 @@ def key(tenant: str) -> str:
     return PREFIX + validate_tenant(tenant)
 
 
+def polls_key(tenant: str) -> str:
+    """Housekeeping polls (Query.housekeeping: the outbox relay's, run by every process on a
+    timer) go to a capped stream of their own, so they never push a person's queries out."""
+    return PREFIX + validate_tenant(tenant) + POLLS_SUFFIX
+
+
+POLLS_SUFFIX = ":polls"
 tenant_data.declare(tenant_data.Key("query log", key))
+tenant_data.declare(tenant_data.Key("query log polls", polls_key))
 
 
 def process_name() -> str:
@@ -122,6 +130,7 @@ class LoggedQuery:
     at_ms: int
     read_only: bool
     params: dict[str, Any] | None  # kept when small
+    housekeeping: bool = False
 
 
 class SharedQueryLog:
@@ -136,7 +145,8 @@ class SharedQueryLog:
     def on(self) -> bool:
         return self.size > 0 and self.flush_s > 0
 
-    def record(self, tenant: str, entry: dict[str, Any], *, read_only: bool, params: dict[str, Any] | None) -> None:
+    def record(self, tenant: str, entry: dict[str, Any], *, read_only: bool, params: dict[str, Any] | None,
+               housekeeping: bool = False) -> None:
         if not self.on:
             return
         fields = {"query": entry["query"], "process": self.process, "ok": "1" if entry["ok"] else "0",
@@ -144,6 +154,8 @@ class SharedQueryLog:
                   "ro": "1" if read_only else "0"}
         if (kept := kept_params(params)) is not None:
             fields["params"] = kept
+        if housekeeping:
+            fields["hk"] = "1"
         self._buffer.append((tenant, fields))
         if self._task is None or self._task.done():
             try:
@@ -162,9 +174,10 @@ class SharedQueryLog:
         try:
             pipe = self.redis.pipeline(transaction=False)
             for tenant, fields in batch:
-                pipe.xadd(key(tenant), fields, maxlen=self.size, approximate=False)
-            for tenant in {t for t, _ in batch}:
-                pipe.expire(key(tenant), TTL_S)
+                pipe.xadd(polls_key(tenant) if "hk" in fields else key(tenant), fields, maxlen=self.size,
+                          approximate=False)
+            for name in {polls_key(t) if "hk" in f else key(t) for t, f in batch}:
+                pipe.expire(name, TTL_S)
             await pipe.execute()
         except Exception as exc:  # noqa: BLE001 - the log must never cost a query
             self.dropped += len(batch)
@@ -176,7 +189,8 @@ class SharedQueryLog:
         there was a log to remove. Another process's entries still in its buffer (at most
         `flush_s` old) may start a new one, which expires as any log does."""
         self._buffer = [(t, f) for t, f in self._buffer if t != tenant]
-        return bool(await self.redis.delete(key(tenant)))
+        removed = await self.redis.delete(key(tenant))
+        return bool(await self.redis.delete(polls_key(tenant)) + removed)
 
     async def close(self) -> None:
         if self._task is not None and not self._task.done():
@@ -194,15 +208,30 @@ def _entry(entry_id: Any, fields: dict) -> LoggedQuery:
     params = f.get("params")
     return LoggedQuery(id=_s(entry_id), query=f.get("query", ""), process=f.get("process", ""), ok=f.get("ok") == "1",
                        rows=int(f.get("rows", 0)), ms=float(f.get("ms", 0)), at_ms=int(f.get("at_ms", 0)),
-                       read_only=f.get("ro") == "1", params=json.loads(params) if params else None)
+                       read_only=f.get("ro") == "1", params=json.loads(params) if params else None,
+                       housekeeping=f.get("hk") == "1")
 
 
-async def read(redis, tenant: str, limit: int) -> list[LoggedQuery]:
-    """The tenant's last `limit` logged queries from every process, newest first."""
-    return [_entry(i, f) for i, f in await redis.xrevrange(key(tenant), count=limit)]
+def _stream_order(entry_id: str) -> tuple[int, int]:
+    ms, _, seq = entry_id.partition("-")
+    return int(ms), int(seq or 0)
+
+
+async def read(redis, tenant: str, limit: int, *, housekeeping: bool = False) -> list[LoggedQuery]:
+    """The tenant's last `limit` logged queries from every process, newest first; with
+    `housekeeping`, the polls' stream merged in by time."""
+    runs = [_entry(i, f) for i, f in await redis.xrevrange(key(tenant), count=limit)]
+    if housekeeping:
+        runs += [_entry(i, f) for i, f in await redis.xrevrange(polls_key(tenant), count=limit)]
+        runs.sort(key=lambda r: _stream_order(r.id), reverse=True)
+    return runs[:limit]
 
 
 async def one(redis, tenant: str, entry_id: str) -> LoggedQuery | None:
+    """One logged run by its id, from the tenant's log or, failing that, its polls' stream."""
     check_run_id(entry_id)
-    got = await redis.xrange(key(tenant), min=entry_id, max=entry_id, count=1)
-    return _entry(*got[0]) if got else None
+    for name in (key(tenant), polls_key(tenant)):
+        got = await redis.xrange(name, min=entry_id, max=entry_id, count=1)
+        if got:
+            return _entry(*got[0])
+    return None

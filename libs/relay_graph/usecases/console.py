@@ -10,6 +10,7 @@ instant is the engine's own as-of read (GET /facts?as_of=&clock=)."""
 from __future__ import annotations
 
 import importlib
+import math
 import pkgutil
 import re
 from functools import cache
@@ -20,6 +21,7 @@ from pydantic import BaseModel, Field
 from relay_graph.desk import queries as desk_queries
 from relay_graph.desk.tickets import store as tickets
 from relay_graph.lab import queries as lab_queries
+from relay_graph.memory import names
 from relay_graph.memory import queries as memory_queries
 from relay_graph.runtime import queries as runtime_queries
 from relay_graph.usecases import queries as usecase_queries
@@ -28,6 +30,7 @@ from relay_graph.runtime.errors import InvalidInput, NotFound
 from relay_graph.runtime.queries import Query
 from relay_graph.runtime.times import now_ms
 from relay_graph.usecases.queries import console as q
+from relay_graph.usecases import console_groups as groups
 from relay_graph.usecases.context import Call
 
 Band = Literal["episodic", "semantic", "disagreement", "procedural", "network"]
@@ -69,7 +72,8 @@ def band_of(labels: list[str]) -> str:
 
 def kind_of(labels: list[str]) -> str:
     """The most specific label: an Entity's registry type (Customer, City) rather than Entity."""
-    specific = [label for label in labels if label not in ("Entity", "Current", "Superseded", "Retired", "Claim")]
+    specific = [label for label in labels if label not in ("Entity", "Current", "Superseded", "Retired", "Claim",
+                                                             "NetNode", "Up")]
     return specific[0] if specific else (labels[0] if labels else "Node")
 
 
@@ -87,6 +91,8 @@ class GraphNode(BaseModel):
     expired_at_ms: int | None = None
     believed_from_ms: int | None = None
     at_ms: int | None = Field(default=None, description="an episode's time")
+    group: str | None = Field(default=None, description="what the page folds it into in the whole view: a network "
+                              "node's city, `Core` (the backbone), `Catalogue` (plans, offers, places); null: never folded")
 
 
 class GraphEdge(BaseModel):
@@ -104,6 +110,7 @@ class ConsoleGraph(BaseModel):
     edges: list[GraphEdge]
     truncated: bool = Field(description="the graph has more nodes or edges than the limit asked")
     bands: list[str] = Field(default=list(BANDS))
+    focus: str | None = Field(default=None, description="the node a neighbourhood is about (a customer's)")
 
 
 class OpenConflict(BaseModel):
@@ -194,10 +201,28 @@ class LoggedQuery(BaseModel):
     read_only: bool
     profilable: bool = Field(description="a read-only run whose parameters were kept: PROFILE runs it again as it ran")
     kept_parameters: bool = Field(description="the log kept its parameters: EXPLAIN plans it with them")
+    housekeeping: bool = Field(default=False, description="a poll every process runs on a timer (the outbox relay's)")
 
 
 class LoggedQueries(BaseModel):
     queries: list[LoggedQuery] = Field(description="the last queries every process ran on this tenant, newest last")
+
+
+class StatementSummary(BaseModel):
+    query: str = Field(description="the named statement")
+    processes: list[str] = Field(description="the processes that ran it")
+    count: int
+    errors: int
+    p50_ms: float
+    p95_ms: float
+    max_ms: float
+    housekeeping: bool
+    slowest: LoggedQuery = Field(description="its slowest logged run: PROFILE it when `profilable`, else EXPLAIN")
+
+
+class QuerySummary(BaseModel):
+    runs: int = Field(description="the logged runs summarised")
+    statements: list[StatementSummary] = Field(description="slowest p95 first")
 
 
 class QueryProfile(BaseModel):
@@ -210,16 +235,12 @@ class QueryProfile(BaseModel):
     plan: list[str] = Field(description="GRAPH.PROFILE's operations with their records and times, outermost first")
 
 
-async def graph(call: Call, limit: int = 5_000) -> ConsoleGraph:
-    client, tenant = call.client, call.tenant
-    if not await client.graph_exists(tenant):
-        return ConsoleGraph(tenant=tenant, nodes=[], edges=[], truncated=False)
-    rows = await client.run(tenant, q.GRAPH_NODES, {"limit": limit + 1})
-    truncated = len(rows) > limit
+def to_nodes(rows: list[dict], label) -> tuple[list[GraphNode], dict[int, str]]:
+    """GraphNodes of GRAPH_NODES-shaped rows, named by `label(row)`, and graph id -> node id."""
     keys: dict[int, str] = {}
     taken: set[str] = set()
     nodes: list[GraphNode] = []
-    for r in rows[:limit]:
+    for r in rows:
         labels = list(r["labels"] or [])
         key = str(r["key"]) if r["key"] is not None else f"n{r['id']}"
         if key in taken:  # a domain id shared by two nodes must not merge them
@@ -227,19 +248,50 @@ async def graph(call: Call, limit: int = 5_000) -> ConsoleGraph:
         taken.add(key)
         keys[r["id"]] = key
         nodes.append(GraphNode(id=key, kind=kind_of(labels), labels=labels, band=band_of(labels),
-                               name=str(r["text"] or r["name"] or "")[:120], predicate=r["predicate"], subject=r["subject_uid"],
+                               name=label(r), predicate=r["predicate"], subject=r["subject_uid"],
                                **{f: r[f] for f in ("valid_from_ms", "valid_to_ms", "recorded_at_ms",
                                                     "expired_at_ms", "believed_from_ms", "at_ms")}))
+    return nodes, keys
+
+
+def to_edges(rows: list[dict], keys: dict[int, str], nodes: list[GraphNode]) -> list[GraphEdge]:
     band = {n.id: n.band for n in nodes}
-    edge_rows = await client.run(tenant, q.GRAPH_EDGES, {"limit": 3 * limit + 1})
-    truncated = truncated or len(edge_rows) > 3 * limit
     edges = []
-    for r in edge_rows[:3 * limit]:
+    for r in rows:
         s, t = keys.get(r["source"]), keys.get(r["target"])
         if s is None or t is None:  # an end beyond the node limit
             continue
         edges.append(GraphEdge(source=s, target=t, type=r["type"], band=_BAND_OF_EDGE.get(r["type"], band[s]),
                                valid_from_ms=r["valid_from_ms"], valid_to_ms=r["valid_to_ms"]))
+    return edges
+
+
+def plain_label(customer_names: dict[str, list[str]]):
+    """A node's words in the whole view: a fact as `predicate: object`, a customer by their name on file."""
+    def label(r: dict) -> str:
+        labels = r["labels"] or ()
+        if "Fact" in labels and r["predicate"]:
+            return f"{r['predicate']}: {r['name']}"[:120]
+        if "Customer" in labels and customer_names.get(r["key"]):
+            return customer_names[r["key"]][0]
+        return str(r["text"] or r["name"] or "")[:120]
+    return label
+
+
+async def graph(call: Call, limit: int = 5_000) -> ConsoleGraph:
+    client, tenant = call.client, call.tenant
+    if not await client.graph_exists(tenant):
+        return ConsoleGraph(tenant=tenant, nodes=[], edges=[], truncated=False)
+    rows = await client.run(tenant, q.GRAPH_NODES, {"limit": limit + 1})
+    truncated = len(rows) > limit
+    rows = rows[:limit]
+    customers = [r["key"] for r in rows if "Customer" in (r["labels"] or ()) and r["key"]]
+    on_file = await names.customer_names(client, tenant, customers)
+    nodes, keys = to_nodes(rows, plain_label(on_file))
+    edge_rows = await client.run(tenant, q.GRAPH_EDGES, {"limit": 3 * limit + 1})
+    truncated = truncated or len(edge_rows) > 3 * limit
+    edges = to_edges(edge_rows[:3 * limit], keys, nodes)
+    groups.assign(nodes, edges)
     return ConsoleGraph(tenant=tenant, nodes=nodes, edges=edges, truncated=truncated)
 
 
@@ -248,7 +300,10 @@ async def open_conflicts(call: Call, limit: int = 50) -> OpenConflicts:
     if not await client.graph_exists(tenant):
         return OpenConflicts(conflicts=[])
     rows = await client.run(tenant, q.OPEN_CONFLICTS, {"limit": limit})
-    return OpenConflicts(conflicts=[OpenConflict(**r) for r in rows])
+    # a customer's entity name is their id: their name on file says who they are
+    on_file = await names.customer_names(client, tenant, [r["subject"] for r in rows if r["subject"]])
+    return OpenConflicts(conflicts=[OpenConflict(**{**r, "subject_name": (on_file.get(r["subject"]) or [r["subject_name"]])[0]})
+                                    for r in rows])
 
 
 async def indexes(call: Call) -> Indexes:
@@ -328,17 +383,48 @@ def named_queries() -> dict[str, Query]:
 _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-async def logged_queries(call: Call, limit: int = 200) -> LoggedQueries:
+def _logged(tenant: str, r: query_log.LoggedQuery) -> LoggedQuery:
+    return LoggedQuery(id=r.id, query=r.query, tenant=tenant, process=r.process, ok=r.ok, rows=r.rows, ms=r.ms,
+                       at_ms=r.at_ms, read_only=r.read_only, profilable=r.read_only and r.params is not None,
+                       kept_parameters=r.params is not None, housekeeping=r.housekeeping)
+
+
+async def logged_queries(call: Call, limit: int = 200, *, housekeeping: bool = False) -> LoggedQueries:
     """The tenant's last queries from every process (runtime/query_log.py), this process's own
-    written out first so the list is current to this moment."""
+    written out first so the list is current to this moment; the housekeeping polls only when asked."""
     client, tenant = call.client, call.tenant
     await client.shared_log.flush()
-    runs = await query_log.read(client.redis, tenant, limit)
-    return LoggedQueries(queries=[
-        LoggedQuery(id=r.id, query=r.query, tenant=tenant, process=r.process, ok=r.ok, rows=r.rows, ms=r.ms,
-                    at_ms=r.at_ms, read_only=r.read_only, profilable=r.read_only and r.params is not None,
-                    kept_parameters=r.params is not None)
-        for r in reversed(runs)])
+    runs = await query_log.read(client.redis, tenant, limit, housekeeping=housekeeping)
+    return LoggedQueries(queries=[_logged(tenant, r) for r in reversed(runs)])
+
+
+def _percentile(sorted_ms: list[float], p: float) -> float:
+    """The nearest-rank percentile: a value some run actually took."""
+    return sorted_ms[max(0, min(len(sorted_ms) - 1, math.ceil(len(sorted_ms) * p / 100) - 1))]
+
+
+def summarise(tenant: str, runs: list[query_log.LoggedQuery]) -> QuerySummary:
+    """The runs grouped by statement (pure)."""
+    by: dict[str, list[query_log.LoggedQuery]] = {}
+    for r in runs:
+        by.setdefault(r.query, []).append(r)
+    out = []
+    for name, rs in by.items():
+        ms = sorted(r.ms for r in rs)
+        slowest = max(rs, key=lambda r: r.ms)
+        out.append(StatementSummary(query=name, processes=sorted({r.process for r in rs}), count=len(rs),
+                                    errors=sum(not r.ok for r in rs), p50_ms=_percentile(ms, 50),
+                                    p95_ms=_percentile(ms, 95), max_ms=ms[-1],
+                                    housekeeping=any(r.housekeeping for r in rs), slowest=_logged(tenant, slowest)))
+    out.sort(key=lambda s: (-s.p95_ms, s.query))
+    return QuerySummary(runs=len(runs), statements=out)
+
+
+async def query_summary(call: Call, limit: int = 1_000, *, housekeeping: bool = False) -> QuerySummary:
+    """The tenant's logged queries grouped by statement: how often, errors, p50/p95/max, the slowest run."""
+    client, tenant = call.client, call.tenant
+    await client.shared_log.flush()
+    return summarise(tenant, await query_log.read(client.redis, tenant, limit, housekeeping=housekeeping))
 
 
 def _lines(text: str) -> list[str]:

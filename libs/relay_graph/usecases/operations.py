@@ -71,13 +71,27 @@ class ForgetReceipt(BaseModel):
     named_entities: int  # entities only their facts named (their phone number, say), gone with them
 
 
+class GraphMemory(BaseModel):
+    graph: str  # the key: the tenant's graph, or one of its snapshots
+    total_mb: float  # GRAPH.MEMORY USAGE total_graph_sz_mb: FalkorDB counts whole MB, so a small graph is 0
+    parts_mb: dict[str, float]  # its matrices, node and edge blocks, attributes and indices, as FalkorDB reports them
+
+
+class ServerMemory(BaseModel):
+    used_bytes: int  # INFO memory used_memory: the whole server, every tenant
+    dataset_bytes: int | None  # used_memory_dataset: the data, without the server's own overhead
+    peak_bytes: int | None
+
+
 class GraphStats(BaseModel):
     tenant: str
     exists: bool
     nodes: dict[str, int]  # by label (a node with two labels counts under both)
     edges: dict[str, int]  # by type
-    memory_mb: float | None  # GRAPH.MEMORY USAGE total_graph_sz_mb
+    memory_mb: float | None  # GRAPH.MEMORY USAGE total_graph_sz_mb (whole MB: 0 means under 1 MB)
     slowlog: list[dict[str, Any]]  # GRAPH.SLOWLOG: the slowest recent queries
+    graphs: list[GraphMemory] = []  # per graph: the tenant's, then its snapshots
+    server: ServerMemory | None = None  # INFO memory; None when the server refuses INFO
 
 
 def snapshot_key(tenant: str, name: str) -> str:
@@ -238,23 +252,56 @@ async def forget_customer(client: GraphClient, tenant: str, customer: str) -> Fo
                          entity_edges=one(entity_rows, "edges"), named_entities=orphans)
 
 
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _flat(value: Any, prefix: str = "") -> dict[str, float]:
+    """GRAPH.MEMORY USAGE's reply (a map, maps within for attributes by label) as name -> MB."""
+    if isinstance(value, (list, tuple)):  # a flat [key, value, ...] reply without redis-py's map parsing
+        value = dict(zip(value[::2], value[1::2]))
+    if isinstance(value, dict):
+        out: dict[str, float] = {}
+        for k, v in value.items():
+            out.update(_flat(v, f"{prefix}{_text(k).removesuffix('_sz_mb')}{'.' if isinstance(v, (dict, list)) else ''}"))
+        return out
+    try:
+        return {prefix: float(value)}
+    except (TypeError, ValueError):
+        return {}
+
+
+async def _graph_memory(client: GraphClient, key: str) -> GraphMemory:
+    parts = _flat(await client.redis.execute_command("GRAPH.MEMORY", "USAGE", key))
+    return GraphMemory(graph=key, total_mb=parts.pop("total_graph", 0.0), parts_mb=parts)
+
+
+async def _server_memory(client: GraphClient) -> ServerMemory | None:
+    try:
+        info = await client.redis.info("memory")
+    except ResponseError:  # a user without +info
+        return None
+    return ServerMemory(used_bytes=int(info.get("used_memory", 0)), dataset_bytes=info.get("used_memory_dataset"),
+                        peak_bytes=info.get("used_memory_peak"))
+
+
 async def graph_stats(client: GraphClient, tenant: str, slowlog: int = 10) -> GraphStats:
     validate_tenant(tenant)
     if not await client.graph_exists(tenant):
-        return GraphStats(tenant=tenant, exists=False, nodes={}, edges={}, memory_mb=None, slowlog=[])
+        return GraphStats(tenant=tenant, exists=False, nodes={}, edges={}, memory_mb=None, slowlog=[],
+                          server=await _server_memory(client))
     nodes = {r["label"]: r["n"] for r in await client.run(tenant, q.NODE_COUNTS)}
     edges = {r["type"]: r["n"] for r in await client.run(tenant, q.EDGE_COUNTS)}
     name = graph_name(tenant)
-    usage = await client.redis.execute_command("GRAPH.MEMORY", "USAGE", name)
-    if not isinstance(usage, dict):  # a flat [key, value, ...] reply without redis-py's map parsing
-        usage = dict(zip(usage[::2], usage[1::2]))
-    memory = usage.get("total_graph_sz_mb")
+    graphs = [await _graph_memory(client, name)]
+    for snap in await list_snapshots(client, tenant):
+        graphs.append(await _graph_memory(client, snap.key))
     log = await client.redis.execute_command("GRAPH.SLOWLOG", name)
     entries = [{"at": int(e[0]), "command": e[1], "query": e[2], "ms": float(e[3])} for e in log]
     entries.sort(key=lambda e: -e["ms"])
     entries = entries[:slowlog]
-    return GraphStats(tenant=tenant, exists=True, nodes=nodes, edges=edges,
-                      memory_mb=None if memory is None else float(memory), slowlog=entries)
+    return GraphStats(tenant=tenant, exists=True, nodes=nodes, edges=edges, memory_mb=graphs[0].total_mb,
+                      slowlog=entries, graphs=graphs, server=await _server_memory(client))
 
 
 class MoveReceipt(BaseModel):

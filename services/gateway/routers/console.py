@@ -13,7 +13,7 @@ from typing import Annotated, AsyncIterator
 from fastapi import APIRouter, Depends, Path, Query, Request, WebSocket
 from pydantic import BaseModel, ConfigDict, Field
 
-from relay_graph.usecases import compare, console, network_map
+from relay_graph.usecases import compare, console, console_focus, network_map
 from relay_graph.usecases import simulator_control as sim
 from relay_graph.usecases import operations as ops
 from relay_graph.runtime import query_log
@@ -94,6 +94,43 @@ async def whoami(http: HttpDep, credentials: BearerDep, request: Request) -> Who
 async def graph(call: ConsoleCall,
                 limit: Annotated[int, Query(ge=1, le=console.MAX_LIMIT)] = 5_000) -> console.ConsoleGraph:
     return await console.graph(call, limit)
+
+
+@router.get("/tenants/{t}/search", response_model=Answer[console_focus.SearchAnswer], responses=ERRORS,
+            summary="Find a customer by name, id, phone or ticket id, to focus the graph on",
+            description="A ticket id (`T-…`) finds its customer; a customer id that customer; a phone number (digits, "
+            "spaces, +, -, brackets) the customers whose current `phone` fact ends in those digits; anything else is a "
+            "name, found as GET /customers finds one: exactly (one, or several listed), or spelt alike, then offered "
+            "(`how`: `fuzzy`, `did_you_mean`) and never chosen. 422 for an empty or over-long search.")
+async def search(call: ConsoleCall, q: Annotated[str, Query(max_length=console_focus.MAX_QUERY,
+                                                           description="a name, customer id, phone or ticket id",
+                                                           examples=["Asha Verma"])]) -> console_focus.SearchAnswer:
+    return await console_focus.search(call, q)
+
+
+CustomerId = Annotated[Name, Path(description="the customer's id (or, for an older tenant, exact name)",
+                                  examples=["c-1f0e2d3c4b5a6978"])]
+
+
+@router.get("/tenants/{t}/customers/{c}/neighbourhood", response_model=Answer[console.ConsoleGraph],
+            responses=ERRORS, summary="One customer's part of the graph, labelled in words",
+            description="The customer; their facts on both clocks (current, superseded, retired, claims), the facts "
+            "they replaced, the agents who wrote them and the messages they came from; their sessions and newest "
+            "turns; their tickets with the timeline, technician visits and the agents who handed off or picked up; "
+            "their line (home box, cabinet, exchange, hub, core). `focus` is the customer's node. 404 "
+            "`customer_not_found`.")
+async def neighbourhood(call: ConsoleCall, c: CustomerId) -> console.ConsoleGraph:
+    return await console_focus.neighbourhood(call, c)
+
+
+@router.get("/tenants/{t}/customers/{c}/clocks", response_model=Answer[console_focus.Clocks], responses=ERRORS,
+            summary="The customer's facts whose world time and record time disagree, each with why",
+            description="A late fact (learnt more than an hour after it became true), one on file ahead of time, or "
+            "one taken off file while still true (corrected), each with a sentence: \"true since 1 March 2026, "
+            "learnt on 5 March 2026 from the customer's message (intake)\". Facts whose clocks agree are not listed. "
+            "404 `customer_not_found`.")
+async def clocks(call: ConsoleCall, c: CustomerId) -> console_focus.Clocks:
+    return await console_focus.clocks(call, c)
 
 
 @router.get("/tenants/{t}/conflicts", response_model=Answer[console.OpenConflicts], responses=ERRORS,
@@ -204,6 +241,8 @@ async def database(call: ConsoleCall, operations: OperationsMemoryDep) -> Databa
     return Database(stats=stats, indexes=(await console.indexes(call)).indexes)
 
 
+HOUSEKEEPING = ("include the housekeeping polls every process runs on a timer (the outbox relay's), kept in a "
+                "log of their own so they never push the other queries out")
 RUN_PATTERN = query_log.RUN_ID_PATTERN  # two numbers below 2^64: a larger one would reach Redis and fail there
 RunId = Annotated[str, Path(pattern=RUN_PATTERN, description="a logged run's `id`",
                             examples=["1764637200000-0"])]
@@ -215,8 +254,20 @@ RunId = Annotated[str, Path(pattern=RUN_PATTERN, description="a logged run's `id
             "within half a second of running them): the statement's name, the process, ok, rows, milliseconds, "
             "when, and whether PROFILE can run it again (`profilable`: a read-only run whose parameters were kept).")
 async def queries(call: ConsoleCall,
-                  limit: Annotated[int, Query(ge=1, le=1_000)] = 200) -> console.LoggedQueries:
-    return await console.logged_queries(call, limit)
+                  limit: Annotated[int, Query(ge=1, le=1_000)] = 200,
+                  housekeeping: Annotated[bool, Query(description=HOUSEKEEPING)] = False) -> console.LoggedQueries:
+    return await console.logged_queries(call, limit, housekeeping=housekeeping)
+
+
+@router.get("/tenants/{t}/queries/summary", response_model=Answer[console.QuerySummary], responses=ERRORS,
+            summary="The logged queries grouped by statement: count, errors, p50/p95/max ms, the slowest run",
+            description="Over the last `limit` logged runs, slowest p95 first. The slowest run's `profilable` says "
+            "whether PROFILE can run it again (.../queries/runs/{run}/profile), else EXPLAIN it with its values "
+            "(.../queries/{name}/plan?run=).")
+async def query_summary(call: ConsoleCall,
+                        limit: Annotated[int, Query(ge=1, le=1_000)] = 1_000,
+                        housekeeping: Annotated[bool, Query(description=HOUSEKEEPING)] = False) -> console.QuerySummary:
+    return await console.query_summary(call, limit, housekeeping=housekeeping)
 
 
 @router.get("/tenants/{t}/queries/runs/{run}/profile", response_model=Answer[console.QueryProfile],

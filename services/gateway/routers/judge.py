@@ -1,8 +1,10 @@
 """Judge mode: one click plays the demo story in the page, through the real agents, on a throwaway
 tenant of its own, deleted an hour later (RELAY_JUDGE_TENANT_TTL_S; judge_tenants.py). This route makes that tenant (open site, the India catalogue and network seeded,
 the story's customer with a session cookie in this browser) and hands the page the words she says;
-the page plays the steps through the customer's own `/me` routes. Her home is connected from her
-first message, as in `relay demo`: the story is the one demo.py checks, whose Wi-Fi fault the
+the page plays the steps through the customer's own `/me` routes, holding each caption at least
+`hold_s` (RELAY_JUDGE_HOLD_S). Her home is connected in Pune before she says a word, and the lab
+breaks the fibre in her home (LINE_FAULT, which the desk measures as no light at her box: the red
+LOS light she reports), as in demo.py; the story is the one demo.py checks, whose Wi-Fi fault the
 resolver measures, fixes remotely and measures again. The page holds no key to plant that fault, so
 this route does it, as the lab would, once her first ticket is closed (`_wifi_fault_after_first`)."""
 
@@ -15,13 +17,12 @@ import secrets
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel, Field
 
-
 from relay_graph.desk.tickets import store as tickets
-from relay_graph.usecases import customers, faults, world
+from relay_graph.usecases import faults, judge_story
 from relay_graph.usecases.context import Deps
 from relay_graph.desk.tickets.models import TicketStage
 from relay_graph.runtime.errors import TenantNotFound
-from services.simulator.demo import SAYS, WIFI_FAULT
+from services.simulator.demo import FIRST_CITY, LINE_FAULT, SAYS, WIFI_FAULT
 
 from .. import judge_tenants
 from ..customer_sessions import CustomerSessions
@@ -42,6 +43,8 @@ class JudgeStory(BaseModel):
     tenant: str = Field(description="the throwaway tenant the story plays on; its site is at /t/{tenant}/")
     customer: str
     says: dict[str, str] = Field(description="what the customer says at each step, by step name")
+    hold_s: float = Field(description="how long the page holds each step's caption, at least, once its event "
+                                      "happened (RELAY_JUDGE_HOLD_S)")
 
 
 @router.post("/judge", status_code=201, response_model=Answer[JudgeStory], responses=responses(403, 429, 503),
@@ -63,13 +66,14 @@ async def start_judge(request: Request, response: Response, deps: DepsDep, http:
     store = CustomerSessions(keys.redis)
     await store.set_site_open(tenant, True)
     async with deps.work(tenant, GATEWAY) as call:
-        await world.seed_world(call, REGION)
-        customer = await customers.create_customer(call)
+        customer = await judge_story.story_customer(call, REGION, FIRST_CITY)
+    async with deps.work(tenant, faults.LAB) as call:  # the red LOS light she is about to report
+        await faults.inject_fault(call, kind=LINE_FAULT, customer=customer)
     token, session = await store.create(tenant, customer)
     http.spawn(_wifi_fault_after_first(deps, tenant, session.customer), name=f"judge-wifi-fault-{tenant}",
                tenant=tenant)
     with_cookie(response, request, token, tenant)
-    return JudgeStory(tenant=tenant, customer=session.customer, says=SAYS)
+    return JudgeStory(tenant=tenant, customer=session.customer, says=SAYS, hold_s=http.settings.judge_hold_s)
 
 
 async def _wifi_fault_after_first(deps: Deps, tenant: str, customer: str) -> None:

@@ -18,7 +18,7 @@ export function Console() {
   const [who, setWho] = useState<Whoami | null>(null);
   const [tenant, setTenant] = useState<string | null>(null);
   const [page, setPage] = useState<Page>("Memory");
-  if (bench) return <Bench nodes={bench === "empty" ? 0 : Number(bench)} />;
+  if (bench) return <Bench nodes={bench === "empty" ? 0 : Number(bench)} folded={new URLSearchParams(location.search).get("folded") === "1"} />;
   if (!who || !tenant) return <SignIn who={who} onWho={setWho} onTenant={(t) => { useTenant(t); setTenant(t); }} />;
   return (
     <div className="console">

@@ -2,27 +2,34 @@ import Graph from "graphology";
 import type Sigma from "sigma";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import {
-  ApiError, c, call, live, post, qs, t,
-  type Claim, type ConsoleGraph, type FactView, type GNode, type OpenConflict, type RecallResult,
+  ApiError, c, call, currentTenant, live, post, qs, t,
+  type Claim, type ClockRow, type ConsoleGraph, type FactView, type Found, type GNode, type OpenConflict, type RecallResult,
+  type SearchAnswer,
 } from "./api";
-import { BAND_COLOURS, BANDS, draw, merge, settle, type Clock, type View } from "./graph";
+import {
+  BAND_COLOURS, BANDS, draw, fold, GROUP_PREFIX, isGroup, loadLayout, merge, saveLayout, settle, type Clock, type View,
+} from "./graph";
 
 declare global {
-  interface Window { relayConsole?: { graph: Graph; sigma: Sigma } }
+  interface Window { relayConsole?: { graph: Graph; sigma: Sigma; mode: () => string } }
 }
 
 const SIDES = ["Inspect", "Ask", "Two clocks", "Conflicts"] as const;
 type Side = (typeof SIDES)[number];
+type Mode = { kind: "whole" } | { kind: "focus"; customer: Found };
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const when = (s: string | null | undefined) => (s ? new Date(s).toLocaleString() : "—");
 const message = (e: unknown) => (e instanceof ApiError ? e.message : String(e));
+const enc = encodeURIComponent;
+/** What the reads take for a customer node: its id (the part of its uid after the type). */
+export const customerKey = (uid: string) => (uid.includes("|") ? uid.slice(uid.indexOf("|") + 1) : uid);
 
-export function Memory({ admin }: { admin: boolean }) {
+export function Memory({ admin, focusOn }: { admin: boolean; focusOn?: Found | null }) {
   const box = useRef<HTMLDivElement>(null);
   const graph = useMemo(() => new Graph({ type: "directed", multi: true }), []);
   const sigma = useRef<Sigma | null>(null);
-  const [counts, setCounts] = useState({ nodes: 0, edges: 0, truncated: false });
+  const [counts, setCounts] = useState({ nodes: 0, edges: 0, total: 0, truncated: false });
   const [up, setUp] = useState(false);
   const [clock, setClock] = useState<Clock>("world");
   const [at, setAt] = useState<number | null>(null); // null: now, following the live feed
@@ -30,33 +37,67 @@ export function Memory({ admin }: { admin: boolean }) {
   const [selected, setSelected] = useState<string | null>(null);
   const [side, setSide] = useState<Side>("Inspect");
   const [problem, setProblem] = useState<string | null>(null);
-  const view = useRef<View>({ at, clock, path, selected });
-  view.current = { at, clock, path, selected };
+  const [mode, setMode] = useState<Mode>(focusOn ? { kind: "focus", customer: focusOn } : { kind: "whole" });
+  const [expanded, setExpanded] = useState<Set<string>>(new Set());
+  const unfolded = useRef(expanded);
+  unfolded.current = expanded;
+  const whole = useRef<ConsoleGraph | null>(null);  // the last whole-tenant answer, unfolded
+  const drawn = useRef<string>("");  // what the graph holds: "whole" or "focus:<customer>"
+  const focus = mode.kind === "focus" ? mode.customer.node : null;
+  const view = useRef<View>({ at, clock, path, selected, focus });
+  view.current = { at, clock, path, selected, focus };
+  const modeName = mode.kind === "focus" ? `focus:${mode.customer.id}` : "whole";
+
+  useEffect(() => { if (focusOn) setMode({ kind: "focus", customer: focusOn }); }, [focusOn]);
+
+  /** Draws `data` (already folded): a new picture starts clean and settles; a refresh only adds. */
+  const show = useCallback((data: ConsoleGraph, name: string, total: number) => {
+    const fresh = drawn.current !== name;
+    if (fresh) { graph.clear(); drawn.current = name; }
+    const layout = name === "whole" ? loadLayout(currentTenant()) : {};
+    const placed = Object.keys(layout).length > 0;
+    merge(graph, data, layout);
+    if (fresh && !placed) settle(graph);
+    if (name === "whole") saveLayout(currentTenant(), graph);
+    setCounts({ nodes: graph.order, edges: graph.size, total, truncated: data.truncated });
+    if (fresh) sigma.current?.getCamera().animatedReset({ duration: 0 });
+  }, [graph]);
 
   const load = useCallback(async () => {
     try {
-      const data = await call<ConsoleGraph>(c("/graph") + qs({ limit: 5000 }));
-      const first = graph.order === 0;
-      merge(graph, data);
-      if (first) settle(graph);
-      setCounts({ nodes: graph.order, edges: graph.size, truncated: data.truncated });
+      if (mode.kind === "focus") {
+        const data = await call<ConsoleGraph>(c(`/customers/${enc(mode.customer.id)}/neighbourhood`));
+        show(data, modeName, data.nodes.length);
+      } else {
+        const data = await call<ConsoleGraph>(c("/graph") + qs({ limit: 5000 }));
+        whole.current = data;
+        show(fold(data, unfolded.current), modeName, data.nodes.length);
+      }
     } catch (e) {
       setProblem(message(e));
     }
-  }, [graph]);
+  }, [mode, modeName, show]);
+
+  // Unfolding a group (or folding them all again) redraws from the answer in hand, no new read.
+  useEffect(() => {
+    if (mode.kind === "whole" && whole.current) show(fold(whole.current, expanded), "whole", whole.current.nodes.length);
+  }, [expanded, mode.kind, show]);
 
   useEffect(() => {
     if (!box.current) return;
     const s = draw(box.current, graph, () => view.current);
-    s.on("clickNode", ({ node }) => { setSelected(node); setSide("Inspect"); });
+    s.on("clickNode", ({ node }) => {
+      if (isGroup(node)) { setExpanded((x) => new Set([...x, node.slice(GROUP_PREFIX.length)])); return; }
+      setSelected(node); setSide("Inspect");
+    });
     sigma.current = s;
-    window.relayConsole = { graph, sigma: s };
+    window.relayConsole = { graph, sigma: s, mode: () => drawn.current };
     return () => { s.kill(); sigma.current = null; };
   }, [graph]);
 
   useEffect(() => {
-    // Every change on the live feed asks for the graph again: at most once per 150 ms, never two
-    // answers in flight (a change during a load asks once more after it).
+    // Every change on the live feed asks for the picture again: at most once per 150 ms, never two
+    // answers in flight (a change during a load asks once more after it). Only new nodes are placed.
     let pending: number | null = null;
     let loading = false;
     let again = false;
@@ -75,20 +116,41 @@ export function Memory({ admin }: { admin: boolean }) {
     return () => { stop(); if (pending !== null) clearTimeout(pending); };
   }, [load]);
 
-  useEffect(() => { sigma.current?.refresh(); }, [at, clock, path, selected, counts]);
+  useEffect(() => { sigma.current?.refresh(); }, [at, clock, path, selected, counts, focus]);
 
   const range = useMemo(() => timeRange(graph), [graph, counts]);
   const node = selected && graph.hasNode(selected) ? (graph.getNodeAttribute(selected, "node") as GNode) : null;
+  const goTo = useCallback((id: string) => {
+    if (!graph.hasNode(id)) return false;
+    setSelected(id); setSide("Inspect");
+    const d = sigma.current?.getNodeDisplayData(id);
+    if (d) sigma.current?.getCamera().animate({ x: d.x, y: d.y, ratio: 0.6 }, { duration: 300 });
+    return true;
+  }, [graph]);
+  const focusCustomer = useCallback((f: Found) => { setSelected(null); setPath(new Set()); setMode({ kind: "focus", customer: f }); }, []);
+  const groups = useMemo(() => [...new Set((whole.current?.nodes ?? []).map((n) => n.group).filter(Boolean))].length, [counts]);
 
   return (
     <div className="memory">
       <section className="stage">
+        <Search onFocus={focusCustomer} />
+        {mode.kind === "focus" ? (
+          <div className="focusbar" data-testid="focused">
+            Focused on <b>{mode.customer.name}</b> <span className="muted small">({mode.customer.id}: facts on both clocks, sessions, tickets, agents, line)</span>{" "}
+            <button onClick={() => { setSelected(null); setMode({ kind: "whole" }); }}>Whole tenant</button>
+          </div>
+        ) : groups > 0 && (
+          <div className="focusbar muted small">Network folded by city: click a city to open it.{" "}
+            {expanded.size > 0 && <button onClick={() => setExpanded(new Set())}>Fold all</button>}</div>
+        )}
         <div className="legend">
           {BANDS.map((b) => <span key={b}><i style={{ background: BAND_COLOURS[b] }} /> {b}</span>)}
           <span className={`dot${up ? " up" : ""}`}>{up ? "live" : "connecting"}</span>
-          <span className="muted small" data-testid="graph-counts">{counts.nodes} nodes · {counts.edges} edges{counts.truncated ? " (first 5,000)" : ""}</span>
+          <span className="muted small" data-testid="graph-counts">{counts.nodes} nodes drawn · {counts.edges} edges
+            {mode.kind === "whole" && counts.total !== counts.nodes ? ` (${counts.total} in the tenant)` : ""}{counts.truncated ? " (first 5,000)" : ""}</span>
         </div>
-        <div ref={box} className="canvas" data-testid="graph" data-nodes={counts.nodes} data-path={path.size} />
+        <div ref={box} className="canvas" data-testid="graph" data-nodes={counts.nodes} data-path={path.size}
+          data-mode={mode.kind} data-focus={focus ?? ""} />
         <Replay clock={clock} setClock={setClock} at={at} setAt={setAt} range={range} />
         {problem && <p className="problem">{problem}</p>}
       </section>
@@ -96,11 +158,50 @@ export function Memory({ admin }: { admin: boolean }) {
         <nav className="tabs" aria-label="Memory panels">
           {SIDES.map((s) => <button key={s} className={`tab${s === side ? " on" : ""}`} onClick={() => setSide(s)}>{s}</button>)}
         </nav>
-        {side === "Inspect" && <Inspect node={node} graph={graph} admin={admin} />}
+        {side === "Inspect" && <Inspect node={node} graph={graph} admin={admin} goTo={goTo} onFocus={focusCustomer} />}
         {side === "Ask" && <Ask graph={graph} admin={admin} onPath={setPath} />}
         {side === "Two clocks" && <TwoClocks node={node} graph={graph} at={at} admin={admin} />}
-        {side === "Conflicts" && <Conflicts admin={admin} />}
+        {side === "Conflicts" && <Conflicts admin={admin} goTo={goTo} onFocus={focusCustomer} />}
       </aside>
+    </div>
+  );
+}
+
+/** Find a customer by name, id, phone or ticket: one found by exact means is focused; a name spelt
+ * alike is offered ("did you mean"), several are listed; none is guessed. */
+function Search({ onFocus }: { onFocus: (f: Found) => void }) {
+  const [q, setQ] = useState("");
+  const [answer, setAnswer] = useState<SearchAnswer | null>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const find = async (e: React.FormEvent) => {
+    e.preventDefault();
+    setProblem(null); setAnswer(null);
+    try {
+      const r = await call<SearchAnswer>(c("/search") + qs({ q }));
+      if (r.how !== "fuzzy" && r.customers.length === 1) { onFocus(r.customers[0]); setAnswer(null); return; }
+      setAnswer(r);
+    } catch (err) { setProblem(message(err)); }
+  };
+  return (
+    <div className="search">
+      <form onSubmit={find} role="search">
+        <input aria-label="Find a customer" value={q} onChange={(e) => setQ(e.target.value)}
+          placeholder="Find a customer: name, id, phone or ticket" />
+        <button type="submit" disabled={!q.trim()}>Find</button>
+      </form>
+      {problem && <p className="warn small">{problem}</p>}
+      {answer && (
+        <div className="found" data-testid="search-answer" data-how={answer.how}>
+          {answer.customers.length === 0 ? <p className="muted small">No customer matches “{answer.asked}”.</p> : (
+            <>
+              <p className="small">{answer.how === "fuzzy" ? <>No customer is called “{answer.asked}”. Did you mean:</> : <>{answer.customers.length} customers match “{answer.asked}”:</>}</p>
+              <ul>{answer.customers.map((f) => (
+                <li key={f.node}><button className="link" data-testid="search-hit" onClick={() => { setAnswer(null); onFocus(f); }}>{f.name}</button>
+                  <span className="muted small"> {f.id} · {f.why}</span></li>))}</ul>
+            </>
+          )}
+        </div>
+      )}
     </div>
   );
 }
@@ -151,7 +252,9 @@ type Explanation = {
   conflict: { conflict_id: string; open: boolean } | null;
 };
 
-function Inspect({ node, graph, admin }: { node: GNode | null; graph: Graph; admin: boolean }) {
+function Inspect({ node, graph, admin, goTo, onFocus }: {
+  node: GNode | null; graph: Graph; admin: boolean; goTo: (id: string) => boolean; onFocus: (f: Found) => void;
+}) {
   const [why, setWhy] = useState<Explanation | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => {
@@ -161,14 +264,15 @@ function Inspect({ node, graph, admin }: { node: GNode | null; graph: Graph; adm
       .then((r) => setWhy(r.data.explanations[0] ?? null)).catch((e) => setProblem(message(e)));
   }, [node?.id, admin]);
   if (!node) return <p className="muted">Click a node to see what it is, who wrote it and where it came from.</p>;
-  const around: string[] = [];
-  graph.forEachOutEdge(node.id, (_, a, _s, tgt) => around.push(`-${a.edge.type}-> ${graph.getNodeAttribute(tgt, "label")}`));
-  graph.forEachInEdge(node.id, (_, a, src) => around.push(`<-${a.edge.type}- ${graph.getNodeAttribute(src, "label")}`));
+  const around: { id: string; text: string }[] = [];
+  graph.forEachOutEdge(node.id, (_, a, _s, tgt) => around.push({ id: tgt, text: `${a.edge.type} → ${graph.getNodeAttribute(tgt, "label")}` }));
+  graph.forEachInEdge(node.id, (_, a, src) => around.push({ id: src, text: `${graph.getNodeAttribute(src, "label")} → ${a.edge.type}` }));
   return (
     <div className="inspect" data-testid="inspect" data-kind={node.kind}>
       <h3>{node.kind}: {node.name}</h3>
       <p className="muted small">{node.band} · {node.labels.join(", ")} · {node.id}</p>
-      {node.predicate && <p><b>{node.predicate}</b> = {node.name}</p>}
+      {node.kind === "Customer" && (
+        <p><button onClick={() => onFocus({ id: customerKey(node.id), node: node.id, name: node.name, why: "graph" })}>Focus on this customer</button></p>)}
       {why && (
         <dl>
           <dt>What</dt><dd data-testid="what">{why.fact.predicate} = {why.fact.object} ({why.fact.state})</dd>
@@ -187,7 +291,8 @@ function Inspect({ node, graph, admin }: { node: GNode | null; graph: Graph; adm
       {node.kind === "Fact" && admin && <p className="muted small">Explaining a fact needs the tenant's key.</p>}
       {problem && <p className="problem">{problem}</p>}
       <h4>Around it</h4>
-      <ul className="around">{around.slice(0, 30).map((a, i) => <li key={i}>{a}</li>)}</ul>
+      <ul className="around" data-testid="around">{around.slice(0, 30).map((a, i) => (
+        <li key={i}><button className="link" onClick={() => goTo(a.id)}>{a.text}</button></li>))}</ul>
     </div>
   );
 }
@@ -248,10 +353,13 @@ function TwoClocks({ node, graph, at, admin }: { node: GNode | null; graph: Grap
   // The reads take a subject by name (or a customer's id): a fact's subject is read by its name.
   const owner = node?.kind === "Fact" && node.subject && graph.hasNode(node.subject)
     ? (graph.getNodeAttribute(node.subject, "node") as GNode) : node;
-  const subject = owner && owner.kind !== "Fact" && owner.band === "semantic" ? owner.name : null;
+  // a customer is read by its id (two may share a name); another subject by its name
+  const subject = owner && owner.kind !== "Fact" && owner.band === "semantic"
+    ? (owner.kind === "Customer" ? customerKey(owner.id) : owner.name) : null;
+  const customer = owner?.kind === "Customer" ? customerKey(owner.id) : null;
   const [world, setWorld] = useState<FactView[] | null>(null);
   const [belief, setBelief] = useState<FactView[] | null>(null);
-  const [history, setHistory] = useState<FactView[]>([]);
+  const [differ, setDiffer] = useState<ClockRow[] | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => {
     setProblem(null);
@@ -261,10 +369,13 @@ function TwoClocks({ node, graph, at, admin }: { node: GNode | null; graph: Grap
     Promise.all([
       call<{ facts: FactView[] }>(t("/facts") + qs({ subject, as_of: asOf, clock: "world" })),
       call<{ facts: FactView[] }>(t("/facts") + qs({ subject, as_of: asOf, clock: "belief" })),
-      call<{ facts: FactView[] }>(t("/facts/history") + qs({ subject })),
-    ]).then(([w, b, h]) => { setWorld(w.facts); setBelief(b.facts); setHistory(h.facts); })
+    ]).then(([w, b]) => { setWorld(w.facts); setBelief(b.facts); })
       .catch((e) => setProblem(message(e)));
   }, [subject, at, admin]);
+  useEffect(() => {
+    setDiffer(null);
+    if (customer) call<{ rows: ClockRow[] }>(c(`/customers/${enc(customer)}/clocks`)).then((r) => setDiffer(r.rows)).catch((e) => setProblem(message(e)));
+  }, [customer]);
   if (admin) return <p className="muted">Reading facts needs the tenant's key.</p>;
   if (!subject) return <p className="muted">Click a customer (or one of its facts), then scrub the replay bar.</p>;
   const list = (facts: FactView[] | null, id: string) => (
@@ -278,17 +389,17 @@ function TwoClocks({ node, graph, at, admin }: { node: GNode | null; graph: Grap
         <div><h4>On file</h4>{list(belief, "then-belief")}</div>
       </div>
       <h4>Where the clocks differ</h4>
-      <table className="small"><thead><tr><th>value</th><th>true from</th><th>learnt</th></tr></thead>
-        <tbody>{history.map((f) => (
-          <tr key={f.fact_id} className={Math.abs(Date.parse(f.valid_from) - Date.parse(f.recorded_at)) > 60_000 ? "differ" : ""}>
-            <td>{f.predicate}: {f.object}</td><td>{when(f.valid_from)}</td><td>{when(f.recorded_at)}</td></tr>))}
-        </tbody></table>
+      {customer === null ? <p className="muted small">For a customer's facts.</p> : differ === null ? <p className="muted small">Loading…</p>
+        : differ.length === 0 ? <p className="muted small" data-testid="clocks-agree">Every fact was learnt when it became true.</p> : (
+          <table className="small" data-testid="clocks-differ"><tbody>{differ.map((r) => (
+            <tr key={r.fact_id} data-testid="clock-row" data-kind={r.kind} data-predicate={r.predicate}>
+              <td><b>{r.predicate}: {r.object}</b></td><td>{r.sentence}</td></tr>))}</tbody></table>)}
       {problem && <p className="problem">{problem}</p>}
     </div>
   );
 }
 
-function Conflicts({ admin }: { admin: boolean }) {
+function Conflicts({ admin, goTo, onFocus }: { admin: boolean; goTo: (id: string) => boolean; onFocus: (f: Found) => void }) {
   const [open, setOpen] = useState<OpenConflict[] | null>(null);
   const [moved, setMoved] = useState<{ conflict: string; trust: Record<string, number>; before: Record<string, number> } | null>(null);
   const reload = useCallback(() => {
@@ -302,14 +413,14 @@ function Conflicts({ admin }: { admin: boolean }) {
           .map(([a, v]) => `${a} ${moved.before[a]?.toFixed(2) ?? "?"} → ${v.toFixed(2)}`).join(", ")}</div>
       )}
       {open === null ? <p className="muted">Loading…</p> : open.length === 0 ? <p className="muted">No open conflicts.</p> :
-        open.map((o) => <OneConflict key={o.conflict_id} conflict={o} admin={admin}
+        open.map((o) => <OneConflict key={o.conflict_id} conflict={o} admin={admin} goTo={goTo} onFocus={onFocus}
           onSettled={(trust, before) => { setMoved({ conflict: o.conflict_id, trust, before }); reload(); }} />)}
     </div>
   );
 }
 
-function OneConflict({ conflict, admin, onSettled }: {
-  conflict: OpenConflict; admin: boolean; onSettled: (trust: Record<string, number>, before: Record<string, number>) => void;
+function OneConflict({ conflict, admin, goTo, onFocus, onSettled }: {
+  conflict: OpenConflict; admin: boolean; goTo: (id: string) => boolean; onFocus: (f: Found) => void; onSettled: (trust: Record<string, number>, before: Record<string, number>) => void;
 }) {
   const [claims, setClaims] = useState<Claim[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
@@ -328,7 +439,11 @@ function OneConflict({ conflict, admin, onSettled }: {
   };
   return (
     <div className="card" data-testid="conflict">
-      <h4>{conflict.subject_name ?? conflict.subject} · {conflict.predicate}</h4>
+      <h4>{conflict.subject_name ?? conflict.subject} · {conflict.predicate}{" "}
+        {conflict.subject && <button className="link small" onClick={() => {
+          const s = conflict.subject!;
+          if (!goTo(s) && s.startsWith("Customer|")) onFocus({ id: customerKey(s), node: s, name: conflict.subject_name ?? s, why: "conflict" });
+        }}>show on graph</button>}</h4>
       {admin && <p className="muted small">Settling needs the tenant's key.</p>}
       <ol>{claims.map((cl) => (
         <li key={cl.fact_id} data-testid="claim" data-agent={cl.asserted_by}>

@@ -69,9 +69,14 @@ export type GNode = {
   id: string; kind: string; labels: string[]; band: Band; name: string; predicate: string | null;
   subject: string | null; valid_from_ms: number | null; valid_to_ms: number | null; recorded_at_ms: number | null;
   expired_at_ms: number | null; believed_from_ms: number | null; at_ms: number | null;
+  group?: string | null; members?: number;
 };
 export type GEdge = { source: string; target: string; type: string; band: Band; valid_from_ms: number | null; valid_to_ms: number | null };
-export type ConsoleGraph = { tenant: string; nodes: GNode[]; edges: GEdge[]; truncated: boolean };
+export type ConsoleGraph = { tenant: string; nodes: GNode[]; edges: GEdge[]; truncated: boolean; focus?: string | null };
+export type Found = { id: string; node: string; name: string; why: string };
+export type SearchAnswer = { asked: string; how: "ticket" | "id" | "phone" | "name" | "fuzzy" | "none"; customers: Found[]; did_you_mean: string | null };
+export type ClockRow = { fact_id: string; predicate: string; object: string | null; state: string; kind: "late" | "ahead" | "corrected";
+  valid_from_ms: number | null; recorded_at_ms: number | null; sentence: string };
 export type Whoami = { admin: boolean; tenant: string | null; agent: string | null; tenants: string[] };
 export type FactView = {
   fact_id: string; subject: string; predicate: string; object: string; valid_from: string; valid_to: string | null;

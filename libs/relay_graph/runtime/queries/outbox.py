@@ -34,6 +34,7 @@ PENDING = Query(
     "o.session AS session, o.seq AS seq, o.customer AS customer, o.at_ms AS at_ms "
     "ORDER BY o.at_ms, o.seq LIMIT $limit",
     read_only=True,
+    housekeeping=True,  # every process's relay polls it
 )
 
 # Published: the announcements leave the outbox.
@@ -43,4 +44,4 @@ DONE = Query(
 )
 
 # How many announcements the tenant keeps, of any age: none, and its mark can go.
-COUNT = Query("outbox_count", "MATCH (o:Outbox) RETURN count(o) AS kept", read_only=True)
+COUNT = Query("outbox_count", "MATCH (o:Outbox) RETURN count(o) AS kept", read_only=True, housekeeping=True)

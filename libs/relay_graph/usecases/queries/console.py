@@ -212,3 +212,10 @@ RETURN ep.episode_id AS episode_id, ep.speaker AS speaker, ep.text AS text, ep.a
 """,
     read_only=True,
 )
+
+# The graph id of an entity (a customer's node in a neighbourhood).
+NODE_OF_UID = Query(
+    "console_node_of_uid",
+    "MATCH (n:Entity {uid: $uid}) RETURN id(n) AS id",
+    read_only=True,
+)

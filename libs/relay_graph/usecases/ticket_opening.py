@@ -65,14 +65,18 @@ async def open_and_hand_off(call: Call, *, customer: str, issue_kind: str, summa
     return handed or ticket
 
 
-async def link_outages(call: Call, stage: TicketStage | str, outages: list[Outage]) -> None:
+async def link_outages(call: Call, stage: TicketStage | str, outages: list[Outage],
+                       ticket_id: str | None = None) -> None:
     """Point the open tickets of the customers each outage reaches (the one the turn is about among
-    them, in `stage`) at it (CAUSED_BY). Owes nothing."""
+    them, in `stage`) at it (CAUSED_BY); `ticket_id` too, when its customer's line crosses the
+    outage's node but they were placed after it opened. Owes nothing."""
     at = call.now()
     for o in outages:
         if _allows(stage, workflow.OutageLinked(outage_id=o.outage_id, node_name=o.node_name or o.node_id,
                                                 since=o.opened_at, at=at)):
             await network.link_tickets_to_outage(call.client, call.tenant, o.outage_id)
+            if ticket_id is not None:
+                await network.link_ticket_to_outage(call.client, call.tenant, ticket_id, o.outage_id)
 
 
 async def note_reading(call: Call, ticket_id: str, stage: TicketStage | str | None, direction: str, *,
@@ -113,6 +117,23 @@ async def promise_callback(call: Call, ticket_id: str, stage: TicketStage | str 
     await tickets.add_event(call.client, call.tenant, ticket_id, agent=call.agent, event=step.event,
                             detail=step.staff, at=at, customer_words=step.customer)
     return promise
+
+
+async def chase_promise(call: Call, ticket_id: str, promise: PromiseView, *, at: datetime | None = None) -> bool:
+    """A promise past its due time on an open ticket, owned up to in a reply: marked chased (said
+    once) and a `promise_chased` step on the ticket for the team. False when it was chased before."""
+    at = at or call.now()
+    if not await talk_reads.chase_promise(call.client, call.tenant, ticket_id, promise.promise_id, at):
+        return False
+    try:
+        await tickets.add_event(
+            call.client, call.tenant, ticket_id, agent=call.agent, event="promise_chased",
+            detail=f"promise {promise.promise_id} ({promise.text}) was due {promise.due_at:%Y-%m-%d %H:%M} UTC "
+                   "and is not kept: chased", at=at,
+            customer_words="We had not kept a promise on time; we owned up to it and chased it.")
+    except NotFound:
+        return False
+    return True
 
 
 async def tickets_back_after_address(call: Call, customer: str, to_role: str = RESOLVER) -> list[str]:

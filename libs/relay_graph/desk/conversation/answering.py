@@ -285,8 +285,11 @@ async def _ticket_ask(out: Answered, acts: TicketActs, ask: Ask, ticket: TicketR
         out.rows.append(promise)
 
 
-async def update_parts(client: GraphClient, tenant: str, ticket_ids: Sequence[str], limit: int = 3) -> tuple[list[Part], list]:
-    """Where each open ticket stands: its stage and its last timeline step."""
+async def update_parts(client: GraphClient, tenant: str, ticket_ids: Sequence[str], limit: int = 3,
+                       now: datetime | None = None) -> tuple[list[Part], list]:
+    """Where each open ticket stands: its stage in words, its last step (the customer's wording of
+    it when the timeline has one), and a booked technician visit's own day and time (the visit's
+    `at`, never when it was booked; templates print UTC, the reply is worded in the customer's zone)."""
     parts: list[Part] = []
     rows: list = []
     for tid in list(ticket_ids)[:limit]:
@@ -297,7 +300,14 @@ async def update_parts(client: GraphClient, tenant: str, ticket_ids: Sequence[st
         # the desk's last step, not the customer's own notes
         steps = [e for e in t.timeline if e.event not in CUSTOMER_EVENTS]
         last = steps[-1] if steps else None
+        visits = [v for v in await tickets.visits_of(client, tenant, t.id) if v.status == "scheduled"
+                  and (now is None or v.at >= now - VISIT_RUNS)]
         parts.append(compose.update(t.id, t.stage.value, t.updated_at, t.owner, last.event if last else None,
-                                    last.detail if last else None, last.at if last else None))
+                                    (last.customer or last.detail) if last else None, last.at if last else None,
+                                    visit=visits[0] if visits else None))
         rows.append(t)
+        rows += visits[:1]
     return parts, rows
+
+
+VISIT_RUNS = timedelta(hours=4)  # a booked visit is still "the" visit while it may be under way

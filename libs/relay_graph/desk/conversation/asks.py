@@ -139,7 +139,20 @@ _UPDATE = re.compile(
     r"|\b(?:is|has)\s+it\s+(?:been\s+)?(?:fixed|sorted|resolved|repaired|done)\s+yet\b|\bwhen\s+will\s+(?:it|my\s+\w+)\s+be"
     r"\s+(?:fixed|sorted|resolved|repaired|back)\b"
     r"|\bwhat'?s\s+(?:happening|going\s+on)\s+with\s+(?:my|the)\s+(?:ticket|case|connection|repair)\b"
-    r"|\b(?:status|progress)\s+(?:of|on)\s+(?:my|the)\s+(?:ticket|case|complaint|request)\b|\bupdate\s+(?:me|please)\b", _I)
+    r"|\b(?:status|progress)\s+(?:of|on)\s+(?:my|the)\s+(?:ticket|case|complaint|request)\b|\bupdate\s+(?:me|please)\b"
+    r"|\bkoi\s+(?:update|news|khabar)\b|\bkya\s+(?:hua|update|status)\b|\bhow'?s?\s+(?:is\s+)?it\s+going\s+with\s+(?:my|the)\b"
+    r"|\bh(?:o)?w\s+long\s+(?:will|is|does)\s+(?:this|it|the\s+(?:fix|repair))\s+(?:going\s+to\s+)?take\b"
+    r"|\b(?:a|any)\s+(?:problem|fault|outage|issue)\s+(?:in|at|near)\s+my\s+(?:area|locality|street|building)\b", _I)
+_INSTALL = re.compile(r"\binstall", _I)  # "when can someone come to install it?": a prospect's question
+# "when is the technician coming?", "technician kab aayega?", "is someone coming home?": the booked
+# visit, from the ticket (never a help article about installations)
+_VISIT_WHO = r"(?:technician|tech|techie|engineer|someone|somebody|anyone|anybody|any\s*one|guy|person|fitter|installer|repair\s*man)"
+_VISIT = re.compile(
+    rf"\b(?:when|wen|what\s+time|what\s+day|kab)\b.{{0,30}}\b{_VISIT_WHO}s?\b.{{0,25}}\b(?:com\w*|arriv\w*|show\w*\s+up"
+    rf"|turn\w*\s+up|visit\w*|be\s+(?:here|there)|aa\w*|get\s+here|reach\w*)"
+    rf"|\b{_VISIT_WHO}\b.{{0,20}}\bkab\b|\b(?:is|will|are)\s+(?:someone|somebody|anyone|anybody|any\s*one|a\s+tech\w*|the\s+tech\w*"
+    rf"|an\s+engineer|the\s+engineer|you\s+(?:guys\s+)?sending\s+(?:someone|a\s+tech\w*))\s+(?:\w+\s+)?(?:com\w*|visit\w*"
+    rf"|going\s+to\s+come)\b|\b(?:news|update)\s+(?:on|about)\s+(?:a|the|my)\s+(?:technician|tech|engineer|visit)\b", _I)
 _CALLBACK = re.compile(
     r"\b(?:call|ring|phone)\s+(?:me|us)(?:\s+back)?\b|\bcall\s+back\b|\bcallback\b|\bgive\s+me\s+a\s+(?:call|ring)\b", _I)
 _BY_TIME = re.compile(r"\b(?P<w>before|by|at|around|until|till)\s+(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)?"
@@ -269,7 +282,7 @@ def _sentence_asks(s: str) -> list[Ask]:
             out.append(Ask(AskKind.PLANS, sentence=s))
     if _TIP.search(s):
         out.append(Ask(AskKind.TIP, sentence=s))
-    if _UPDATE.search(s):
+    if _UPDATE.search(s) or (_VISIT.search(s) and not _INSTALL.search(s)):
         out.append(Ask(AskKind.UPDATE, sentence=s))
     if not _NOT_BETTER.search(s):
         if _BETTER.search(s):

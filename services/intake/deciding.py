@@ -36,7 +36,7 @@ NEEDED: dict[str, tuple[str, ...]] = {
     IssueKind.ROUTER_FROZEN.value: ("has_router",),
 }
 
-_YES = re.compile(r"^\W*(yes|yeah|yea|ya|yep|yup|sure|it does|all good|works|haan|ha|han)\b", re.I)
+_YES = re.compile(r"^\W*(yes|yeah|yea|ya|yep|yup|sure|it does|all good|works|haan|ha|han|oui|si|sí|ja)\b", re.I)
 _NO = re.compile(r"^\W*(no|nope|nah|not really|still no)\b", re.I)
 
 

@@ -8,6 +8,7 @@ rewords the joined text, held to the same rows (agents.replies.honest_words)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -131,6 +132,8 @@ def recommend(offers: Sequence[PlanOffer], h: Household, country_name: str) -> P
 def not_sold(product: str, offers: Sequence[PlanOffer], country_name: str) -> Part:
     names = _join([p.name for p in offers])
     text = f"No, we don't sell {product.strip()}: we are an internet provider."
+    if re.match(r"(?i)(?:router|modem)s?$", product.strip()):  # ours comes with every line
+        text = f"No, we don't sell {product.strip()} on their own: every line comes with our own router."
     if offers:
         cheapest = min(offers, key=lambda p: p.price.amount)
         text += f" What we sell are fibre internet plans ({names}) from {price_words(cheapest.price)} in {country_name}."
@@ -238,8 +241,10 @@ def welcome_back(name: str | None, ticket_id: str | None, summary: str | None, s
     return Part(ReplyKind.WELCOME_BACK, Reply(hello + said, how))
 
 
-def promise_made(promise_id: str, text: str, due: datetime, ticket_id: str) -> Part:
-    body = f"{text.strip().rstrip('.')} before {when(due)}; I have put that promise on ticket {ticket_id}."
+def promise_made(promise_id: str, text: str, due: datetime, ticket_id: str, after: datetime | None = None) -> Part:
+    """`after`: the call is not to come before it (they said "after 7"), so the promise is a window."""
+    window = f"between {when(after)} and {when(due)}" if after is not None else f"before {when(due)}"
+    body = f"{text.strip().rstrip('.')} {window}; I have put that promise on ticket {ticket_id}."
     return Part(ReplyKind.PROMISE, Reply(body[0].upper() + body[1:],
                                          [f"promise {promise_id} on ticket {ticket_id}: due {when(due)}"]))
 

@@ -143,7 +143,7 @@ async def _answer(deps: Deps, call: Call, this: Turn) -> TurnResult:
         words = Words([Part(GUARD_KINDS.get(guard.kind, ReplyKind.OFF_TOPIC), fixed)])
         return await reply(call, this, words, None, None, fixed=True)
     read = await _read(deps, call, this, guard.text)
-    asks = conversation.recognise(guard.text)
+    asks = deciding.merged_asks(conversation.recognise(guard.text), conversation.recognise(turn.text))
     asked = understood.asked_last(read.said_before.last)
     if "erase" in asked and (verdict := deciding.yes_or_no(guard.text)) is not None:
         return await erasing.answer(call, this, verdict)  # the answer to "shall I delete it?"

@@ -101,6 +101,13 @@ def plan(turn_ticket_id: str, extraction: Extraction, text: str, asks: list[Ask]
     return Plan(mine, awaiting, verdict, on_problem, wants_update)
 
 
+def merged_asks(rewritten: list[Ask], said: list[Ask]) -> list[Ask]:
+    """The asks of a mixed-language turn's English rewrite, then those only its own words carry
+    ("mere baare me kya pata hai": the rewrite loses what the romanised words asked)."""
+    kinds = {a.kind for a in rewritten}
+    return rewritten + [a for a in said if a.kind not in kinds and a.kind is not AskKind.FAQ]
+
+
 def works_now(extraction: Extraction, asks: list[Ask]) -> bool:
     """"It's working now", with no problem beside it and no other question about the line."""
     return (extraction.intent is Intent.CONFIRM_FIXED and extraction.problem is None

@@ -87,7 +87,7 @@ _PLANS = re.compile(
     r"|(?:cost|price|pay)\s+(?:per|a|each)\s+month|monthly\s+(?:cost|price|fee|charge|rate|rent)|how\s+much\s+(?:per\s+month|a\s+month|monthly)"
     r"|(?:cheaper|cheapest|faster|fastest|bigger|smaller)\s+(?:plan|package)"
     r"|what\s+(?:does|do)\s+(?:\w+\s+)?\d{2,4}\s+cost|(?:tariff|plans?)\s+(?:and|&)\s+(?:prices?|costs?)"
-    r"|(?:plans?|packages?)\s+(?:ka|ki|ke)\s+(?:rate|price|daam|kimat|keemat)s?)\b", _I)
+    r"|(?:plans?|packages?)\s+(?:(?:ka|ki|ke)\s+)?(?:rate|daam|kimat|keemat)s?)\b", _I)
 _ADDONS = re.compile(r"\b(?:add-?ons?|extras|static\s+ip|mesh(?:\s+wi-?fi)?|tv\s+bundle|home\s+phone\s+(?:line|add-?on)"
                      r"|priority\s+support)\b", _I)
 _SERVICES = re.compile(r"\b(?:installation|install|technician\s+visit|router\s+replacement|relocation|moving\s+fee)\b"

@@ -20,8 +20,10 @@ these are the asks it has no slot for.
 | not_sold       | "do you sell iPhones?"                                     | the product       |
 | tip            | "what should I try?", "anything I can do meanwhile?"       | -                 |
 | reading        | "it's a bit better now", "worse again"                     | better / worse    |
-| update         | "any update?", "any news on my ticket?"                    | -                 |
-| callback       | "can someone call me before 10?"                           | the time said     |
+| update         | "any update?", "any news on my ticket?", "koi update?"     | -                 |
+|                | "when is the technician coming?", "is someone coming?"     |                   |
+| callback       | "can someone call me before 10?", "after 5pm works best    | the time said     |
+|                | for a call", "11 se pehle call kar dena"                   | ("after 19")      |
 | faq            | any other question ("how do I change my wifi password?")   | the question      |
 """
 

@@ -120,3 +120,17 @@ async def test_an_open_outage_reaches_a_customer_placed_after_it(gateway, intake
     assert f"known fault at {hop.name}" in got.reply.text and "no need to restart" in got.reply.text
     linked = await desk.ticket_outages(graph_client, seeded, got.ticket.id)
     assert [o.outage_id for o in linked] == [outage.outage_id]
+
+
+async def test_a_time_that_suits_them_becomes_a_callback_window_on_their_clock(gateway, intake, graph_client,
+                                                                               stream_redis, seeded):
+    who = "Meera Kulkarni"
+    opened = await _say(intake, gateway, who, "I live in Koramangala, Bengaluru; the wifi is really slow", "s-w")
+    got = await _say(intake, gateway, who, "evenings after 6 suit me best for a call", "s-w")
+    assert "promise" in got.answers and "clarify" not in got.answers
+    [promise] = await talk_reads.ticket_promises(graph_client, seeded, opened.ticket.id)
+    ist = ZoneInfo("Asia/Kolkata")
+    due = promise.due_at.astimezone(ist)
+    assert (due.hour, due.minute) == (20, 0) and promise.due_zone == "Asia/Kolkata"  # 18:00 plus the window
+    start = due - timedelta(hours=2)
+    assert f"between {local_when(start, ist)} and {local_when(due, ist)}" in got.reply.text

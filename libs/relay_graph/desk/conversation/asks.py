@@ -329,7 +329,7 @@ def _call_time(s: str) -> str | None:
     if t:
         word, h, m, ap = t.group("w").lower(), int(t.group("h")), t.group("m"), (t.group("ap") or "")
         if ap or h >= 12 or not _LATE.search(s):
-            return t.group(0)
+            return t.group(0).strip()
     else:
         t = _HINDI_BEFORE.search(s)
         if not t:

@@ -103,7 +103,7 @@ class _Read:
     extraction: Extraction
     said_before: talk_reads.SaidBefore  # this session's replies' answer labels (and the last reply's)
     before: Returning | None  # a session's first turn: what happened last time
-    overdue: list  # (ticket id, promise) past due on an open ticket, not owned up to yet
+    overdue: list  # (ticket id, stage, promise) past due on an open ticket, not owned up to yet
 
 
 async def _read(deps: Deps, call: Call, this: Turn, text: str) -> _Read:
@@ -126,8 +126,8 @@ async def _own_up(call: Call, read: _Read, tw: TicketWork) -> list[Part]:
     chased (usecases.ticket_opening.chase_promise)."""
     closed = tw.ticket.id if tw.ticket is not None and tw.ticket.closed_at is not None else None
     parts = []
-    for ticket_id, p in read.overdue:
-        if ticket_id != closed and await ticket_opening.chase_promise(call, ticket_id, p):
+    for ticket_id, stage, p in read.overdue:
+        if ticket_id != closed and await ticket_opening.chase_promise(call, ticket_id, stage, p):
             parts.append(compose.promise_overdue(p.promise_id, p.text, p.due_at, p.due_zone, ticket_id))
     return parts
 

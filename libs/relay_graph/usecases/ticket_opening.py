@@ -18,11 +18,12 @@ May use: relay_graph.desk, relay_graph.runtime, relay_graph.usecases.tickets."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 
 from relay_graph.desk import agent_reads
 from relay_graph.desk.conversation import reads as talk_reads
 from relay_graph.desk.conversation.reads import PromiseView
+from relay_graph.desk.customers.zone import zone_named
 from relay_graph.desk.network import store as network
 from relay_graph.desk.network.models import Outage
 from relay_graph.desk.tickets import store as tickets, work as ticket_work, workflow
@@ -119,18 +120,22 @@ async def promise_callback(call: Call, ticket_id: str, stage: TicketStage | str 
     return promise
 
 
-async def chase_promise(call: Call, ticket_id: str, promise: PromiseView, *, at: datetime | None = None) -> bool:
+async def chase_promise(call: Call, ticket_id: str, stage: TicketStage | str, promise: PromiseView, *,
+                        at: datetime | None = None) -> bool:
     """A promise past its due time on an open ticket, owned up to in a reply: marked chased (said
-    once) and a `promise_chased` step on the ticket for the team. False when it was chased before."""
+    once) and the workflow's `promise_chased` step on the ticket. False when the workflow refuses it
+    or it was chased before (nothing written)."""
     at = at or call.now()
+    event = workflow.PromiseChased(promise_id=promise.promise_id, text=promise.text, due=promise.due_at, at=at)
+    if not _allows(stage, event):
+        return False
     if not await talk_reads.chase_promise(call.client, call.tenant, ticket_id, promise.promise_id, at):
         return False
+    zone = zone_named(promise.due_zone)
+    [step] = workflow.advance(workflow.TicketState(stage=TicketStage(stage)), event, zone=zone or timezone.utc).steps
     try:
-        await tickets.add_event(
-            call.client, call.tenant, ticket_id, agent=call.agent, event="promise_chased",
-            detail=f"promise {promise.promise_id} ({promise.text}) was due {promise.due_at:%Y-%m-%d %H:%M} UTC "
-                   "and is not kept: chased", at=at,
-            customer_words="We had not kept a promise on time; we owned up to it and chased it.")
+        await tickets.add_event(call.client, call.tenant, ticket_id, agent=call.agent, event=step.event,
+                                detail=step.staff, at=at, customer_words=step.customer)
     except NotFound:
         return False
     return True

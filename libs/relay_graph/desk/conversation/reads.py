@@ -159,13 +159,13 @@ async def ticket_promises(client: GraphClient, tenant: str, ticket_id: str) -> l
 
 
 async def overdue_promises(client: GraphClient, tenant: str, customer: str,
-                           now: datetime) -> list[tuple[str, PromiseView]]:
-    """(ticket id, promise) for each promise on the customer's open tickets that is past due and
+                           now: datetime) -> list[tuple[str, str, PromiseView]]:
+    """(ticket id, its stage, promise) for each promise on the customer's open tickets that is past due and
     not yet owned up to, the earliest due first."""
     validate_tenant(tenant)
     rows = await client.run(tenant, q.OVERDUE_PROMISES, {"uid": customer_uid(customer), "now": ms_of(now),
                                                           "closed_stages": [TicketStage.CLOSED.value]})
-    return [(r["ticket_id"], _promise(r)) for r in rows]
+    return [(r["ticket_id"], r["stage"], _promise(r)) for r in rows]
 
 
 async def chase_promise(client: GraphClient, tenant: str, ticket_id: str, promise_id: str, at: datetime) -> bool:

@@ -116,7 +116,8 @@ OVERDUE_PROMISES = Query(
     "conversation_overdue_promises",
     "MATCH (c:Entity {uid: $uid})-[:HAS_TICKET]->(t:Ticket)-[:PROMISED]->(p:Promise {status: 'open'}) "
     "WHERE p.due_at_ms < $now AND p.chased_at_ms IS NULL AND NOT coalesce(t.stage, '') IN $closed_stages "
-    "RETURN t.ticket_id AS ticket_id, p.promise_id AS promise_id, p.text AS text, p.due_at_ms AS due_at_ms, "
+    "RETURN t.ticket_id AS ticket_id, t.stage AS stage, p.promise_id AS promise_id, p.text AS text, "
+    "p.due_at_ms AS due_at_ms, "
     "p.made_at_ms AS made_at_ms, p.made_by AS made_by, p.status AS status, p.source AS source, "
     "p.due_zone AS due_zone ORDER BY p.due_at_ms, p.promise_id",
     read_only=True,

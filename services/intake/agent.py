@@ -55,7 +55,7 @@ from relay_graph.desk import agent_reads as desk
 from relay_graph.desk import conversation
 from relay_graph.desk.conversation import GUARD_KINDS, PLACEMENT_KINDS, AskKind, Part, ReplyKind
 from relay_graph.desk.catalogue.brand import OWN_ROUTER_MAKER
-from relay_graph.desk.conversation import guardrails, reads as talk_reads, understood
+from relay_graph.desk.conversation import compose, guardrails, reads as talk_reads, understood
 from relay_graph.desk.conversation.reads import Returning
 from relay_graph.desk.extraction import Extraction
 from relay_graph.desk.tickets import store as tickets
@@ -64,10 +64,10 @@ from relay_graph.memory import facts
 from relay_graph.memory.models import FactView
 from relay_graph.runtime.errors import NotFound
 from relay_graph.runtime.streams import TurnReceived
-from relay_graph.usecases import customers as customer_cases
+from relay_graph.usecases import customers as customer_cases, ticket_opening
 from relay_graph.usecases.context import Call, Deps
 
-from . import deciding, erasing, placing
+from . import deciding, erasing, placing, ticketing
 from .deciding import AGENT, HANDOFF_TO, NEEDED, Plan, Words
 from .extracting import CONTEXT_TTL_S, extract, extraction_contexts
 from .filing import Filed, file_facts
@@ -103,18 +103,33 @@ class _Read:
     extraction: Extraction
     said_before: talk_reads.SaidBefore  # this session's replies' answer labels (and the last reply's)
     before: Returning | None  # a session's first turn: what happened last time
+    overdue: list  # (ticket id, stage, promise) past due on an open ticket, not owned up to yet
 
 
 async def _read(deps: Deps, call: Call, this: Turn, text: str) -> _Read:
     first_turn = this.n.seq == 1
-    on_file, open_tickets, extraction, said_before, before = await together(
+    on_file, open_tickets, extraction, said_before, before, overdue = await together(
         call.memory.facts(call.tenant, this.customer),
         tickets.open_tickets_for(call.client, call.tenant, this.customer),
         extract(deps, call.tenant, text),
         talk_reads.session_answers(call.client, call.tenant, this.session, this.reply_id),
         talk_reads.returning(call.client, call.tenant, this.customer, this.session) if first_turn else _nothing(),
+        talk_reads.overdue_promises(call.client, call.tenant, this.customer, call.now()),
     )
-    return _Read(on_file, open_tickets, extraction, said_before, before)
+    if overdue and before is not None:  # the welcome back does not repeat a promise said below as missed
+        before = before._replace(promise=None, promise_due=None)
+    return _Read(on_file, open_tickets, extraction, said_before, before, overdue)
+
+
+async def _own_up(call: Call, read: _Read, tw: TicketWork) -> list[Part]:
+    """The promises past due on a ticket still open after this turn: said honestly, once, and
+    chased (usecases.ticket_opening.chase_promise)."""
+    closed = tw.ticket.id if tw.ticket is not None and tw.ticket.closed_at is not None else None
+    parts = []
+    for ticket_id, stage, p in read.overdue:
+        if ticket_id != closed and await ticket_opening.chase_promise(call, ticket_id, stage, p):
+            parts.append(compose.promise_overdue(p.promise_id, p.text, p.due_at, p.due_zone, ticket_id))
+    return parts
 
 
 async def _answer(deps: Deps, call: Call, this: Turn) -> TurnResult:
@@ -128,7 +143,7 @@ async def _answer(deps: Deps, call: Call, this: Turn) -> TurnResult:
         words = Words([Part(GUARD_KINDS.get(guard.kind, ReplyKind.OFF_TOPIC), fixed)])
         return await reply(call, this, words, None, None, fixed=True)
     read = await _read(deps, call, this, guard.text)
-    asks = conversation.recognise(guard.text)
+    asks = deciding.merged_asks(conversation.recognise(guard.text), conversation.recognise(turn.text))
     asked = understood.asked_last(read.said_before.last)
     if "erase" in asked and (verdict := deciding.yes_or_no(guard.text)) is not None:
         return await erasing.answer(call, this, verdict)  # the answer to "shall I delete it?"
@@ -138,6 +153,10 @@ async def _answer(deps: Deps, call: Call, this: Turn) -> TurnResult:
     filed, tw = await _work(call, this, read, plan)
     placed = await placing.place_home(deps, call, this.customer, turn, guard.text, filed.learnt,
                                       elsewhere=deciding.about_elsewhere(asks, read.extraction, guard.text))
+    if placed is not None and read.extraction.problem is not None:  # a line placed this turn: its faults
+        await ticketing.faults_after_placing(call, this.customer, tw, read.extraction.problem.kind.value)
+    words.extend(tw.first)  # a known fault on their line is said first, before any troubleshooting
+    words.extend(await _own_up(call, read, tw))
     if placed is not None:
         for part in placed.words:
             words.add(PLACEMENT_KINDS.get(placed.status, ReplyKind.PLACED), part)

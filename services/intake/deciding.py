@@ -36,7 +36,7 @@ NEEDED: dict[str, tuple[str, ...]] = {
     IssueKind.ROUTER_FROZEN.value: ("has_router",),
 }
 
-_YES = re.compile(r"^\W*(yes|yeah|yea|ya|yep|yup|sure|it does|all good|works|haan|ha|han)\b", re.I)
+_YES = re.compile(r"^\W*(yes|yeah|yea|ya|yep|yup|sure|it does|all good|works|haan|ha|han|oui|si|sí|ja)\b", re.I)
 _NO = re.compile(r"^\W*(no|nope|nah|not really|still no)\b", re.I)
 
 
@@ -99,6 +99,13 @@ def plan(turn_ticket_id: str, extraction: Extraction, text: str, asks: list[Ask]
         on_problem = False  # "it's a bit better now" is a reading on the open ticket, not a new problem
     wants_update = extraction.intent is Intent.ASK_STATUS or any(a.kind is AskKind.UPDATE for a in asks)
     return Plan(mine, awaiting, verdict, on_problem, wants_update)
+
+
+def merged_asks(rewritten: list[Ask], said: list[Ask]) -> list[Ask]:
+    """The asks of a mixed-language turn's English rewrite, then those only its own words carry
+    ("mere baare me kya pata hai": the rewrite loses what the romanised words asked)."""
+    kinds = {a.kind for a in rewritten}
+    return rewritten + [a for a in said if a.kind not in kinds and a.kind is not AskKind.FAQ]
 
 
 def works_now(extraction: Extraction, asks: list[Ask]) -> bool:

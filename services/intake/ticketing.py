@@ -15,7 +15,7 @@ from relay_graph.desk.conversation import Part, ReplyKind, compose
 from relay_graph.desk.conversation import templates as replies
 from relay_graph.desk.extraction import IssueKind, ProblemReport
 from relay_graph.desk.network import store as network
-from relay_graph.desk.network.models import Outage
+from relay_graph.desk.network.models import Outage, PathFault
 from relay_graph.desk.tickets import store as tickets
 from relay_graph.desk.tickets.models import Ticket, TicketSummary
 from relay_graph.desk.tickets.status import OUTAGE_SYMPTOMS, ticket_status
@@ -34,6 +34,8 @@ class TicketWork:
     ticket: Ticket | None = None
     change: str | None = None  # the TicketChanged change it owes, if any
     outages: list[Outage] = field(default_factory=list)
+    faults: list[PathFault] = field(default_factory=list)  # nodes on their line not up, no outage open yet
+    first: list[Part] = field(default_factory=list)  # said before anything else: a known fault on their line
     needed: tuple[str, ...] = ()
     words: list[Part] = field(default_factory=list)
     rows: list = field(default_factory=list)
@@ -78,7 +80,8 @@ async def ticket_work(call: Call, customer: str, session: str, turn: EpisodeView
         return await _on_problem(call, customer, session, turn, problem, open_tickets, plan)
     out = TicketWork()
     if plan.wants_update:
-        parts, rows = await conversation.update_parts(call.client, call.tenant, [t.id for t in open_tickets])
+        parts, rows = await conversation.update_parts(call.client, call.tenant, [t.id for t in open_tickets],
+                                                        now=call.now())
         out.words += parts
         out.rows += rows
         if not open_tickets:
@@ -98,19 +101,20 @@ async def _on_problem(call: Call, customer: str, session: str, turn: EpisodeView
     same = plan.mine or next((t for t in open_tickets if t.issue == tickets.issue_key(kind)), None)
     if same is None and problem.kind is IssueKind.OTHER and open_tickets:
         same = open_tickets[0]  # "still not working": about the ticket they already have
-    reached = _open_outages(call, customer) if kind in OUTAGE_SYMPTOMS else _no_outages()
+    reached = _known_faults(call, customer) if kind in OUTAGE_SYMPTOMS else _no_faults()
     if same is not None and same.id != mine_id:
-        out.outages, out.ticket = await together(reached, tickets.peek_ticket(call.client, call.tenant, same.id))
+        (out.outages, out.faults), out.ticket = await together(reached, tickets.peek_ticket(call.client, call.tenant,
+                                                                                            same.id))
         await _outage_words(call, out, same.id)
         if plan.wants_update:
-            parts, rows = await conversation.update_parts(call.client, call.tenant, [same.id])
+            parts, rows = await conversation.update_parts(call.client, call.tenant, [same.id], now=call.now())
             out.words += parts
             out.rows += rows
         else:
             out.words.append(Part(ReplyKind.TICKET_STATUS,
                                   ticket_status(same.id, same.stage, same.updated_at, owner=same.owner)))
         return out
-    out.outages, out.ticket = await together(reached, ticket_opening.open_and_hand_off(
+    (out.outages, out.faults), out.ticket = await together(reached, ticket_opening.open_and_hand_off(
         call, customer=customer, issue_kind=kind, summary=problem.summary, ticket_id=mine_id, session=session,
         to_role=HANDOFF_TO, detail=f"{problem.summary} (from the customer's message {turn.episode_id})"))
     out.change = "handed_off"
@@ -121,13 +125,38 @@ async def _on_problem(call: Call, customer: str, session: str, turn: EpisodeView
     return out
 
 
+async def faults_after_placing(call: Call, customer: str, out: TicketWork, issue: str) -> None:
+    """A customer whose line was placed in this turn (after its ticket work): the faults on the line
+    they now have, said first and linked to the ticket the turn opened."""
+    if out.ticket is None or out.change != "handed_off" or out.outages or out.faults or issue not in OUTAGE_SYMPTOMS:
+        return
+    out.outages, out.faults = await _known_faults(call, customer)
+    await _outage_words(call, out, out.ticket.id)
+
+
 async def _outage_words(call: Call, out: TicketWork, ticket_id: str) -> None:
-    """The outages reaching the customer, linked to their open tickets and named in the reply."""
+    """The outages (and faults not yet an outage) on the customer's line, linked to their open
+    tickets and said first in the reply."""
     assert out.ticket is not None
-    await ticket_opening.link_outages(call, out.ticket.stage, out.outages)
+    await ticket_opening.link_outages(call, out.ticket.stage, out.outages, ticket_id=ticket_id)
     for o in out.outages:
-        out.words.append(Part(ReplyKind.OUTAGE, replies.outage_notice(
+        out.first.append(Part(ReplyKind.OUTAGE, replies.outage_notice(
             o.outage_id, o.node_name, o.opened_at, cause=o.cause, ticket_id=ticket_id)))
+    for f in out.faults:
+        out.first.append(Part(ReplyKind.OUTAGE, replies.fault_notice(f.node_id, f.node_name, f.status, f.since,
+                                                                     ticket_id=ticket_id)))
+    out.rows += out.faults
+
+
+async def _known_faults(call: Call, customer: str) -> tuple[list[Outage], list[PathFault]]:
+    """The open outages reaching the customer (those that list them, and those on a node of their
+    line, the path the network uses now) and the nodes of that line down or degraded with no
+    outage open yet."""
+    affecting, faults = await together(_open_outages(call, customer),
+                                       network.path_faults(call.client, call.tenant, customer))
+    seen = {o.outage_id for o in affecting}
+    more = [f.outage for f in faults if f.outage is not None and f.outage.outage_id not in seen]
+    return affecting + more, [f for f in faults if f.outage is None]
 
 
 async def _open_outages(call: Call, customer: str) -> list[Outage]:
@@ -137,5 +166,5 @@ async def _open_outages(call: Call, customer: str) -> list[Outage]:
         return []
 
 
-async def _no_outages() -> list[Outage]:
-    return []
+async def _no_faults() -> tuple[list[Outage], list[PathFault]]:
+    return [], []

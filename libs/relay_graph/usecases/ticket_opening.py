@@ -18,11 +18,12 @@ May use: relay_graph.desk, relay_graph.runtime, relay_graph.usecases.tickets."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timezone
 
 from relay_graph.desk import agent_reads
 from relay_graph.desk.conversation import reads as talk_reads
 from relay_graph.desk.conversation.reads import PromiseView
+from relay_graph.desk.customers.zone import zone_named
 from relay_graph.desk.network import store as network
 from relay_graph.desk.network.models import Outage
 from relay_graph.desk.tickets import store as tickets, work as ticket_work, workflow
@@ -65,14 +66,18 @@ async def open_and_hand_off(call: Call, *, customer: str, issue_kind: str, summa
     return handed or ticket
 
 
-async def link_outages(call: Call, stage: TicketStage | str, outages: list[Outage]) -> None:
+async def link_outages(call: Call, stage: TicketStage | str, outages: list[Outage],
+                       ticket_id: str | None = None) -> None:
     """Point the open tickets of the customers each outage reaches (the one the turn is about among
-    them, in `stage`) at it (CAUSED_BY). Owes nothing."""
+    them, in `stage`) at it (CAUSED_BY); `ticket_id` too, when its customer's line crosses the
+    outage's node but they were placed after it opened. Owes nothing."""
     at = call.now()
     for o in outages:
         if _allows(stage, workflow.OutageLinked(outage_id=o.outage_id, node_name=o.node_name or o.node_id,
                                                 since=o.opened_at, at=at)):
             await network.link_tickets_to_outage(call.client, call.tenant, o.outage_id)
+            if ticket_id is not None:
+                await network.link_ticket_to_outage(call.client, call.tenant, ticket_id, o.outage_id)
 
 
 async def note_reading(call: Call, ticket_id: str, stage: TicketStage | str | None, direction: str, *,
@@ -113,6 +118,27 @@ async def promise_callback(call: Call, ticket_id: str, stage: TicketStage | str 
     await tickets.add_event(call.client, call.tenant, ticket_id, agent=call.agent, event=step.event,
                             detail=step.staff, at=at, customer_words=step.customer)
     return promise
+
+
+async def chase_promise(call: Call, ticket_id: str, stage: TicketStage | str, promise: PromiseView, *,
+                        at: datetime | None = None) -> bool:
+    """A promise past its due time on an open ticket, owned up to in a reply: marked chased (said
+    once) and the workflow's `promise_chased` step on the ticket. False when the workflow refuses it
+    or it was chased before (nothing written)."""
+    at = at or call.now()
+    event = workflow.PromiseChased(promise_id=promise.promise_id, text=promise.text, due=promise.due_at, at=at)
+    if not _allows(stage, event):
+        return False
+    if not await talk_reads.chase_promise(call.client, call.tenant, ticket_id, promise.promise_id, at):
+        return False
+    zone = zone_named(promise.due_zone)
+    [step] = workflow.advance(workflow.TicketState(stage=TicketStage(stage)), event, zone=zone or timezone.utc).steps
+    try:
+        await tickets.add_event(call.client, call.tenant, ticket_id, agent=call.agent, event=step.event,
+                                detail=step.staff, at=at, customer_words=step.customer)
+    except NotFound:
+        return False
+    return True
 
 
 async def tickets_back_after_address(call: Call, customer: str, to_role: str = RESOLVER) -> list[str]:

@@ -53,6 +53,21 @@ A = AskKind
     ("what's happening with my ticket?", [(A.UPDATE, None)]),
     ("can a technician call me before 10?", [(A.CALLBACK, "before 10")]),
     ("could someone call me back by 5pm?", [(A.CALLBACK, "by 5pm")]),
+    # a visit or the ticket asked about in other words: the ticket's answer, never a help article
+    ("when's the fitter arriving", [(A.UPDATE, None)]),
+    ("is anybody coming round today?", [(A.UPDATE, None)]),
+    ("engineer kab tak pahunchega?", [(A.UPDATE, None)]),
+    ("koi khabar?", [(A.UPDATE, None)]),
+    ("how much is a technician visit?", [(A.SERVICES, None)]),
+    ("when can someone come to install fibre?", [(A.FAQ, "when can someone come to install fibre?")]),
+    # a time that suits them for a call is a callback; an evening's "after 6" is 18:00
+    ("evenings after 6 suit me best for a call", [(A.CALLBACK, "after 18")]),
+    ("kal 9 baje se pehle call karo", [(A.CALLBACK, "before 9")]),
+    ("mornings before 11 are good for me", [(A.CALLBACK, "before 11")]),
+    # "do you have anything for my router?" asks about theirs; "do you sell modems?" is a product
+    ("do you sell modems?", [(A.NOT_SOLD, "modems")]),
+    ("ok move me onto that one", [(A.PLAN_REQUEST, "that one")]),
+    ("we r 2 ppl, both on zoom all day. which one?", [(A.RECOMMEND, None)]),
     ("how do I change my wifi password?", [(A.FAQ, "how do I change my wifi password?")]),
     # several things in one turn, each once, in the customer's order; lines split too
     ("My wifi is slow upstairs. Which plans do you have? Do you sell iPhones?", [(A.PLANS, None), (A.NOT_SOLD, "iPhones")]),

@@ -70,6 +70,7 @@ SAMPLES = {
     wf.MovedDesk: lambda: wf.MovedDesk(at=t(3), region="Europe"),
     wf.CustomerReading: lambda: wf.CustomerReading(at=t(3), direction="better"),
     wf.Promised: lambda: wf.Promised(at=t(3), promise_id="pr-1", text="A technician will call you", due=t(120)),
+    wf.PromiseChased: lambda: wf.PromiseChased(at=t(3), promise_id="pr-1", text="A technician will call you", due=t(2)),
 }
 
 
@@ -89,7 +90,7 @@ def ready(stage: TicketStage | None, cls) -> wf.TicketState | None:
 # ---------------------------------------------------------------- the table, stage by stage
 
 NOTES = {e: None for e in (wf.HandedOff, wf.PickedUp, wf.Released, wf.OutageLinked, wf.MovedDesk,
-                           wf.CustomerReading, wf.Promised)}
+                           wf.CustomerReading, wf.Promised, wf.PromiseChased)}
 CLOSING = {wf.ConfirmedFixed: C, wf.Closed: C}
 # stage -> {event: the stage it leads to (None: stays)}; what is not listed is refused
 EXPECTED = {

@@ -41,6 +41,7 @@ TIP_FAQS: dict[str, tuple[str, ...]] = {
 }
 _WIFI_PLACE = re.compile(r"\b(?:wi-?fi|upstairs|downstairs|bedroom|room|floor|garden|kitchen|office)\b", re.I)
 TIP_PREFIX = "tip:"
+OFFERED_PREFIX = "offered:"  # the plan a reply offered (a recommendation, "the fastest"), for "that one" after
 CALLBACK_WITHIN = timedelta(hours=2)
 _TOMORROW = re.compile(r"\b(?:tomorrow|tmrw|tmr|tomoro|kal)\b", re.I)
 CUSTOMER_EVENTS = frozenset({"customer_reading"})
@@ -148,7 +149,7 @@ async def answer_asks(client: GraphClient, tenant: str, *, customer: str, asks: 
             await _on_file_ask(out, client, tenant, customer, ask, at, open_tickets)
         elif k is AskKind.PLAN_REQUEST:
             await _plan_request(out, client, tenant, ask, country or await reads.customer_country(client, tenant, customer),
-                                acts, turn_id, at)
+                                acts, turn_id, at, said_before)
         elif k is AskKind.TIP:
             await _tip(out, client, tenant, open_ticket, on_file_text, said_before)
         elif k in (AskKind.READING, AskKind.CALLBACK) and open_ticket is not None:
@@ -205,10 +206,16 @@ def plan_named(detail: str, plans: Sequence) -> object | None:
 
 
 async def _plan_request(out: Answered, client: GraphClient, tenant: str, ask: Ask, country, acts: TicketActs,
-                        turn_id: str, at: datetime) -> None:
-    """"Book the 300 one": the plan it names is recorded as asked for, and what happens next said."""
+                        turn_id: str, at: datetime, said_before: set[str] = frozenset()) -> None:
+    """"Book the 300 one": the plan it names is recorded as asked for, and what happens next said.
+    "That one" is the plan the desk offered last in the session (its "offered:" label)."""
     plans = await catalogue.plans_for(client, tenant, country.code) if country else []
-    plan = plan_named(ask.detail or "", plans)
+    detail = ask.detail or ""
+    if re.match(r"(?i)(?:that|this)\s", detail):
+        last = [x for x in getattr(said_before, "last", ()) if x.startswith(OFFERED_PREFIX)]
+        earlier = sorted(x for x in said_before if x.startswith(OFFERED_PREFIX))
+        detail = (last or earlier or [""])[-1][len(OFFERED_PREFIX):]
+    plan = plan_named(detail, plans)
     if plan is None:
         names = ", ".join(p.name for p in plans)
         out.parts.append(Part(ReplyKind.CLARIFY, compose.Reply(
@@ -236,8 +243,15 @@ async def _catalogue_ask(out: Answered, client: GraphClient, tenant: str, ask: A
         rows = await plan_rows()
         if k is AskKind.PLANS:
             part = compose.plans(rows, country.name)
+            named = plan_named(ask.sentence, rows) if re.search(r"(?i)cheap|fast|top|basic|smallest|biggest",
+                                                                ask.sentence) else None
+            if named is not None:
+                out.answers.append(OFFERED_PREFIX + named.name)
         elif k is AskKind.RECOMMEND:
             part = compose.recommend(rows, ask.household or compose.Household(), country.name)
+            best = compose.pick_plan(rows, ask.household or compose.Household())
+            if best is not None:  # "ok, that one" in a later turn is this plan
+                out.answers.append(OFFERED_PREFIX + best.name)
             if not (ask.household and ask.household.people):  # it asks how many share the line
                 out.answers.append(ASKED_PREFIX + "household_size")
         else:
@@ -278,15 +292,21 @@ async def _ticket_ask(out: Answered, acts: TicketActs, ask: Ask, ticket: TicketR
             out.parts.append(compose.reading_noted(direction, ticket.id, at))
         return
     due = due_time(ask.detail, at, zone, ask.sentence or "")
+    after = None
+    if (ask.detail or "").startswith("after"):  # "after 7": a window from then, not a deadline
+        after, due = due, due + CALLBACK_WITHIN
     text = "A technician will call you"
     promise = await acts.promise(ticket, text, due, turn_id, at)
     if promise is not None:
-        out.parts.append(compose.promise_made(promise.promise_id, text, due, ticket.id))
+        out.parts.append(compose.promise_made(promise.promise_id, text, due, ticket.id, after=after))
         out.rows.append(promise)
 
 
-async def update_parts(client: GraphClient, tenant: str, ticket_ids: Sequence[str], limit: int = 3) -> tuple[list[Part], list]:
-    """Where each open ticket stands: its stage and its last timeline step."""
+async def update_parts(client: GraphClient, tenant: str, ticket_ids: Sequence[str], limit: int = 3,
+                       now: datetime | None = None) -> tuple[list[Part], list]:
+    """Where each open ticket stands: its stage in words, its last step (the customer's wording of
+    it when the timeline has one), and a booked technician visit's own day and time (the visit's
+    `at`, never when it was booked; templates print UTC, the reply is worded in the customer's zone)."""
     parts: list[Part] = []
     rows: list = []
     for tid in list(ticket_ids)[:limit]:
@@ -297,7 +317,14 @@ async def update_parts(client: GraphClient, tenant: str, ticket_ids: Sequence[st
         # the desk's last step, not the customer's own notes
         steps = [e for e in t.timeline if e.event not in CUSTOMER_EVENTS]
         last = steps[-1] if steps else None
+        visits = [v for v in await tickets.visits_of(client, tenant, t.id) if v.status == "scheduled"
+                  and (now is None or v.at >= now - VISIT_RUNS)]
         parts.append(compose.update(t.id, t.stage.value, t.updated_at, t.owner, last.event if last else None,
-                                    last.detail if last else None, last.at if last else None))
+                                    (last.customer or last.detail) if last else None, last.at if last else None,
+                                    visit=visits[0] if visits else None))
         rows.append(t)
+        rows += visits[:1]
     return parts, rows
+
+
+VISIT_RUNS = timedelta(hours=4)  # a booked visit is still "the" visit while it may be under way

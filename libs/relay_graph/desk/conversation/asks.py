@@ -20,8 +20,10 @@ these are the asks it has no slot for.
 | not_sold       | "do you sell iPhones?"                                     | the product       |
 | tip            | "what should I try?", "anything I can do meanwhile?"       | -                 |
 | reading        | "it's a bit better now", "worse again"                     | better / worse    |
-| update         | "any update?", "any news on my ticket?"                    | -                 |
-| callback       | "can someone call me before 10?"                           | the time said     |
+| update         | "any update?", "any news on my ticket?", "koi update?"     | -                 |
+|                | "when is the technician coming?", "is someone coming?"     |                   |
+| callback       | "can someone call me before 10?", "after 5pm works best    | the time said     |
+|                | for a call", "11 se pehle call kar dena"                   | ("after 19")      |
 | faq            | any other question ("how do I change my wifi password?")   | the question      |
 """
 
@@ -76,6 +78,8 @@ _NUM = r"(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)"
 _QUESTION_START = re.compile(
     r"^\s*(?:(?:and|also|so|ok|okay|btw|hi|hello|hey|please|pls)\b[\s,]*)*(?:how|what|what's|whats|which|when|where|why"
     r"|who|can|could|do|does|did|is|are|will|would|should|may|any|tell\s+me|i\s+(?:want|would\s+like)\s+to\s+know)\b", _I)
+# romanised Hindi asks with no question mark ("installation charges kitna", "rate batao")
+_HINGLISH_ASK = re.compile(r"\b(?:kitna|kitne|kitni|kaise|kaisa|kaun\s*sa|kab|kyun|kya|batao|bataiye|bata\s+do)\b", _I)
 
 _PLANS = re.compile(
     r"\b(?:(?:which|what|your|the|any|all|available|internet|broadband|fib(?:re|er))\s+(?:\w+\s+)?(?:plans|packages|tariffs)"
@@ -84,14 +88,15 @@ _PLANS = re.compile(
     r"|what\s+(?:do|does|would|will)\s+(?:it|that|they|this|the\s+plans|your\s+plans|plans)\s+cost|cost\s+(?:of|per)\s+(?:the\s+)?plans?"
     r"|(?:cost|price|pay)\s+(?:per|a|each)\s+month|monthly\s+(?:cost|price|fee|charge|rate|rent)|how\s+much\s+(?:per\s+month|a\s+month|monthly)"
     r"|(?:cheaper|cheapest|faster|fastest|bigger|smaller)\s+(?:plan|package)"
-    r"|what\s+(?:does|do)\s+(?:\w+\s+)?\d{2,4}\s+cost|(?:tariff|plans?)\s+(?:and|&)\s+(?:prices?|costs?))\b", _I)
+    r"|what\s+(?:does|do)\s+(?:\w+\s+)?\d{2,4}\s+cost|(?:tariff|plans?)\s+(?:and|&)\s+(?:prices?|costs?)"
+    r"|(?:plans?|packages?)\s+(?:(?:ka|ki|ke)\s+)?(?:rate|daam|kimat|keemat)s?)\b", _I)
 _ADDONS = re.compile(r"\b(?:add-?ons?|extras|static\s+ip|mesh(?:\s+wi-?fi)?|tv\s+bundle|home\s+phone\s+(?:line|add-?on)"
                      r"|priority\s+support)\b", _I)
 _SERVICES = re.compile(r"\b(?:installation|install|technician\s+visit|router\s+replacement|relocation|moving\s+fee)\b"
                        r".{0,30}\b(?:cost|price|charge|fee|how\s+much)|\b(?:cost|price|charge|fee|how\s+much)\b.{0,30}"
                        r"\b(?:installation|install|technician\s+visit|router\s+replacement|relocation)\b", _I)
 _COVERAGE = re.compile(
-    r"\b(?:do|does|can)\s+(?:you|u|lanternfish)\s+(?:cover|serve|service|operate|work|deliver|provide\s+(?:service|internet"
+    r"\b(?:do|does|can)\s+(?:you|u|lanternfish)\s+(?:guys\s+|people\s+|folks\s+)?(?:also\s+)?(?:cover|serve|service|operate|work|deliver|provide\s+(?:service|internet"
     r"|fib(?:re|er))|offer\s+(?:service|internet|fib(?:re|er)))\s+(?:in\s+|at\s+|to\s+)?(?P<a>[A-Z][\w'’ -]{1,40}?)\s*(?:[?.!,]|$)"
     r"|\b(?:is|are)\s+(?:your\s+)?(?:fib(?:re|er)|internet|service|broadband|lanternfish)\s+(?:available|offered)\s+(?:in|at)\s+"
     r"(?P<b>[A-Z][\w'’ -]{1,40}?)\s*(?:[?.!,]|$)"
@@ -113,11 +118,13 @@ _RECOMMEND = re.compile(
 _PLAN_FOR = re.compile(r"\b(?:do\s+you\s+(?:have|offer|sell)|is\s+there|have\s+you\s+got|got|any)\s+(?:a\s+|any\s+)?"
                        r"(?:good\s+|special\s+)?(?:plan|package|deal|something|anything)s?\s+(?:for|that\s+suits?|suited\s+to|suitable\s+for"
                        r"|made\s+for|good\s+for|meant\s+for|with)\b", _I)
+_PLAN_WORD = re.compile(r"\b(?:plans?|packages?|deals?|offers?|which\s+one|what\s+one|which\s+is\s+best|kaun\s*sa)\b", _I)
+_PRICE_WORDS = re.compile(r"\b(?:kitn\w*|how\s+much|price|cost|rate)\b", _I)
 _NOT_SOLD_ASK = re.compile(r"\b(?:do|does|can|will)\s+(?:you|u|your\s+(?:company|shop|store))\s+(?:guys\s+)?"
                            r"(?:sell|stock|have|offer|carry|supply|do)\b|\bcan\s+i\s+buy\b|\bwhere\s+(?:can|do)\s+i\s+buy\b"
                            r"|\b(?:buy|purchase)\s+(?:an?\s+)?(?:new\s+)?\w+\s+from\s+you\b", _I)
 _NOT_SOLD = re.compile(
-    r"\b(?P<p>i-?phones?|i-?pads?|smart-?phones?|mobile\s+phones?|cell\s*phones?|(?<!home\s)phones?|mobiles?|android\s+phones?"
+    r"\b(?P<p>routers?|modems?|i-?phones?|i-?pads?|smart-?phones?|mobile\s+phones?|cell\s*phones?|(?<!home\s)phones?|mobiles?|android\s+phones?"
     r"|samsung\s+\w+|pixel\s+phones?|laptops?|tablets?|computers?|pcs?|macbooks?|televisions?|tvs?(?!\s+bundle)|smart\s+tvs?"
     r"|play-?stations?|ps[45]|xbox(?:es)?|consoles?|sim(?:\s+cards?)?|mobile\s+(?:plans?|data|recharge)|electricity|gas|insurance"
     r"|netflix(?:\s+subscriptions?)?|headphones|cameras?|printers?|watches|smart\s*watches?|furniture|groceries|cars?)\b", _I)
@@ -125,7 +132,8 @@ _TIP = re.compile(
     r"\bwhat\s+(?:should|can|could|shall|do)\s+i\s+(?:try|do|check)\b|\b(?:anything|something)\s+i\s+(?:can|could|should)"
     r"\s+(?:try|do|check)\b|\bany\s+(?:tips?|suggestions?|advice|ideas)\b|\bwhat\s+(?:do|can)\s+i\s+do\s+(?:now|meanwhile"
     r"|in\s+the\s+meantime)\b|\bcan\s+i\s+(?:try|do)\s+(?:anything|something)\b|\bhow\s+(?:can|do)\s+i\s+fix\s+it\b"
-    r"|\bwhat\s+(?:should|can)\s+we\s+try\b|\bis\s+there\s+(?:anything|something)\s+i\s+can\s+(?:try|do)\b", _I)
+    r"|\bwhat\s+(?:should|can)\s+we\s+try\b|\bis\s+there\s+(?:anything|something)\s+i\s+can\s+(?:try|do)\b"
+    r"|\b(?:quick\s+)?(?:fix|thing|trick)\s+(?:i|we)\s+(?:can|could)\s+(?:try|do)\b|\bkuch\s+(?:try|kar)\b", _I)
 _BETTER = re.compile(
     r"\b(?:(?:it'?s|it\s+is|it\s+seems|seems|looks|feels|getting|got|a\s+(?:bit|little|lot)|slightly|somewhat|much|bit)\s+)"
     r"(?:a\s+(?:bit|little|lot)\s+|slightly\s+|somewhat\s+|much\s+)?(?:better|faster|improved|quicker)\b"
@@ -139,14 +147,32 @@ _UPDATE = re.compile(
     r"|\b(?:is|has)\s+it\s+(?:been\s+)?(?:fixed|sorted|resolved|repaired|done)\s+yet\b|\bwhen\s+will\s+(?:it|my\s+\w+)\s+be"
     r"\s+(?:fixed|sorted|resolved|repaired|back)\b"
     r"|\bwhat'?s\s+(?:happening|going\s+on)\s+with\s+(?:my|the)\s+(?:ticket|case|connection|repair)\b"
-    r"|\b(?:status|progress)\s+(?:of|on)\s+(?:my|the)\s+(?:ticket|case|complaint|request)\b|\bupdate\s+(?:me|please)\b", _I)
+    r"|\b(?:status|progress)\s+(?:of|on)\s+(?:my|the)\s+(?:ticket|case|complaint|request)\b|\bupdate\s+(?:me|please)\b"
+    r"|\bkoi\s+(?:update|news|khabar)\b|\bkya\s+(?:hua|update|status)\b|\bhow'?s?\s+(?:is\s+)?it\s+going\s+with\s+(?:my|the)\b"
+    r"|\bh(?:o)?w\s+long\s+(?:will|is|does)\s+(?:this|it|the\s+(?:fix|repair))\s+(?:going\s+to\s+)?take\b"
+    r"|\b(?:a|any)\s+(?:problem|fault|outage|issue)\s+(?:in|at|near)\s+my\s+(?:area|locality|street|building)\b"
+    r"|\bupdate\s+(?:do|dijiye|dena|batao)\b|\bany\s+joy\b|\b(?:being|been|getting)\s+sent\b|^\W*(?:status|update|updates)\W*$", _I)
+_INSTALL = re.compile(r"\binstall", _I)  # "when can someone come to install it?": a prospect's question
+# "when is the technician coming?", "technician kab aayega?", "is someone coming home?": the booked
+# visit, from the ticket (never a help article about installations)
+_VISIT_WHO = r"(?:technician|tech|techie|engineer|someone|somebody|anyone|anybody|any\s*one|guy|person|fitter|installer|repair\s*man)"
+_VISIT = re.compile(
+    rf"\b(?:when|wen|what\s+time|what\s+day|kab)\b.{{0,30}}\b{_VISIT_WHO}s?\b.{{0,25}}\b(?:com\w*|arriv\w*|show\w*\s+up"
+    rf"|turn\w*\s+up|visit\w*|be\s+(?:here|there)|aa\w*|get\s+here|reach\w*)"
+    rf"|\b{_VISIT_WHO}\b.{{0,20}}\bkab\b|\b(?:is|will|are)\s+(?:someone|somebody|anyone|anybody|any\s*one|a\s+tech\w*|the\s+tech\w*"
+    rf"|an\s+engineer|the\s+engineer|you\s+(?:guys\s+)?sending\s+(?:someone|a\s+tech\w*))\s+(?:\w+\s+)?(?:com\w*|visiting"
+    rf"|going\s+to\s+come)\b|\b(?:news|update)\s+(?:on|about)\s+(?:a|the|my)\s+(?:technician|tech|engineer|visit)\b", _I)
 _CALLBACK = re.compile(
-    r"\b(?:call|ring|phone)\s+(?:me|us)(?:\s+back)?\b|\bcall\s+back\b|\bcallback\b|\bgive\s+me\s+a\s+(?:call|ring)\b", _I)
-_BY_TIME = re.compile(r"\b(?P<w>before|by|at|around|until|till)\s+(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)?"
+    r"\b(?:call|ring|phone)\s+(?:me|us)(?:\s+back)?\b|\bcall\s+back\b|\bcallback\b|\bgive\s+me\s+a\s+(?:call|ring)\b"
+    r"|\bcall\s+(?:kar|karo|kar\s+dena|kar\s+do|kijiye|karna)\b"
+    r"|\b(?:best|good|better|fine|easiest|works?|suits?)\b[^.?!]{0,20}\b(?:to\s+(?:call|ring)|for\s+(?:a\s+)?(?:call|ring))\b"
+    r"|\b(?:mornings?|evenings?|afternoons?|(?:after|before)\s+\d{1,2}(?::\d{2})?\s*(?:am|pm)?)\b[^.?!]{0,20}"
+    r"\b(?:work|works|suit|suits|is\s+best|are\s+best|best|good|fine)\s+(?:for\s+)?(?:me|us)\b", _I)
+_BY_TIME = re.compile(r"\b(?P<w>before|by|at|around|until|till|after)\s+(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>am|pm|a\.m\.|p\.m\.)?"
                       r"(?!\s*(?:mbps|gb|days?|%))", _I)
 _HOUSEHOLD = re.compile(
     rf"\b(?:family|household|home|house|flat)\s+of\s+(?P<n>{_NUM})\b|\b(?P<m>{_NUM})\s+(?:of\s+us|people|persons|members"
-    rf"|ppl|peeps|ppls|person|family\s+members|heads|users|adults|flatmates|roommates|in\s+(?:the\s+|my\s+|our\s+)?"
+    rf"|ppl|peeps|ppls|person|log|logon|log\s+hain|family\s+members|heads|users|adults|flatmates|roommates|in\s+(?:the\s+|my\s+|our\s+)?"
     rf"(?:family|house|home|flat))\b|\bwe\s*(?:are|r|re|'re|’re)\s+(?:a\s+(?:family|household)\s+of\s+)?(?P<k>{_NUM})\b"
     rf"|\b(?:household|family)\s+(?:size\s+)?(?:is\s+|of\s+)?(?P<j>{_NUM})\b|^\W*(?P<bare>{_NUM})\W*$"
     r"|\b(?P<solo>just\s+me|only\s+me|i\s+live\s+alone|living\s+alone|single\s+person)\b", _I)
@@ -159,8 +185,9 @@ _USES = {
                           r"|large\s+files|backups?)\b", _I),
 }
 _ABOUT_ME = re.compile(
-    r"\bwhat\s+(?:do|does)\s+(?:you|u|lanternfish|the\s+desk)\s+(?:guys\s+)?(?:know|have|hold|keep|store|remember)\s+"
-    r"(?:about|on|of)\s+me\b|\bwhat\s+(?:info(?:rmation)?|data|details|personal\s+data)\s+(?:do|does)\s+(?:you|u)\s+(?:guys\s+|people\s+)?"
+    r"\bw(?:h)?at\s+(?:do|does|d)\s+(?:you|u|lanternfish|the\s+desk)\s+(?:guys\s+|lot\s+|people\s+)?(?:know|have|hold|keep|store|remember)\s+"
+    r"(?:(?:on\s+file\s+)?(?:about|on|of|for)\s+me\b|on\s+file\b)|\b(?:mere|mera|meri)\s+(?:baare|bare)\s+(?:me|mein|main)\b"
+    r"|\bwhat\s+did\s+i\s+tell\s+(?:you|u)\b|\b(?:which|what)\s+(?:city|town|area|address)\s+do\s+(?:you|u)\s+have\s+me\b|\bwhat\s+(?:info(?:rmation)?|data|details|personal\s+data)\s+(?:do|does)\s+(?:you|u)\s+(?:guys\s+|people\s+)?"
     r"(?:have|hold|keep|store)\b|\bwhat(?:'s|\s+is|\s+have\s+you\s+got)\s+(?:on\s+)?(?:my\s+(?:file|record|profile|account)"
     r"|on\s+file\s+(?:for|about)\s+me)\b|\bshow\s+me\s+(?:my\s+(?:data|profile|file|details|info)|what\s+you\s+(?:know|have))\b"
     r"|\bwhat\s+have\s+you\s+got\s+on\s+me\b|\b(?:do|does)\s+(?:you|u)\s+remember\s+me\b"
@@ -172,7 +199,7 @@ _HISTORY = re.compile(
     rf"|\b(?:what|which)\s+(?:plan|package|router|city|address|number|phone|email)\s+(?:was|were|did)\s+i\s+(?:on|have|in|using|use|live\s+in)\b"
     rf"|\b(?:what|which)\s+(?:was|were)\s+my\s+(?:old|previous|earlier|former|last|first)?\s*(?:plan|package|router|city|address"
     rf"|number|phone|email)\b|\bmy\s+(?:old|previous|former)\s+(?:plan|router|city|address|number)\b"
-    rf"|\b(?:did|do)\s+(?:you|u)\s+have\s+me\s+(?:in|on|at)\b", _I)
+    rf"|\bdid\s+(?:you|u)\s+have\s+(?:me|my\s+(?:address|city|home|area))\b", _I)
 _HISTORY_WHAT = {
     "lives_in": re.compile(r"\b(?:where|city|town|place|address|live|living|stay|staying|based)\b", _I),
     "on_plan": re.compile(r"\b(?:plan|package|tariff)\b", _I),
@@ -184,13 +211,15 @@ _ERASE = re.compile(
     r"\b(?:delete|erase|remove|wipe|purge|destroy|clear)\s+(?:out\s+)?(?:all\s+(?:of\s+)?)?(?:my|our)\s+(?:personal\s+|private\s+"
     r"|customer\s+)?(?:data|information|info|details|records?|account|profile|history|file)\b"
     r"|\bforget\s+(?:all\s+)?(?:about\s+)?me\b|\bright\s+to\s+(?:be\s+forgotten|erasure)\b|\b(?:gdpr|dpdp)\s+(?:delete|erasure|request)\b"
-    r"|\b(?:data|account)\s+(?:deletion|erasure)\b|\bmera\s+data\s+(?:delete|hata)\w*", _I)
+    r"|\b(?:data|account)\s+(?:deletion|erasure)\b|\bmera\s+data\s+(?:delete|hata)\w*"
+    r"|\b(?:delete|erase|remove|wipe)\s+(?:everything|all)\s+(?:you\s+(?:hold|have|keep|know)|about\s+me)\b"
+    r"|\bmy\s+(?:personal\s+)?(?:data|information|info|details)\s+(?:deleted|erased|removed|wiped)\b", _I)
 _PLAN_REQUEST = re.compile(
     r"\b(?:book|take|get|order|buy|want|choose|pick|go\s+(?:for|with)|sign\s+(?:me\s+)?up\s+(?:for|to)|upgrade\s+(?:me\s+)?(?:to)?"
     r"|downgrade\s+(?:me\s+)?(?:to)?|switch\s+(?:me\s+)?(?:to|over\s+to)|move\s+me\s+(?:to|onto)|put\s+me\s+on|i'?ll\s+(?:take|have))"
-    r"\s+(?:me\s+)?(?:the\s+|that\s+|a\s+|your\s+)?(?P<plan>(?:fib(?:re|er)\s+)?\d{2,5}(?:\s*mbps)?|(?:fib(?:re|er)\s+)?\d(?:\.\d)?\s*g(?:b|bps)?"
+    r"\s+(?:me\s+)?(?:(?P<that>(?:that|this)\s+(?:one|plan|package|pack))|(?:the\s+|that\s+|a\s+|your\s+)?(?P<plan>(?:fib(?:re|er)\s+)?\d{2,5}(?:\s*mbps)?|(?:fib(?:re|er)\s+)?\d(?:\.\d)?\s*g(?:b|bps)?"
     r"|(?:cheapest|fastest|cheaper|faster|basic|top|biggest|smallest)|(?:fib(?:re|er)\s+)\w+)"
-    r"(?:\s+(?:one|plan|package|mbps\s+plan|pack))?\b", _I)
+    r"(?:\s+(?:one|plan|package|mbps\s+plan|pack))?)\b", _I)
 
 _SPLIT = re.compile(r"(?<=[.?!;])\s+|\n+|\s+(?:and\s+)?also\s+|,?\s+and\s+(?=(?:do|does|can|what|which|how|any|is|are|will)\b)",
                     _I)
@@ -236,7 +265,8 @@ def household_of(text: str) -> Household:
 
 
 def _is_question(sentence: str) -> bool:
-    return sentence.rstrip().endswith("?") or bool(_QUESTION_START.match(sentence))
+    return (sentence.rstrip().endswith("?") or bool(_QUESTION_START.match(sentence))
+            or bool(_HINGLISH_ASK.search(sentence)))
 
 
 def _place(m: re.Match[str]) -> str:
@@ -251,13 +281,17 @@ def _sentence_asks(s: str) -> list[Ask]:
     out: list[Ask] = []
     question = _is_question(s)
     household = household_of(s)
-    if _RECOMMEND.search(s) or (_PLAN_FOR.search(s) and (household.people or household.uses)):
+    said_who = bool(household.people or household.uses)
+    if _RECOMMEND.search(s) or (said_who and (_PLAN_FOR.search(s) or (question and _PLAN_WORD.search(s))
+                                              or re.search(r"\bwhich\s+one\b", s, _I))):
         out.append(Ask(AskKind.RECOMMEND, household=household, sentence=s))
     m = _COVERAGE.search(s)
     if m:
         out.append(Ask(AskKind.COVERAGE, _place(m) or None, sentence=s))
     if _NOT_SOLD_ASK.search(s):
         p = _NOT_SOLD.search(s)
+        if p and re.match(r"(?i)(?:router|modem)", p.group("p")) and not re.search(r"(?i)\b(?:sell|buy|purchase|stock)", s):
+            p = None  # "do you have anything for my router?" is a question about theirs
         if p:
             out.append(Ask(AskKind.NOT_SOLD, p.group("p"), sentence=s))
     if question and not any(a.kind is AskKind.RECOMMEND for a in out):
@@ -269,7 +303,7 @@ def _sentence_asks(s: str) -> list[Ask]:
             out.append(Ask(AskKind.PLANS, sentence=s))
     if _TIP.search(s):
         out.append(Ask(AskKind.TIP, sentence=s))
-    if _UPDATE.search(s):
+    if _UPDATE.search(s) or (_VISIT.search(s) and not _INSTALL.search(s) and not _PRICE_WORDS.search(s)):
         out.append(Ask(AskKind.UPDATE, sentence=s))
     if not _NOT_BETTER.search(s):
         if _BETTER.search(s):
@@ -278,11 +312,32 @@ def _sentence_asks(s: str) -> list[Ask]:
             out.append(Ask(AskKind.READING, "worse", sentence=s))
     out += _memory_asks(s)
     if _CALLBACK.search(s):
-        t = _BY_TIME.search(s)
-        out.append(Ask(AskKind.CALLBACK, t.group(0) if t else None, sentence=s))
+        out.append(Ask(AskKind.CALLBACK, _call_time(s), sentence=s))
     if not out and question:
         out.append(Ask(AskKind.FAQ, s.strip(), sentence=s))
     return out
+
+
+_HINDI_BEFORE = re.compile(r"\b(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?:baje\s+)?se\s+pehle\b", _I)
+_LATE = re.compile(r"\b(?:evenings?|tonight|night|shaam|raat)\b", _I)
+
+
+def _call_time(s: str) -> str | None:
+    """The time a callback is asked for, as "before 10", "after 19:00" (an evening's "after 7" is
+    19:00; "11 se pehle" is before 11), else None."""
+    t = _BY_TIME.search(s)
+    if t:
+        word, h, m, ap = t.group("w").lower(), int(t.group("h")), t.group("m"), (t.group("ap") or "")
+        if ap or h >= 12 or not _LATE.search(s):
+            return t.group(0).strip()
+    else:
+        t = _HINDI_BEFORE.search(s)
+        if not t:
+            return None
+        word, h, m, ap = "before", int(t.group("h")), t.group("m"), ""
+    if not ap and h < 12 and _LATE.search(s):
+        h += 12
+    return f"{word} {h}" + (f":{m}" if m else "") + (f" {ap}" if ap else "")
 
 
 def _memory_asks(s: str) -> list[Ask]:
@@ -298,7 +353,7 @@ def _memory_asks(s: str) -> list[Ask]:
         out.append(Ask(AskKind.HISTORY, what, sentence=s))
     m = _PLAN_REQUEST.search(s)
     if m and not _is_question(s[:m.start()] or "x"):
-        out.append(Ask(AskKind.PLAN_REQUEST, m.group("plan").strip(), sentence=s))
+        out.append(Ask(AskKind.PLAN_REQUEST, (m.group("plan") or "that one").strip(), sentence=s))
     return out
 
 
@@ -317,11 +372,17 @@ def recognise(text: str) -> list[Ask]:
                 seen.add(a.kind)
                 asks.append(a)
     whole = household_of(text)
+    if (whole.people or whole.uses) and AskKind.RECOMMEND not in seen:
+        # "we are 3, husband games. which one?": the plan question of the turn is a recommendation
+        asks = [Ask(AskKind.RECOMMEND, sentence=a.sentence) if a.kind is AskKind.FAQ and _PLAN_WORD.search(a.sentence)
+                else a for a in asks]
+        seen = {a.kind for a in asks}
     asks = [Ask(a.kind, a.detail, _merged(a.household, whole), a.sentence) if a.kind is AskKind.RECOMMEND else a
             for a in asks]
     if AskKind.RECOMMEND in seen:
         # "a plan for ... and what does it cost": the recommendation carries the price
-        asks = [a for a in asks if a.kind is not AskKind.PLANS]
+        asks = [a for a in asks if a.kind is not AskKind.PLANS
+                and not (a.kind is AskKind.FAQ and _PRICE_WORDS.search(a.sentence))]
     return asks
 
 

@@ -8,15 +8,17 @@ rewords the joined text, held to the same rows (agents.replies.honest_words)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from relay_graph.desk.tickets.status import stage_words
 from relay_graph.desk.catalogue.models import ExtraOffer, FaqAnswer, PlanOffer, Price
 from relay_graph.desk.conversation.templates import Reply, STAGE_WORDING, when
 from relay_graph.desk.conversation.asks import Household
 from relay_graph.desk.conversation.kinds import ReplyKind
+from relay_graph.desk.customers.zone import local_when, zone_named
 
 __all__ = [
     "Part", "addons", "coverage", "faq", "mbps_needed", "no_open_ticket", "not_sold", "plans", "promise_made",
@@ -130,6 +132,8 @@ def recommend(offers: Sequence[PlanOffer], h: Household, country_name: str) -> P
 def not_sold(product: str, offers: Sequence[PlanOffer], country_name: str) -> Part:
     names = _join([p.name for p in offers])
     text = f"No, we don't sell {product.strip()}: we are an internet provider."
+    if re.match(r"(?i)(?:router|modem)s?$", product.strip()):  # ours comes with every line
+        text = f"No, we don't sell {product.strip()} on their own: every line comes with our own router."
     if offers:
         cheapest = min(offers, key=lambda p: p.price.amount)
         text += f" What we sell are fibre internet plans ({names}) from {price_words(cheapest.price)} in {country_name}."
@@ -195,15 +199,23 @@ def _stage_words(stage: str, owner: str | None) -> str:
 
 
 def update(ticket_id: str, stage: str, updated_at: datetime, owner: str | None, last_event: str | None,
-           last_detail: str | None, last_at: datetime | None) -> Part:
+           last_detail: str | None, last_at: datetime | None, visit: Any = None) -> Part:
+    """Where a ticket stands; `visit` a booked TechVisit (its own time, `at`, is the one said)."""
     text = f"Ticket {ticket_id} {_stage_words(stage, owner)} (last update {when(updated_at)})."
     how = [f"ticket {ticket_id}: stage {stage} (updated {when(updated_at)})"]
-    if last_event:
+    if visit is not None:
+        text += f" A technician, {visit.technician}, is booked to visit you on {when(visit.at)}."
+        how.append(f"technician visit {visit.visit_id} for ticket {ticket_id}: {visit.technician}, {when(visit.at)}")
+    if last_event and not (visit is not None and last_event in _VISIT_STEPS):
         step = last_event.replace("_", " ")
         text += f" The last step was {step}" + (f": {last_detail.strip().rstrip('.')}" if last_detail else "")
         text += f" ({when(last_at)})." if last_at else "."
         how.append(f"ticket {ticket_id}: timeline {last_event}" + (f" at {when(last_at)}" if last_at else ""))
     return Part(ReplyKind.UPDATE, Reply(text, how))
+
+
+# steps the booked visit's own sentence already says (their detail would repeat it, at booking time)
+_VISIT_STEPS = frozenset({"technician_dispatched", "visit_scheduled", "dispatch_technician", "tech_dispatched"})
 
 
 _OUTCOME = {
@@ -229,7 +241,21 @@ def welcome_back(name: str | None, ticket_id: str | None, summary: str | None, s
     return Part(ReplyKind.WELCOME_BACK, Reply(hello + said, how))
 
 
-def promise_made(promise_id: str, text: str, due: datetime, ticket_id: str) -> Part:
-    body = f"{text.strip().rstrip('.')} before {when(due)}; I have put that promise on ticket {ticket_id}."
+def promise_made(promise_id: str, text: str, due: datetime, ticket_id: str, after: datetime | None = None) -> Part:
+    """`after`: the call is not to come before it (they said "after 7"), so the promise is a window."""
+    window = f"between {when(after)} and {when(due)}" if after is not None else f"before {when(due)}"
+    body = f"{text.strip().rstrip('.')} {window}; I have put that promise on ticket {ticket_id}."
     return Part(ReplyKind.PROMISE, Reply(body[0].upper() + body[1:],
                                          [f"promise {promise_id} on ticket {ticket_id}: due {when(due)}"]))
+
+
+def promise_overdue(promise_id: str, text: str, due: datetime, due_zone: str | None, ticket_id: str) -> Part:
+    """An open promise whose due time has passed: owned up to, in the zone it was made in."""
+    zone = zone_named(due_zone)
+    said = local_when(due, zone) if zone is not None else when(due)
+    what = text.strip().rstrip(".")
+    what = what[0].lower() + what[1:] if what else "call you"
+    body = (f"I am sorry: we promised that {what} before {said}, and that has not happened yet. "
+            f"I have chased it on ticket {ticket_id}.")
+    return Part(ReplyKind.PROMISE_OVERDUE, Reply(body, [f"promise {promise_id} on ticket {ticket_id}: due {when(due)}, "
+                                                        "not kept"]))

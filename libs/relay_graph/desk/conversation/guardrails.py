@@ -259,13 +259,15 @@ _DATA_ASK = re.compile(
 )
 
 _ABUSE = [
-    re.compile(r"\byou(?:\s+guys|\s+people|\s+lot|\s+all)?(?:'re|\s+are|r|\s+r|re)?\s+(?:such\s+an?\s+|an?\s+|a\s+complete\s+|a\s+total\s+|so\s+|really\s+"
+    re.compile(r"\byou(?:\s+guys|\s+people|\s+lot|\s+all)?(?:'re|\s+are|r|\s+r|re)?\s+(?:such\s+an?\s+|an?\s+|a\s+complete\s+|a\s+total\s+|so\s+|all\s+|really\s+"
                r"|totally\s+|fucking\s+|bloody\s+|f\*+ing\s+|absolutely\s+|just\s+)*(?:idiot|idiots|stupid|moron|morons|dumb"
                r"|useless|worthless|pathetic|incompetent|brainless|clown|clowns|loser|losers|imbecile|retard\w*|garbage"
                r"|trash|crap|rubbish|liars?|scammers?|thie(?:f|ves)|fool|fools|bastard|bastards|bitch|asshole|assholes"
                r"|arsehole|dickhead|jerk|joke|piece\s+of\s+(?:shit|crap|garbage|trash)|waste\s+of\s+(?:space|time|oxygen))\b", _I),
     re.compile(r"\b(?:stupid|dumb|useless|idiotic|fucking|f\*+ing|bloody|worthless|pathetic|brainless|incompetent)\s+"
-               r"(?:bot|robot|machine|ai|agent|desk|idiots?|morons?|clowns?|people|support|staff|company|assistant)\b", _I),
+               r"(?:bot|robot|machine|ai|agent|desk|idiots?|morons?|clowns?|people|support|staff|company|assistant"
+               r"|service|provider|isp|network|connection)\b"
+               r"|\b(?:you|u)(?:\s+guys|\s+people|\s+lot|\s+all)?\s+(?:suck|stink|are\s+the\s+worst)\b", _I),
     re.compile(r"\b(?:fuck|f\*+k|f\*+|screw)\s+(?:you|u|off|yourself|this\s+(?:company|bot|desk))\b|\bshut\s+(?:up|the\s+\w+\s+up)\b"
                r"|\bgo\s+to\s+hell\b|\bgo\s+(?:and\s+)?die\b|\bstfu\b|\bsod\s+off\b|\bpiss\s+off\b", _I),
     # romanised Hindi / Tamil insults aimed at the desk

@@ -20,6 +20,7 @@ class ReplyKind(str, Enum):
     TIP = "tip"
     READING = "reading"  # "it's a bit better now", noted on the ticket
     PROMISE = "promise"
+    PROMISE_OVERDUE = "promise_overdue"  # a promise past its due time on an open ticket, owned up to
     # what is on file
     NOTED = "noted"
     ASK = "ask"

@@ -18,6 +18,7 @@ from relay_graph.desk.agent_reads import customer_uid
 from relay_graph.memory.entities import name_key
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.desk.queries import conversation as q
+from relay_graph.desk.tickets.models import TicketStage
 from relay_graph.runtime.tenancy import validate_tenant
 
 MAX_PROMISE_TEXT = 300
@@ -155,3 +156,21 @@ async def make_promise(client: GraphClient, tenant: str, ticket_id: str, text: s
 async def ticket_promises(client: GraphClient, tenant: str, ticket_id: str) -> list[PromiseView]:
     validate_tenant(tenant)
     return [_promise(r) for r in await client.run(tenant, q.TICKET_PROMISES, {"ticket_id": ticket_id})]
+
+
+async def overdue_promises(client: GraphClient, tenant: str, customer: str,
+                           now: datetime) -> list[tuple[str, str, PromiseView]]:
+    """(ticket id, its stage, promise) for each promise on the customer's open tickets that is past due and
+    not yet owned up to, the earliest due first."""
+    validate_tenant(tenant)
+    rows = await client.run(tenant, q.OVERDUE_PROMISES, {"uid": customer_uid(customer), "now": ms_of(now),
+                                                          "closed_stages": [TicketStage.CLOSED.value]})
+    return [(r["ticket_id"], r["stage"], _promise(r)) for r in rows]
+
+
+async def chase_promise(client: GraphClient, tenant: str, ticket_id: str, promise_id: str, at: datetime) -> bool:
+    """Mark an overdue promise as owned up to and chased; False when it already was (or is not here)."""
+    validate_tenant(tenant)
+    rows = await client.run(tenant, q.CHASE_PROMISE, {"ticket_id": ticket_id, "promise_id": promise_id,
+                                                       "now": ms_of(at)})
+    return bool(rows)

@@ -296,6 +296,19 @@ def outage_notice(outage_id: str, area: str, opened_at: datetime, *, cause: str 
     return Reply(text, how)
 
 
+def fault_notice(node_id: str, area: str, status: str, since: datetime | None, *, ticket_id: str | None = None) -> Reply:
+    """A node on this customer's line is down or degraded and no outage is open on it yet: said as
+    plainly, before any troubleshooting."""
+    area = _need(area, "area")
+    text = f"There is a known fault at {area}" + (f" since {when(since)}" if since else "") + ", on the way to your home."
+    text += " Our network team is on it, so there is no need to restart your router."
+    how = [f"network node {_need(node_id, 'node_id')} ({area}): {status}" + (f" since {when(since)}" if since else "")]
+    if ticket_id:
+        text += f" Your ticket {_need(ticket_id, 'ticket_id')} stays open until it is repaired."
+        how.append(f"ticket {ticket_id}")
+    return Reply(text, how)
+
+
 def refuse_other_customer() -> Reply:
     return Reply(
         "I am sorry, I can only discuss your own account. I cannot look up or share anything about "

@@ -36,6 +36,10 @@ _TIME = re.compile(
     r"|lunch\s*time|after\s+(?:work|office|lunch)|office\s+hours"
     r"|(?:before|after|by|around|between|from)\s+\d{1,2}(?::\d{2})?\s*(?:am|pm)?(?:\s*(?:-|to|and)\s*\d{1,2}(?::\d{2})?\s*(?:am|pm)?)?"
     r"|\d{1,2}(?::\d{2})?\s*(?:am|pm)(?:\s*(?:-|to)\s*\d{1,2}(?::\d{2})?\s*(?:am|pm)?)?)\b", _I)
+_ISP_BOX = re.compile(
+    r"\b(?:xfinity|comcast|spectrum|verizon(?:\s+fios)?|at&t|att|cox|optimum|frontier|bt|sky|virgin(?:\s+media)?|talktalk"
+    r"|plusnet|ee|vodafone|orange|sfr|bouygues|free|eir|telekom|jio(?:\s*fiber)?|airtel(?:\s+xstream)?|act|hathway|bsnl|excitel"
+    r"|rogers|bell|telus|shaw)\s+(?:smart\s+)?(?:gateway|hub|home\s*hub|box|modem|router|livebox|freebox|fritz\w*)(?:\s+\w*\d\w*)?\b", _I)
 _PHONE = re.compile(r"(?<![\w.])\+?\d[\d\s().-]{5,18}\d(?![\w.])")
 # "ok", "thanks", "yes", "hmm": not an answer to keep
 _BARE = re.compile(r"^\W*(?:ok(?:ay)?|k|kk|thanks?|thank\s+you|thx|ty|yes|yeah|yep|no|nope|nah|sure|hmm+|fine|cool|great"
@@ -53,7 +57,10 @@ def _router(text: str, own_router: str) -> str | None:
     if _OWN_ROUTER.search(text):
         return own_router
     hits = router_in(known_names((), (), ()), text, router_word_near=True)
-    return hits[0][2] if hits else None
+    if hits:
+        return hits[0][2]
+    isp = _ISP_BOX.search(text)  # "xfinity gateway", "BT hub": another provider's own box
+    return " ".join(isp.group(0).split()) if isp else None
 
 
 def _phone(text: str, _own: str) -> str | None:

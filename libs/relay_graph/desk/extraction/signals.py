@@ -49,7 +49,7 @@ SYMPTOMS: list[tuple[IssueKind, re.Pattern[str]]] = [
         r"drop\w*|keeps\s+losing\s+(?:the\s+)?connection)", re.I)),
     (IssueKind.NO_CONNECTION, re.compile(
         r"\bno\s+(?:internet|connection|connectivity|service|network|wi-?fi)\b"
-        r"|\b(?:internet|connection|broadband|fib(?:er|re)|line|network|service)\b[^.!?]{0,12}?\b(?:is\s+|'s\s+|has\s+been\s+|went\s+|was\s+)?"
+        r"|\bno\s+net\b|\b(?:internet|net|connection|broadband|fib(?:er|re)|line|network|service)\b[^.!?]{0,12}?\b(?:is\s+|'s\s+|has\s+been\s+|went\s+|was\s+)?"
         r"(?:down|dead|out|offline|gone|not\s+working|isn't\s+working|stopped\s+working|doesn't\s+work|not\s+connecting)\b"
         r"|\b(?:can't|cannot|unable\s+to|couldn't|could\s+not|won't)\s+(?:connect|get\s+online|go\s+online|browse|access\s+the\s+internet|load\s+anything)"
         r"|\bnothing\s+(?:loads|is\s+loading|works)\b|\b(?:totally|completely)\s+(?:down|offline|dead)\b|\bnot\s+connecting\b"
@@ -102,7 +102,7 @@ FIXED = re.compile(
     r"|\b(?:started|starts|began)\s+working\b|\b(?:came|come|coming)\s+back\b|\b(?:on\s+its\s+own|by\s+itself)\b"
     r"|\b(?:fixed|sorted|resolved|solved)\s+(?:itself|on\s+its\s+own)\b|\b(?:its|it's|seems|looks)\s+(?:all\s+)?(?:fine|ok|okay"
     r"|good|alright|normal|up)(?:\s+(?:now|again))?\b|\bworking\s+(?:fine|ok|okay|properly|perfectly|normally)\b"
-    r"|\b(?:issue|problem)\s+(?:has\s+)?(?:gone|disappeared|went\s+away)\b|\b(?:wapas\s+aa\s+gaya|aa\s+gaya)\b",
+    r"|\b(?:issue|problem)\s+(?:has\s+)?(?:gone|disappeared|went\s+away)\b|\b(?:wapas\s+aa\s+gaya|aa\s+gaya|chal\s+gaya|chalne\s+laga)\b",
     re.I,
 )
 NOT_FIXED = re.compile(
@@ -130,7 +130,7 @@ OFF_TOPIC = re.compile(
     re.I,
 )
 GREETING = re.compile(
-    r"^\s*(?:hi|hello|hey|hiya|howdy|good\s+(?:morning|afternoon|evening|day)|greetings|namaste|namaskar|hola|bonjour|hallo|ciao|yo|g'day)"
+    r"^\s*(?:hi+|hel+o+|he+y+|hiya|howdy|salaam|salam|good\s+(?:morning|afternoon|evening|day)|greetings|namaste|namaskar|hola|bonjour|hallo|ciao|yo|g'day)"
     r"(?:\s+(?:there|team|all|everyone|folks|guys|support))?\s*[!.,]*\s*$",
     re.I,
 )

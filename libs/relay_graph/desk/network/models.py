@@ -158,6 +158,17 @@ class Outage(BaseModel):
     created: bool = False  # True only on the call that opened it (netops announces once)
 
 
+class PathFault(BaseModel):
+    """A node of a customer's line that is not up, with the open outage on it if there is one."""
+
+    node_id: str
+    node_kind: NodeKind
+    node_name: str
+    status: str
+    since: datetime | None = None  # when the node's status last changed
+    outage: Outage | None = None
+
+
 # ---------------------------------------------------------------- generation (network_gen)
 
 

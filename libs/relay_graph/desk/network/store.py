@@ -33,6 +33,7 @@ from relay_graph.desk.network.models import (
     NodeKind,
     NodeStatusChange,
     Outage,
+    PathFault,
     UpsertResult,
 )
 from relay_graph.desk.network.graph import load_upward, served_nodes
@@ -475,6 +476,38 @@ async def open_outages_for_customer(client: GraphClient, tenant: str, customer: 
     out = [_outage(r["o"], r["node_kind"], r["node_name"], [r["customer"]], int(r["affected_count"]))
            for r in rows if r["o"] is not None]
     return sorted(out, key=lambda o: (o.opened_at, o.outage_id))
+
+
+async def path_faults(client: GraphClient, tenant: str, customer: str) -> list[PathFault]:
+    """The nodes on the customer's line (customer_line: the path the network uses now) that are
+    down or degraded, home side first, each with its open outage; empty for an unknown or
+    unconnected customer."""
+    try:
+        hops = await customer_line(client, tenant, customer)
+    except NotFound:
+        return []
+    ids = [h.node_id for h in hops if h.status != "up"]
+    if not ids:
+        return []
+    rows = {r["node_id"]: r for r in await client.run(tenant, q.PATH_FAULTS, {"node_ids": ids})}
+    out = []
+    for nid in ids:
+        r = rows.get(nid)
+        if r is None:
+            continue
+        o = r["o"]
+        out.append(PathFault(
+            node_id=nid, node_kind=NodeKind(r["node_kind"]), node_name=r["node_name"] or nid, status=r["status"],
+            since=from_ms(r["since_ms"]),
+            outage=_outage(o, r["node_kind"], r["node_name"], [], int(r["affected_count"] or 0)) if o else None))
+    return out
+
+
+async def link_ticket_to_outage(client: GraphClient, tenant: str, ticket_id: str, outage_id: str) -> bool:
+    """Point one ticket at an outage (CAUSED_BY, idempotent); False when either is not here."""
+    validate_tenant(tenant)
+    rows = await client.run(tenant, q.LINK_TICKET, {"ticket_id": ticket_id, "outage_id": outage_id})
+    return bool(rows)
 
 
 async def link_tickets_to_outage(client: GraphClient, tenant: str, outage_id: str) -> list[str]:

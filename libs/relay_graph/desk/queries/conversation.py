@@ -109,3 +109,25 @@ TICKET_PROMISES = Query(
     "ORDER BY p.made_at_ms, p.promise_id",
     read_only=True,
 )
+
+# The open promises on a customer's open tickets whose due time has passed and that no reply has
+# owned up to yet (chased_at_ms unset): the next reply says so.
+OVERDUE_PROMISES = Query(
+    "conversation_overdue_promises",
+    "MATCH (c:Entity {uid: $uid})-[:HAS_TICKET]->(t:Ticket)-[:PROMISED]->(p:Promise {status: 'open'}) "
+    "WHERE p.due_at_ms < $now AND p.chased_at_ms IS NULL AND NOT coalesce(t.stage, '') IN $closed_stages "
+    "RETURN t.ticket_id AS ticket_id, t.stage AS stage, p.promise_id AS promise_id, p.text AS text, "
+    "p.due_at_ms AS due_at_ms, "
+    "p.made_at_ms AS made_at_ms, p.made_by AS made_by, p.status AS status, p.source AS source, "
+    "p.due_zone AS due_zone ORDER BY p.due_at_ms, p.promise_id",
+    read_only=True,
+)
+
+# A reply owned up to an overdue promise and chased it: said once (the promise stays open).
+CHASE_PROMISE = Query(
+    "conversation_chase_promise",
+    "MATCH (t:Ticket {ticket_id: $ticket_id})-[:PROMISED]->(p:Promise {promise_id: $promise_id}) "
+    "WHERE p.chased_at_ms IS NULL "
+    "SET p.chased_at_ms = $now "
+    "RETURN p.promise_id AS promise_id",
+)

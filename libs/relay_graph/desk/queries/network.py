@@ -236,6 +236,27 @@ OPEN_OUTAGES_FOR_CUSTOMER = Query(
     read_only=True,
 )
 
+# The nodes of a customer's line that are not up (down, degraded), each with its open outage if
+# netops opened one: what the desk says first when that customer reports a problem.
+PATH_FAULTS = Query(
+    "network_path_faults",
+    "UNWIND $node_ids AS nid "
+    "MATCH (n:NetNode {node_id: nid}) WHERE coalesce(n.status, 'up') <> 'up' "
+    "OPTIONAL MATCH (o:Outage {node_id: nid}) WHERE o.open = true "
+    "RETURN n.node_id AS node_id, n.kind AS node_kind, n.name AS node_name, n.status AS status, "
+    "n.status_changed_at_ms AS since_ms, o, size([(o)-[:AFFECTS]->(x:Customer) | x]) AS affected_count",
+    read_only=True,
+)
+
+# One ticket pointed at an outage on its customer's line (a customer placed after the outage opened
+# is not among the customers it AFFECTS). Idempotent.
+LINK_TICKET = Query(
+    "network_link_ticket",
+    "MATCH (o:Outage {outage_id: $outage_id}), (t:Ticket {ticket_id: $ticket_id}) "
+    "MERGE (t)-[:CAUSED_BY]->(o) "
+    "RETURN t.ticket_id AS ticket_id",
+)
+
 # Tickets belong to the tickets module; here they are only matched and pointed at the outage.
 LINK_TICKETS = Query(
     "network_link_tickets",

@@ -419,10 +419,24 @@ class Promised(TicketEvent):
         return f"{self.text} before {when(self.due)} (promise {self.promise_id})", f"{self.text} before {when(self.due, z)}."
 
 
+class PromiseChased(TicketEvent):
+    """A promise past its due time, the ticket still open: owned up to in a reply and chased."""
+
+    kind: Literal["promise_chased"] = "promise_chased"
+    promise_id: str
+    text: str
+    due: AwareDatetime
+
+    def _words(self, s, z):
+        return (f"{self.text} was due {when(self.due)} and is not kept: owned up to and chased "
+                f"(promise {self.promise_id})",
+                f"We did not keep our promise on time ({self.text} before {when(self.due, z)}); we have chased it.")
+
+
 EVENTS: tuple[type[TicketEvent], ...] = (
     Reported, HandedOff, PickedUp, Released, LineCheckStarted, Measured, Diagnosed, FixPlanned, FixAttempted,
     FixFailed, FixProven, VisitBooked, VisitDone, VisitCancelled, Escalated, WaitingOnNetwork, WaitingOnOutage,
     OutageLinked, AddressRequested, AddressPlaced, ConfirmedFixed, ConfirmedNotFixed, Closed, Reopened, MovedDesk,
-    CustomerReading, Promised)
+    CustomerReading, Promised, PromiseChased)
 Event = Annotated[Union[EVENTS], Field(discriminator="kind")]  # parses any event from its JSON
 

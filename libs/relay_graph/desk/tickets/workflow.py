@@ -30,14 +30,14 @@ from relay_graph.desk.tickets.steps import (
 from relay_graph.desk.tickets.events import (
     EVENTS, AddressPlaced, AddressRequested, Closed, ConfirmedFixed, ConfirmedNotFixed, CustomerReading,
     Diagnosed, Escalated, FixAttempted, FixFailed, FixPlanned, FixProven, HandedOff, LineCheckStarted,
-    Measured, MovedDesk, OutageLinked, PickedUp, Promised, Released, Reopened, Reported, TicketEvent,
+    Measured, MovedDesk, OutageLinked, PickedUp, Promised, PromiseChased, Released, Reopened, Reported, TicketEvent,
     Event, ReadingNote, VisitBooked, VisitCancelled, VisitDone, VisitReason, WaitingOnNetwork, WaitingOnOutage,
 )
 
 # ---------------------------------------------------------------- the table
 
 # Notes: in every open stage, the stage stays.
-NOTES = (HandedOff, PickedUp, Released, OutageLinked, MovedDesk, CustomerReading, Promised)
+NOTES = (HandedOff, PickedUp, Released, OutageLinked, MovedDesk, CustomerReading, Promised, PromiseChased)
 # (event, the stages it happens in, the stage it moves to; None: the stage stays)
 RULES: tuple[tuple[type[TicketEvent], tuple[TicketStage, ...], TicketStage | None], ...] = (
     *((e, OPEN_STAGES, None) for e in NOTES),
@@ -132,7 +132,7 @@ __all__ = [
     "EVENTS", "NOTES", "OPEN_STAGES", "OWN_STAGE_STEP", "RULES", "TABLE", "AddressPlaced", "AddressRequested", "Closed",
     "ConfirmedFixed", "ConfirmedNotFixed", "CustomerReading", "Diagnosed", "Escalated", "Event", "FixAttempted",
     "FixFailed", "FixPlanned", "FixProven", "HandedOff", "LineCheckStarted", "Measured", "MovedDesk", "OutageLinked",
-    "PickedUp", "Promised", "ReadingNote", "Refusal", "Released", "Reopened", "Reported", "Step", "StepRefused",
+    "PickedUp", "Promised", "PromiseChased", "ReadingNote", "Refusal", "Released", "Reopened", "Reported", "Step", "StepRefused",
     "TicketEvent", "TicketState", "Transition", "Visit", "VisitBooked", "VisitCancelled", "VisitDone", "VisitReason",
     "VisitStatus", "Waiting", "WaitingOnNetwork", "WaitingOnOutage", "advance", "refusal", "state_of", "when",
 ]

@@ -144,7 +144,7 @@ def test_a_customer_chats_watches_her_ticket_and_sees_what_the_desk_remembers(st
 
     say(page, "I've moved to Pune.")
     tab(page, "What we remember")
-    page.locator("[data-testid=fact][data-state=current] .value", has_text=re.compile("pune", re.I)).wait_for()
+    page.locator("[data-testid=fact][data-state=current] .value", has_text=re.compile(r"^\s*pune\s*$", re.I)).wait_for()
     ended = page.locator("[data-testid=fact].ended .value", has_text=re.compile("mumbai", re.I))
     ended.wait_for()
     shoot(page, "memory-desktop")

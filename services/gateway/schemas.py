@@ -348,7 +348,9 @@ class TimelineView(BaseModel):
     at: datetime
     agent: str
     event: str
-    detail: str | None
+    detail: str | None = Field(description="the step in the staff's words (ids, UTC)")
+    customer: str | None = Field(default=None, description="the step in the customer's words: no ids, times in "
+                                 "their zone (what the customer site shows); null for staff bookkeeping")
 
 
 class HandoffView(BaseModel):
@@ -362,9 +364,9 @@ class HandoffView(BaseModel):
 class VisitView(BaseModel):
     visit_id: str
     technician: str
-    at: datetime
-    scheduled_at: datetime
-    status: str
+    at: datetime = Field(description="when the technician goes: the visit's own time")
+    scheduled_at: datetime = Field(description="when the visit was booked")
+    status: str = Field(examples=["scheduled"], description="scheduled, done or cancelled")
 
 
 class PromiseItem(BaseModel):

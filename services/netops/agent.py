@@ -36,7 +36,7 @@ from relay_graph import lab
 from relay_graph.desk import agent_reads as desk
 from relay_graph.desk.conversation import templates as replies
 from relay_graph.desk.network import store as network
-from relay_graph.desk.network.models import NetNode, Outage
+from relay_graph.desk.network.models import NetNode, Outage, place_in_words
 from relay_graph.desk.tickets import store as tickets
 from relay_graph.desk.tickets import work as ticket_work
 from relay_graph.desk.tickets import workflow as wf
@@ -73,7 +73,8 @@ async def node_down(deps: Deps, n: NetworkChanged) -> OutageResult:
     async with deps.work(tenant, AGENT) as call:
         outage = await network_cases.open_outage(call, node.node_id, cause=_cause(node))
         linked = await network_cases.link_tickets(call, outage.outage_id)
-        words = replies.outage_notice(outage.outage_id, node.name, outage.opened_at, cause=outage.cause)
+        # the place in the customer's words (a home box's name carries its customer's id)
+        words = replies.outage_notice(outage.outage_id, outage.place, outage.opened_at, cause=outage.cause)
         told = await _notify(call, outage, "declared", words, version=node.version)
         announced = outage.created or bool(told)
         if announced:
@@ -115,9 +116,10 @@ def _cause(node: NetNode) -> str:
 
 def _resolved_words(outage: Outage, node: NetNode) -> replies.Reply:
     closed_at = outage.closed_at or outage.opened_at
-    text = (f"Good news: the outage affecting {node.name} since {replies.when(outage.opened_at)} is over; service "
+    place = place_in_words(node.name, node.kind)
+    text = (f"Good news: the outage affecting {place} since {replies.when(outage.opened_at)} is over; service "
             f"is back since {replies.when(closed_at)}. If anything still does not work, just reply here.")
-    how = [f"outage {outage.outage_id} on {node.name} (opened {replies.when(outage.opened_at)}, "
+    how = [f"outage {outage.outage_id} on {place} (opened {replies.when(outage.opened_at)}, "
            f"closed {replies.when(closed_at)})"]
     return replies.Reply(text, how)
 
@@ -155,7 +157,7 @@ async def _tickets_back(deps: Deps, call: Call, outage: Outage, node: NetNode) -
         if new is None:
             continue  # something else is still wrong on the line (or it moved on): not claimed fixed
         moved.append(t.id)
-        words = replies.confirm_fixed_request(t.id, f"the outage at {node.name} was repaired",
+        words = replies.confirm_fixed_request(t.id, f"the outage at {place_in_words(node.name, node.kind)} was repaired",
                                               deps.now(), AGENT)
         session = await desk.latest_session(deps.client, call.tenant, new.customer) or new.session \
             or desk.notice_session(outage.outage_id, new.customer)

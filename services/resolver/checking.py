@@ -31,7 +31,7 @@ async def start(job: Job, t: Ticket) -> Ticket | None:
             t = await _link(job, t, o)
             if t is None:
                 return None
-            words = replies.outage_notice(o.outage_id, o.node_name, o.opened_at, cause=o.cause, ticket_id=t.id)
+            words = replies.outage_notice(o.outage_id, o.place, o.opened_at, cause=o.cause, ticket_id=t.id)
             return await step(job, t, wf.LineCheckStarted(at=job.call.now()), reply=words)
     return await step(job, t, wf.LineCheckStarted(at=job.call.now()),
                       reply=ticket_status(t.id, TicketStage.CHECKING_LINE, job.deps.now(), owner=AGENT))
@@ -55,7 +55,7 @@ async def check(job: Job, t: Ticket) -> tuple[Ticket | None, FaultKind | None]:
                 t = await _link(job, t, o)
                 if t is None:
                     return None, None
-                await tell(job, t, replies.outage_notice(o.outage_id, o.node_name, o.opened_at, cause=o.cause,
+                await tell(job, t, replies.outage_notice(o.outage_id, o.place, o.opened_at, cause=o.cause,
                                                          ticket_id=t.id), f"s-{t.id}-{o.outage_id}")
     t, readings = await measure(job, t)
     if t is None:
@@ -102,7 +102,7 @@ async def healthy(job: Job, t: Ticket, readings: list[Reading] = ()) -> Ticket |
     linked = await desk.ticket_outages(job.client, job.tenant, t.id)
     if linked and not any(o.open for o in linked):
         ids = [o.outage_id for o in linked]
-        where = ", ".join(sorted({o.node_name for o in linked}))
+        where = ", ".join(sorted({o.place for o in linked}))
         words = replies.confirm_fixed_request(t.id, f"the fault at {where} is repaired and your "
                                                     "line measures healthy again", job.deps.now(), AGENT)
         words = replies.Reply(words.text, [*words.how_i_know, *(f"outage {i} closed" for i in ids)])

@@ -65,7 +65,9 @@ async def test_a_closed_site_gives_no_session_and_an_open_one_sets_a_scoped_http
     # The same browser again: the same customer, nothing new.
     again = await client.post(f"/v1/tenants/{tenant}/me/session")
     assert again.status_code == 200 and again.json()["customer"] == customer
-    assert (await client.get(f"/v1/tenants/{tenant}/me")).json() == {"tenant": tenant, "customer": customer}
+    # nothing known of her clock yet (no city, no browser zone, a tenant without a world): UTC
+    assert (await client.get(f"/v1/tenants/{tenant}/me")).json() == {"tenant": tenant, "customer": customer,
+                                                                       "time_zone": "UTC"}
 
     # Closing the site ends what its sessions can do.
     await client.put(f"/v1/tenants/{tenant}/site", json={"open": False}, headers=auth)
@@ -328,8 +330,10 @@ async def test_the_browsers_time_zone_picks_the_country_the_desk_prices_until_an
         assert home == "GB"
         assert (await plans_for_zone({"time_zone": "America/New_York"}))["country"] == home
         assert (await plans_for_zone({"time_zone": "Europe/London"}))["country"] == "GB"
-        # an explicit country still answers for that country
+        # the site shows her times on that clock until her city is known
         browser = browsers[0]
+        assert (await browser.get(f"/v1/tenants/{tenant}/me")).json()["time_zone"] == "Europe/Lisbon"
+        # an explicit country still answers for that country
         r = await browser.get(f"/v1/tenants/{tenant}/me/plans", params={"country": "ES"})
         assert r.status_code == 200 and r.json()["country"] == "ES"
         # a malformed zone is refused before any customer is made

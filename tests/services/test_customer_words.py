@@ -47,6 +47,14 @@ async def test_the_customer_clock_is_their_city_s(graph_client, tenant, divya):
     assert getattr(await customer_zone(graph_client, tenant, divya), "key", None) == "Asia/Kolkata"
 
 
+async def test_a_customer_in_a_city_the_desk_does_not_serve_reads_its_clock(intake, gateway, graph_client, tenant,
+                                                                            divya):
+    """"I live in Madrid" on the India desk: no line there, but Madrid's clock, not the desk's."""
+    await intake_agent.answer_turn(intake, await gateway.write_turn(
+        "Ana Ruiz", "Hi, I'm Ana Ruiz and I live in Madrid. My internet is down.", session="ana-1"))
+    assert getattr(await customer_zone(graph_client, tenant, "Ana Ruiz"), "key", None) == "Europe/Madrid"
+
+
 async def test_a_healthy_line_is_answered_with_what_was_measured_the_visit_time_and_a_tip(
         intake, resolver, gateway, graph_client, tenant, divya):
     opened = await intake_agent.answer_turn(intake, await gateway.write_turn(

@@ -176,3 +176,20 @@ async def test_a_hub_down_does_not_warn_customers_its_standby_uplink_serves(neto
         both.outage.outage_id]
     assert [o.node_id for o in await network.open_outages_for_customer(graph_client, tenant, "Anil Shah")] == [
         ahmedabad]
+
+
+async def test_a_home_box_down_is_said_as_your_home_box_without_ids(netops, graph_client, stream_redis, tenant):
+    """A home box's node name starts with its customer's id (the simulator's customers are `c-…`):
+    the notice and the "over" notice name the place as the customer reads it (the staff's
+    how-I-know keeps the ids)."""
+    await sample_network.build_sample_network(graph_client, tenant, city="surat", customers=CUSTOMERS[:1])
+    box = (await network.customer_line(graph_client, tenant, "Ann Bell"))[0]
+    assert box.kind.value == "Ont" and box.name.endswith("home box")
+    declared = await agent.node_down(netops, await down(graph_client, tenant, box.node_id))
+    assert declared.notified == ["Ann Bell"]
+    await agent.node_up(netops, await up(graph_client, tenant, box.node_id))
+    said = [await reads.get_turn(graph_client, tenant, w.id) for w in
+            await published(stream_redis, STREAM_REPLIES, tenant, reply_to=declared.outage.outage_id)]
+    assert len(said) == 2 and all("your home box" in s.text for s in said), [s.text for s in said]
+    for s in said:
+        assert box.name not in s.text and box.node_id not in s.text

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState } from "react";
-import { ApiError, live, post, tenant, type LiveEvent } from "./api";
+import { ApiError, api, live, post, setShownZone, tenant, type LiveEvent, type Me } from "./api";
 import { Chat } from "./Chat";
 import { Judge, JudgeTenantNote, judgeReturn, pendingJudge, startJudge } from "./Judge";
 import { Line, Memory, Plans, Tickets } from "./screens";
@@ -42,13 +42,27 @@ function Site() {
   }, []);
   const [nonce, setNonce] = useState(0);
   const [judge] = useState(pendingJudge);
+  // the zone every time on the site is shown in (it changes when the desk learns your city)
+  // (kept as state too, so a change re-renders every screen)
+  const [, setZone] = useState<string | null>(null);
+  const know = useCallback((me: Me) => {
+    setShownZone(me.time_zone);
+    setZone(me.time_zone);
+  }, []);
 
   useEffect(() => {
     // the time zone lets the desk quote your country's prices before you give an address
-    post<{ customer: string }>("/me/session", { time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone })
-      .then((me) => setCustomer(me.customer))
+    post<Me>("/me/session", { time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone })
+      .then((me) => {
+        know(me);
+        setCustomer(me.customer);
+      })
       .catch((e: ApiError) => setProblem(e.message));
-  }, []);
+  }, [know]);
+
+  useEffect(() => {
+    if (customer && tick > 0) api<Me>("/me").then(know).catch(() => {});
+  }, [customer, tick, know]);
 
   const onEvent = useCallback((e: LiveEvent) => {
     setLastEvent(e);

@@ -104,10 +104,10 @@ export function Chat({ tick, lastEvent, session, setSession, nonce }: Props) {
                 <span className="sr-only">{mine ? "You said:" : "The desk replied:"}</span>
                 <div className="bubble">{t.text}</div>
                 <div className="meta muted small">{mine ? "you" : t.speaker ?? "desk"} · {when(t.at)}</div>
-                {!mine && t.how_i_know.length > 0 ? (
-                  <details className="how">
+                {!mine && (t.sources ?? []).length > 0 ? (
+                  <details className="how" data-testid="sources">
                     <summary>How I know</summary>
-                    <ul>{t.how_i_know.map((h, i) => <li key={i}>{h}</li>)}</ul>
+                    <ul>{t.sources.map((h, i) => <li key={i}>{h}</li>)}</ul>
                   </details>
                 ) : null}
               </li>

@@ -71,15 +71,19 @@ export type Turn = {
   text: string;
   at: string | null;
   ticket_id: string | null;
-  how_i_know: string[];
+  how_i_know: string[]; // ids, for staff and agents: the site shows `sources`
+  sources: string[]; // the same rows in the customer's words
 };
+export type Me = { tenant: string; customer: string; time_zone: string };
 export type Conversation = { session: string; started_at: string | null; last_at: string | null; first_text: string | null };
 export type TicketItem = { id: string; stage: string; issue: string; opened_at: string; updated_at: string };
 export type TicketDetail = TicketItem & {
   summary: string;
   owner: string | null;
-  timeline: { at: string; agent: string; event: string; detail: string | null }[];
-  visits: { visit_id: string; technician: string; at: string | null; scheduled_at: string | null; status: string }[];
+  // detail: the staff's words (ids, UTC); customer: the customer's (what the site shows)
+  timeline: { at: string; agent: string; event: string; detail: string | null; customer: string | null }[];
+  // at: when the technician goes; scheduled_at: when it was booked
+  visits: { visit_id: string; technician: string; at: string; scheduled_at: string; status: string }[];
 };
 export type Fact = {
   fact_id: string;
@@ -103,5 +107,21 @@ export type Offers = {
 export type CityStatus = { city: string; hub: string; status: "degraded" | "outage"; reason: string };
 export type Coverage = { cities: CityStatus[] };
 
+// The customer's zone as the API gives it (their city's, else their browser's): every time on the
+// site is shown in it, with the zone's short name, so the page and the desk's words agree.
+let shownZone: string | undefined;
+export function setShownZone(zone: string | null | undefined) {
+  try {
+    shownZone = zone ? (new Intl.DateTimeFormat(undefined, { timeZone: zone }), zone) : undefined;
+  } catch {
+    shownZone = undefined; // a zone this browser does not know: its own
+  }
+}
+
 export const when = (iso: string | null | undefined) =>
-  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "";
+  iso
+    ? new Date(iso).toLocaleString(undefined, {
+        weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23",
+        timeZone: shownZone, timeZoneName: "short",
+      })
+    : "";

@@ -49,28 +49,35 @@ function Progress({ stage }: { stage: string }) {
   );
 }
 
+const VISIT_WORDS: Record<string, string> = {
+  scheduled: "Technician booked for your home",
+  done: "Technician visited",
+  cancelled: "Technician visit cancelled",
+};
+
 function Ticket({ id, tick }: { id: string; tick: number }) {
   const [t] = useRead<TicketDetail>(`/me/tickets/${encodeURIComponent(id)}`, tick);
-  if (!t) return <li className="card">Loading {id}…</li>;
+  if (!t) return <li className="card">Loading your ticket…</li>;
+  // the customer's words of each step (the staff's detail carries ids and UTC: not for this page)
+  const steps = t.timeline.filter((e) => e.customer);
   return (
     <li className="card ticket" data-testid="ticket" data-stage={t.stage}>
       <h3>
-        {t.summary || t.issue} <span className="muted small">{t.id}</span>
+        {t.summary || t.issue.replace(/_/g, " ")} <span className="muted small">{t.id}</span>
       </h3>
       <p className="stage">{STEP_LABEL[t.stage] ?? t.stage}</p>
       <Progress stage={t.stage} />
       {t.visits.map((v) => (
-        <p key={v.visit_id} className="visit">
-          Technician {v.technician}: {v.status} {when(v.scheduled_at ?? v.at)}
+        <p key={v.visit_id} className="visit" data-testid="visit" data-status={v.status}>
+          {VISIT_WORDS[v.status] ?? "Technician visit"}: {v.technician}, {when(v.at)}
         </p>
       ))}
       <details className="how" open={t.stage !== "closed"}>
-        <summary>What the desk did ({t.timeline.length} steps)</summary>
+        <summary>What we did ({steps.length} steps)</summary>
         <ol className="timeline" aria-live="polite">
-          {t.timeline.map((e, i) => (
+          {steps.map((e, i) => (
             <li key={i}>
-              <span className="muted small">{when(e.at)}</span> <b>{e.agent}</b> {e.event.replace(/_/g, " ")}
-              {e.detail ? <span className="muted">: {e.detail}</span> : null}
+              <span className="muted small">{when(e.at)}</span> {e.customer}
             </li>
           ))}
         </ol>

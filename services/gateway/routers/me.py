@@ -24,6 +24,8 @@ from relay_graph.desk.tickets import store as tickets
 from relay_graph.desk.catalogue.models import ExtraOffer, PlanOffer
 from relay_graph.desk.catalogue.reads import addons_for, plans_for
 from relay_graph.desk.conversation.reads import customer_country
+from relay_graph.desk.conversation.sources import sources_in_words
+from relay_graph.desk.customers.zone import customer_zone
 from relay_graph.runtime.errors import NotFound, RelayError
 from relay_graph.memory.models import FactView
 from relay_graph.desk.network.models import CityStatus
@@ -87,6 +89,14 @@ class SiteState(BaseModel):
 class Me(BaseModel):
     tenant: str
     customer: str = Field(description="the customer id this session speaks for")
+    time_zone: str = Field(default="UTC", examples=["Asia/Kolkata"], description="the zone the customer's times "
+                           "are worded in (their city's, else their browser's, else their country's): the site "
+                           "shows every time in it")
+
+
+async def _me(client, session: CustomerSession) -> Me:
+    zone = await customer_zone(client, session.tenant, session.customer)
+    return Me(tenant=session.tenant, customer=session.customer, time_zone=getattr(zone, "key", None) or "UTC")
 
 
 class StartSessionBody(Strict):
@@ -147,7 +157,7 @@ async def start_session(request: Request, response: Response, deps: DepsDep, htt
         try:
             session = await store.resolve(existing, tenant)
             response.status_code = 200
-            return Me(tenant=session.tenant, customer=session.customer)
+            return await _me((await deps.open()).client, session)
         except RelayError:
             pass  # ended or another site's: a new one replaces it
     http.site_limiter.hit("site:" + (request.client.host if request.client else "?"))
@@ -159,7 +169,7 @@ async def start_session(request: Request, response: Response, deps: DepsDep, htt
             await customer_cases.set_time_zone(call, customer, body.time_zone)
     token, session = await store.create(tenant, customer)
     with_cookie(response, request, token, tenant)
-    return Me(tenant=session.tenant, customer=session.customer)
+    return await _me(deps.client, session)
 
 
 def with_cookie(response: Response, request: Request, token: str, tenant: str) -> None:
@@ -169,8 +179,8 @@ def with_cookie(response: Response, request: Request, token: str, tenant: str) -
 
 
 @router.get("/me", response_model=Answer[Me], responses=responses(401, 403, 404, 429, 503), summary="Who this session is")
-async def me(session: CustomerDep) -> Me:
-    return Me(tenant=session.tenant, customer=session.customer)
+async def me(session: CustomerDep, memory: MemoryDep) -> Me:
+    return await _me(memory.client, session)
 
 
 @router.post("/me/chat", status_code=202, response_model=Answer[ChatAccepted | ChatAnswered],
@@ -206,11 +216,13 @@ async def my_conversations(session: CustomerDep, memory: MemoryDep) -> Conversat
 
 
 @router.get("/me/conversations/{session_id}", response_model=Answer[Turns], responses=responses(401, 403, 404, 429, 503),
-            summary="One of your conversations, turn by turn (with each reply's how-I-know)")
+            summary="One of your conversations, turn by turn (each reply's how-I-know, and its sources in words)")
 async def my_conversation(session: CustomerDep, memory: MemoryDep,
                           session_id: Annotated[str, Path(min_length=1, max_length=128)]) -> Turns:
     turns = await site.turns(memory.client, session.tenant, session.customer, session_id)
-    return Turns(session=session_id, turns=turns)
+    zone = await customer_zone(memory.client, session.tenant, session.customer)
+    return Turns(session=session_id, turns=[t.model_copy(update={"sources": sources_in_words(t.how_i_know, zone)})
+                                            if t.how_i_know else t for t in turns])
 
 
 @router.get("/me/tickets", response_model=Answer[TicketsResult], responses=responses(401, 403, 404, 429, 503),

@@ -16,6 +16,26 @@ from relay_graph.memory.entities import TOKEN, fold_accents
 EARTH_RADIUS_KM = 6371.0088
 MAX_NAME_WORDS = 6  # longer alternate names are never typed by customers
 
+# Alternate names that are everyday words of a support chat: "my name is" is not Namur ("Name"),
+# "the LOS light" not Teresina ("THE") nor Lagos ("LOS"), "we" not Huế. A city's own name is kept.
+EVERYDAY_WORDS = frozenset("""
+a about after again all also am an and any are as at back based be been before box but by call can
+come day days did do does down for from get go going good got had has have he hello help her here hey hi
+his home how i if im in into is it its just last light line live lives living los make me month morning
+moved my name new next night no not now of off ok on one or our out phone plan please red same see she
+since slow so some still thanks that the their them then there they this time to today tomorrow two up
+us very was we week well were what when where which who why will with work working yes yesterday you your
+""".split())
+
+
+def _typed_alternate(name: str, key: str) -> bool:
+    """Whether an alternate name is one a customer means as the place: not an airport or ICAO code
+    ("THE", "QNM"), not one or two letters, not an everyday word."""
+    if len(key) <= 2 or key in EVERYDAY_WORDS:
+        return False
+    return not (name.isascii() and name.isalpha() and name.isupper() and len(name) <= 4)
+
+
 _TOKEN = TOKEN  # a word keeps its marks: "पुणे" is one word, not "प" and "ण"
 # letters NFKD does not decompose
 _EXTRA_FOLD = str.maketrans({"ł": "l", "Ł": "l", "ø": "o", "Ø": "o", "æ": "ae", "Æ": "ae", "œ": "oe",
@@ -128,7 +148,7 @@ class World:
             seen = {key}
             for alt in alternates.get(c.geonameid, ()):
                 k = place_key(alt)
-                if k and k not in seen and k.count(" ") < MAX_NAME_WORDS:
+                if k and k not in seen and k.count(" ") < MAX_NAME_WORDS and _typed_alternate(alt, k):
                     seen.add(k)
                     self.alternate.setdefault(k, []).append(c.geonameid)
         self.country_keys: dict[str, str] = {}

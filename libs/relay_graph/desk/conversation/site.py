@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from relay_graph.runtime.times import from_ms
 from relay_graph.runtime.db import GraphClient
@@ -36,6 +36,8 @@ class ConversationTurn(BaseModel):
     reply_to: str | None = None
     ticket_id: str | None = None
     how_i_know: list[str] = []
+    sources: list[str] = Field(default=[], description="the how-I-know rows in the customer's words (no ids, "
+                               "their clock): what the customer site shows under a reply")
 
 
 def customer_uid(customer: str) -> str:

@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 from relay_graph.runtime.errors import InvalidInput
 from relay_graph.memory.models import FactState, FactView
+from relay_graph.desk.network.models import place_in_words
 
 
 class Reply(NamedTuple):
@@ -282,7 +283,7 @@ def outage_notice(outage_id: str, area: str, opened_at: datetime, *, cause: str 
                   eta: datetime | None = None, ticket_id: str | None = None) -> Reply:
     """A known outage reaches this customer: say so before they troubleshoot anything."""
     oid = _need(outage_id, "outage_id")
-    area = _need(area, "area")
+    area = place_in_words(_need(area, "area"))  # a home box's name carries its customer's id
     # the cause is the network team's words (node kinds and ids): for the staff lines only
     text = f"There is a known fault at {area} since {when(opened_at)}, on the way to your home."
     text += " Our network team is already working on it"

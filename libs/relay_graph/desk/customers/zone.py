@@ -1,6 +1,7 @@
 """A customer's clock: the time zone every time a customer reads is worded in, and the wording.
 
-The zone is their city's (the gazetteer's zone of the city they live in), else the browser's zone
+The zone is their city's (the gazetteer's zone of the city they live in, found by its name when the
+desk does not serve it), else the browser's zone
 kept on their first visit (customers.set_time_zone), else the zone of their city's country, else of
 the desk's home country. `local_when` words a time in it; `localised` rewrites the UTC stamps
 staff-facing templates print ("2026-12-06 10:00 UTC") into it, so no UTC reaches a customer. May use
@@ -13,7 +14,7 @@ from datetime import datetime, timezone, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from relay_graph.desk.agent_reads import customer_uid
-from relay_graph.desk.catalogue.geo import ZONE_ALIASES, world
+from relay_graph.desk.catalogue.geo import ZONE_ALIASES, place_key, world
 from relay_graph.desk.catalogue.regions import REGIONS
 from relay_graph.desk.queries import conversation as q
 from relay_graph.runtime.db import GraphClient
@@ -40,11 +41,23 @@ async def customer_zone(client: GraphClient, tenant: str, customer: str) -> tzin
     rows = await client.run(tenant, q.CUSTOMER_ZONE, {"uid": customer_uid(customer)})
     r = rows[0] if rows else {}
     geo = world()
-    zone = (zone_named(geo.zone_of_city(r.get("geonameid"))) or zone_named(r.get("time_zone"))
-            or zone_named(geo.zone_of_country(r.get("country"))))
+    zone = (zone_named(geo.zone_of_city(r.get("geonameid"))) or _zone_of_named_city(r.get("city_name"))
+            or zone_named(r.get("time_zone")) or zone_named(geo.zone_of_country(r.get("country"))))
     if zone is not None:
         return zone
     return zone_named(geo.zone_of_country(await _home_country(client, tenant))) or UTC
+
+
+def _zone_of_named_city(name: str | None) -> tzinfo | None:
+    """The zone of a city known only by its name (one the desk does not serve: "I live in Madrid" on
+    an Indian desk): the most populous gazetteer city of that primary name. Alternate names are not
+    used: they hold airport codes and short words ("THE" is Teresina's)."""
+    if not name:
+        return None
+    geo = world()
+    cities, _ = geo.lookup(place_key(name))
+    best = max(cities, key=lambda c: c.population, default=None)
+    return zone_named(geo.zone_of_city(best.geonameid)) if best is not None else None
 
 
 async def _home_country(client: GraphClient, tenant: str) -> str | None:

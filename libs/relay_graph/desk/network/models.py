@@ -40,6 +40,15 @@ class NodeKind(str, Enum):
     ONT = "Ont"  # the box in the home
 
 
+HOME_BOX = " home box"  # the end of every home box's name (store.home_box_name): its customer's id before it
+
+
+def place_in_words(name: str, kind: NodeKind | None = None) -> str:
+    """Where a fault is, as a customer reads it: a home box's name starts with its customer's id,
+    so theirs is "your home box"; every other node's name is a place ("Pune Central cabinet 2")."""
+    return "your home box" if kind is NodeKind.ONT or name.endswith(HOME_BOX) else name
+
+
 class LinkType(str, Enum):
     """Each value is also the relationship type."""
 
@@ -156,6 +165,11 @@ class Outage(BaseModel):
     customers: list[str] = []
     affected_count: int = 0
     created: bool = False  # True only on the call that opened it (netops announces once)
+
+    @property
+    def place(self) -> str:
+        """Where it is, in the words a customer it reaches reads (no node or customer ids)."""
+        return place_in_words(self.node_name, self.node_kind)
 
 
 class PathFault(BaseModel):

@@ -18,6 +18,7 @@ from relay_graph.runtime.errors import InvalidInput, InvalidValue, NotFound, Sta
 from relay_graph.memory.models import aware, utcnow
 from relay_graph.desk.network.models import (
     ACCESS_KINDS,
+    HOME_BOX,
     LINK_ENDPOINTS,
     MAX_NODE_NAME,
     check_node_id,
@@ -53,7 +54,7 @@ def _ms(at: datetime | None) -> int:
 
 def home_box_name(customer: str) -> str:
     """The home box's node name, within a node name's 200 characters for any customer name."""
-    return f"{customer[:MAX_NODE_NAME - 9]} home box"
+    return f"{customer[:MAX_NODE_NAME - len(HOME_BOX)]}{HOME_BOX}"
 
 
 def customer_identity(name: object) -> tuple[str, str, str]:

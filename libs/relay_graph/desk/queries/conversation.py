@@ -15,12 +15,14 @@ CUSTOMER_COUNTRY = Query(
 )
 
 # What the customer's clock is read from: the gazetteer id of the city they live in, its country,
-# and the browser's zone kept on their first visit.
+# its name (a city the desk does not serve is no catalogue City: only its name is known), and the
+# browser's zone kept on their first visit.
 CUSTOMER_ZONE = Query(
     "conversation_customer_zone",
     "MATCH (c:Entity {uid: $uid}) "
-    "OPTIONAL MATCH (c)-[:LIVES_IN]->(city:City) "
-    "RETURN city.geonameid AS geonameid, city.country AS country, c.time_zone AS time_zone LIMIT 1",
+    "OPTIONAL MATCH (c)-[:LIVES_IN]->(city:Entity) "
+    "RETURN city.geonameid AS geonameid, city.country AS country, city.name AS city_name, "
+    "c.time_zone AS time_zone LIMIT 1",
     read_only=True,
 )
 

@@ -7,6 +7,7 @@ from datetime import tzinfo
 from enum import Enum
 from typing import Annotated, Any, ClassVar, Literal, Union
 from pydantic import AwareDatetime, BaseModel, Field
+from relay_graph.desk.network.models import place_in_words
 from relay_graph.desk.tickets.work import Check
 from relay_graph.desk.tickets.steps import (
     CL, FROZEN, Refusal, Step, TicketState, Visit, VisitStatus, Waiting, cancel_steps, closing, latest_of,
@@ -311,7 +312,7 @@ class OutageLinked(TicketEvent):
 
     def _words(self, s, z):
         return (f"outage {self.outage_id} at {self.node_name} since {when(self.since)}",
-                f"There is a known fault at {self.node_name} since {when(self.since, z)}; we are on it.")
+                f"There is a known fault at {place_in_words(self.node_name)} since {when(self.since, z)}; we are on it.")
 
 
 class AddressRequested(TicketEvent):

@@ -225,3 +225,14 @@ def test_a_pin_code_alone_places_the_home_by_its_position():
     p = locate("Pune 560034", own=own("india"), served=footprint_index(), world_=world(), postal_places=places)
     assert (p.city, p.source) == ("Pune", OWN)
     assert postal.lookup("999999") is None
+
+
+@pytest.mark.parametrize("text, city", [
+    ("Hi, my name is Ana Ruiz and I live in Madrid.", "Madrid"),  # "Name" is an alternate of Namur
+    ("The LOS light is red and we live in Leeds", "Leeds"),  # THE: Teresina, LOS: Lagos, we: Huế
+    ("Good evening, for two days nothing loads and we're based in Paris", "Paris"),  # FOR: Fortaleza
+])
+def test_everyday_words_and_airport_codes_are_no_places(text: str, city: str) -> None:
+    p = where(text)
+    named = {p.city, p.place, *(c.name for c in p.candidates)} - {None}
+    assert city in named and not named & {"Namur", "Teresina", "Lagos", "Huế", "Fortaleza"}, (p.status, named)

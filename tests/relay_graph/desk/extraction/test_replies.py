@@ -159,6 +159,12 @@ def test_outage_notice_with_eta_and_ticket() -> None:
     assert "expects" not in plain.text and "ticket" not in plain.text
 
 
+def test_an_outage_of_a_home_box_is_your_home_box() -> None:
+    """A home box's node name carries its customer's id: whoever words the notice, it is not said."""
+    reply = replies.outage_notice("OUT-8", "c-c714b63cca862f4d home box", AT)
+    assert "known fault at your home box" in reply.text and "c-c714" not in reply.text
+
+
 def test_refusals_reveal_nothing_and_cite_nothing() -> None:
     for reply in (replies.refuse_other_customer(), replies.refuse_off_topic()):
         assert reply.how_i_know == []

@@ -421,7 +421,7 @@ def print_tables(console: Console, data: dict[str, Any]) -> None:
     p = data.get("phrasings") or {}
     if p.get("turns"):
         _print_share(console, "Strangers' phrasings (goal >= 95 %)", p)
-        console.print(f"{p['turns_expecting_new_kinds']} of its turns expect kinds the desk does not have yet: "
+        console.print(f"{p['turns_expecting_new_kinds']} of its turns expect the kinds issue 31 added: "
                       f"{', '.join(p['expected_new_kinds'])} (load average before "
                       f"{data['machine']['load_avg_before']}, after {data['machine']['load_avg_after']})")
 

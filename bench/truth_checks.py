@@ -93,8 +93,12 @@ def _ids(sentence: str) -> list[Failure]:
 _UTC = re.compile(r"\b(?:UTC|GMT)\b|\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?Z\b")
 
 
-def _utc(sentence: str) -> list[Failure]:
+def _utc(sentence: str, moment: Moment | None = None) -> list[Failure]:
+    """UTC named to a customer; GMT is their own zone's name where and when it is (London in winter)."""
     m = _UTC.search(sentence)
+    if m and m.group(0) == "GMT" and moment is not None and moment.zone:
+        if moment.at.astimezone(ZoneInfo(moment.zone)).tzname() == "GMT":
+            return []
     return [Failure("utc", sentence, f"UTC to a customer: {m.group(0)!r}")] if m else []
 
 
@@ -314,7 +318,7 @@ def _places(sentence: str, moment: Moment) -> list[Failure]:
 
 
 def check_sentence(sentence: str, moment: Moment) -> list[Failure]:
-    found = [*_ids(sentence), *_utc(sentence), *_times(sentence, moment), *_stages(sentence, moment),
+    found = [*_ids(sentence), *_utc(sentence, moment), *_times(sentence, moment), *_stages(sentence, moment),
              *_visits(sentence, moment), *_places(sentence, moment)]
     return list(dict.fromkeys(found))  # an id said twice is one failure
 

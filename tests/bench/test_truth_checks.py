@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from bench import truth_checks as tc
-from bench.truth_checks import Moment
+from bench.truth_checks import Moment, check_sentence
 
 SENT = datetime(2026, 12, 5, 6, 0, tzinfo=timezone.utc)  # 11:30 in India
 VISIT = datetime(2026, 12, 6, 4, 30, tzinfo=timezone.utc)  # 10:00 in India, Dec 6
@@ -110,3 +110,11 @@ def test_a_booked_visit_says_a_technician_is_booked_and_ids_are_no_places():
     assert rules("Last time, ticket T-A1 has a technician visit booked.",
                  Moment(at=SENT, has_ticket=True, ticket_stages={"T-A1": "reported"})) == ["stage"]
     assert rules("I have opened ticket T-6EDDE03EE114 for this: Charged twice.") == []
+
+
+def test_gmt_is_a_customers_own_zone_where_and_when_it_is():
+    winter, summer = datetime(2026, 12, 5, 12, tzinfo=timezone.utc), datetime(2026, 7, 5, 12, tzinfo=timezone.utc)
+    said = "The technician comes on Mon 7 Dec, 10:00 GMT."
+    assert not [f for f in check_sentence(said, Moment(at=winter, zone="Europe/London")) if f.rule == "utc"]
+    assert [f for f in check_sentence(said, Moment(at=summer, zone="Europe/London")) if f.rule == "utc"]  # BST then
+    assert [f for f in check_sentence(said, Moment(at=winter, zone="Asia/Kolkata")) if f.rule == "utc"]

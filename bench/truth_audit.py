@@ -145,13 +145,14 @@ async def moment_of(http: httpx.AsyncClient, tenant: str, event: dict[str, Any]
     places = [f for f in [*facts, *history] if _PLACE_PREDICATES.search(f.get("predicate", ""))]
     own = frozenset(p for f in places for p in tc.known_place(str(f.get("object", ""))))
     city = next((f["object"] for f in facts if f.get("predicate") == "lives_in"), None)
+    names = frozenset(w for f in [*facts, *history] if f.get("predicate") == "name" for w in tc.fold(str(f["object"])).split())
     return text, customer, tc.Moment(
         at=at, zone=tc.zone_of_city(city), times=tuple(_datetimes(tickets) + _datetimes(facts) + _datetimes(history)),
         stages=stages, has_ticket=bool(tickets), ticket_stages={t["id"]: t["stage"] for t in tickets if not moved(t)},
         booked=frozenset(x for t in tickets if any(v.get("status") == "scheduled" for v in t.get("visits", []))
                          for x in (t["id"], *([""] if t is about else []))),
         visit_done=any(v.get("status") == "done" for t in tickets for v in t.get("visits", [])),
-        own_places=own, named_places=named, coverage_question=coverage), unsettled
+        own_places=own, named_places=named, coverage_question=coverage, own_names=names), unsettled
 
 
 async def audit_reply(http: httpx.AsyncClient, tenant: str, event: dict[str, Any], audit: Audit) -> None:

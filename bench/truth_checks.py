@@ -45,6 +45,7 @@ class Moment:
     own_places: frozenset[str] = frozenset()  # the customer's cities and areas, now and before (folded)
     named_places: frozenset[str] = frozenset()  # places the customer's own turns named (folded)
     coverage_question: bool = False  # the turn asked where the service is offered
+    own_names: frozenset[str] = frozenset()  # the words of the customer's own name (folded): "Bose" is no city then
 
 
 @dataclass(frozen=True)
@@ -306,7 +307,7 @@ def _places(sentence: str, moment: Moment) -> list[Failure]:
         return []
     allowed = moment.own_places | moment.named_places
     out = []
-    for p in sorted(mentioned_places(sentence) - allowed):
+    for p in sorted(mentioned_places(sentence) - allowed - moment.own_names):
         # "Pune" within "Pune Central, Pune" (an exchange of the customer's city) is theirs
         if any(p in a or a in p for a in allowed):
             continue

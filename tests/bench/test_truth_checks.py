@@ -118,3 +118,11 @@ def test_gmt_is_a_customers_own_zone_where_and_when_it_is():
     assert not [f for f in check_sentence(said, Moment(at=winter, zone="Europe/London")) if f.rule == "utc"]
     assert [f for f in check_sentence(said, Moment(at=summer, zone="Europe/London")) if f.rule == "utc"]  # BST then
     assert [f for f in check_sentence(said, Moment(at=winter, zone="Asia/Kolkata")) if f.rule == "utc"]
+
+
+def test_a_word_of_the_customers_own_name_is_no_place():
+    said = "Welcome back, Vikram Bose!"
+    now = datetime(2026, 12, 5, 12, tzinfo=timezone.utc)
+    assert [f for f in check_sentence(said, Moment(at=now)) if f.rule == "place"]  # Bose is a city's name too
+    assert not [f for f in check_sentence(said, Moment(at=now, own_names=frozenset({"vikram", "bose"})))
+                if f.rule == "place"]

@@ -72,8 +72,7 @@ async def run(parts: tuple[str, ...], *, quick: bool, out_dir: Path | None = sui
             for module in (MODULES if i % 2 == 0 else MODULES[::-1]):
                 os.environ["RELAY_FALKORDB_MODULE"] = module  # EmbeddedFalkorDB and child processes read it
                 suite.say(console, f"== {part} on FalkorDB {module}")
-                data = await suite.run(profile, quick=quick, out_dir=None, parts=(part,), console=console,
-                                       recall_hybrid_quick=quick)
+                data = await suite.run(profile, quick=quick, out_dir=None, parts=(part,), console=console)
                 runs[module]["rows"] += data["rows"]
                 runs[module]["parts"][part] = data["parts"][part]
     finally:

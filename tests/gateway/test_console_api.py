@@ -60,7 +60,7 @@ async def test_the_graph_has_every_band_and_both_clocks(client, tenant):
     nodes = {n["id"]: n for n in g["nodes"]}
     assert {old["fact_id"], new["fact_id"]} <= set(nodes)
     was, now = nodes[old["fact_id"]], nodes[new["fact_id"]]
-    assert (was["kind"], was["band"], was["name"]) == ("Fact", "semantic", "Mumbai")
+    assert (was["kind"], was["band"], was["name"]) == ("Fact", "semantic", "lives_in: Mumbai")
     assert "Superseded" in was["labels"] and "Current" in now["labels"]
     assert was["valid_to_ms"] == now["valid_from_ms"]  # the world clock: Mumbai until Pune
     assert was["expired_at_ms"] is not None and now["expired_at_ms"] is None  # the belief clock

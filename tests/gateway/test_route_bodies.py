@@ -194,6 +194,11 @@ CALLS: dict[str, Call] = {
         path=lambda s: {"t": s.tenant, "run": s.profile_run}),
     "map_of_network_v1_console_tenants__t__network_map_get": Call(),
     "crossings_v1_console_tenants__t__tickets__id__crossings_get": Call(path=lambda s: {"t": s.tenant, "id": s.ticket}),
+    "search_v1_console_tenants__t__search_get": Call(lambda s: {"params": {"q": s.customer}}),
+    "neighbourhood_v1_console_tenants__t__customers__c__neighbourhood_get": Call(
+        path=lambda s: {"t": s.tenant, "c": s.customer}),
+    "clocks_v1_console_tenants__t__customers__c__clocks_get": Call(path=lambda s: {"t": s.tenant, "c": s.customer}),
+    "query_summary_v1_console_tenants__t__queries_summary_get": Call(lambda s: {"params": {"housekeeping": "true"}}),
     "experts_v1_console_tenants__t__tickets__id__experts_get": Call(path=lambda s: {"t": s.tenant, "id": s.ticket}),
     "simulator_v1_console_tenants__t__simulator_get": Call(),
     "compare_systems_v1_console_tenants__t__compare_post": Call(lambda s: {"json": {

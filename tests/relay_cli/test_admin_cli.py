@@ -73,11 +73,12 @@ async def test_admin_communities_computes_them_now(falkordb_server, graph_client
 
 async def test_admin_migrate_names_shows_what_the_first_start_moved(falkordb_server, graph_client, tenant,
                                                                     monkeypatch):
-    from relay_graph.memory import facts as engine
+    from relay_graph.memory import entity_refs, facts as engine
     from tests.old_names import old_name_key
 
     await graph_client.run(tenant, Query("t_first", "RETURN 1"), {})  # this process: nothing to move yet
     monkeypatch.setattr(engine, "name_key", old_name_key)  # a graph of the rule before
+    monkeypatch.setattr(entity_refs, "name_key", old_name_key)
     await facts.write_fact(graph_client, tenant, FactInput(subject="आशा राव", predicate="lives_in",
                                                            object="Pune", agent="intake"))
     monkeypatch.undo()

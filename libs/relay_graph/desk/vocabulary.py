@@ -99,7 +99,7 @@ PREDICATES: tuple[Predicate, ...] = (
     Predicate("has_issue", "Customer", "Issue", M, SUP, "HAS_ISSUE"),
     Predicate("prefers_contact", "Customer", "ContactMethod", S, SUP, "PREFERS_CONTACT", check_contact),
     # what customers tell the desk in answer to its questions, and what they ask it for
-    Predicate("lives_in_area", "Customer", "Area", S, SUP, "LIVES_IN_AREA", _not_a_symptom("area")),
+    Predicate("lives_in_area", "Customer", "Neighbourhood", S, SUP, "LIVES_IN_AREA", _not_a_symptom("area")),
     Predicate("household_size", "Customer", "HouseholdSize", S, SUP, "HOUSEHOLD_SIZE", check_household,
               claim="number of people at home"),
     Predicate("prefers_time", "Customer", "TimeOfDay", S, SUP, "PREFERS_TIME", _not_a_symptom("time"),

@@ -34,7 +34,7 @@ async def test_a_memory_only_tenant_has_no_desk_nodes_labels_or_indexes(graph_cl
     nodes = set((await graph_client.run(tenant, NODE_LABELS))[0]["labels"])
     labels = set((await graph_client.run(tenant, LABELS))[0]["labels"])
     assert {"Fact", "Episode", "Entity"} <= nodes
-    assert not labels & desk_labels(), "no desk label, not even an empty one an index would make"
+    assert not labels & desk_labels(), f"no desk label, not even an empty one an index would make: {labels & desk_labels()}"
     kinds = {(r["label"], p, t) for r in await graph_client.run(tenant, INDEXES) for p in r["properties"]
              for t in r["types"][p]}
     assert ("Fact", "fact_id", "RANGE") in kinds and ("Entity", "name", "FULLTEXT") in kinds

@@ -101,7 +101,7 @@ FIXED = re.compile(
     # "it started working on its own", "came back by itself", "seems fine now", "its up again"
     r"|\b(?:started|starts|began)\s+working\b|\b(?:came|come|coming)\s+back\b|\b(?:on\s+its\s+own|by\s+itself)\b"
     r"|\b(?:fixed|sorted|resolved|solved)\s+(?:itself|on\s+its\s+own)\b|\b(?:its|it's|seems|looks)\s+(?:all\s+)?(?:fine|ok|okay"
-    r"|good|alright|normal|up)(?:\s+(?:now|again))?\b|\bworking\s+(?:fine|ok|okay|properly|perfectly|normally)\b"
+    r"|good|alright|normal|up)(?:\s+(?:now|again))?\b|(?<!not\s)(?<!n't\s)(?<!never\s)\bworking\s+(?:fine|ok|okay|properly|perfectly|normally)\b"
     r"|\b(?:issue|problem)\s+(?:has\s+)?(?:gone|disappeared|went\s+away)\b|\b(?:wapas\s+aa\s+gaya|aa\s+gaya|chal\s+gaya|chalne\s+laga)\b",
     re.I,
 )

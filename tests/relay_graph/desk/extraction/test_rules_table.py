@@ -255,3 +255,9 @@ async def test_message_reads_as_expected(case: Case) -> None:
 def test_the_table_is_big_enough() -> None:
     assert len(CASES) >= 60
     assert len({c.text for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("said", ["My internet is not working properly since this morning.",
+                                  "the wifi isn't working properly at all", "tv box never working normally"])
+async def test_a_negated_working_fine_is_a_problem_not_a_fix(said):
+    assert (await RulesExtractor().extract(said, ExtractionContext())).intent is not Intent.CONFIRM_FIXED

@@ -13,10 +13,11 @@ One module a subject: `facts` (write, retire, settle), `episodes`, `tasks`, `pre
 status), `equipment` (the resolver's instruments: measuring and acting through the lab);
 `customers` (creating, time zone, homes on the network, moving a case), `world` (a tenant's region
 and desk), `faults` (the lab's injected faults); `chat` (a customer's turn in), `replies` (the
-agents' replies); `console`, `isolation`, `compare`, `network_map`, `simulator_control` (the staff
-console), `provenance` (the reads behind the tools' explanations) and `operations` (the operator's
-acts on whole graphs: snapshots, reset, delete, move; they take the operator's graph client, as the
-CLI does, since they run as another FalkorDB user and across databases).
+agents' replies); `console`, `console_focus`, `console_groups`, `isolation`, `compare`, `network_map`,
+`simulator_control` (the staff console), `judge_story` (Judge mode's story), `provenance` (the
+reads behind the tools' explanations) and `operations` (the operator's acts on whole graphs:
+snapshots, reset, delete, move; they take the operator's graph client, as the CLI does, since they
+run as another FalkorDB user and across databases).
 
 May use: `relay_graph.lab`, `relay_graph.desk`, `relay_graph.memory`, `relay_graph.runtime`.
 Its own Cypher (the console's and the operator's reads) is in `usecases.queries`."""

@@ -23,6 +23,8 @@ from __future__ import annotations
 import logging
 from typing import Awaitable, Callable
 
+from redis.exceptions import RedisError
+
 from relay_graph.runtime import tenant_data
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.tenancy import GRAPH_PREFIX, validate_tenant
@@ -46,8 +48,12 @@ return 1"""
 
 async def fact_written(client: GraphClient, tenant: str) -> None:
     """A fact of the tenant is about to change: its communities are owed a run (the earliest
-    unhandled change's time is kept)."""
-    await client.redis.zadd(COMMUNITIES, {tenant: now_ms()}, nx=True)
+    unhandled change's time is kept). Best effort: the set is one key on one shard, and a write must
+    not wait for that shard (a failover elsewhere); a mark lost then waits for the tenant's next write."""
+    try:
+        await client.redis.zadd(COMMUNITIES, {tenant: now_ms()}, nx=True)
+    except RedisError as exc:
+        log.info("communities of %s not marked as owed (%r); its next write marks them", tenant, exc)
 
 
 async def schedule_retention(client: GraphClient, tenant: str, due_ms: int | None) -> None:

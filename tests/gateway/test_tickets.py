@@ -63,7 +63,7 @@ async def test_detail_has_timeline_and_handoffs_and_no_internals(client, base, a
     events = [e["event"] for e in t["timeline"]]
     assert events[0] == "opened" and events[-1] == "fixed"
     assert "fixing" in events and events.index("fixing") < events.index("fixed")
-    assert all(set(e) == {"at", "agent", "event", "detail"} for e in t["timeline"])
+    assert all(set(e) == {"at", "agent", "event", "detail", "customer"} for e in t["timeline"])  # customer: its words
     assert [(h["from"], h["to"]) for h in t["handoffs"]] == [("intake", "resolver")]
     assert t["handoffs"][0]["at"].endswith("+00:00")
 

@@ -234,7 +234,7 @@ def on_a_line_with(stack, tenant, customer: str, session: str, fault: str) -> No
 
 
 def lab_steps(ticket: dict) -> list[str]:
-    return [e["detail"].split(":", 1)[0] for e in ticket["timeline"] if e["event"] == "fix_step"]
+    return [e["detail"].split(None, 1)[0].rstrip(":") for e in ticket["timeline"] if e["event"] == "fix_step"]
 
 
 def test_a_customer_chats_through_the_published_port_and_the_ticket_is_fixed(stack, tenant):

@@ -269,7 +269,7 @@ async def test_eight_resolver_replicas_race_over_200_tickets(desk_procs, graph_c
         await eventually(all_escalated, timeout=120, interval=0.5, what="200 tickets escalated")
         await eventually(lambda: settled(stream_redis, STREAM_TICKETS, "resolver"), what="tickets settled")
         rows = [r for r in await graph_client.run(tenant, RACE_PICKUPS) if r["id"].startswith("T-RACE-")]
-        assert all(r["pickups"] == 1 for r in rows), [r for r in rows if r["pickups"] != 1][:5]
+        assert all(r["pickups"] == 1 for r in rows), [(r["id"], r["pickups"], r["by"], r["replica"]) for r in rows if r["pickups"] != 1][:5]
         assert all(r["owner"] == "resolver" and r["by"] == [r["replica"]] for r in rows)
         assert {r["replica"] for r in rows} <= resolvers
         assert len({r["replica"] for r in rows}) > 1  # the work was shared

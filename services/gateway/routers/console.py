@@ -102,7 +102,8 @@ async def graph(call: ConsoleCall,
             "spaces, +, -, brackets) the customers whose current `phone` fact ends in those digits; anything else is a "
             "name, found as GET /customers finds one: exactly (one, or several listed), or spelt alike, then offered "
             "(`how`: `fuzzy`, `did_you_mean`) and never chosen. 422 for an empty or over-long search.")
-async def search(call: ConsoleCall, q: Annotated[str, Query(max_length=console_focus.MAX_QUERY,
+async def search(call: ConsoleCall, q: Annotated[str, Query(min_length=1, max_length=console_focus.MAX_QUERY,
+                                                           pattern=r"\S",  # not blank: what the engine enforces
                                                            description="a name, customer id, phone or ticket id",
                                                            examples=["Asha Verma"])]) -> console_focus.SearchAnswer:
     return await console_focus.search(call, q)

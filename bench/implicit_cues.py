@@ -49,7 +49,7 @@ from relay_graph.runtime.embeddings import Embedder
 from bench.registered import register
 
 from .conversations import FIRST_NAMES
-from .memory_core import say
+from .memory_core import finish, say
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "bench" / "data" / "implicit_cues.json"
@@ -206,13 +206,7 @@ async def run(*, conversations: int, out: Path | None, console: Console | None =
         finally:
             await client.close()
             server.stop()
-    result["machine"]["load_avg_after"] = [round(x, 2) for x in os.getloadavg()]
-    console.print(table(result))
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, indent=2) + "\n")
-        say(console, f"results written to {out}")
-    return result
+    return finish(result, console, table, out)
 
 
 def table(result: dict[str, Any]) -> Table:

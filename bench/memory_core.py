@@ -197,6 +197,18 @@ def say(console: Console, text: str) -> None:
     console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {text}")
 
 
+def finish(result: dict[str, Any], console: Console, table: Callable[[dict[str, Any]], Any],
+           out: Path | None) -> dict[str, Any]:
+    """A bench's last steps: the load after it, its table printed, its JSON written (when `out`)."""
+    result["machine"]["load_avg_after"] = [round(x, 2) for x in os.getloadavg()]
+    console.print(table(result))
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=2) + "\n")
+        say(console, f"results written to {out}")
+    return result
+
+
 async def bounded(concurrency: int, items: Sequence[Any], fn: Callable[[Any], Awaitable[Any]],
                   progress: Callable[[int], None] | None = None) -> list[Any]:
     """fn over items with at most `concurrency` in flight; results in input order."""

@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import ast
 import asyncio
-import json
 import logging
 import os
 import random
@@ -54,7 +53,7 @@ from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
 from relay_graph.runtime.embeddings import DIMENSION, Embedder
 
-from .memory_core import CITIES, DEVICES, PLANS, ROUTERS, customer, percentile, say
+from .memory_core import CITIES, DEVICES, PLANS, ROUTERS, customer, finish, percentile, say
 from .registered import register
 
 REPO = Path(__file__).resolve().parents[1]
@@ -334,13 +333,7 @@ async def run(*, customers: int, updates: int, oracle: bool, out: Path | None,
         finally:
             await client.close()
             server.stop()
-    result["machine"]["load_avg_after"] = [round(x, 2) for x in os.getloadavg()]
-    console.print(table(result))
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(result, indent=2) + "\n")
-        say(console, f"results written to {out}")
-    return result
+    return finish(result, console, table, out)
 
 
 def table(result: dict[str, Any]) -> Table:

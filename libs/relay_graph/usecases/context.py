@@ -30,6 +30,7 @@ import redis.asyncio as aioredis
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.embeddings import Embedder
 from relay_graph.runtime.errors import InvalidInput, Unavailable
+from relay_graph.desk.catalogue import geo
 from relay_graph.desk.llm.wording import build_writer
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import AGENT_PATTERN, Matched
@@ -323,10 +324,14 @@ def make_deps(
 async def build_deps(service: str, settings: AgentSettings, *, preload_model: bool | None = None,
                      **parts: Any) -> Deps:
     """An agent's context (`make_deps`), its memory opened now (Unavailable when FalkorDB does not
-    answer) and the embedding model loaded unless the settings say not to."""
+    answer), the desk's gazetteer read and the embedding model loaded unless the settings say not to.
+    The gazetteer (places and their time zones, read on a customer's first turn or ticket step) takes
+    seconds to build: built here, off the event loop, it never stalls a handler long enough for the
+    replica's heartbeat to lapse and another replica to take its tickets over."""
     deps = make_deps(service, settings, **parts)
     try:
         memory = await deps.open()
+        await asyncio.to_thread(geo.warm)
         if (preload_model if preload_model is not None else settings.preload_model) and memory.embedder is None:
             memory.embedder = await asyncio.to_thread(
                 Embedder, settings.model_dir, batch_size=settings.embed_batch_size,

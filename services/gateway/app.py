@@ -14,6 +14,7 @@ from typing import Any, AsyncIterator
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
 
+from relay_graph.desk.catalogue import geo
 from relay_graph.runtime import tenancy
 from . import errors, judge_tenants, metrics, tenant_stores  # noqa: F401 (tenant_stores: what a delete removes)
 from . import mcp as mcp_http
@@ -103,6 +104,9 @@ def create_app(settings: GatewaySettings | None = None, **parts: Any) -> FastAPI
                 log.info("renamed the admin keys of before to their hash-tagged names: %s", ", ".join(moved))
         except Exception as exc:  # noqa: BLE001
             log.warning("starting without FalkorDB: %s", exc)
+        # The desk's gazetteer (places, time zones: the site's first visit reads it) takes seconds to
+        # build: built now, in a thread, not inside the first request that needs it.
+        warming = asyncio.create_task(asyncio.to_thread(geo.warm))
         try:
             await feed.tail.start()  # the live feed and chat waits see what happens from now on
         except Exception as exc:  # noqa: BLE001 - started again on first need
@@ -117,7 +121,7 @@ def create_app(settings: GatewaySettings | None = None, **parts: Any) -> FastAPI
                 yield
         finally:
             stop_relay.set()
-            await asyncio.wait({relay, sweep, snapshot}, timeout=2)
+            await asyncio.wait({relay, sweep, snapshot, warming}, timeout=2)
             await deps.aclose()
 
     live.redact_tokens_in_server_logs()

@@ -8,7 +8,8 @@ holds for that customer then (the reply's text and the customer's turns from /ep
 tickets with steps, visits and promises from /tickets, their facts now and before from /facts and
 /facts/history) and checks every sentence of the reply with bench.truth_checks: ids and internals,
 UTC, times in the customer's zone that are on file, the stage named, "visited" only after a visit,
-places that are the customer's or asked about. The auditor shares no code with the desk's reply
+places that are the customer's or asked about, coverage that agrees with the tenant's network (its
+city hubs on the console's map, read once). The auditor shares no code with the desk's reply
 check.
 
 Printed, and written to bench/results/truth_audit.json: replies and sentences checked, sentences
@@ -63,6 +64,7 @@ class Audited:
 
 @dataclass
 class Audit:
+    served: frozenset[str] | None = None  # the tenant's served cities, folded (its network's city hubs)
     events: Counter = field(default_factory=Counter)
     missed: int = 0
     audited: list[Audited] = field(default_factory=list)
@@ -106,7 +108,13 @@ async def _session(http: httpx.AsyncClient, tenant: str, session: str) -> list[d
             return out
 
 
-async def moment_of(http: httpx.AsyncClient, tenant: str, event: dict[str, Any]
+async def served_cities(http: httpx.AsyncClient, tenant: str) -> frozenset[str]:
+    """The cities the tenant's network serves: those with a city hub on the console's map."""
+    nodes = (await _get(http, f"/v1/console/tenants/{tenant}/network/map")).get("nodes", [])
+    return frozenset(p for n in nodes if n.get("kind") == "Pop" and n.get("city") for p in tc.known_place(n["city"]))
+
+
+async def moment_of(http: httpx.AsyncClient, tenant: str, event: dict[str, Any], served: frozenset[str] | None = None
                     ) -> tuple[str, str | None, tc.Moment, bool]:
     """(the reply's text, the customer, what the graph held for them now, whether the stage is unsettled)."""
     at = _at(event)
@@ -119,7 +127,7 @@ async def moment_of(http: httpx.AsyncClient, tenant: str, event: dict[str, Any]
     named = frozenset(p for e in turns for p in tc.known_place(e["text"]))
     coverage = bool(asked and _COVERAGE.search(asked["text"]))
     if customer is None:
-        return text, None, tc.Moment(at=at, named_places=named, coverage_question=coverage), False
+        return text, None, tc.Moment(at=at, named_places=named, coverage_question=coverage, served=served), False
 
     listed = (await _get(http, f"/v1/tenants/{tenant}/tickets", customer=customer)).get("tickets", [])
     ids = [t["id"] for t in listed][:6]
@@ -152,12 +160,12 @@ async def moment_of(http: httpx.AsyncClient, tenant: str, event: dict[str, Any]
         booked=frozenset(x for t in tickets if any(v.get("status") == "scheduled" for v in t.get("visits", []))
                          for x in (t["id"], *([""] if t is about else []))),
         visit_done=any(v.get("status") == "done" for t in tickets for v in t.get("visits", [])),
-        own_places=own, named_places=named, coverage_question=coverage, own_names=names), unsettled
+        own_places=own, named_places=named, coverage_question=coverage, own_names=names, served=served), unsettled
 
 
 async def audit_reply(http: httpx.AsyncClient, tenant: str, event: dict[str, Any], audit: Audit) -> None:
     try:
-        text, customer, moment, unsettled = await moment_of(http, tenant, event)
+        text, customer, moment, unsettled = await moment_of(http, tenant, event, audit.served)
     except (httpx.HTTPError, KeyError, ValueError) as exc:
         audit.errors.append(f"reply {event.get('id')}: {exc!r}"[:300])
         return
@@ -247,6 +255,7 @@ async def run(*, minutes: float = DEFAULT_MINUTES, speed: float = 4.0, customers
                 key = r.json()["api_key"]
             async with httpx.AsyncClient(base_url=stack.url, timeout=30, limits=HTTP_LIMITS,
                                          headers={"Authorization": f"Bearer {key}"}) as http:
+                audit.served = await served_cities(http, tenant)
                 stop, subscribed = asyncio.Event(), asyncio.Event()
                 listener = asyncio.create_task(listen(stack.url, tenant, key, http, audit, subscribed, stop))
                 await asyncio.wait_for(subscribed.wait(), 60)

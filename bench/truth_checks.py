@@ -16,7 +16,10 @@ construction. What a sentence may say (issue 31):
 | stage     | a ticket stage named that is not the ticket's stage at that moment (or there is no ticket)   |
 | visit     | "a technician visited / came" with no visit done on the customer's tickets                   |
 | place     | a city named that is neither the customer's (now or before) nor one their turns named; a     |
-|           | coverage question may be answered with any city                                              |
+|           | coverage question may be answered with any city, and a customer outside the footprint may be |
+|           | pointed to a served one                                                                      |
+| footprint | a city said to be served that has no city hub in the tenant's network, or said not to be     |
+|           | served that has one                                                                          |
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ class Moment:
     named_places: frozenset[str] = frozenset()  # places the customer's own turns named (folded)
     coverage_question: bool = False  # the turn asked where the service is offered
     own_names: frozenset[str] = frozenset()  # the words of the customer's own name (folded): "Bose" is no city then
+    served: frozenset[str] | None = None  # the tenant's served cities (folded, from its network); None: not read
 
 
 @dataclass(frozen=True)
@@ -302,10 +306,40 @@ def known_place(text: str) -> set[str]:
     return out
 
 
+_SERVED_CLAIM = re.compile(r"\b(?:we (?:serve|cover)|(?:is|are) (?:served|covered)|on our list|nearest city we serve|"
+                           r"(?:city|cities) we serve|available in)\b", re.I)
+_NOT_SERVED_CLAIM = re.compile(r"\b(?:not (?:on our list|served|covered)|do(?:es)? not (?:serve|cover)|don't (?:serve|cover)"
+                               r"|no service in|not (?:yet )?available in)\b", re.I)
+
+
+def _footprint(sentence: str, moment: Moment) -> list[Failure]:
+    """A sentence about where the service is offered agrees with the network the tenant has: a city
+    said to be served has a city hub; one said not to be served has none."""
+    if moment.served is None:
+        return []
+    named = mentioned_places(sentence) - moment.own_names
+    if _NOT_SERVED_CLAIM.search(sentence):
+        wrong = sorted(p for p in named if p in moment.served)
+        return [Failure("footprint", sentence, f"{_cities()[p][0]} is served (it has a city hub)") for p in wrong]
+    if _SERVED_CLAIM.search(sentence):
+        wrong = sorted(p for p in named if p not in moment.served)
+        return [Failure("footprint", sentence, f"{_cities()[p][0]} has no city hub") for p in wrong]
+    return []
+
+
+def _outside_footprint(moment: Moment) -> bool:
+    """The customer's own or asked-about places are not served: naming a served city is pointing
+    them to the nearest service, not a place pulled from nowhere."""
+    mine = moment.own_places | moment.named_places
+    return moment.served is not None and bool(mine) and not (mine & moment.served)
+
+
 def _places(sentence: str, moment: Moment) -> list[Failure]:
     if moment.coverage_question:
         return []
     allowed = moment.own_places | moment.named_places
+    if _outside_footprint(moment):
+        allowed |= moment.served or frozenset()
     out = []
     for p in sorted(mentioned_places(sentence) - allowed - moment.own_names):
         # "Pune" within "Pune Central, Pune" (an exchange of the customer's city) is theirs
@@ -320,7 +354,7 @@ def _places(sentence: str, moment: Moment) -> list[Failure]:
 
 def check_sentence(sentence: str, moment: Moment) -> list[Failure]:
     found = [*_ids(sentence), *_utc(sentence, moment), *_times(sentence, moment), *_stages(sentence, moment),
-             *_visits(sentence, moment), *_places(sentence, moment)]
+             *_visits(sentence, moment), *_places(sentence, moment), *_footprint(sentence, moment)]
     return list(dict.fromkeys(found))  # an id said twice is one failure
 
 

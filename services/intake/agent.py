@@ -59,6 +59,7 @@ from relay_graph.desk.conversation import compose, guardrails, reads as talk_rea
 from relay_graph.desk.conversation.reads import Returning
 from relay_graph.desk.extraction import Extraction
 from relay_graph.desk.tickets import store as tickets
+from relay_graph.desk.tickets.status import ticket_status
 from relay_graph.desk.tickets.models import TicketSummary
 from relay_graph.memory import facts
 from relay_graph.memory.models import FactView
@@ -169,11 +170,27 @@ async def _answer(deps: Deps, call: Call, this: Turn) -> TurnResult:
                             handed_off=tw.change == "handed_off")
     deciding.closing_words(words, learnt=filed.learnt, ended=filed.ended, current=filed.current, asked=asked,
                            extraction=read.extraction, asks=asks, open_tickets=read.open_tickets)
+    now = await _stages_now(call, words)
     rows = (tw.ticket, *read.open_tickets, *tw.outages, *filed.learnt, *filed.ended, *filed.current, *talk.rows,
-            *tw.rows)
+            *tw.rows, *now)
     result = await reply(call, this, words, tw.ticket, tw.change, rows=rows, customer_text=guard.text)
     result.learnt, result.ended, result.asked, result.outages = filed.learnt, filed.ended, asked, tw.outages
     return result
+
+
+async def _stages_now(call: Call, words: Words) -> list:
+    """The tickets whose stage the reply words, read again just before it is stored: the resolver
+    may have moved one on while this turn was answered, and a reply says where a ticket stands
+    when it is sent. A status part whose ticket moved is worded again from the fresh read."""
+    ids = list(dict.fromkeys(p.ticket for p in words.parts if p.kind is ReplyKind.TICKET_STATUS and p.ticket))
+    if not ids:
+        return []
+    fresh = {t.id: t for t in await together(*(tickets.peek_ticket(call.client, call.tenant, i) for i in ids))}
+    for i, p in enumerate(words.parts):
+        t = fresh.get(p.ticket) if p.kind is ReplyKind.TICKET_STATUS else None
+        if t is not None:
+            words.parts[i] = p._replace(reply=ticket_status(t.id, t.stage, t.updated_at, owner=t.owner))
+    return list(fresh.values())
 
 
 def _with_answers(read: _Read, asked: list[str], text: str, asks: list) -> Extraction:

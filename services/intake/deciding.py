@@ -47,13 +47,13 @@ class Words:
     parts: list[Part] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)  # extra answer labels: "ask:has_router", "tip:slow-wifi"
 
-    def add(self, kind: ReplyKind, reply: replies.Reply | None) -> None:
+    def add(self, kind: ReplyKind, reply: replies.Reply | None, ticket: str | None = None) -> None:
         if reply is not None and reply.text:
-            self.parts.append(Part(kind, reply))
+            self.parts.append(Part(kind, reply, ticket))
 
     def extend(self, parts: list[Part]) -> None:
         for p in parts:
-            self.add(p.kind, p.reply)
+            self.add(p.kind, p.reply, p.ticket)
 
     @property
     def text(self) -> str:
@@ -215,7 +215,7 @@ def closing_words(words: Words, *, learnt: list[FactView], ended: list[FactView]
         words.add(ReplyKind.OFF_TOPIC, replies.refuse_off_topic())
     elif extraction.intent in (Intent.CONFIRM_FIXED, Intent.CONFIRM_NOT_FIXED) and open_tickets:
         for t in open_tickets:
-            words.add(ReplyKind.TICKET_STATUS, ticket_status(t.id, t.stage, t.updated_at, owner=t.owner))
+            words.add(ReplyKind.TICKET_STATUS, ticket_status(t.id, t.stage, t.updated_at, owner=t.owner), t.id)
     elif any(a.kind is AskKind.FAQ for a in asks):  # a question no help article of ours answers
         words.add(ReplyKind.CLARIFY, replies.Reply(
             "I'm sorry, I have no answer to that in our help articles. I can help with your connection and "

@@ -112,7 +112,7 @@ async def _on_problem(call: Call, customer: str, session: str, turn: EpisodeView
             out.rows += rows
         else:
             out.words.append(Part(ReplyKind.TICKET_STATUS,
-                                  ticket_status(same.id, same.stage, same.updated_at, owner=same.owner)))
+                                  ticket_status(same.id, same.stage, same.updated_at, owner=same.owner), same.id))
         return out
     (out.outages, out.faults), out.ticket = await together(reached, ticket_opening.open_and_hand_off(
         call, customer=customer, issue_kind=kind, summary=problem.summary, ticket_id=mine_id, session=session,

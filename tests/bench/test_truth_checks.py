@@ -126,3 +126,14 @@ def test_a_word_of_the_customers_own_name_is_no_place():
     assert [f for f in check_sentence(said, Moment(at=now)) if f.rule == "place"]  # Bose is a city's name too
     assert not [f for f in check_sentence(said, Moment(at=now, own_names=frozenset({"vikram", "bose"})))
                 if f.rule == "place"]
+
+
+def test_a_customer_outside_the_footprint_may_be_pointed_to_a_served_city_and_coverage_agrees_with_it():
+    uk = frozenset({"birmingham", "london", "manchester"})
+    outside = Moment(at=SENT, own_places=frozenset({"coventry"}), served=uk)
+    assert rules("The nearest city we serve is Birmingham.", outside) == []
+    assert rules("The nearest city we serve is Leeds.", outside) == ["place", "footprint"]  # no hub there
+    inside = Moment(at=SENT, own_places=frozenset({"london"}), served=uk)
+    assert rules("Your line in Manchester tests healthy.", inside) == ["place"]  # theirs is London
+    assert rules("Sorry, London is not on our list yet.", inside) == ["footprint"]  # it has a hub
+    assert rules("We serve London.", Moment(at=SENT, own_places=frozenset({"london"}))) == []  # footprint not read

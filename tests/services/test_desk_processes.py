@@ -31,6 +31,7 @@ from relay_graph.runtime.streams import (
     stream_groups,
 )
 from relay_graph.runtime.queries import Query
+from relay_graph.runtime.streams.wire import text_fields
 from relay_graph.desk.tickets.models import TicketStage
 
 from tests.support import wipe_stream_keys
@@ -117,9 +118,9 @@ async def test_a_turn_is_answered_and_its_problem_is_picked_up_by_the_resolver(d
     done = await eventually(lambda: _stage(graph_client, tenant, tid, TicketStage.FIXED), what="ticket fixed")
     assert lab_steps(done) == ["restart_ont"]  # what the readings called for, measured again after
     # The agents met only in the graph: what travelled between them is thin notifications
-    # (ids, versions, changes), never text or state.
+    # (ids, versions, changes), never text or state; the gateway's entries come in FastStream's envelope.
     for _id, fields in await stream_redis.xrange(STREAM_TICKETS):
-        payload = json.loads(fields[b"payload"])
+        payload = json.loads(text_fields(fields)["payload"])
         if payload["tenant"] == tenant:
             assert set(payload) == {"tenant", "kind", "change", "id", "version", "actor", "at", "notification_id"}
 

@@ -29,7 +29,7 @@ async def test_a_redelivered_callback_turn_keeps_one_promise(gateway, intake, me
     gw = gateway
     first = await intake_agent.answer_turn(intake, await gw.write_turn("Asha Rao", "My router is frozen.", session="s-p"))
     ticket = first.ticket.id
-    n = await gw.write_turn("Asha Rao", "Can a technician call me before 10?", session="s-p")
+    n = await gw.write_turn("Asha Rao", "Can a technician call me before 10am?", session="s-p")
     said = await intake_agent.answer_turn(intake, n)
     assert said.answers == ["promise"] and ticket in said.reply.text
     again = await intake_agent.answer_turn(intake, n)
@@ -105,3 +105,49 @@ async def test_prices_are_in_the_country_of_the_city_the_customer_lives_in(gatew
         "Lena Vogel", "I live in Berlin now.\nWhat do your plans cost?", session="s-l"))
     assert moved.answers[0] == "plans" and "noted" in moved.answers
     assert "Our fibre plans in Germany" in moved.reply.text and "€" in moved.reply.text and "19% VAT" in moved.reply.text
+
+
+@pytest.mark.parametrize("worded, kept", [
+    ("A technician will call you before 10:00 IST tomorrow; the promise is on ticket {tid}.", True),
+    ("A technician will call you before 10:00 UTC tomorrow; the promise is on ticket {tid}.", False),  # not their zone
+    ("A technician will call you before 11:30 IST tomorrow; the promise is on ticket {tid}.", False),  # not the time held
+    ("A technician visited and will call you before 10:00 IST; the promise is on ticket {tid}.", False),  # no visit
+    ("Our desk in Mumbai will call you before 10:00 IST; the promise is on ticket {tid}.", False),  # a place not held
+])
+async def test_with_a_key_a_promise_s_rewording_keeps_the_graph_s_time_zone_stage_and_place(
+        gateway, intake, memory, stream_redis, graph_client, seeded, worded, kept):
+    gw = gateway
+    first = await intake_agent.answer_turn(intake, await gw.write_turn("Kavya Rao", "My router is frozen.", session="s-g"))
+    tid = first.ticket.id
+    text = worded.format(tid=tid)
+    deps = dataclasses.replace(intake, writer=groq_writer(text))
+    said = await intake_agent.answer_turn(deps, await gw.write_turn("Kavya Rao", "Can a technician call me before 10am?",
+                                                                     session="s-g"))
+    assert said.answers == ["promise"]
+    [promise] = await ticket_promises(graph_client, seeded, tid)
+    assert promise.due_zone == "Asia/Kolkata"
+    if kept:
+        assert said.reply.text == text
+    else:  # the template, worded from the promise the graph holds
+        assert said.reply.text != text and tid in said.reply.text, said.reply.text
+        assert "10:00" in said.reply.text and "UTC" not in said.reply.text and "visited" not in said.reply.text
+
+
+async def test_a_status_is_worded_from_the_stage_the_ticket_has_when_the_reply_is_stored(
+        gateway, intake, memory, stream_redis, graph_client, seeded, monkeypatch):
+    gw = gateway
+    opened = await intake_agent.answer_turn(intake, await gw.write_turn("Nila Rao", "My router is frozen.", session="s-r"))
+    tid = opened.ticket.id
+    before = await tickets.open_tickets_for(graph_client, seeded, "Nila Rao")
+    assert [t.stage.value for t in before] == ["reported"]
+
+    async def read_then_moved(client, tenant, customer):
+        # what the turn read, and the resolver moves the ticket on while the turn is answered
+        await tickets.set_stage(graph_client, seeded, tid, stage="fixing", agent="resolver")
+        return before
+
+    monkeypatch.setattr(intake_agent.tickets, "open_tickets_for", read_then_moved)
+    again = await intake_agent.answer_turn(intake, await gw.write_turn("Nila Rao", "my router is still frozen",
+                                                                       session="s-r"))
+    assert "ticket_status" in again.answers, again.reply.text
+    assert f"Ticket {tid} is being worked on" in again.reply.text and "waiting to be picked up" not in again.reply.text

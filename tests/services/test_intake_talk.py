@@ -113,6 +113,16 @@ async def test_what_do_you_know_about_me_lists_the_file_with_when_it_was_learnt(
     assert "f-" not in text and "ep-" not in text  # no ids
 
 
+async def test_a_question_about_one_thing_on_file_answers_that_thing_alone(gateway, intake, stream_redis, seeded):
+    await _say(intake, gateway, "Ira Menon", "My name is Ira Menon, I live in Mumbai and I have a TP-Link Archer C6 router",
+               "s-one")
+    got = await _say(intake, gateway, "Ira Menon", "what town do u have me in?", "s-one")
+    assert got.answers == ["on_file"]
+    assert "Mumbai" in got.reply.text and "Archer" not in got.reply.text and "Ira Menon" not in got.reply.text
+    plan = await _say(intake, gateway, "Ira Menon", "and which plan am i on?", "s-one")
+    assert plan.answers == ["on_file"] and "no plan on file" in plan.reply.text and "Mumbai" not in plan.reply.text
+
+
 async def test_history_answers_from_the_world_clock(gateway, intake, memory, stream_redis, seeded):
     now = datetime.now(timezone.utc)
     who = "Omar Sheikh"

@@ -5,11 +5,12 @@ Groq key, the LLM's rewording of those answers behind the reply check (httpx.Moc
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from relay_graph.desk.conversation import guardrails as guardrails
-from relay_graph.desk.catalogue.models import ExtraOffer, FaqAnswer, PlanOffer, Price
+from relay_graph.desk.catalogue.models import FaqAnswer, PlanOffer, Price
 from relay_graph.desk.conversation import (
     GUARD_KINDS,
     Ask,
@@ -20,7 +21,7 @@ from relay_graph.desk.conversation import (
     recognise,
 )
 from relay_graph.desk.conversation import compose
-from relay_graph.desk.conversation.answering import due_time, faq_worth_asking, _tip_order, TicketRef
+from relay_graph.desk.conversation.answering import CallbackWindow, callback_window, faq_worth_asking, _tip_order, TicketRef
 from relay_graph.desk.conversation.asks import callback_due
 
 from .llm.fakes import Clock, Groq, completion
@@ -241,9 +242,29 @@ def test_callback_times(detail, hm):
 
 
 def test_a_callback_is_due_at_the_next_such_time_or_within_two_hours():
-    assert due_time("before 10", AT) == AT.replace(hour=10, minute=0)
-    assert due_time("before 8", AT) == AT.replace(day=6, hour=8, minute=0)  # 08:00 has passed today
-    assert due_time(None, AT) == AT.replace(hour=10, minute=30)
+    assert callback_window("before 10", AT).due == AT.replace(hour=10, minute=0)
+    assert callback_window("before 8am", AT).due == AT.replace(day=6, hour=8, minute=0)  # 08:00 has passed today
+    assert callback_window("before 8", AT).due == AT.replace(hour=20, minute=0)  # the next 8 o'clock: tonight
+    assert callback_window("before 8", AT, sentence="mornings before 8 suit me").due == AT.replace(day=6, hour=8, minute=0)
+    assert callback_window("before 8", AT, sentence="call me before 8 tomorrow").due == AT.replace(day=6, hour=8, minute=0)
+    assert callback_window(None, AT) == CallbackWindow(AT.replace(hour=10, minute=30))
+
+
+def test_a_callback_window_whose_time_has_gone_by_today_starts_now_and_says_so():
+    india = ZoneInfo("Asia/Kolkata")
+    evening = datetime(2026, 12, 5, 14, 21, tzinfo=timezone.utc)  # 19:51 in India
+    w = callback_window("after 6pm", evening, india, "can someone call me after 6 pm today")
+    assert (w.after, w.due.astimezone(india).strftime("%d %H:%M"), w.gone_by) == (None, "05 21:51", True)
+    ahead = callback_window("after 9pm", evening, india, "call me after 9 pm")
+    assert (ahead.after.astimezone(india).strftime("%d %H:%M"), ahead.due.astimezone(india).strftime("%d %H:%M"),
+            ahead.gone_by) == ("05 21:00", "05 23:00", False)
+    kept = callback_window("before 10", evening, india, "call me before 10 today")  # 22:00 is still ahead
+    assert (kept.due.astimezone(india).strftime("%d %H:%M"), kept.gone_by) == ("05 22:00", False)
+    late = callback_window("before 6", evening, india, "call me before 6 today")
+    assert (late.due.astimezone(india).strftime("%d %H:%M"), late.gone_by) == ("05 21:51", True)
+    part = compose.promise_made("pr-1", "A technician will call you", w.due, "T-1", gone_by=True)
+    assert part.reply.text.startswith("That time has already gone by today, so the soonest I can promise: "
+                                      "a technician will call you before 2026-12-05 16:21 UTC;")
 
 
 def test_a_promise_reply_names_its_due_time_and_ticket():

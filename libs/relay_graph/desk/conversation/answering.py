@@ -44,6 +44,9 @@ TIP_PREFIX = "tip:"
 OFFERED_PREFIX = "offered:"  # the plan a reply offered (a recommendation, "the fastest"), for "that one" after
 CALLBACK_WITHIN = timedelta(hours=2)
 _TOMORROW = re.compile(r"\b(?:tomorrow|tmrw|tmr|tomoro|kal)\b", re.I)
+_CLOCK_SAID = re.compile(r"\d\s*[ap]\.?\s?m\b|\d:\d", re.I)  # "10 am", "6pm", "17:30": no 12-hour guess
+_MORNING = re.compile(r"\b(?:mornings?|subah|breakfast)\b", re.I)
+_TODAY = re.compile(r"\b(?:today|tonight|tnite|aaj)\b", re.I)
 CUSTOMER_EVENTS = frozenset({"customer_reading"})
 _SERVICE_INTENTS = {Intent.REPORT_PROBLEM, Intent.ASK_STATUS, Intent.CONFIRM_FIXED, Intent.CONFIRM_NOT_FIXED,
                     Intent.MOVE, Intent.GIVE_INFO}
@@ -101,18 +104,43 @@ def _tip_order(ticket: TicketRef, on_file_text: str) -> list[str]:
     return order
 
 
-def due_time(detail: str | None, at: datetime, zone: tzinfo = timezone.utc, sentence: str = "") -> datetime:
-    """When a callback is due, on the customer's clock (`zone`): the next time of day they named
-    ("before 10 tomorrow" in India: 10:00 IST on the next local day), else CALLBACK_WITHIN from now.
-    The result carries `zone`, so the promise is stored and worded with it."""
+@dataclass(frozen=True)
+class CallbackWindow:
+    """When a promised call may come: from `after` (None: from now) until `due`, on the customer's
+    clock. `gone_by`: the time of day they named has already passed today, so the window starts
+    now (or, for a deadline they wanted today, is the soonest one we can keep), and the reply says so."""
+
+    due: datetime
+    after: datetime | None = None
+    gone_by: bool = False
+
+
+def callback_window(detail: str | None, at: datetime, zone: tzinfo = timezone.utc, sentence: str = "") -> CallbackWindow:
+    """The window of a callback asked for as `detail` ("before 10", "after 6 pm today") at `at`:
+    "after 6" at 19:51 is any time from now (6 pm has come), not 18:00 tomorrow; "before 10 today"
+    at 11:00 cannot be kept, so the soonest window is promised and said to be so; a time still
+    ahead today, or one said with "tomorrow", is that time."""
+    said = f"{detail} {sentence}"
+    wants_after = (detail or "").startswith("after")
     hm = callback_due(detail)
     local = at.astimezone(zone)
     if hm is None:
-        return local + CALLBACK_WITHIN
-    due = local.replace(hour=hm[0], minute=hm[1], second=0, microsecond=0)
-    if due <= local or _TOMORROW.search(f"{detail} {sentence}"):
-        due = (due.replace(tzinfo=None) + timedelta(days=1)).replace(tzinfo=zone)
-    return due
+        return CallbackWindow(local + CALLBACK_WITHIN)
+    named = local.replace(hour=hm[0], minute=hm[1], second=0, microsecond=0)
+    if (named <= local and 1 <= hm[0] <= 11 and not _CLOCK_SAID.search(detail or "")
+            and not _TOMORROW.search(said) and not _MORNING.search(said)):
+        # a bare "before 10" said in the evening is 22:00, the next 10 o'clock on a 12-hour clock
+        evening = named + timedelta(hours=12)
+        named = evening if evening > local else named
+    if _TOMORROW.search(said):
+        named = (named.replace(tzinfo=None) + timedelta(days=1)).replace(tzinfo=zone)
+    elif named <= local and (wants_after or _TODAY.search(said)):
+        return CallbackWindow(local + CALLBACK_WITHIN, None, True)
+    elif named <= local:
+        named = (named.replace(tzinfo=None) + timedelta(days=1)).replace(tzinfo=zone)
+    if wants_after:
+        return CallbackWindow(named + CALLBACK_WITHIN, named)
+    return CallbackWindow(named)
 
 
 async def answer_asks(client: GraphClient, tenant: str, *, customer: str, asks: Sequence[Ask], turn_id: str,
@@ -181,7 +209,7 @@ async def _on_file_ask(out: Answered, client: GraphClient, tenant: str, customer
                        open_tickets: Sequence) -> None:
     """What is on their file, what it said before, what an erasure would remove (then asked)."""
     if ask.kind is AskKind.ABOUT_ME:
-        out.parts.append(await on_file.about_me(client, tenant, customer, open_tickets))
+        out.parts.append(await on_file.about_me(client, tenant, customer, open_tickets, only=ask.detail))
     elif ask.kind is AskKind.HISTORY:
         out.parts.append(await on_file.history(client, tenant, customer, ask.detail or "lives_in", ask.sentence, at))
     else:
@@ -291,14 +319,12 @@ async def _ticket_ask(out: Answered, acts: TicketActs, ask: Ask, ticket: TicketR
         if await acts.reading(ticket, direction, at):
             out.parts.append(compose.reading_noted(direction, ticket.id, at))
         return
-    due = due_time(ask.detail, at, zone, ask.sentence or "")
-    after = None
-    if (ask.detail or "").startswith("after"):  # "after 7": a window from then, not a deadline
-        after, due = due, due + CALLBACK_WITHIN
+    window = callback_window(ask.detail, at, zone, ask.sentence or "")
     text = "A technician will call you"
-    promise = await acts.promise(ticket, text, due, turn_id, at)
+    promise = await acts.promise(ticket, text, window.due, turn_id, at)
     if promise is not None:
-        out.parts.append(compose.promise_made(promise.promise_id, text, due, ticket.id, after=after))
+        out.parts.append(compose.promise_made(promise.promise_id, text, window.due, ticket.id, after=window.after,
+                                              gone_by=window.gone_by))
         out.rows.append(promise)
 
 

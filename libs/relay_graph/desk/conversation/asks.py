@@ -192,6 +192,14 @@ _ABOUT_ME = re.compile(
     r"|on\s+file\s+(?:for|about)\s+me)\b|\bshow\s+me\s+(?:my\s+(?:data|profile|file|details|info)|what\s+you\s+(?:know|have))\b"
     r"|\bwhat\s+have\s+you\s+got\s+on\s+me\b|\b(?:do|does)\s+(?:you|u)\s+remember\s+me\b"
     r"|\bwhat\s+(?:all\s+)?(?:do\s+)?you\s+know\s+about\s+me\b", _I)
+# A question about one thing on file now ("which city do you have me in?", "what plan am I on?"):
+# answered with that one thing, not the whole file.
+_ABOUT_ONE = re.compile(
+    r"\b(?:which|what)\s+(?P<w>city|town|area|address|plan|package|router|number|phone(?:\s+number)?|email(?:\s+address)?)"
+    r"\s+(?:do|have)\s+(?:you|u)\s+(?:got\s+|have\s+)?(?:me\b|for\s+me\b|on\s+(?:file|me)\b)"
+    r"|\b(?:which|what)\s+(?P<p>plan|package)\s+am\s+i\s+on\b", _I)
+_ONE_THING = {"city": "lives_in", "town": "lives_in", "area": "lives_in", "address": "lives_in", "plan": "on_plan",
+              "package": "on_plan", "router": "has_router", "number": "phone", "phone": "phone", "email": "email"}
 _BEFORE = r"(?:before|previously|earlier|in\s+the\s+past|last\s+time|originally|at\s+first|first)"
 _HISTORY = re.compile(
     rf"\b(?:where|which\s+(?:city|town|place|address))\s+did\s+(?:you|u)\s+have\s+me(?:\s+in)?\b"
@@ -346,6 +354,8 @@ def _memory_asks(s: str) -> list[Ask]:
     out: list[Ask] = []
     if _ERASE.search(s):
         out.append(Ask(AskKind.ERASE, sentence=s))
+    elif (one := _ABOUT_ONE.search(s)) and not re.search(rf"\b{_BEFORE}\b", s, _I):
+        out.append(Ask(AskKind.ABOUT_ME, _ONE_THING[(one.group("w") or one.group("p")).split()[0].lower()], sentence=s))
     elif _ABOUT_ME.search(s):
         out.append(Ask(AskKind.ABOUT_ME, sentence=s))
     elif _HISTORY.search(s):

@@ -29,6 +29,7 @@ __all__ = [
 class Part(NamedTuple):
     kind: ReplyKind
     reply: Reply
+    ticket: str | None = None  # the ticket whose stage a status part words (re-read before it is sent)
 
 
 # What a household uses at once, per person, in Mbps (rounded figures of the usual guidance:
@@ -241,10 +242,14 @@ def welcome_back(name: str | None, ticket_id: str | None, summary: str | None, s
     return Part(ReplyKind.WELCOME_BACK, Reply(hello + said, how))
 
 
-def promise_made(promise_id: str, text: str, due: datetime, ticket_id: str, after: datetime | None = None) -> Part:
-    """`after`: the call is not to come before it (they said "after 7"), so the promise is a window."""
+def promise_made(promise_id: str, text: str, due: datetime, ticket_id: str, after: datetime | None = None,
+                 gone_by: bool = False) -> Part:
+    """`after`: the call is not to come before it (they said "after 7"), so the promise is a window.
+    `gone_by`: the time they named has passed today; the promise is the soonest window, and says so."""
     window = f"between {when(after)} and {when(due)}" if after is not None else f"before {when(due)}"
     body = f"{text.strip().rstrip('.')} {window}; I have put that promise on ticket {ticket_id}."
+    if gone_by:
+        body = f"That time has already gone by today, so the soonest I can promise: {body[0].lower()}{body[1:]}"
     return Part(ReplyKind.PROMISE, Reply(body[0].upper() + body[1:],
                                          [f"promise {promise_id} on ticket {ticket_id}: due {when(due)}"]))
 

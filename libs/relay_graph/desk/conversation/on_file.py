@@ -63,11 +63,25 @@ def _issue_words(issue: str) -> str:
     return issue_kind(issue).replace("_", " ")
 
 
-async def about_me(client: GraphClient, tenant: str, customer: str, open_tickets: Sequence) -> Part:
+# One thing asked about ("which city do you have me in?") and what on file says it.
+_ONE: dict[str, tuple[str, ...]] = {"lives_in": ("lives_in", "lives_in_area")}
+
+
+async def about_me(client: GraphClient, tenant: str, customer: str, open_tickets: Sequence,
+                   only: str | None = None) -> Part:
     """Everything current on the customer's file, each with the day we learnt it, and their open
-    tickets in words."""
+    tickets in words; with `only` (a predicate), that one thing."""
     rows = _current(await memory_facts.read_facts(client, tenant, customer))
     rows.sort(key=lambda f: (list(SHOWN).index(f.predicate), f.recorded_at))
+    if only is not None:
+        rows = [f for f in rows if f.predicate in _ONE.get(only, (only,))]
+        how = [f"fact {f.predicate} = {f.object} (recorded {day(f.recorded_at)})" for f in rows]
+        what = HISTORY_WORDS.get(only, only.replace("_", " "))
+        if not rows:
+            return Part(ReplyKind.ON_FILE, Reply(f"I have no {what} on file for you yet: tell me and I will note it.", how))
+        said = "; ".join(_line(f) for f in rows)
+        return Part(ReplyKind.ON_FILE, Reply(f"On file I have {said}. Tell me if that is wrong and I will correct it.",
+                                             how))
     said = [_line(f) for f in rows]
     said += [f"an open ticket about {_issue_words(t.issue)} (opened {day(t.opened_at)})"
              for t in open_tickets if getattr(t, "opened_at", None)]

@@ -42,6 +42,7 @@ from pydantic import BaseModel
 from relay_graph.desk.catalogue.brand import PRODUCT_LINE
 from relay_graph.desk.catalogue.geo import place_key, world
 from relay_graph.desk.conversation.templates import Reply
+from relay_graph.desk.customers.zone import UTC_STAMP
 
 _TOKEN = r"[A-Za-z0-9](?:[._:/-]?[A-Za-z0-9])*"
 
@@ -202,8 +203,11 @@ def invented_claims(text: str, allowed_values: Iterable[str]) -> list[str]:
     10:00, "UTC" to a customer whose draft speaks IST, "the technician visited" before the visit is
     done, "your ticket is closed" while it is open, "Pune" when the rows name Bengaluru."""
     held = "\n".join(v for v in allowed_values if isinstance(v, str))
-    out = [f"{h:02d}:{m:02d}" for h, m in sorted(_clock_times(text) - _clock_times(held))]
-    out += sorted(set(_ZONE_NAMES.findall(text)) - set(_ZONE_NAMES.findall(held)))
+    # The staff's UTC stamps (how-I-know lines) hold an instant, not words a customer may read:
+    # the customer's draft words it on their own clock (customers.zone.localised).
+    clock = UTC_STAMP.sub(" ", held)
+    out = [f"{h:02d}:{m:02d}" for h, m in sorted(_clock_times(text) - _clock_times(clock))]
+    out += sorted(set(_ZONE_NAMES.findall(text)) - set(_ZONE_NAMES.findall(clock)))
     out += [name for name, rx in _CLAIMS.items() if rx.search(text) and not rx.search(held)]
     if _PLACE.search(text):
         folded = f" {place_key(held)} "

@@ -60,6 +60,10 @@ async def test_the_exact_request_and_a_clean_wording_is_kept() -> None:
     f"Ticket {TICKET} is open; it is linked to outage {OUTAGE}.",  # an outage nobody returned
     "I've opened ticket T-000000000042 for you.",  # a ticket id made up
     f"Ticket {TICKET} is open and you'll get ₹500 credit.",  # a price nobody returned
+    f"Ticket {TICKET} is open; a technician will call you by 14:30.",  # a time nobody returned
+    f"Ticket {TICKET} is open and the technician visited this morning.",  # a step that did not happen
+    f"Ticket {TICKET} has been fixed, so nothing more is needed.",  # a stage the ticket is not at
+    f"Ticket {TICKET} is open and our team in Pune is on it.",  # a place the rows do not name
 ])
 async def test_a_wording_that_invents_is_thrown_away(worded: str) -> None:
     w = writer(Groq(completion(worded)))

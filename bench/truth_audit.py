@@ -108,10 +108,18 @@ async def _session(http: httpx.AsyncClient, tenant: str, session: str) -> list[d
             return out
 
 
+FOOTPRINT = REPO / "libs" / "relay_graph" / "desk" / "catalogue" / "data" / "footprint.json"
+
+
 async def served_cities(http: httpx.AsyncClient, tenant: str) -> frozenset[str]:
-    """The cities the tenant's network serves: those with a city hub on the console's map."""
+    """The cities served: those with a city hub on the tenant's map (this desk), and the operator's
+    published footprint (every region's served cities, its desks elsewhere: the data file, read as
+    data)."""
     nodes = (await _get(http, f"/v1/console/tenants/{tenant}/network/map")).get("nodes", [])
-    return frozenset(p for n in nodes if n.get("kind") == "Pop" and n.get("city") for p in tc.known_place(n["city"]))
+    hubs = {p for n in nodes if n.get("kind") == "Pop" and n.get("city") for p in tc.known_place(n["city"])}
+    published = json.loads(FOOTPRINT.read_text())["cities"]
+    return frozenset(hubs | {p for c in published for name in {c["name"], c.get("gazetteer_name") or c["name"]}
+                             for p in tc.known_place(name)})
 
 
 async def moment_of(http: httpx.AsyncClient, tenant: str, event: dict[str, Any], served: frozenset[str] | None = None

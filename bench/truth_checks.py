@@ -18,8 +18,8 @@ construction. What a sentence may say (issue 31):
 | place     | a city named that is neither the customer's (now or before) nor one their turns named; a     |
 |           | coverage question may be answered with any city, and a customer outside the footprint may be |
 |           | pointed to a served one                                                                      |
-| footprint | a city said to be served that has no city hub in the tenant's network, or said not to be     |
-|           | served that has one                                                                          |
+| footprint | a city said to be served that is not served (no city hub in the tenant's network, not in     |
+|           | the operator's published footprint), or said not to be served that is                        |
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class Moment:
     named_places: frozenset[str] = frozenset()  # places the customer's own turns named (folded)
     coverage_question: bool = False  # the turn asked where the service is offered
     own_names: frozenset[str] = frozenset()  # the words of the customer's own name (folded): "Bose" is no city then
-    served: frozenset[str] | None = None  # the tenant's served cities (folded, from its network); None: not read
+    served: frozenset[str] | None = None  # the served cities (folded: the tenant's hubs, the operator's footprint); None: not read
 
 
 @dataclass(frozen=True)
@@ -320,10 +320,10 @@ def _footprint(sentence: str, moment: Moment) -> list[Failure]:
     named = mentioned_places(sentence) - moment.own_names
     if _NOT_SERVED_CLAIM.search(sentence):
         wrong = sorted(p for p in named if p in moment.served)
-        return [Failure("footprint", sentence, f"{_cities()[p][0]} is served (it has a city hub)") for p in wrong]
+        return [Failure("footprint", sentence, f"{_cities()[p][0]} is served") for p in wrong]
     if _SERVED_CLAIM.search(sentence):
         wrong = sorted(p for p in named if p not in moment.served)
-        return [Failure("footprint", sentence, f"{_cities()[p][0]} has no city hub") for p in wrong]
+        return [Failure("footprint", sentence, f"{_cities()[p][0]} is not served") for p in wrong]
     return []
 
 

@@ -7,7 +7,8 @@ than the issue's, so the capability is tested, not a sentence."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+import dataclasses
+from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -122,11 +123,19 @@ async def test_an_open_outage_reaches_a_customer_placed_after_it(gateway, intake
     assert [o.outage_id for o in linked] == [outage.outage_id]
 
 
+def _pinned(intake, hour_utc: int, minute: int = 0):
+    """The intake with its clock at the next such UTC time of day (after every turn written so far)."""
+    now = datetime.now(timezone.utc)
+    at = (now + timedelta(days=1)).replace(hour=hour_utc, minute=minute, second=0, microsecond=0)
+    return dataclasses.replace(intake, clock=lambda: at), at
+
+
 async def test_a_time_that_suits_them_becomes_a_callback_window_on_their_clock(gateway, intake, graph_client,
                                                                                stream_redis, seeded):
     who = "Meera Kulkarni"
     opened = await _say(intake, gateway, who, "I live in Koramangala, Bengaluru; the wifi is really slow", "s-w")
-    got = await _say(intake, gateway, who, "evenings after 6 suit me best for a call", "s-w")
+    morning, _ = _pinned(intake, 6)  # 11:30 in India: 18:00 is still ahead today
+    got = await _say(morning, gateway, who, "evenings after 6 suit me best for a call", "s-w")
     assert "promise" in got.answers and "clarify" not in got.answers
     [promise] = await talk_reads.ticket_promises(graph_client, seeded, opened.ticket.id)
     ist = ZoneInfo("Asia/Kolkata")
@@ -134,3 +143,16 @@ async def test_a_time_that_suits_them_becomes_a_callback_window_on_their_clock(g
     assert (due.hour, due.minute) == (20, 0) and promise.due_zone == "Asia/Kolkata"  # 18:00 plus the window
     start = due - timedelta(hours=2)
     assert f"between {local_when(start, ist)} and {local_when(due, ist)}" in got.reply.text
+
+
+async def test_a_callback_time_gone_by_today_is_the_soonest_window_and_the_reply_says_so(gateway, intake, graph_client,
+                                                                                         stream_redis, seeded):
+    who = "Kiran Joshi"
+    opened = await _say(intake, gateway, who, "I live in Indiranagar, Bengaluru; my router is frozen", "s-gone")
+    evening, at = _pinned(intake, 14, 21)  # 19:51 in India: 6 pm has gone by
+    got = await _say(evening, gateway, who, "can someone call me after 6 pm today?", "s-gone")
+    assert "promise" in got.answers
+    [promise] = await talk_reads.ticket_promises(graph_client, seeded, opened.ticket.id)
+    ist = ZoneInfo("Asia/Kolkata")
+    assert promise.due_at.astimezone(ist) == (at + timedelta(hours=2)).astimezone(ist)  # 21:51, today, not tomorrow
+    assert "gone by today" in got.reply.text and f"before {local_when(promise.due_at, ist)}" in got.reply.text

@@ -356,6 +356,8 @@ def _memory_asks(s: str) -> list[Ask]:
         out.append(Ask(AskKind.ERASE, sentence=s))
     elif (one := _ABOUT_ONE.search(s)) and not re.search(rf"\b{_BEFORE}\b", s, _I):
         out.append(Ask(AskKind.ABOUT_ME, _ONE_THING[(one.group("w") or one.group("p")).split()[0].lower()], sentence=s))
+    elif one:  # "which city do you have me in before?": what the file said before
+        out.append(Ask(AskKind.HISTORY, _ONE_THING[(one.group("w") or one.group("p")).split()[0].lower()], sentence=s))
     elif _ABOUT_ME.search(s):
         out.append(Ask(AskKind.ABOUT_ME, sentence=s))
     elif _HISTORY.search(s):

@@ -26,7 +26,10 @@ outside, through the gateway's HTTP API and the streams, as the desk really runs
    customers are on lines of the tenant's world (seeded when the tenant is created), each with the
    fault lab's fault for the issue their ticket reports, so the resolver works each ticket as in the
    field (claim, consult, measure every test, diagnose, act, measure again, fix record, reply);
-   a ticket is fixed only on a passing measurement after the last action.
+   a ticket is fixed only on a passing measurement after the last action. Beside each round, the
+   cores its processes kept busy (CPU seconds over the round's seconds, from /proc): FalkorDB's
+   and the resolvers' together; tickets/s per replica. FalkorDB runs a graph's writes one at a
+   time, so a FalkorDB near one busy core says the graph, not the resolvers, is the bottleneck.
 
 Between the two parts the bench waits until every consumer group has caught up, so one part's
 backlog does not land in the other's figures. The machine's load average is recorded before and
@@ -69,6 +72,8 @@ from relay_graph.runtime.embedded import free_port
 from relay_graph.runtime.heartbeat import alive, this_host_prefix
 from relay_graph.runtime.streams import STREAMS, Publisher, TicketChanged, connect, stream_groups
 from relay_graph.desk.tickets.models import Ticket
+
+from .memory_core import pid_cpu_s
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "desk.json"
@@ -446,6 +451,10 @@ async def throughput_round(stack: Stack, http: httpx.AsyncClient, client: GraphC
     waiting = await open_and_hand_off(client, tenant, n)
     progress(f"  {len(waiting)} tickets opened and handed off in {tenant}; announcing them")
     publisher = Publisher(redis)
+    resolvers = [p.pid for p in stack.running("resolver").values()]
+    # one server's process; on a cluster (seeds) one node is not the graph's whole cost: not counted
+    falkordb = None if stack.seeds else stack.falkordb.process.pid
+    cpu_before = (_cpu_s([falkordb]), _cpu_s(resolvers))
     loop = asyncio.get_running_loop()
     started = loop.time()
     for t in waiting:
@@ -453,6 +462,8 @@ async def throughput_round(stack: Stack, http: httpx.AsyncClient, client: GraphC
                                               actor="intake"))
     settled, stages = await wait_settled(stack, client, tenant, n, started, progress, timeout)
     seconds = loop.time() - started
+    busy = [None if a is None or b is None else b - a
+            for a, b in zip(cpu_before, (_cpu_s([falkordb]), _cpu_s(resolvers)))]
     return {
         "replicas": replicas,
         "load_avg_1m": load_avg()[0],
@@ -461,8 +472,40 @@ async def throughput_round(stack: Stack, http: httpx.AsyncClient, client: GraphC
         "complete": settled >= n,
         "seconds": round(seconds, 3),
         "tickets_per_s": round(settled / seconds, 2) if seconds > 0 else None,
+        "tickets_per_s_per_replica": round(settled / seconds / replicas, 2) if seconds > 0 else None,
+        "cores_busy": {"falkordb": round(busy[0] / seconds, 2) if seconds > 0 and busy[0] is not None else None,
+                       "resolvers": round(busy[1] / seconds, 2) if seconds > 0 and busy[1] is not None else None},
         "stages": dict(sorted(stages.items())),
     }
+
+
+def _cpu_s(pids: list[int | None]) -> float | None:
+    """The CPU seconds these processes have used, None if one is not there (stopped, restarted)."""
+    try:
+        return sum(pid_cpu_s(p) for p in pids if p is not None) if all(p is not None for p in pids) else None
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
+
+GRAPH_BOUND = 0.85  # FalkorDB this many cores busy: a graph's writes, one at a time, are the limit
+
+
+def bottleneck(per_count: dict[str, dict[str, Any]], cpus: int | None) -> str:
+    """One sentence on what limits tickets/s at the largest replica count measured."""
+    if not per_count:
+        return "no ticket rounds"
+    top = max(per_count.values(), key=lambda r: r["replicas"])
+    busy = top.get("cores_busy") or {}
+    db, res = busy.get("falkordb"), busy.get("resolvers")
+    if db is None or res is None:
+        return "cores busy not measured"
+    said = (f"with {top['replicas']} resolver(s): FalkorDB kept {db} cores busy, the resolvers {res}, "
+            f"on {cpus} CPUs: ")
+    if db >= GRAPH_BOUND:
+        return said + "the graph is the bottleneck (FalkorDB writes a graph one query at a time)"
+    if cpus and db + res >= 0.85 * cpus:
+        return said + "the machine's cores are the bottleneck (more replicas share the same cores)"
+    return said + "neither the graph nor the cores is saturated (waits: the lab's measurements, the streams)"
 
 
 def summarise_rounds(replicas: int, rounds: list[dict[str, Any]]) -> dict[str, Any]:
@@ -476,6 +519,8 @@ def summarise_rounds(replicas: int, rounds: list[dict[str, Any]]) -> dict[str, A
         "complete": all(r["complete"] for r in rounds),
         "seconds": middle["seconds"],
         "tickets_per_s": round(statistics.median(r["tickets_per_s"] or 0.0 for r in rounds), 2),
+        "tickets_per_s_per_replica": round(statistics.median(r["tickets_per_s"] or 0.0 for r in rounds) / replicas, 2),
+        "cores_busy": middle.get("cores_busy", {}),
         "stages": middle["stages"],
         "rounds": rounds,
     }
@@ -573,14 +618,17 @@ def print_tables(console: Console, data: dict[str, Any]) -> None:
                      if lat["not_answered_in_time"] else ""))
     k = Table(title="tickets handled per second by resolver replicas (handed off -> fixed / technician)",
               title_justify="left")
-    for col in ("replicas", "tickets", "settled", "tickets/s (median)",
-                "each round: tickets/s (1-min load at its end)", "final stages"):
+    for col in ("replicas", "tickets", "settled", "tickets/s (median)", "per replica",
+                "cores busy: FalkorDB / resolvers", "each round: tickets/s (1-min load at its end)", "final stages"):
         k.add_column(col, justify="right")
     for r in data["tickets_per_second"].values():
         each = ", ".join(f"{x['tickets_per_s']} ({x['load_avg_1m']})" for x in r["rounds"])
-        k.add_row(str(r["replicas"]), str(r["tickets"]), str(r["settled"]), str(r["tickets_per_s"]), each,
+        busy = r.get("cores_busy") or {}
+        k.add_row(str(r["replicas"]), str(r["tickets"]), str(r["settled"]), str(r["tickets_per_s"]),
+                  str(r.get("tickets_per_s_per_replica")), f"{busy.get('falkordb')} / {busy.get('resolvers')}", each,
                   ", ".join(f"{s} {c}" for s, c in r["stages"].items()))
     console.print(k)
+    console.print(bottleneck(data["tickets_per_second"], data["machine"]["cpus"]))
     m = data["machine"]
     console.print(f"{m['cpus']} CPUs; load average before {m['load_avg_before']}, after {m.get('load_avg_after')}; "
                   f"desk started in {data.get('startup_s')}s")

@@ -193,6 +193,12 @@ class Report:
     targets: dict[str, Any] = field(default_factory=dict)
 
 
+def pid_cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) the process has used so far (Linux's /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def say(console: Console, text: str) -> None:
     console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {text}")
 

@@ -58,7 +58,7 @@ from relay_graph.runtime.tenancy import graph_name
 
 from bench.registered import register
 
-from .memory_core import percentile, say
+from .memory_core import percentile, pid_cpu_s, say
 
 REPO = Path(__file__).resolve().parents[1]
 CITIES = ["pune", "mumbai", "delhi", "chennai", "kolkata", "jaipur", "surat", "nagpur", "indore", "bhopal"]
@@ -102,12 +102,6 @@ def tenant_episodes(n: int, now: datetime) -> list[EpisodeInput]:
                          at=now - timedelta(days=i, minutes=i),
                          text=f"Turn {i}: my {TOPICS[i % len(TOPICS)]} has trouble number {i * 7919 % 10007} again")
             for i in range(n)]
-
-
-def pid_cpu_s(pid: int) -> float:
-    """CPU seconds (user + system) the process has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def timed(fn: Callable[[], Awaitable[Any]]) -> float:

@@ -43,10 +43,12 @@ async def test_quick_run_reports_every_figure(tmp_path):
         assert r["complete"] and r["settled"] == 4, r  # every ticket reached a final stage
         assert sum(c for s, c in r["stages"].items() if s in desk.FINAL) == 4
         assert r["seconds"] > 0 and r["tickets_per_s"] > 0
+        assert r["tickets_per_s_per_replica"] == round(r["tickets_per_s"] / int(n), 2)
+        assert r["cores_busy"]["falkordb"] > 0 and r["cores_busy"]["resolvers"] > 0  # both worked the round
         assert [x["replicas"] for x in r["rounds"]] == [int(n)] and len(r["rounds"][0]["stages"]) >= 1
 
     text = console.export_text()
-    assert "chat turn latency" in text and "tickets handled per second" in text
+    assert "chat turn latency" in text and "tickets handled per second" in text and "FalkorDB kept" in text
     assert ("PASS" in text) or ("MISS" in text)
 
 
@@ -69,6 +71,18 @@ def test_rounds_go_back_and_forth_and_report_the_median():
                "stages": {"fixed": 4}} for s in (1.0, 4.0, 2.0)]
     summary = desk.summarise_rounds(2, rounds)
     assert summary["tickets_per_s"] == 2.0 and summary["seconds"] == 2.0 and summary["rounds"] == rounds
+
+
+@pytest.mark.parametrize("busy, cpus, said", [
+    ({"falkordb": 0.95, "resolvers": 0.6}, 2, "the graph is the bottleneck"),
+    ({"falkordb": 0.5, "resolvers": 1.3}, 2, "the machine's cores are the bottleneck"),
+    ({"falkordb": 0.3, "resolvers": 0.4}, 8, "neither the graph nor the cores"),
+    ({"falkordb": None, "resolvers": 0.4}, 2, "cores busy not measured"),
+])
+def test_the_bottleneck_is_named_from_the_largest_replica_count(busy, cpus, said):
+    rounds = {"1": {"replicas": 1, "cores_busy": {"falkordb": 0.1, "resolvers": 0.1}},
+              "4": {"replicas": 4, "cores_busy": busy}}
+    assert said in desk.bottleneck(rounds, cpus)
 
 
 def test_command_line():

@@ -18,7 +18,7 @@ May use: relay_graph.desk, relay_graph.runtime, relay_graph.usecases.tickets."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime, timezone, tzinfo
 
 from relay_graph.desk import agent_reads
 from relay_graph.desk.conversation import reads as talk_reads
@@ -41,6 +41,15 @@ def _allows(stage: TicketStage | str | None, event: workflow.TicketEvent) -> boo
     used here read only the stage (and the event's own times)."""
     state = workflow.TicketState(stage=TicketStage(stage)) if stage is not None else None
     return workflow.refusal(state, event) is None
+
+
+async def _add_step(call: Call, ticket_id: str, stage: TicketStage | str, event: workflow.TicketEvent,
+                    at: datetime, zone: tzinfo | None = timezone.utc) -> None:
+    """The workflow's step for `event` at `stage`, written on the ticket's timeline with its staff and
+    customer words (`zone`: the clock the customer words are on). NotFound when the ticket is not here."""
+    [step] = workflow.advance(workflow.TicketState(stage=TicketStage(stage)), event, zone=zone).steps
+    await tickets.add_event(call.client, call.tenant, ticket_id, agent=call.agent, event=step.event,
+                            detail=step.staff, at=at, customer_words=step.customer)
 
 
 async def _hand_off(call: Call, ticket_id: str, stage: TicketStage | str, *, to_role: str, at: datetime | None,
@@ -92,10 +101,8 @@ async def note_reading(call: Call, ticket_id: str, stage: TicketStage | str | No
         return False
     if not _allows(stage, event):
         return False
-    [step] = workflow.advance(workflow.TicketState(stage=TicketStage(stage)), event).steps
     try:
-        await tickets.add_event(call.client, call.tenant, ticket_id, agent=call.agent, event=step.event,
-                                detail=step.staff, at=at, customer_words=step.customer)
+        await _add_step(call, ticket_id, stage, event, at)
     except NotFound:
         return False
     return True
@@ -113,10 +120,8 @@ async def promise_callback(call: Call, ticket_id: str, stage: TicketStage | str 
     if promise is None:
         return None
     event = workflow.Promised(promise_id=promise.promise_id, text=text, due=due, at=at)
-    [step] = workflow.advance(workflow.TicketState(stage=TicketStage(stage or TicketStage.REPORTED)), event,
-                              zone=due.tzinfo).steps  # the due time carries the customer's zone
-    await tickets.add_event(call.client, call.tenant, ticket_id, agent=call.agent, event=step.event,
-                            detail=step.staff, at=at, customer_words=step.customer)
+    # the due time carries the customer's zone
+    await _add_step(call, ticket_id, stage or TicketStage.REPORTED, event, at, zone=due.tzinfo)
     return promise
 
 
@@ -131,11 +136,8 @@ async def chase_promise(call: Call, ticket_id: str, stage: TicketStage | str, pr
         return False
     if not await talk_reads.chase_promise(call.client, call.tenant, ticket_id, promise.promise_id, at):
         return False
-    zone = zone_named(promise.due_zone)
-    [step] = workflow.advance(workflow.TicketState(stage=TicketStage(stage)), event, zone=zone or timezone.utc).steps
     try:
-        await tickets.add_event(call.client, call.tenant, ticket_id, agent=call.agent, event=step.event,
-                                detail=step.staff, at=at, customer_words=step.customer)
+        await _add_step(call, ticket_id, stage, event, at, zone=zone_named(promise.due_zone) or timezone.utc)
     except NotFound:
         return False
     return True

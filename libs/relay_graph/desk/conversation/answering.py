@@ -122,22 +122,21 @@ def callback_window(detail: str | None, at: datetime, zone: tzinfo = timezone.ut
     ahead today, or one said with "tomorrow", is that time."""
     said = f"{detail} {sentence}"
     wants_after = (detail or "").startswith("after")
+    tomorrow = bool(_TOMORROW.search(said))
     hm = callback_due(detail)
     local = at.astimezone(zone)
     if hm is None:
         return CallbackWindow(local + CALLBACK_WITHIN)
     named = local.replace(hour=hm[0], minute=hm[1], second=0, microsecond=0)
-    if (named <= local and 1 <= hm[0] <= 11 and not _CLOCK_SAID.search(detail or "")
-            and not _TOMORROW.search(said) and not _MORNING.search(said)):
+    if (named <= local and 1 <= hm[0] <= 11 and not tomorrow and not _CLOCK_SAID.search(detail or "")
+            and not _MORNING.search(said)):
         # a bare "before 10" said in the evening is 22:00, the next 10 o'clock on a 12-hour clock
         evening = named + timedelta(hours=12)
         named = evening if evening > local else named
-    if _TOMORROW.search(said):
-        named = (named.replace(tzinfo=None) + timedelta(days=1)).replace(tzinfo=zone)
-    elif named <= local and (wants_after or _TODAY.search(said)):
-        return CallbackWindow(local + CALLBACK_WITHIN, None, True)
+    if tomorrow or (named <= local and not (wants_after or _TODAY.search(said))):
+        named += timedelta(days=1)  # aware arithmetic is on the wall clock: the same hour the next day
     elif named <= local:
-        named = (named.replace(tzinfo=None) + timedelta(days=1)).replace(tzinfo=zone)
+        return CallbackWindow(local + CALLBACK_WITHIN, None, True)
     if wants_after:
         return CallbackWindow(named + CALLBACK_WITHIN, named)
     return CallbackWindow(named)

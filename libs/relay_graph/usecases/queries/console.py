@@ -25,20 +25,23 @@ from __future__ import annotations
 from relay_graph.runtime.queries import Query
 
 _SKIP = "NOT n:Outbox AND NOT n:Setting"
-
-GRAPH_NODES = Query(
-    "console_graph_nodes",
-    f"""
-MATCH (n) WHERE {_SKIP}
-WITH n LIMIT $limit
-RETURN id(n) AS id, labels(n) AS labels,
+# A node as the console draws it (whole graph or one customer's part): labels, a stable key, a
+# display name, an episode's text, and its times on both clocks when it has them.
+NODE_COLUMNS = """RETURN id(n) AS id, labels(n) AS labels,
        coalesce(n.fact_id, n.episode_id, n.ticket_id, n.conflict_id, n.session_id, n.node_id, n.uid) AS key,
        coalesce(n.name, n.object_name, n.ticket_id, n.session_id, n.node_id, n.conflict_id, n.kind, '') AS name,
        CASE WHEN n:Episode THEN n.text END AS text,
        n.predicate AS predicate, n.subject_uid AS subject_uid,
        n.valid_from_ms AS valid_from_ms, n.valid_to_ms AS valid_to_ms,
        n.recorded_at_ms AS recorded_at_ms, n.expired_at_ms AS expired_at_ms,
-       n.believed_from_ms AS believed_from_ms, n.at_ms AS at_ms
+       n.believed_from_ms AS believed_from_ms, n.at_ms AS at_ms"""
+
+GRAPH_NODES = Query(
+    "console_graph_nodes",
+    f"""
+MATCH (n) WHERE {_SKIP}
+WITH n LIMIT $limit
+{NODE_COLUMNS}
 """,
     read_only=True,
 )

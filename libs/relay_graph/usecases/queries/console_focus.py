@@ -19,6 +19,7 @@ phone search reads every current phone fact (one per customer at most, in practi
 from __future__ import annotations
 
 from relay_graph.runtime.queries import Query
+from relay_graph.usecases.queries.console import NODE_COLUMNS
 
 TICKET_CUSTOMER = Query(
     "console_ticket_customer",
@@ -85,16 +86,9 @@ RETURN collect(DISTINCT id(home)) + collect(DISTINCT id(cab)) + collect(DISTINCT
 
 NODES_BY_ID = Query(
     "console_nodes_by_id",
-    """
+    f"""
 MATCH (n) WHERE id(n) IN $ids
-RETURN id(n) AS id, labels(n) AS labels,
-       coalesce(n.fact_id, n.episode_id, n.ticket_id, n.conflict_id, n.session_id, n.node_id, n.uid) AS key,
-       coalesce(n.name, n.object_name, n.ticket_id, n.session_id, n.node_id, n.conflict_id, n.kind, '') AS name,
-       CASE WHEN n:Episode THEN n.text END AS text,
-       n.predicate AS predicate, n.subject_uid AS subject_uid,
-       n.valid_from_ms AS valid_from_ms, n.valid_to_ms AS valid_to_ms,
-       n.recorded_at_ms AS recorded_at_ms, n.expired_at_ms AS expired_at_ms,
-       n.believed_from_ms AS believed_from_ms, n.at_ms AS at_ms,
+{NODE_COLUMNS},
        n.issue_kind AS issue, n.stage AS stage, n.event AS event, n.visit_id AS visit
 """,
     read_only=True,

@@ -41,6 +41,8 @@ A = AskKind
     ("do you cover Pune?", [(A.COVERAGE, "Pune")]),
     ("Is fibre available in Leeds?", [(A.COVERAGE, "Leeds")]),
     ("do you cover my area?", [(A.COVERAGE, None)]),
+    ("do you guys also cover Kochi? my sister lives there", [(A.COVERAGE, "Kochi")]),
+    ("what plans do you have also do you cover Pune?", [(A.PLANS, None), (A.COVERAGE, "Pune")]),
     ("do you sell iPhones?", [(A.NOT_SOLD, "iPhones")]),
     ("Do you sell TVs? And what does the TV Bundle cost?", [(A.NOT_SOLD, "TVs"), (A.ADDONS, None)]),
     ("what plan for a family of four who game and stream?", [(A.RECOMMEND, None)]),

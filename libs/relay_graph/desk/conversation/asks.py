@@ -229,7 +229,7 @@ _PLAN_REQUEST = re.compile(
     r"|(?:cheapest|fastest|cheaper|faster|basic|top|biggest|smallest)|(?:fib(?:re|er)\s+)\w+)"
     r"(?:\s+(?:one|plan|package|mbps\s+plan|pack))?)\b", _I)
 
-_SPLIT = re.compile(r"(?<=[.?!;])\s+|\n+|\s+(?:and\s+)?also\s+|,?\s+and\s+(?=(?:do|does|can|what|which|how|any|is|are|will)\b)",
+_SPLIT = re.compile(r"(?<=[.?!;])\s+|\n+|(?<!you)(?<!\bu)(?<!guys)(?<!people)(?<!folks)\s+(?:and\s+)?also\s+|,?\s+and\s+(?=(?:do|does|can|what|which|how|any|is|are|will)\b)",
                     _I)
 
 

@@ -11,8 +11,8 @@ What counts as an identifier (the formats relay_graph writes, and the ones a mod
 |-----------------------------------------|--------------------------------------------|
 | ticket ids (tickets.py: "T-" + hex, or  | T-1A2B3C4D5E6F, T-1, T-ALICE1, T-CANARY    |
 |   a caller's own "T-..." id)            |                                            |
-| outage, procedure, visit, episode,      | out-3f9a..., proc-..., visit-..., ep_...,  |
-|   session and turn ids                  | s-<hex>, t-<hex>                           |
+| outage, procedure, visit, promise,      | out-3f9a..., proc-..., visit-..., pr-...,  |
+|   episode, session and turn ids         | ep_..., s-<hex>, t-<hex>                   |
 | fact ids and other long hex / uuids     | 9f0c2d... (16+ hex with a digit), uuids    |
 | prefixed record numbers                 | INV-2024-0042, TKT-5512, SR#8812, CASE-991 |
 | "#" numbers                             | #48213                                     |
@@ -50,7 +50,7 @@ _SHAPES: list[re.Pattern[str]] = [
     # tickets.py: "T-" + 12 upper hex by default; callers may choose their own "T-..." ids
     re.compile(r"(?<![\w-])T-(?=[A-Za-z0-9._:-]*\d|[A-Z0-9_]{2,}(?![\w-]))[A-Za-z0-9](?:[._:-]?[A-Za-z0-9])*"),
     # network.py outages, tickets.py procedures and visits, episodes.py, chat.py sessions and turns
-    re.compile(r"(?<![\w-])(?:out|proc|visit|[st])-(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{6,}(?![\w-])"),
+    re.compile(r"(?<![\w-])(?:out|proc|visit|pr|[st])-(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{6,}(?![\w-])"),
     re.compile(r"(?<![\w-])ep_[0-9a-fA-F]{6,}(?![\w-])"),
     # fact ids (uuid4 hex) and anything like them; uuids with dashes
     re.compile(r"(?<![\w-])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![\w-])"),

@@ -156,3 +156,10 @@ async def test_a_callback_time_gone_by_today_is_the_soonest_window_and_the_reply
     ist = ZoneInfo("Asia/Kolkata")
     assert promise.due_at.astimezone(ist) == (at + timedelta(hours=2)).astimezone(ist)  # 21:51, today, not tomorrow
     assert "gone by today" in got.reply.text and f"before {local_when(promise.due_at, ist)}" in got.reply.text
+
+
+async def test_a_call_asked_for_with_no_open_ticket_is_answered_not_dropped(gateway, intake, graph_client,
+                                                                            stream_redis, seeded):
+    got = await _say(intake, gateway, "Tara Bose", "could someone ring me back by 5pm?", "s-none")
+    assert "no_tickets" in got.answers and "no open ticket" in got.reply.text
+    assert await tickets.open_tickets_for(graph_client, seeded, "Tara Bose") == []  # nothing promised, nothing opened

@@ -185,9 +185,11 @@ def test_a_promise_and_a_row_on_file_are_sourced_without_ids_or_code_names():
 
     how = ["promise pr-8e55c8d75142 on ticket T-1: due 2026-12-05 18:51 UTC",
            "promise pr-1a2b3c4d5e6f on ticket T-2: due 2026-12-04 04:30 UTC, not kept",
-           "fact lives_in = Bengaluru (recorded 5 Dec 2026)", "fact on_plan = Fiber 100 (superseded)"]
+           "fact lives_in = Bengaluru (recorded 5 Dec 2026)", "fact on_plan = Fiber 100 (superseded)",
+           "visit visit-3f9a0c1: cancelled"]
     said = sources_in_words(how, ZoneInfo("Asia/Kolkata"))
     assert said == ["our promise on ticket T-1, due Sun 6 Dec, 00:21 IST",
                     "our promise on ticket T-2, due Fri 4 Dec, 10:00 IST, not kept yet",
-                    "lives in: Bengaluru (recorded 5 Dec 2026)", "on plan: Fiber 100 (superseded)"]
+                    "lives in: Bengaluru (recorded 5 Dec 2026)", "on plan: Fiber 100 (superseded)",
+                    "the technician visit: cancelled"]
     assert find_ids("your promise pr-8e55c8d75142 is kept") == ["pr-8e55c8d75142"]  # a promise id is an id

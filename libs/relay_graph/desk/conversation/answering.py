@@ -182,6 +182,8 @@ async def answer_asks(client: GraphClient, tenant: str, *, customer: str, asks: 
         elif k in (AskKind.READING, AskKind.CALLBACK) and open_ticket is not None:
             zone = await customer_zone(client, tenant, customer) if k is AskKind.CALLBACK else timezone.utc
             await _ticket_ask(out, acts, ask, open_ticket, turn_id, at, zone)
+        elif k is AskKind.CALLBACK:
+            out.parts.append(compose.no_open_ticket(ReplyKind.PROMISE))
         # UPDATE is the ticket work's (intake's status words with the last step)
     return out
 

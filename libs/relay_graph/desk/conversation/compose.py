@@ -179,6 +179,9 @@ def tip(answer: FaqAnswer, ticket_id: str) -> Part:
 def no_open_ticket(what: ReplyKind) -> Part:
     if what is ReplyKind.TIP:
         text = "Tell me what is going wrong with your connection and I will suggest something safe to try."
+    elif what is ReplyKind.PROMISE:  # a call asked for with nothing open to call about: said, not dropped
+        text = ("You have no open ticket with us, so there is no technician call to book. Tell me what is going "
+                "wrong and I will open one.")
     else:
         text = "You have no open tickets with us at the moment. How can I help?"
     return Part(ReplyKind.NO_TICKETS if what is not ReplyKind.TIP else ReplyKind.CLARIFY, Reply(text, []))

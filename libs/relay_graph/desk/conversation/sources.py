@@ -22,6 +22,7 @@ _RULES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"^faq {_ID}: (?P<q>.+)$"), "faq"),
     (re.compile(rf"^(?:plan|addon|service|extra) {_ID}: (?P<what>.+)$"), "offer"),
     (re.compile(r"^network: home box"), "line"),
+    (re.compile(rf"^visit {_ID}: (?P<status>\w+)$"), "visit_status"),
     (re.compile(rf"^promise {_ID} on ticket (?P<t>{_ID}): due (?P<at>\d{{4}}-\d\d-\d\d \d\d:\d\d UTC)(?P<kept>, not kept)?"),
      "promise"),
     # what is on file, as on_file.py words its rows: "fact lives_in = Bengaluru (recorded 5 Dec 2026)"
@@ -62,6 +63,8 @@ def source_words(line: str, zone: tzinfo) -> str:
             return f"the technician visit booked for {_at(g['at'], zone)} ({g['who']})"
         if kind == "outage":
             return f"a known fault at {g['area']} since {_at(g['at'], zone)}"
+        if kind == "visit_status":
+            return f"the technician visit: {g['status']}"
         if kind == "promise":
             missed = ", not kept yet" if g["kept"] else ""
             return f"our promise on ticket {g['t']}, due {_at(g['at'], zone)}{missed}"

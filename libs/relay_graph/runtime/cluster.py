@@ -75,6 +75,27 @@ def is_cluster(client: Any) -> bool:
     return isinstance(client, RedisCluster)
 
 
+class FailoverCluster(RedisCluster):
+    """redis-py's cluster client, with one race of a failover made a lost connection: a connection
+    the failover tore down while a command was being sent raises AttributeError ('NoneType' has no
+    'writelines') from inside redis-py, before any byte of the command went out, so the command is
+    sent once more; failing again, it is the ConnectionError every caller already answers (503)."""
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().execute_command(*args, **kwargs)
+        except AttributeError as exc:
+            if "writelines" not in str(exc):
+                raise
+            log.warning("a cluster connection was torn down while %s was sent; sending it again", args[:1])
+        try:
+            return await super().execute_command(*args, **kwargs)
+        except AttributeError as exc:
+            if "writelines" not in str(exc):
+                raise
+            raise redis.exceptions.ConnectionError(f"the cluster connection was torn down: {exc}") from exc
+
+
 def connect(settings: Any, *, decode_responses: bool, replica_reads: bool = False, **kwargs: Any):
     """A client on the configured topology: `redis.asyncio.Redis` on the one server, or
     `RedisCluster` on the seeds. `replica_reads`: the cluster client's connections to replicas
@@ -85,7 +106,7 @@ def connect(settings: Any, *, decode_responses: bool, replica_reads: bool = Fals
                               username=settings.falkordb_user, password=settings.falkordb_password,
                               decode_responses=decode_responses, **kwargs)
     kwargs.pop("health_check_interval", None)
-    return RedisCluster(
+    return FailoverCluster(
         startup_nodes=[ClusterNode(h, p) for h, p in seeds],
         username=settings.falkordb_user,
         password=settings.falkordb_password,

@@ -15,6 +15,11 @@ so the rows say what that thing costs a tenant:
 | fulltext  | plain, with a full-text index on the text                                               |
 | vectors   | plain, each node with a 384-dimension vector (the embedder's size), no vector index     |
 | vector_ix | vectors, with a vector index on them                                                    |
+| plan_two  | plain, and one run of the fact batch statement for two predicates (no rows): its plan   |
+| plan_all  | plain, and one run of the fact batch statement for every built-in predicate (no rows)   |
+
+FalkorDB keeps the plan of each statement it ran, per graph (its CACHE_SIZE, 25 by default), for
+as long as the graph lives: the plan layouts say what one kept write statement costs a tenant.
 
 Prints a table and writes bench/results/graph_bytes.json (`--out` elsewhere). The vectors are
 seeded random numbers: their bytes are what matters here, not what they mean."""
@@ -86,8 +91,24 @@ def layouts(nodes: int, rng: random.Random) -> dict[str, Callable[[redis.Redis, 
                                             f"OPTIONS {{dimension: {DIM}, similarityFunction: 'cosine'}}")
         _vectors(r, g, nodes, rng)
 
+    def plan(predicates: list[str] | None):
+        def run_once(r, g):
+            _nodes(r, g, "A", nodes)
+            r.execute_command("GRAPH.QUERY", g, "CYPHER rows=[] " + _batch_statement(predicates))
+        return run_once
+
     return {"plain": plain, "labels": labels, "ranges": ranges, "fulltext": fulltext, "vectors": vectors,
-            "vector_ix": vector_ix}
+            "vector_ix": vector_ix, "plan_two": plan(["lives_in", "has_pet"]), "plan_all": plan(None)}
+
+
+def _batch_statement(predicates: list[str] | None) -> str:
+    """The batch write of new facts (memory.queries.facts), for these predicates or every one."""
+    import relay_graph.desk.vocabulary  # noqa: F401 - the desk's predicates, as the gateway has them
+    from relay_graph.memory.queries.facts import batch_writes
+    from relay_graph.memory.registry import every_predicate
+
+    every = every_predicate()
+    return batch_writes(None if predicates is None else [every[p] for p in predicates]).create_plain.cypher
 
 
 def _memory(r: redis.Redis) -> tuple[int, int]:

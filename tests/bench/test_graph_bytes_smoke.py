@@ -22,7 +22,8 @@ def test_a_tiny_run_measures_every_layout(tmp_path):
     out = tmp_path / "graph_bytes.json"
     assert bench.main(["--graphs", "2", "--nodes", "16", "--out", str(out)]) == 0
     data = json.loads(out.read_text())
-    assert [r["layout"] for r in data["rows"]] == ["plain", "labels", "ranges", "fulltext", "vectors", "vector_ix"]
+    assert [r["layout"] for r in data["rows"]] == ["plain", "labels", "ranges", "fulltext", "vectors", "vector_ix",
+                                                      "plan_two", "plan_all"]
     assert data["graphs"] == 2 and data["nodes"] == 16 and data["dimension"] == 384
     assert all(isinstance(r["rss_mb_per_graph"], float) for r in data["rows"])
 

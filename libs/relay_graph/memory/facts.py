@@ -455,7 +455,10 @@ async def _write_checked(client: GraphClient, tenant: str, writes: list[_Write],
     names = _BatchNames(found)
     refs = [(names.resolve(w.subject), names.resolve(w.object)) for w in writes]
 
-    batch = q.batch_writes(vocab.writable())
+    # The statements name only this batch's predicates: FalkorDB keeps each statement's plan per
+    # graph, and one with a branch for every predicate (and a label for every entity type) held a
+    # plan of its own size and the desk's labels in a memory-only tenant.
+    batch = q.batch_writes({w.p for w in writes})
     planned: list[_Planned] = []
     rounds: dict[str, int] = {}
     for i, (w, (subject, obj)) in enumerate(zip(writes, refs)):

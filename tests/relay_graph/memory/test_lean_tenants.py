@@ -59,3 +59,56 @@ def test_a_statement_needs_the_indexes_of_what_it_writes_and_queries():
     e = schema.needed("MATCH (e:Episode {episode_id: $id}) SET e.text_key = $k", read_only=False)
     assert not e.vector  # the vector index waits for the first vector
     assert schema.needed("MATCH (e:Episode {episode_id: $id}) SET e.embedding = vecf32($v)", read_only=False).vector
+
+
+RELATION_TYPES = Query("t_types", "CALL db.relationshipTypes() YIELD relationshipType AS t RETURN collect(t) AS types",
+                       read_only=True)
+
+
+async def test_a_batch_of_some_predicates_leaves_no_label_or_type_of_the_others(graph_client, memory, tenant):
+    # FalkorDB learns a label or a relationship type from any statement that names it, and keeps
+    # the statement's plan per graph: a batch statement names only its own predicates'
+    await memory.write_facts(tenant, [FactInput(subject="asha rao", predicate="lives_in", object="pune", agent="crm"),
+                                      FactInput(subject="asha rao", predicate="has_pet", object="a cat", agent="crm")])
+    types = set((await graph_client.run(tenant, RELATION_TYPES))[0]["types"])
+    labels = set((await graph_client.run(tenant, LABELS))[0]["labels"])
+    assert {"LIVES_IN", "HAS_PET"} <= types
+    assert not types & {"ON_PLAN", "HAS_ROUTER", "OWNS_DEVICE", "HAS_ISSUE", "WANTS_PLAN"}, types
+    assert not labels & {"Plan", "Router", "Device", "Issue"}, labels
+
+
+def test_a_batch_statement_has_a_branch_only_for_the_predicates_it_is_built_for():
+    from relay_graph.memory.queries import facts as fq
+    from relay_graph.memory.registry import every_predicate
+
+    preds = every_predicate()
+    two = fq.batch_writes([preds["lives_in"], preds["has_pet"]]).create_plain.cypher
+    every = fq.batch_writes().create_plain.cypher
+    assert "'lives_in'" in two and "'has_pet'" in two and "'on_plan'" not in two and "'on_plan'" in every
+    assert len(two) < len(every) / 2
+
+
+async def test_a_graph_made_now_skips_the_migrations_an_older_graph_gets(graph_settings, tenant):
+    from relay_graph.runtime.db import GraphClient
+    from relay_graph.runtime.tenancy import graph_name
+    from tests.support import register
+
+    ran: list[str] = []
+
+    async def migrate(run, t):
+        ran.append(t)
+
+    schema.declare_migration("tests.lean.recorder", migrate)
+    older = tenant + "-old"
+    try:
+        client = GraphClient(graph_settings)
+        try:
+            await register(client.redis, older)
+            await client.redis.execute_command("GRAPH.QUERY", graph_name(older), "CREATE (:Note {n: 1})")
+            await client.run(tenant, Query("t_one", "RETURN 1 AS one", read_only=True))
+            await client.run(older, Query("t_one", "RETURN 1 AS one", read_only=True))
+        finally:
+            await client.close()
+        assert ran == [older]  # the graph made by this client had nothing to migrate
+    finally:
+        schema._migrations.pop("tests.lean.recorder", None)

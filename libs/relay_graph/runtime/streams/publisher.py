@@ -24,7 +24,7 @@ from relay_graph.runtime.cluster import (
 from relay_graph.runtime.errors import Unavailable
 from relay_graph.runtime.streams.notifications import InvalidNotification, NotificationBase, encode
 from relay_graph.runtime.streams.settings import StreamSettings
-from relay_graph.runtime.streams.wire import envelope_headers, to_fields, trace_headers
+from relay_graph.runtime.streams.wire import DATA_KEY, envelope, envelope_headers, to_fields, trace_headers
 
 TRACER_NAME = "relay_graph.runtime.streams"
 log = logging.getLogger("relay_graph.runtime.streams")
@@ -126,6 +126,15 @@ async def _on_primary(redis, stream: str, command: tuple):
     return reply
 
 
+# ARGV: maxlen, the envelope's field name, then one envelope per entry (BrokerPublisher.publish_many).
+_XADD_ENVELOPES = """
+local ids = {}
+for i = 3, #ARGV do
+    ids[#ids + 1] = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', ARGV[2], ARGV[i])
+end
+return ids
+"""
+
 # ARGV: maxlen, the number of header strings h, h header strings (name, value, ...), then kind and
 # payload of each entry. An entry's fields are kind, payload and the headers, as to_fields lays them out.
 _XADD_MANY = """
@@ -187,18 +196,22 @@ class BrokerPublisher:
             return entry_id
 
     async def publish_many(self, notifications: list[NotificationBase]) -> list[str]:
-        """Notifications of one kind in one round trip (a pipeline), inside one span."""
+        """Notifications of one kind in one round trip, inside one span: each envelope made as the
+        broker makes it (FastStream's message format), all XADDed by one script. The broker's own
+        publish, once per entry, cost a batch of 1,000 facts about a quarter of its request."""
         if not notifications:
             return []
         stream = _one_stream(notifications)
         with _send_span(stream, {"messaging.batch.message_count": len(notifications),
                                  "relay.tenant": notifications[0].tenant}):
+            envelopes = [await envelope(n) for n in notifications]
+
             async def send_all() -> list:
                 client = await self.broker.connect()
-                async with client.pipeline(transaction=False) as pipe:
-                    for n in notifications:
-                        await self._send(n, pipe)
-                    return await pipe.execute()
+                command = ("EVAL", _XADD_ENVELOPES, 1, stream, str(self.maxlen), DATA_KEY, *envelopes)
+                if is_cluster(client):
+                    return await _on_primary(client, stream, command)
+                return await client.execute_command(*command)
 
             try:
                 ids = await _once_more_on_a_new_connection(self.broker, send_all)

@@ -9,6 +9,7 @@ message format (what a FastStream broker's publish XADDs: the gateway's way, Bro
 from __future__ import annotations
 
 from typing import Any, Mapping
+from uuid import uuid4
 
 from faststream.redis.parser.binary import BinaryMessageFormatV1
 from opentelemetry import propagate
@@ -81,6 +82,13 @@ def envelope_headers(notification: NotificationBase) -> dict[str, str]:
     """The headers of a notification published through a FastStream broker: its kind and the
     *current* trace context (the body is the payload, `encode(notification)`)."""
     return {KIND: notification.kind, **trace_headers()}  # type: ignore[attr-defined]
+
+
+async def envelope(notification: NotificationBase) -> bytes:
+    """The `__data__` value a FastStream broker's publish XADDs for a notification (body: the
+    payload; headers: `envelope_headers`; a fresh correlation id, as the broker gives one)."""
+    return await BinaryMessageFormatV1.encode(message=encode(notification).encode(), reply_to=None,
+                                              headers=envelope_headers(notification), correlation_id=str(uuid4()))
 
 
 def from_fields(fields: Mapping[str, str]) -> Notification:

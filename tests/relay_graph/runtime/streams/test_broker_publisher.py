@@ -46,10 +46,19 @@ async def test_an_envelope_carries_the_kind_and_the_trace_and_reads_as_the_notif
     body, headers = BinaryMessageFormatV1.parse(fields[b"__data__"])
     assert headers["kind"] == "ticket_changed" and headers["traceparent"].startswith("00-")
     assert from_fields(text_fields(fields)) == n
-    ids = await BrokerPublisher(broker).publish_many([
-        TicketChanged(tenant=tenant, ticket_id=f"T-{i}", version=1, change="opened", actor="gateway")
-        for i in range(3)])
+    many = [TicketChanged(tenant=tenant, ticket_id=f"T-{i}", version=1, change="opened", actor="gateway")
+            for i in range(3)]
+    with provider.get_tracer("test").start_as_current_span("batch"):
+        ids = await BrokerPublisher(broker).publish_many(many)
     assert len(ids) == 3 and ids == sorted(ids)
+    # the same envelope as the broker's own publish, each with a correlation id of its own
+    entries = [(await redis.xrange(STREAM_TICKETS, i, i))[0][1] for i in ids]
+    opened = [BinaryMessageFormatV1.parse(f[b"__data__"]) for f in entries]
+    assert all(set(f) == {b"__data__"} for f in entries)
+    assert [from_fields(text_fields(f)) for f in entries] == many
+    assert all(h["kind"] == "ticket_changed" and h["traceparent"].startswith("00-") for _, h in opened)
+    assert len({h["correlation_id"] for _, h in opened}) == 3
+    assert set(opened[0][1]) == set(headers)
 
 
 async def test_a_service_handles_envelopes_in_session_order_once(redis, broker, group, tenant):

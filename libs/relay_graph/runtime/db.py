@@ -2,8 +2,8 @@
 indexes (those the loaded packages declared, queries/schema.py) created as a tenant's statements
 first need them (a memory-only tenant, never touched by the desk's statements, carries none of its), known once per tenant per process,
 looked at again when a package declared more since. Read-only queries travel on connections of their own
-(`graph_wire`: recall's reads, the bulk of the traffic, with less overhead), writes through the
-falkordb client.
+(`graph_wire`: recall's reads, the bulk of the traffic, with less overhead), writes on the
+pool in the same text, read by the same parser.
 
 On a cluster (RELAY_FALKORDB_CLUSTER, cluster.py) every graph command goes through redis-py's
 cluster client, routed by the graph's key (MOVED, ASK and a lost node handled there, retried

@@ -77,15 +77,20 @@ async def test_a_batch_of_some_predicates_leaves_no_label_or_type_of_the_others(
     assert not labels & {"Plan", "Router", "Device", "Issue"}, labels
 
 
-def test_a_batch_statement_has_a_branch_only_for_the_predicates_it_is_built_for():
-    from relay_graph.memory.queries import facts as fq
-    from relay_graph.memory.registry import every_predicate
+async def test_a_batch_statement_names_the_batchs_predicates_and_no_other(graph_client, memory, tenant, monkeypatch):
+    sent: list[str] = []
+    run = graph_client.run
 
-    preds = every_predicate()
-    two = fq.batch_writes([preds["lives_in"], preds["has_pet"]]).create_plain.cypher
-    every = fq.batch_writes().create_plain.cypher
-    assert "'lives_in'" in two and "'has_pet'" in two and "'on_plan'" not in two and "'on_plan'" in every
-    assert len(two) < len(every) / 2
+    async def spy(t, query, params=None):
+        if query.name.startswith("facts_batch_create"):
+            sent.append(query.cypher)
+        return await run(t, query, params)
+
+    monkeypatch.setattr(graph_client, "run", spy)
+    await memory.write_facts(tenant, [FactInput(subject=f"person {i}", predicate=p, object=o, agent="crm")
+                                      for i in range(3) for p, o in (("lives_in", "pune"), ("has_pet", "a cat"))])
+    assert len(sent) == 1 and "LIVES_IN" in sent[0] and "HAS_PET" in sent[0]  # six rows, one statement
+    assert not any(edge in sent[0] for edge in ("ON_PLAN", "HAS_ROUTER", "OWNS_DEVICE", "WANTS_PLAN"))
 
 
 async def test_a_graph_made_now_skips_the_migrations_an_older_graph_gets(graph_settings, tenant):

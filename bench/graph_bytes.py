@@ -94,21 +94,30 @@ def layouts(nodes: int, rng: random.Random) -> dict[str, Callable[[redis.Redis, 
     def plan(predicates: list[str] | None):
         def run_once(r, g):
             _nodes(r, g, "A", nodes)
-            r.execute_command("GRAPH.QUERY", g, "CYPHER rows=[] " + _batch_statement(predicates))
+            r.execute_command("GRAPH.QUERY", g, "CYPHER rows=[] " + batch_statements(predicates).create_plain.cypher)
         return run_once
 
     return {"plain": plain, "labels": labels, "ranges": ranges, "fulltext": fulltext, "vectors": vectors,
             "vector_ix": vector_ix, "plan_two": plan(["lives_in", "has_pet"]), "plan_all": plan(None)}
 
 
-def _batch_statement(predicates: list[str] | None) -> str:
-    """The batch write of new facts (memory.queries.facts), for these predicates or every one."""
+def batch_statements(predicates: list[str] | None):
+    """The fact batch writes (memory.queries.facts.BatchWrites), for these predicates or every one."""
     import relay_graph.desk.vocabulary  # noqa: F401 - the desk's predicates, as the gateway has them
     from relay_graph.memory.queries.facts import batch_writes
     from relay_graph.memory.registry import every_predicate
 
     every = every_predicate()
-    return batch_writes(None if predicates is None else [every[p] for p in predicates]).create_plain.cypher
+    return batch_writes(None if predicates is None else [every[p] for p in predicates])
+
+
+def finish(console: Console, data: dict, shown: Table, out: Path) -> int:
+    """A bytes bench's last step: the table, the load, the JSON."""
+    console.print(shown)
+    console.print(f"load average {data['load_avg']}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=2) + "\n")
+    return 0
 
 
 def _memory(r: redis.Redis) -> tuple[int, int]:
@@ -157,11 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--graphs must be at least 1 and --nodes at least 8")
     console = Console()
     data = run(args.graphs, args.nodes, console)
-    console.print(table(data))
-    console.print(f"load average {data['load_avg']}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(data, indent=2) + "\n")
-    return 0
+    return finish(console, data, table(data), args.out)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import pkgutil
 import re
@@ -29,6 +28,7 @@ import redis
 from rich.console import Console
 from rich.table import Table
 
+from bench.graph_bytes import batch_statements, finish
 from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
 from relay_graph.runtime.graph_wire import params_header
 
@@ -40,10 +40,7 @@ _PARAM = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
 def statements() -> dict[str, str]:
     """The named statements measured: name -> Cypher."""
-    import relay_graph.desk.vocabulary  # noqa: F401 - the desk's predicates, as the gateway has them
     from relay_graph.memory import queries as memory_queries
-    from relay_graph.memory.queries import facts as facts_q
-    from relay_graph.memory.registry import every_predicate
     from relay_graph.runtime.queries import Query
     from relay_graph.runtime.queries import outbox as outbox_q
 
@@ -54,9 +51,7 @@ def statements() -> dict[str, str]:
         for value in vars(module).values():
             if isinstance(value, Query) and ":" not in value.name:
                 found.setdefault(value.name, value.cypher)
-    every = every_predicate()
-    two = facts_q.batch_writes([every["lives_in"], every["has_pet"]])
-    for query in two.all():
+    for query in batch_statements(["lives_in", "has_pet"]).all():
         found[query.name + "(2 predicates)"] = query.cypher
     return found
 
@@ -131,11 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--graphs must be at least 1")
     console = Console()
     data = run(args.graphs, args.only, console)
-    console.print(table(data))
-    console.print(f"load average {data['load_avg']}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(data, indent=2) + "\n")
-    return 0
+    return finish(console, data, table(data), args.out)
 
 
 if __name__ == "__main__":

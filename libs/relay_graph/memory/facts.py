@@ -457,9 +457,8 @@ async def _write_checked(client: GraphClient, tenant: str, writes: list[_Write],
 
     # The statements name only this batch's predicates: FalkorDB keeps each statement's plan per
     # graph (at most CACHE_SIZE of them), and one with a branch for every predicate (and a label for
-    # every entity type) held a plan of several times the size and the desk's labels in a memory-only
-    # tenant. One statement per predicate instead kept more plans in all (bench.tenants' tenants
-    # write four predicates: 1.86 MB a tenant against 1.66).
+    # every entity type) held a plan several times the size, and the desk's labels in a memory-only
+    # tenant. One statement per predicate kept more plans in all (docs/benchmarks.md, Many tenants).
     batch = q.batch_writes({w.p for w in writes})
     planned: list[_Planned] = []
     rounds: dict[str, int] = {}

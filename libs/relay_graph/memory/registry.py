@@ -257,10 +257,6 @@ class Vocabulary:
             return self.retired[name]
         return self.get(name)
 
-    def writable(self) -> list[Predicate]:
-        """Every predicate a write may name: what batch statements are built for."""
-        return list((every_predicate() | dict(self.own)).values())
-
     def read_all(self) -> list[Predicate]:
         """What a read of all of a subject's facts covers: the registered predicates (the turn
         facts are read apart) and the tenant's own, retired ones included."""

@@ -82,18 +82,15 @@ class FailoverCluster(RedisCluster):
     sent once more; failing again, it is the ConnectionError every caller already answers (503)."""
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return await super().execute_command(*args, **kwargs)
-        except AttributeError as exc:
-            if "writelines" not in str(exc):
-                raise
-            log.warning("a cluster connection was torn down while %s was sent; sending it again", args[:1])
-        try:
-            return await super().execute_command(*args, **kwargs)
-        except AttributeError as exc:
-            if "writelines" not in str(exc):
-                raise
-            raise redis.exceptions.ConnectionError(f"the cluster connection was torn down: {exc}") from exc
+        for again in (False, True):
+            try:
+                return await super().execute_command(*args, **kwargs)
+            except AttributeError as exc:
+                if "writelines" not in str(exc):
+                    raise
+                if again:
+                    raise redis.exceptions.ConnectionError(f"the cluster connection was torn down: {exc}") from exc
+                log.warning("a cluster connection was torn down while %s was sent; sending it again", args[:1])
 
 
 def connect(settings: Any, *, decode_responses: bool, replica_reads: bool = False, **kwargs: Any):

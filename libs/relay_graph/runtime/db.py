@@ -340,19 +340,15 @@ class GraphClient:
 
     async def _run(self, tenant: str, query: Query, params: dict[str, Any] | None) -> list[dict[str, Any]]:
         g = self._graph(tenant)
+        # every statement in graph_wire's text, its reply read by graph_wire (for a big write batch
+        # the falkordb client's parameter text and parser cost more than the server's work)
+        text = graph_wire.params_header(params) + query.cypher
         if self.cluster:
-            text = graph_wire.params_header(params) + query.cypher
-            if query.read_only:
-                return await graph_wire.rows(await self._cluster_read(g.name, text), g, _plain)
-            return await graph_wire.rows(await self._cluster_write(g.name, text), g, _plain)
-        if query.read_only:  # the lean way (graph_wire): recall's reads are most of the traffic
-            reply = await self.reads.call("GRAPH.RO_QUERY", g.name, graph_wire.params_header(params) + query.cypher,
-                                          "--compact")
-            return await graph_wire.rows(reply, g, _plain)
-        # writes on the write pool, in the same text and reply shape as the reads (graph_wire): the
-        # falkordb client's parameter text and parser cost a 1,000-fact batch more than its server time
-        reply = await self.redis.execute_command("GRAPH.QUERY", g.name, graph_wire.params_header(params) + query.cypher,
-                                                 "--compact")
+            reply = await (self._cluster_read if query.read_only else self._cluster_write)(g.name, text)
+        elif query.read_only:  # on connections of their own: recall's reads are most of the traffic
+            reply = await self.reads.call("GRAPH.RO_QUERY", g.name, text, "--compact")
+        else:
+            reply = await self.redis.execute_command("GRAPH.QUERY", g.name, text, "--compact")
         return await graph_wire.rows(reply, g, _plain)
 
     async def _cluster_read(self, key: str, text: str) -> Any:

@@ -73,9 +73,8 @@ _LABEL_ON_CREATE = " ".join(
 )
 
 # Each part is a unit subquery (CALL { ... }, run once, to its end, before the next): FalkorDB keeps
-# this statement's plan in every tenant that writes turns, and the barrier the parts had between them
-# before (`WITH count(*) AS _`, an aggregation) cost each kept plan ~17 KB apiece against ~6 for a
-# CALL (bench.plan_bytes).
+# this statement's plan in every tenant that writes turns, and an aggregation between the parts
+# (`WITH count(*) AS _`, as before) costs a kept plan several times what a CALL does (bench.plan_bytes).
 WRITE = Query(
     "episodes_write",
     # entities the batch names: its customers and explicit mentions we do not know yet

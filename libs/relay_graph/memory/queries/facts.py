@@ -4,7 +4,7 @@ registry (the vocabulary the engine's user registered): statements that must nam
 from what is registered when first used, and again after a later registration
 (`registry.FromRegistry`), one per predicate or entity type, in mappings keyed by that name; a
 tenant's own predicate (memory/predicates.py) gets its statements from its definition, built on
-first use and kept (`PerPredicate[predicate]`, `batch_writes(vocabulary)`).
+first use and kept (`PerPredicate[predicate]`, `batch_writes(predicates)`).
 
 Shape of the semantic band (per tenant graph):
 
@@ -736,8 +736,8 @@ def _batch_writes(preds: tuple[Predicate, ...]) -> BatchWrites:
 
 
 def batch_writes(predicates: Iterable[Predicate] | None = None) -> BatchWrites:
-    """The batch statements for `predicates` (default: what is registered now; a tenant's writes
-    pass its vocabulary, `Vocabulary.writable`), built on first use and kept for the next."""
+    """The batch statements for `predicates` (default: what is registered now; a batch passes the
+    predicates its facts name), built on first use and kept for the next."""
     preds = every_predicate().values() if predicates is None else predicates
     return _batch_writes(tuple(sorted(preds, key=lambda p: p.name)))
 

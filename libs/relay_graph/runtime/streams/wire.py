@@ -78,17 +78,18 @@ def _opened(envelope: Any) -> dict[str, str]:
     return fields
 
 
-def envelope_headers(notification: NotificationBase) -> dict[str, str]:
+def envelope_headers(notification: NotificationBase, trace: Mapping[str, str] | None = None) -> dict[str, str]:
     """The headers of a notification published through a FastStream broker: its kind and the
-    *current* trace context (the body is the payload, `encode(notification)`)."""
-    return {KIND: notification.kind, **trace_headers()}  # type: ignore[attr-defined]
+    trace context (`trace`, or the *current* one; the body is the payload, `encode(notification)`)."""
+    return {KIND: notification.kind, **(trace_headers() if trace is None else trace)}  # type: ignore[attr-defined]
 
 
-async def envelope(notification: NotificationBase) -> bytes:
+async def envelope(notification: NotificationBase, trace: Mapping[str, str] | None = None) -> bytes:
     """The `__data__` value a FastStream broker's publish XADDs for a notification (body: the
     payload; headers: `envelope_headers`; a fresh correlation id, as the broker gives one)."""
     return await BinaryMessageFormatV1.encode(message=encode(notification).encode(), reply_to=None,
-                                              headers=envelope_headers(notification), correlation_id=str(uuid4()))
+                                              headers=envelope_headers(notification, trace),
+                                              correlation_id=str(uuid4()))
 
 
 def from_fields(fields: Mapping[str, str]) -> Notification:

@@ -442,7 +442,9 @@ class RulesExtractor:
     def _intent(self, body: str, sentences: list[Sentence], found: _Found, problem: ProblemReport | None,
                 about_else: bool) -> Intent:
         not_fixed = any(NOT_FIXED.search(s.text) and not s.conditional for s in sentences)
-        fixed = any(FIXED.search(s.text) and not s.conditional and not NOT_FIXED.search(s.text) for s in sentences)
+        # a question says nothing is fixed: "which plan is good for gaming?", "any plan that's fine for two?"
+        fixed = any(FIXED.search(s.text) and not s.conditional and not s.question and not NOT_FIXED.search(s.text)
+                    for s in sentences)
         # Confirmations first: "still slow upstairs" answers "is it fixed?". With no ticket awaiting
         # an answer the caller treats CONFIRM_NOT_FIXED as a report (the problem is filled in).
         if not_fixed:

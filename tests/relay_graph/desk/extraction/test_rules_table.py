@@ -261,3 +261,10 @@ def test_the_table_is_big_enough() -> None:
                                   "the wifi isn't working properly at all", "tv box never working normally"])
 async def test_a_negated_working_fine_is_a_problem_not_a_fix(said):
     assert (await RulesExtractor().extract(said, ExtractionContext())).intent is not Intent.CONFIRM_FIXED
+
+
+@pytest.mark.parametrize("said", ["do you have any plan that's good for working from home?",
+                                  "which of your plans is fine for two gamers?", "is 5G ok now for streaming?"])
+async def test_a_question_with_a_fine_or_good_in_it_confirms_no_fix(said):
+    # an open ticket awaiting "is it fixed?" must not be closed by a question about something else
+    assert (await RulesExtractor().extract(said, ExtractionContext())).intent is not Intent.CONFIRM_FIXED

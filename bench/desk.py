@@ -13,7 +13,13 @@ outside, through the gateway's HTTP API and the streams, as the desk really runs
    the graph, writes facts / a ticket / its reply and announces the reply, the gateway's stream
    tail wakes the waiting request. The first `--warmup` turns are not counted (first-use costs:
    the tenant's indexes, the gateway's embedding model). p50 / p95 / p99 against the target
-   p95 < 100 ms.
+   p95 < 50 ms. Then the same turns stage by stage (bench.trace_stages): the processes export
+   their spans to a receiver in the bench (OTLP/HTTP, every 200 ms), each measured turn is sent in
+   a trace of its own, and the table gives each stage's p50 and p95 (gateway: store, announce;
+   the stream to intake; intake: read the turn, reads and extraction, facts and ticket, answers,
+   the reply, its announcement; the stream back; gateway: read the reply, the rest) and what the
+   slowest 5% of turns spent in each. Exporting spans costs the processes a little: the latency
+   is measured with it on.
 2. Tickets handled per second with 1, 2 and 4 resolver replicas (`--replicas`). For each N the
    resolver processes are restarted with N replicas (SIGTERM, then N fresh ones, each counted
    ready once its own heartbeat beats). `--tickets` tickets are opened and handed off in a fresh
@@ -40,8 +46,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
-import math
 import os
 import platform
 import random
@@ -74,10 +80,11 @@ from relay_graph.runtime.streams import STREAMS, Publisher, TicketChanged, conne
 from relay_graph.desk.tickets.models import Ticket
 
 from .memory_core import pid_cpu_s
+from .trace_stages import AFTER, STAGES, SpanCollector, new_traceparent, percentile, summarise, turn_stages
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "bench" / "results" / "desk.json"
-TARGET_P95_MS = 100.0
+TARGET_P95_MS = 50.0
 WAIT_S = 10
 FINAL = frozenset({"fixed", "technician_dispatched", "closed"})
 # Idle connections are dropped well before the gateway's (uvicorn's 5 s): an httpx client keeps them
@@ -144,13 +151,6 @@ def say(console: Console, text: str) -> None:
     console.print(f"[dim]{time.strftime('%H:%M:%S')}[/dim] {text}")
 
 
-def percentile(values: list[float], p: float) -> float:
-    """Nearest-rank percentile (p in 0..100] of a non-empty list: a value that was measured."""
-    ordered = sorted(values)
-    rank = min(len(ordered), max(1, math.ceil(p / 100 * len(ordered))))
-    return ordered[rank - 1]
-
-
 def load_avg() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
@@ -215,23 +215,27 @@ class Stack:
             self.falkordb.stop()
 
 
-def child_environment() -> dict[str, str]:
+def child_environment(otlp_endpoint: str | None = None) -> dict[str, str]:
     base = {k: v for k, v in os.environ.items() if k not in NO_LLM}
     # the bench measures the desk, not the per-key rate limit
     base.update({"RELAY_RATE_LIMIT_PER_SECOND": "100000", "RELAY_RATE_LIMIT_BURST": "100000",
                  "RELAY_LOG_LEVEL": os.environ.get("RELAY_LOG_LEVEL", "warning")})
+    if otlp_endpoint is not None:  # the processes' spans to the bench's receiver, in batches every 200 ms
+        base.update({"OTEL_EXPORTER_OTLP_ENDPOINT": otlp_endpoint, "OTEL_BSP_SCHEDULE_DELAY": "200"})
+        base.pop("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", None)
     return base
 
 
-def start_stack(workdir: Path, resolvers: int, model_dir: Path, *, falkordb=None, seeds: str = "") -> Stack:
+def start_stack(workdir: Path, resolvers: int, model_dir: Path, *, falkordb=None, seeds: str = "",
+                otlp_endpoint: str | None = None) -> Stack:
     """The desk's processes on a FalkorDB of their own, or on `falkordb`, a server (or with
     `seeds`, a cluster's node) the caller started and stops."""
     (workdir / "logs").mkdir(parents=True, exist_ok=True)
     owns = falkordb is None
     if owns:
         falkordb = SupervisedFalkorDB(workdir / "falkordb", free_port(), log_file=workdir / "logs" / "falkordb.log").start()
-    stack = Stack(workdir, falkordb, free_port(), "bench-" + secrets.token_urlsafe(24), model_dir, child_environment(),
-                  seeds=seeds, owns_falkordb=owns)
+    stack = Stack(workdir, falkordb, free_port(), "bench-" + secrets.token_urlsafe(24), model_dir,
+                  child_environment(otlp_endpoint), seeds=seeds, owns_falkordb=owns)
     try:
         for name, count in (("intake", 1), ("resolver", resolvers), ("netops", 1), ("gateway", 1)):
             for _ in range(count):
@@ -336,7 +340,10 @@ def latency_figures(samples: list[float]) -> dict[str, Any]:
 
 
 async def chat_latency(http: httpx.AsyncClient, headers: dict[str, str], tenant: str, sizes: Sizes, seed: int,
-                       progress: Callable[[str], None]) -> dict[str, Any]:
+                       progress: Callable[[str], None], collector: SpanCollector | None = None,
+                       traced: list[str] | None = None) -> dict[str, Any]:
+    """The turns' latency; with `collector`, each measured turn in a trace of its own, whose id is
+    appended to `traced`."""
     script = turn_script(sizes.warmup + sizes.turns, seed)
     sessions: dict[str, str] = {}
     samples: list[float] = []
@@ -348,8 +355,14 @@ async def chat_latency(http: httpx.AsyncClient, headers: dict[str, str], tenant:
         body = turn_body(ids, customer, text)
         if customer in sessions:
             body["session"] = sessions[customer]
+        sent = headers
+        if collector is not None and traced is not None and i >= sizes.warmup:
+            traceparent, trace_id = new_traceparent()
+            collector.want(trace_id)
+            traced.append(trace_id)
+            sent = {**headers, "traceparent": traceparent}
         started = time.perf_counter()
-        r = await http.post(f"/v1/tenants/{tenant}/chat", params={"wait": WAIT_S}, json=body, headers=headers,
+        r = await http.post(f"/v1/tenants/{tenant}/chat", params={"wait": WAIT_S}, json=body, headers=sent,
                             timeout=WAIT_S + 20)
         ms = (time.perf_counter() - started) * 1000
         if r.status_code not in (200, 202):
@@ -376,6 +389,17 @@ async def chat_latency(http: httpx.AsyncClient, headers: dict[str, str], tenant:
         "target_p95_ms": TARGET_P95_MS,
         "pass": figures["p95_ms"] is not None and figures["p95_ms"] < TARGET_P95_MS,
     }
+
+
+async def stage_figures(collector: SpanCollector, traced: list[str], timeout: float = 15.0) -> dict[str, Any]:
+    """The measured turns stage by stage (bench.trace_stages), once their spans are in (each process
+    exports every 200 ms) or `timeout` passed."""
+    deadline = time.monotonic() + timeout
+    while True:
+        turns = [t for t in (turn_stages(collector.of(i)) for i in traced) if t is not None]
+        if len(turns) >= len(traced) or time.monotonic() > deadline:
+            return {**summarise(turns), "traced": len(traced)}
+        await asyncio.sleep(0.5)
 
 
 async def gateway_alone(http: httpx.AsyncClient, headers: dict[str, str], tenant: str, n: int, seed: int
@@ -550,7 +574,9 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, seed: in
     progress(f"load average {data['machine']['load_avg_before']} on {os.cpu_count()} CPUs")
     progress(f"starting FalkorDB, intake, resolver x{sizes.resolvers}, netops and the gateway ({workdir})")
     t0 = time.monotonic()
-    stack = await asyncio.to_thread(start_stack, workdir, sizes.resolvers, model_dir)
+    collector = SpanCollector().start()
+    stack = await asyncio.to_thread(functools.partial(start_stack, workdir, sizes.resolvers, model_dir,
+                                                      otlp_endpoint=collector.endpoint))
     redis = connect(host="127.0.0.1", port=stack.falkordb_port)
     client: GraphClient | None = None
     try:
@@ -564,7 +590,9 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, seed: in
             headers = await create_tenant(http, stack.admin_key, tenant)
             progress(f"chat turn latency: {sizes.warmup} warm-up + {sizes.turns} turns, wait={WAIT_S}, "
                      f"one at a time ({tenant})")
-            data["chat_latency"] = await chat_latency(http, headers, tenant, sizes, seed, progress)
+            traced: list[str] = []
+            data["chat_latency"] = await chat_latency(http, headers, tenant, sizes, seed, progress, collector, traced)
+            data["chat_stages"] = await stage_figures(collector, traced)
             n_alone = max(3, sizes.turns // 4)
             progress(f"the gateway alone: {n_alone} turns without wait (stored + announced, 202)")
             data["gateway_alone"] = await gateway_alone(http, headers, tenant, n_alone, seed + 1)
@@ -587,6 +615,7 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, seed: in
         await redis.aclose()
         progress("stopping the desk ...")
         await asyncio.to_thread(stack.stop)
+        collector.stop()
     data["machine"]["load_avg_after"] = load_avg()
     lat = data["chat_latency"]
     data["targets"] = {"chat_p95_ms": {"target": f"< {TARGET_P95_MS:g}", "value": lat["p95_ms"], "pass": lat["pass"]}}
@@ -596,6 +625,21 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, seed: in
         out.write_text(json.dumps(data, indent=2) + "\n")
         progress(f"results written to {out}")
     return data
+
+
+def print_stages(console: Console, st: dict[str, Any] | None) -> None:
+    if not st or not st.get("n"):
+        return
+    t = Table(title=f"the same turns stage by stage, from the processes' spans ({st['n']} of {st['traced']} "
+                    f"traced turns; the slowest 5%: {st['tail_n']} turns)", title_justify="left")
+    for col in ("stage", "p50", "p95", "mean in the slowest 5%"):
+        t.add_column(col, justify="left" if col == "stage" else "right")
+    for key, label in STAGES + AFTER:
+        f = st["stages"].get(key)
+        if f is not None:
+            t.add_row(label, f"{f['p50_ms']} ms", f"{f['p95_ms']} ms",
+                      f"{f['tail_mean_ms']} ms" if f["tail_mean_ms"] is not None else "")
+    console.print(t)
 
 
 def print_tables(console: Console, data: dict[str, Any]) -> None:
@@ -616,6 +660,7 @@ def print_tables(console: Console, data: dict[str, Any]) -> None:
     console.print(f"answered within {lat['wait_s']}s: {lat['answered']}/{lat['n']}"
                   + (f" ({lat['not_answered_in_time']} answered later, on the live feed)"
                      if lat["not_answered_in_time"] else ""))
+    print_stages(console, data.get("chat_stages"))
     k = Table(title="tickets handled per second by resolver replicas (handed off -> fixed / technician)",
               title_justify="left")
     for col in ("replicas", "tickets", "settled", "tickets/s (median)", "per replica",

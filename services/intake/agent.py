@@ -64,6 +64,7 @@ from relay_graph.desk.tickets.models import TicketSummary
 from relay_graph.memory import facts
 from relay_graph.memory.models import FactView
 from relay_graph.runtime.errors import NotFound
+from relay_graph.runtime.stages import stage
 from relay_graph.runtime.streams import TurnReceived
 from relay_graph.usecases import customers as customer_cases, ticket_opening
 from relay_graph.usecases.context import Call, Deps
@@ -81,7 +82,8 @@ log = logging.getLogger("services.intake")
 async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
     """Answer one turn (see the module doc): its work in one unit of work, flushed once the reply is
     stored; then the vectors the turn and the reply lack."""
-    turn, done = await desk.get_turn_and_reply(deps.client, n.tenant, n.episode_id)
+    with stage("intake.read_turn"):
+        turn, done = await desk.get_turn_and_reply(deps.client, n.tenant, n.episode_id)
     if turn is None or not turn.text:
         # The gateway writes the turn before announcing it: retry, then the dead letters.
         raise NotFound(f"turn {n.episode_id!r} is not in the graph")
@@ -90,8 +92,9 @@ async def answer_turn(deps: Deps, n: TurnReceived) -> TurnResult:
         result = await answer_again(call, this, done) if done is not None else await _answer(deps, call, this)
     # After the announcement (the customer waits for the reply, not for the model), before the turn
     # is acknowledged: a crash in between leaves them to the redelivery.
-    async with deps.work(n.tenant, AGENT) as call:
-        await customer_cases.embed_turn(call, [turn.episode_id, result.reply.id])
+    with stage("intake.embed"):
+        async with deps.work(n.tenant, AGENT) as call:
+            await customer_cases.embed_turn(call, [turn.episode_id, result.reply.id])
     return result
 
 
@@ -127,8 +130,8 @@ async def _own_up(call: Call, read: _Read, tw: TicketWork) -> list[Part]:
     chased (usecases.ticket_opening.chase_promise)."""
     closed = tw.ticket.id if tw.ticket is not None and tw.ticket.closed_at is not None else None
     parts = []
-    for ticket_id, stage, p in read.overdue:
-        if ticket_id != closed and await ticket_opening.chase_promise(call, ticket_id, stage, p):
+    for ticket_id, ticket_stage, p in read.overdue:
+        if ticket_id != closed and await ticket_opening.chase_promise(call, ticket_id, ticket_stage, p):
             parts.append(compose.promise_overdue(p.promise_id, p.text, p.due_at, p.due_zone, ticket_id))
     return parts
 
@@ -143,7 +146,8 @@ async def _answer(deps: Deps, call: Call, this: Turn) -> TurnResult:
     if fixed is not None:  # refused or steered back: no tool runs, nothing is read or written
         words = Words([Part(GUARD_KINDS.get(guard.kind, ReplyKind.OFF_TOPIC), fixed)])
         return await reply(call, this, words, None, None, fixed=True)
-    read = await _read(deps, call, this, guard.text)
+    with stage("intake.read"):
+        read = await _read(deps, call, this, guard.text)
     asks = deciding.merged_asks(conversation.recognise(guard.text), conversation.recognise(turn.text))
     asked = understood.asked_last(read.said_before.last)
     if "erase" in asked and (verdict := deciding.yes_or_no(guard.text)) is not None:
@@ -151,29 +155,33 @@ async def _answer(deps: Deps, call: Call, this: Turn) -> TurnResult:
     read.extraction = _with_answers(read, asked, guard.text, asks)
     plan = deciding.plan(desk.ticket_id_for(turn.episode_id), read.extraction, guard.text, asks, read.open_tickets)
     words = deciding.opening_words(read.before, read.on_file, guard, read.extraction)
-    filed, tw = await _work(call, this, read, plan)
-    placed = await placing.place_home(deps, call, this.customer, turn, guard.text, filed.learnt,
-                                      elsewhere=deciding.about_elsewhere(asks, read.extraction, guard.text))
-    if placed is not None and read.extraction.problem is not None:  # a line placed this turn: its faults
-        await ticketing.faults_after_placing(call, this.customer, tw, read.extraction.problem.kind.value)
-    words.extend(tw.first)  # a known fault on their line is said first, before any troubleshooting
-    words.extend(await _own_up(call, read, tw))
+    with stage("intake.write"):
+        filed, tw = await _work(call, this, read, plan)
+        placed = await placing.place_home(deps, call, this.customer, turn, guard.text, filed.learnt,
+                                          elsewhere=deciding.about_elsewhere(asks, read.extraction, guard.text))
+        if placed is not None and read.extraction.problem is not None:  # a line placed this turn: its faults
+            await ticketing.faults_after_placing(call, this.customer, tw, read.extraction.problem.kind.value)
+        words.extend(tw.first)  # a known fault on their line is said first, before any troubleshooting
+        words.extend(await _own_up(call, read, tw))
     if placed is not None:
         for part in placed.words:
             words.add(PLACEMENT_KINDS.get(placed.status, ReplyKind.PLACED), part)
     words.extend(tw.words)
     # a case that moved desk in this turn is answered from the desk it moved to (its catalogue, its prices)
-    talk = await _talk(deps, call, this, read, plan, tw, filed, asks, placed.moved_to if placed is not None else None)
+    with stage("intake.talk"):
+        talk = await _talk(deps, call, this, read, plan, tw, filed, asks,
+                           placed.moved_to if placed is not None else None)
     words.extend(talk.parts)
     words.labels += talk.answers
     asked = deciding.to_ask(filed.current, tw.needed, read.open_tickets, read.said_before,
                             handed_off=tw.change == "handed_off")
     deciding.closing_words(words, learnt=filed.learnt, ended=filed.ended, current=filed.current, asked=asked,
                            extraction=read.extraction, asks=asks, open_tickets=read.open_tickets)
-    now = await _stages_now(call, words)
-    rows = (tw.ticket, *read.open_tickets, *tw.outages, *filed.learnt, *filed.ended, *filed.current, *talk.rows,
-            *tw.rows, *now)
-    result = await reply(call, this, words, tw.ticket, tw.change, rows=rows, customer_text=guard.text)
+    with stage("intake.reply"):
+        now = await _stages_now(call, words)
+        rows = (tw.ticket, *read.open_tickets, *tw.outages, *filed.learnt, *filed.ended, *filed.current,
+                *talk.rows, *tw.rows, *now)
+        result = await reply(call, this, words, tw.ticket, tw.change, rows=rows, customer_text=guard.text)
     result.learnt, result.ended, result.asked, result.outages = filed.learnt, filed.ended, asked, tw.outages
     return result
 

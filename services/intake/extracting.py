@@ -8,6 +8,7 @@ from collections import OrderedDict
 
 from relay_graph.desk import catalogue
 from relay_graph.desk.extraction import Extraction, ExtractionContext
+from relay_graph.runtime.stages import stage
 from relay_graph.usecases.context import Deps
 
 CONTEXT_TTL_S = 30.0  # a region seeded meanwhile is known to the extractor this much later at most
@@ -36,4 +37,5 @@ async def extraction_context(deps: Deps, tenant: str) -> ExtractionContext:
 
 
 async def extract(deps: Deps, tenant: str, text: str) -> Extraction:
-    return await deps.extractor.extract(text, await extraction_context(deps, tenant))
+    with stage("intake.extract"):
+        return await deps.extractor.extract(text, await extraction_context(deps, tenant))

@@ -34,7 +34,14 @@ async def test_quick_run_reports_every_figure(tmp_path):
     assert isinstance(lat["pass"], bool) and lat["target_p95_ms"] == desk.TARGET_P95_MS
     gw = data["gateway_alone"]
     assert gw["n"] >= 1 and 0 < gw["p50_ms"] <= gw["p95_ms"] <= gw["max_ms"]
-    assert data["targets"]["chat_p95_ms"] == {"target": "< 100", "value": lat["p95_ms"], "pass": lat["pass"]}
+    assert data["targets"]["chat_p95_ms"] == {"target": "< 50", "value": lat["p95_ms"], "pass": lat["pass"]}
+    # every answered turn's trace came back from the processes, stage by stage
+    st = data["chat_stages"]
+    assert st["traced"] == 6 and st["n"] == lat["answered"]
+    path = ("store", "announce", "to_intake", "read_turn", "read", "write", "reply", "announce_reply", "to_gateway",
+            "read_reply", "gateway_rest", "total")
+    assert all(st["stages"][k]["n"] == st["n"] for k in path), st
+    assert sum(st["stages"][k]["p50_ms"] for k in path if k != "total") <= st["stages"]["total"]["p95_ms"] * 1.5
 
     rounds = data["tickets_per_second"]
     assert set(rounds) == {"1", "2", "4"}
@@ -49,6 +56,7 @@ async def test_quick_run_reports_every_figure(tmp_path):
 
     text = console.export_text()
     assert "chat turn latency" in text and "tickets handled per second" in text and "FalkorDB kept" in text
+    assert "stage by stage" in text and "intake: facts and ticket" in text
     assert ("PASS" in text) or ("MISS" in text)
 
 

@@ -27,6 +27,7 @@ from relay_graph.desk.conversation import turns as chat
 from relay_graph.runtime.errors import Unavailable
 from relay_graph.runtime.metrics import catalogue as metrics
 from relay_graph.runtime.outbox import Outbox
+from relay_graph.runtime.stages import stage
 from relay_graph.runtime.streams import ReplyWritten
 from relay_graph.usecases.context import Call, fact_changes
 
@@ -76,8 +77,10 @@ async def take_turn(call: Call, *, customer: str | None, text: str, session: str
         if replies is None:
             raise RuntimeError("waiting for a reply needs where replies are seen")
         await replies.start()
-    await outbox.mark(call.tenant)  # the turn's statement keeps its announcement: the relay looks here
-    turn = await chat.record_turn(call.memory, call.tenant, customer=customer, name=name, text=text, session=session)
+    with stage("chat.store"):
+        await outbox.mark(call.tenant)  # the turn's statement keeps its announcement: the relay looks here
+        turn = await chat.record_turn(call.memory, call.tenant, customer=customer, name=name, text=text,
+                                      session=session)
     call.owe(*fact_changes(call.tenant, chat.AGENT, turn.facts), best_effort=True)
     call.owe_kept(chat.announcement(call.tenant, turn))
     return turn
@@ -89,23 +92,27 @@ async def await_reply(call: Call, turn: chat.RecordedTurn, replies: Replies | No
     and, with `wait` > 0, the desk's reply if it is written within `wait` seconds. Raises
     TurnNotAnnounced when the streams refuse the turn's announcement (it stays kept)."""
     if wait <= 0:
-        await _flush(call, turn)
+        with stage("chat.announce"):
+            await _flush(call, turn)
         metrics.CHAT_TURNS.add(1, {"outcome": "not_waited"})
         return TakenTurn(turn)
     if replies is None:
         raise RuntimeError("waiting for a reply needs where replies are seen")
     stored = time.perf_counter()  # the turn is written: its latency through the streams starts
     with replies.expect(call.tenant, turn.episode_id) as replied:  # registered before the turn is announced
-        await _flush(call, turn)
+        with stage("chat.announce"):
+            await _flush(call, turn)
         try:
-            written = await asyncio.wait_for(asyncio.shield(replied), wait)
+            with stage("chat.wait"):
+                written = await asyncio.wait_for(asyncio.shield(replied), wait)
         except asyncio.TimeoutError:
             metrics.CHAT_TURNS.add(1, {"outcome": "timed_out"})
             return TakenTurn(turn, waited=True)
     metrics.CHAT_TURN_DURATION.record(time.perf_counter() - stored)
     metrics.CHAT_TURNS.add(1, {"outcome": "replied"})
     # the reply and its ticket's stage in one read (a reply announced but not readable stays None)
-    reply, ticket = await chat.get_reply_and_ticket(call.client, call.tenant, written.id, written.ticket_id)
+    with stage("chat.read_reply"):
+        reply, ticket = await chat.get_reply_and_ticket(call.client, call.tenant, written.id, written.ticket_id)
     return TakenTurn(turn, waited=True, reply=reply, ticket=ticket if reply is not None else None)
 
 

@@ -35,6 +35,7 @@ from relay_graph.desk.llm.wording import build_writer
 from relay_graph.memory.facade import Memory
 from relay_graph.memory.models import AGENT_PATTERN, Matched
 from relay_graph.runtime.outbox import Outbox, publish_all
+from relay_graph.runtime.stages import stage
 from relay_graph.runtime.streams import FactChanged, NotificationBase, Publisher, connect
 from relay_graph.runtime.agents.settings import AgentSettings
 from relay_graph.runtime.tenancy import validate_tenant
@@ -120,9 +121,14 @@ class Call:
         then the kept ones published. True: all are on their streams."""
         owed, told, kept = self.owed, self.told, self.kept
         self.owed, self.told, self.kept = [], [], []
-        published = await self.announce(owed) if owed else True
-        if told:
-            published = await self.notify(*told) and published
+        if owed and told and len(told) <= NOTIFY_CHUNK:
+            # One outbox write and one publish for both (an agent's turn owes its ticket and reply
+            # and tells its facts): the best-effort ones are then kept as surely as the owed.
+            published = await self.announce([*owed, *told])
+        else:
+            published = await self.announce(owed) if owed else True
+            if told:
+                published = await self.notify(*told) and published
         for notification in kept:
             publish_kept = getattr(self.announcer, "publish_kept", None)
             if publish_kept is None:
@@ -249,7 +255,8 @@ class Deps:
         except BaseException:
             await call.flush_quietly()
             raise
-        await call.flush()
+        with stage("call.flush"):
+            await call.flush()
 
     async def relay_loop(self, stop: asyncio.Event, *, every_s: float = 1.0, older_than_s: float = 2.0) -> None:
         """The outbox relay every replica runs (relay_graph.runtime.outbox), once the memory opens."""

@@ -203,11 +203,13 @@ class GraphClient:
         return True
 
     def forget_tenant(self, tenant: str) -> None:
-        """What this process knows of a tenant (its indexes, its registration, and its entry in what
-        other layers keep here by tenant id, `kept`), after a delete or reset: a tenant created
-        again under the same name starts from nothing."""
+        """What this process knows of a tenant (its indexes, the migrations it ran on it, its
+        registration, and its entry in what other layers keep here by tenant id, `kept`), after a
+        delete, a reset or a restore: a tenant created again under the same name, or a graph put
+        back from a snapshot, starts from nothing."""
         self._ready.pop(tenant, None)
         self._indexed.pop(tenant, None)
+        self._migrated = {done for done in self._migrated if done[0] != tenant}
         for value in self._kept.values():
             if isinstance(value, set):
                 value.discard(tenant)

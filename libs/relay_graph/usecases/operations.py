@@ -168,7 +168,10 @@ async def delete_snapshot(client: GraphClient, tenant: str, name: str) -> None:
 
 
 async def restore_snapshot(client: GraphClient, tenant: str, name: str) -> Snapshot:
-    """The tenant's graph becomes a copy of the snapshot (which stays)."""
+    """The tenant's graph becomes a copy of the snapshot (which stays). This process forgets what
+    it knew of the graph it replaced (its indexes, the migrations run on it): a snapshot taken
+    before an index or a migration gets them again on its next use. Another process finds a
+    missing index when a statement needs it (GraphClient.run) and migrates on its next start."""
     key = snapshot_key(tenant, name)
     if not await client.redis.exists(key):
         raise NotFound(f"no snapshot {name!r}", code="snapshot_not_found")
@@ -176,6 +179,7 @@ async def restore_snapshot(client: GraphClient, tenant: str, name: str) -> Snaps
     target = graph_name(tenant)
     await client.redis.delete(target)
     await _copy(client, key, target)
+    client.forget_tenant(tenant)
     return Snapshot(name=name, key=key)
 
 

@@ -75,6 +75,34 @@ async def test_snapshot_change_restore_gives_the_graph_back(graph_client, embedd
         await ops.restore_snapshot(graph_client, tenant, "missing")
 
 
+async def test_a_restored_graph_is_migrated_again_by_the_process_that_restored_it(graph_client, tenant):
+    """The snapshot may predate a migration or an index: the restore forgets what the process knew
+    of the graph it replaced."""
+    from relay_graph.runtime.queries import schema
+
+    ran: list[str] = []
+
+    async def migrate(run, t):
+        ran.append(t)
+
+    one = Query("t_restore_one", "RETURN 1 AS one", read_only=True)
+    await graph_client.run(tenant, one)  # a graph this client made: nothing to migrate
+    schema.declare_migration("tests.restore.recorder", migrate)
+    try:
+        await ops.create_snapshot(graph_client, tenant, "old-graph")
+        await graph_client.run(tenant, one)
+        assert ran == [tenant]  # a package declared more: the graph it knew is migrated once
+        await graph_client.run(tenant, one)
+        assert ran == [tenant]
+        await ops.restore_snapshot(graph_client, tenant, "old-graph")
+        await graph_client.run(tenant, one)
+        assert ran == [tenant, tenant]  # the graph put back is migrated again, once
+        await graph_client.run(tenant, one)
+        assert ran == [tenant, tenant]
+    finally:
+        schema._migrations.pop("tests.restore.recorder", None)
+
+
 def index_pairs(rows) -> set[tuple[str, str]]:
     return {(r["label"], p) for r in rows for p in r["properties"]}
 

@@ -222,7 +222,11 @@ def child_environment(otlp_endpoint: str | None = None) -> dict[str, str]:
                  "RELAY_LOG_LEVEL": os.environ.get("RELAY_LOG_LEVEL", "warning")})
     if otlp_endpoint is not None:  # the processes' spans to the bench's receiver, in batches every 200 ms
         base.update({"OTEL_EXPORTER_OTLP_ENDPOINT": otlp_endpoint, "OTEL_BSP_SCHEDULE_DELAY": "200"})
-        base.pop("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", None)
+        # each process names itself (relay-<service>: the stages are told apart by it), samples
+        # every span and sends them here, whatever the caller's environment says
+        for name in ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SERVICE_NAME", "OTEL_SDK_DISABLED",
+                     "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG", "RELAY_OTEL_SERVICE_NAME"):
+            base.pop(name, None)
     return base
 
 
@@ -567,7 +571,7 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, seed: in
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
                     "load_avg_before": load_avg()},
         "llm": False,
-        "otlp_export": bool(os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")),
+        "spans": "the processes export theirs to the bench's own receiver (bench.trace_stages)",
     }
     workdir = Path(tempfile.mkdtemp(prefix="relay-bench-desk-"))
     progress = lambda text: say(console, text)  # noqa: E731
@@ -575,46 +579,48 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, seed: in
     progress(f"starting FalkorDB, intake, resolver x{sizes.resolvers}, netops and the gateway ({workdir})")
     t0 = time.monotonic()
     collector = SpanCollector().start()
-    stack = await asyncio.to_thread(functools.partial(start_stack, workdir, sizes.resolvers, model_dir,
-                                                      otlp_endpoint=collector.endpoint))
-    redis = connect(host="127.0.0.1", port=stack.falkordb_port)
-    client: GraphClient | None = None
     try:
-        await wait_ready(stack)
-        data["startup_s"] = round(time.monotonic() - t0, 1)
-        progress(f"ready in {data['startup_s']}s at {stack.url}")
-        settings = GraphSettings(falkordb_host="127.0.0.1", falkordb_port=stack.falkordb_port, model_dir=model_dir)
-        client = await asyncio.to_thread(GraphClient, settings)
-        async with httpx.AsyncClient(base_url=stack.url, timeout=30.0, limits=HTTP_LIMITS) as http:
-            tenant = f"desk-chat-{secrets.token_hex(3)}"
-            headers = await create_tenant(http, stack.admin_key, tenant)
-            progress(f"chat turn latency: {sizes.warmup} warm-up + {sizes.turns} turns, wait={WAIT_S}, "
-                     f"one at a time ({tenant})")
-            traced: list[str] = []
-            data["chat_latency"] = await chat_latency(http, headers, tenant, sizes, seed, progress, collector, traced)
-            data["chat_stages"] = await stage_figures(collector, traced)
-            n_alone = max(3, sizes.turns // 4)
-            progress(f"the gateway alone: {n_alone} turns without wait (stored + announced, 202)")
-            data["gateway_alone"] = await gateway_alone(http, headers, tenant, n_alone, seed + 1)
-            progress("waiting for the desk to finish the tickets those turns opened ...")
-            data["quiet_after_chat"] = await wait_quiet(redis)
-            runs: dict[int, list[dict[str, Any]]] = {n: [] for n in sizes.replicas}
-            for n in round_order(sizes.replicas, sizes.repeat):
-                progress(f"tickets per second with {n} resolver replica(s): {sizes.tickets} tickets "
-                         f"(load average {load_avg()[0]})")
-                result = await throughput_round(stack, http, client, redis, n, sizes.tickets, progress,
-                                                ticket_timeout)
-                runs[n].append(result)
-                progress(f"  {result['settled']}/{result['tickets']} settled in {result['seconds']}s: "
-                         f"{result['tickets_per_s']} tickets/s")
-                await wait_quiet(redis)
-            data["tickets_per_second"] = {str(n): summarise_rounds(n, rs) for n, rs in runs.items()}
+        stack = await asyncio.to_thread(functools.partial(start_stack, workdir, sizes.resolvers, model_dir,
+                                                          otlp_endpoint=collector.endpoint))
+        redis = connect(host="127.0.0.1", port=stack.falkordb_port)
+        client: GraphClient | None = None
+        try:
+            await wait_ready(stack)
+            data["startup_s"] = round(time.monotonic() - t0, 1)
+            progress(f"ready in {data['startup_s']}s at {stack.url}")
+            settings = GraphSettings(falkordb_host="127.0.0.1", falkordb_port=stack.falkordb_port, model_dir=model_dir)
+            client = await asyncio.to_thread(GraphClient, settings)
+            async with httpx.AsyncClient(base_url=stack.url, timeout=30.0, limits=HTTP_LIMITS) as http:
+                tenant = f"desk-chat-{secrets.token_hex(3)}"
+                headers = await create_tenant(http, stack.admin_key, tenant)
+                progress(f"chat turn latency: {sizes.warmup} warm-up + {sizes.turns} turns, wait={WAIT_S}, "
+                         f"one at a time ({tenant})")
+                traced: list[str] = []
+                data["chat_latency"] = await chat_latency(http, headers, tenant, sizes, seed, progress, collector, traced)
+                data["chat_stages"] = await stage_figures(collector, traced)
+                n_alone = max(3, sizes.turns // 4)
+                progress(f"the gateway alone: {n_alone} turns without wait (stored + announced, 202)")
+                data["gateway_alone"] = await gateway_alone(http, headers, tenant, n_alone, seed + 1)
+                progress("waiting for the desk to finish the tickets those turns opened ...")
+                data["quiet_after_chat"] = await wait_quiet(redis)
+                runs: dict[int, list[dict[str, Any]]] = {n: [] for n in sizes.replicas}
+                for n in round_order(sizes.replicas, sizes.repeat):
+                    progress(f"tickets per second with {n} resolver replica(s): {sizes.tickets} tickets "
+                             f"(load average {load_avg()[0]})")
+                    result = await throughput_round(stack, http, client, redis, n, sizes.tickets, progress,
+                                                    ticket_timeout)
+                    runs[n].append(result)
+                    progress(f"  {result['settled']}/{result['tickets']} settled in {result['seconds']}s: "
+                             f"{result['tickets_per_s']} tickets/s")
+                    await wait_quiet(redis)
+                data["tickets_per_second"] = {str(n): summarise_rounds(n, rs) for n, rs in runs.items()}
+        finally:
+            if client is not None:
+                await client.close()
+            await redis.aclose()
+            progress("stopping the desk ...")
+            await asyncio.to_thread(stack.stop)
     finally:
-        if client is not None:
-            await client.close()
-        await redis.aclose()
-        progress("stopping the desk ...")
-        await asyncio.to_thread(stack.stop)
         collector.stop()
     data["machine"]["load_avg_after"] = load_avg()
     lat = data["chat_latency"]

@@ -123,9 +123,10 @@ TABLE: tuple[Conversation, ...] = (
     )),
     Conversation("india", "Ravi Nair", (
         T("My internet is slow in the evenings.", "ticket_opened", "ask", group="ask_once", ticket=True),
-        T("ok", "clarify", group="ask_once", absent={"ask"}),
+        # nothing to read in them, with a case open: where it stands, not "tell me a little more"
+        T("ok", "ticket_status", group="ask_once", absent={"ask", "clarify"}),
         T("Which plans do you have?", "plans", group="ask_once", absent={"ask"}),
-        T("thanks", "clarify", group="ask_once", absent={"ask"}),
+        T("thanks", "ticket_status", group="ask_once", absent={"ask", "clarify"}),
         T("Is there anything I can do meanwhile?", "tip", group="tip", absent={"ask"}),
         T("it seems a little faster now", "reading", group="reading"),
         T("what's the status of my ticket?", "update", group="update"),

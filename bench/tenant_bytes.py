@@ -150,22 +150,26 @@ async def run(args: argparse.Namespace, console: Console) -> dict[str, Any]:
     model_dir = Path(os.environ.get("RELAY_MODEL_DIR", REPO / ".relay" / "model"))
     with tempfile.TemporaryDirectory(prefix="relay-bench-tenant-bytes-") as tmp:
         topology = Topology(Path(tmp), 0, 0)
-        client = GraphClient(topology.settings(model_dir))
         try:
-            embedder = Embedder(model_dir)
-            pooled = PooledVectors(embedder, 64)
-            memory = Memory(client, embedder)
-            say(console, f"{args.graphs} memory-only tenants, then copies of one")
-            data["memory_only"] = await breakdown(Run(client, memory, pooled, topology, console), "mem",
-                                                  args.graphs, console)
-            if args.desk:
-                say(console, f"{args.graphs} desk tenants (the demo ISP's world), then copies of one")
-                data["desk"] = await breakdown(Run(client, memory, pooled, topology, console, desk=True), "desk",
-                                               args.graphs, console)
+            client = GraphClient(topology.settings(model_dir))
+            try:
+                embedder = Embedder(model_dir)
+                pooled = PooledVectors(embedder, 64)
+                memory = Memory(client, embedder)
+                say(console, f"{args.graphs} memory-only tenants, then copies of one")
+                data["memory_only"] = await breakdown(Run(client, memory, pooled, topology, console), "mem",
+                                                      args.graphs, console)
+                if args.desk:
+                    say(console, f"{args.graphs} desk tenants (the demo ISP's world), then copies of one")
+                    data["desk"] = await breakdown(Run(client, memory, pooled, topology, console, desk=True),
+                                                   "desk", args.graphs, console)
+            finally:
+                await client.close()
         finally:
-            await client.close()
-            await topology.close()
-            topology.stop()
+            try:
+                await topology.close()
+            finally:
+                topology.stop()
     data["load_avg_after"] = os.getloadavg()
     return data
 

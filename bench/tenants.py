@@ -362,7 +362,10 @@ def planned_replicas(replicas: int) -> int:
 def shard_plan(per_tenant_mb: float, replicas: int, tenants: int = PLAN_TENANTS) -> list[dict[str, Any]]:
     """For each node size: the tenants a shard holds at `per_tenant_mb` with HEADROOM kept free, the
     shards (primaries) `tenants` take, and the nodes with planned_replicas(replicas) replicas each. GB
-    are 1,000 MB, as docs/operations.md counts them."""
+    are 1,000 MB, as docs/operations.md counts them. Empty when the figure is no growth at all (a
+    small step on a noisy machine can measure that): nothing to plan from."""
+    if per_tenant_mb <= 0:
+        return []
     out = []
     for gb in NODE_GB:
         per_shard = int(gb * 1000 * (1 - HEADROOM) / per_tenant_mb)
@@ -390,8 +393,10 @@ async def run(args: argparse.Namespace, console: Console) -> dict[str, Any]:
             say(console, f"FalkorDB: {topology.describe()}")
             await measure(args, topology, console, data)
         finally:
-            await topology.close()
-            topology.stop()
+            try:
+                await topology.close()
+            finally:
+                topology.stop()
     return data
 
 
@@ -450,6 +455,8 @@ def plan_table(data: dict[str, Any]) -> Table:
     replicas = planned_replicas(data["replicas"])
     for col in ("node RAM", "tenants per shard", "shards (primaries)", f"nodes with {replicas} replica(s) each"):
         t.add_column(col, justify="right")
+    if not data["shard_plan"]:
+        t.caption = "not planned: the last step measured no growth per tenant"
     for p in data["shard_plan"]:
         t.add_row(f"{p['node_gb']} GB", f"{p['tenants_per_shard']:,}", str(p["shards"]), str(p["nodes"]))
     return t

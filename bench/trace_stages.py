@@ -38,6 +38,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (ExportTrac
                                                                       ExportTraceServiceResponse)
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as SpanProto
 
+from relay_graph.runtime.streams import ReplyWritten, TurnReceived
+
 STAGES = (
     ("store", "gateway: store the turn"),
     ("announce", "gateway: announce it"),
@@ -160,22 +162,25 @@ def _first(spans: list[SpanRecord], name: str, service: str | None = None, after
     return min(found, key=lambda s: s.start_ns) if found else None
 
 
-def _publish(spans: list[SpanRecord], service: str, within: SpanRecord | None) -> SpanRecord | None:
+def _publish(spans: list[SpanRecord], service: str, stream: str, within: SpanRecord | None) -> SpanRecord | None:
+    """The publish of `stream` inside `within` (a flush publishes other kinds beside it: the facts'
+    news, a ticket's change)."""
     if within is None:
         return None
     found = [s for s in spans if s.kind == SpanProto.SPAN_KIND_PRODUCER and service in s.service
-             and within.start_ns <= s.start_ns <= within.end_ns]
+             and s.name == f"publish {stream}" and within.start_ns <= s.start_ns <= within.end_ns]
     return min(found, key=lambda s: s.start_ns) if found else None
 
 
 def turn_stages(spans: list[SpanRecord]) -> dict[str, float] | None:
     """One answered turn's stages in ms (see the module doc), or None when its trace lacks the
-    request's span, the wait or intake's handling (not answered in time, or not exported yet)."""
+    request's span, the wait, the reply's read (a turn not answered in time has none) or intake's
+    handling (not exported yet)."""
     server = next((s for s in spans if s.kind == SpanProto.SPAN_KIND_SERVER and "gateway" in s.service), None)
     wait = _first(spans, "chat.wait", "gateway")
     handle = next((s for s in sorted(spans, key=lambda s: s.start_ns)
                    if s.kind == SpanProto.SPAN_KIND_CONSUMER and "intake" in s.service), None)
-    if server is None or wait is None or handle is None:
+    if server is None or wait is None or handle is None or _first(spans, "chat.read_reply", "gateway") is None:
         return None
     out: dict[str, float] = {}
     gateway_named = ("store", "chat.store"), ("announce", "chat.announce"), ("read_reply", "chat.read_reply")
@@ -184,7 +189,7 @@ def turn_stages(spans: list[SpanRecord]) -> dict[str, float] | None:
         if span is not None:
             out[key] = span.ms
     announce = _first(spans, "chat.announce", "gateway")
-    sent = _publish(spans, "gateway", announce) or announce
+    sent = _publish(spans, "gateway", TurnReceived.stream, announce) or announce
     if sent is not None:
         out["to_intake"] = (handle.start_ns - sent.end_ns) / 1e6
     for key in ("read_turn", "read", "extract", "write", "talk", "reply", "embed"):
@@ -195,7 +200,7 @@ def turn_stages(spans: list[SpanRecord]) -> dict[str, float] | None:
     flush = _first(spans, "call.flush", "intake", after_ns=reply.end_ns if reply else handle.start_ns)
     if flush is not None:
         out["announce_reply"] = flush.ms
-        replied = _publish(spans, "intake", flush) or flush
+        replied = _publish(spans, "intake", ReplyWritten.stream, flush) or flush
         out["to_gateway"] = (wait.end_ns - replied.end_ns) / 1e6
     out["total"] = server.ms
     out["gateway_rest"] = server.ms - sum(out.get(k, 0.0) for k in ("store", "announce", "read_reply")) - wait.ms

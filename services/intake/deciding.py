@@ -220,6 +220,11 @@ def closing_words(words: Words, *, learnt: list[FactView], ended: list[FactView]
         words.add(ReplyKind.CLARIFY, replies.Reply(
             "I'm sorry, I have no answer to that in our help articles. I can help with your connection and "
             "its tickets, and with our plans, prices and coverage: tell me what you need.", []))
+    elif open_tickets and not asks:
+        # Words we cannot read, with a case still open ("yes it's red and blinking fast"): most likely
+        # about that case, so where it stands, rather than asking them to say more.
+        for t in open_tickets:
+            words.add(ReplyKind.TICKET_STATUS, ticket_status(t.id, t.stage, t.updated_at, owner=t.owner), t.id)
     else:
         words.add(ReplyKind.CLARIFY, replies.Reply(
             "Thanks for your message. Could you tell me a little more about what you need help with?", []))

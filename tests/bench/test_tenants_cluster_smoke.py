@@ -13,10 +13,12 @@ from rich.console import Console
 
 from bench import tenants as bench
 
+
 def test_the_shard_plan_keeps_a_third_free_and_counts_each_replica():
     plan = {p["node_gb"]: p for p in bench.shard_plan(1.65, replicas=1)}
     assert plan[32]["tenants_per_shard"] == int(32_000 * 2 / 3 / 1.65) and plan[32]["shards"] == 8
     assert plan[32]["nodes"] == 16 and plan[64]["shards"] == 4 and plan[16]["shards"] == 16
+    assert bench.shard_plan(0.0, replicas=1) == [] and bench.shard_plan(-0.2, replicas=0) == []  # noise: no plan
 
 
 @pytest.mark.falkordb

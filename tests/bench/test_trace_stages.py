@@ -25,7 +25,8 @@ def a_turn() -> list[ts.SpanRecord]:
         span("POST /v1/tenants/{t}/chat", "gateway", 0, 60, SERVER),
         span("chat.store", "gateway", 2, 12),
         span("chat.announce", "gateway", 12, 15),
-        span("publish relay.turns", "gateway", 13, 14, PRODUCER),
+        span("publish relay:stream:facts", "gateway", 12, 13, PRODUCER),  # a new customer's name, told first
+        span("publish relay:stream:turns", "gateway", 13, 14, PRODUCER),
         span("handle turn_received", "intake", 17, 70, CONSUMER),
         span("intake.read_turn", "intake", 17, 19),
         span("intake.read", "intake", 19, 24),
@@ -34,7 +35,8 @@ def a_turn() -> list[ts.SpanRecord]:
         span("intake.talk", "intake", 34, 35),
         span("intake.reply", "intake", 35, 40),
         span("call.flush", "intake", 40, 46),
-        span("publish relay.replies", "intake", 44, 45, PRODUCER),
+        span("publish relay:stream:tickets", "intake", 41, 42, PRODUCER),  # the ticket's change goes first
+        span("publish relay:stream:replies", "intake", 44, 45, PRODUCER),
         span("chat.wait", "gateway", 15, 47),
         span("chat.read_reply", "gateway", 47, 50),
         span("intake.embed", "intake", 46, 68),
@@ -57,7 +59,8 @@ def test_a_trace_without_its_publish_spans_measures_from_the_stages_themselves()
     assert got["to_intake"] == pytest.approx(2) and got["to_gateway"] == pytest.approx(1)
 
 
-@pytest.mark.parametrize("missing", ["POST /v1/tenants/{t}/chat", "chat.wait", "handle turn_received"])
+@pytest.mark.parametrize("missing", ["POST /v1/tenants/{t}/chat", "chat.wait", "chat.read_reply",
+                                     "handle turn_received"])
 def test_a_trace_not_complete_is_no_turn(missing):
     assert ts.turn_stages([s for s in a_turn() if s.name != missing]) is None
 

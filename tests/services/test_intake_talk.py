@@ -80,6 +80,18 @@ async def test_an_answer_the_desk_cannot_parse_is_kept_against_its_question(gate
     assert "answered" in [f.predicate for f in got.learnt]
 
 
+@pytest.mark.parametrize("answer", ["yes its red and blinking fast", "the light went orange an hour ago"])
+async def test_words_with_no_number_in_them_are_no_answer_to_a_phone_question(gateway, intake, memory, stream_redis,
+                                                                             seeded, answer):
+    first = await _say(intake, gateway, "Tara Nair", "no internet at all since the morning", "s-p")
+    assert "phone" in first.asked
+    got = await _say(intake, gateway, "Tara Nair", answer, "s-p")
+    assert await _current(memory, seeded, "Tara Nair", "answered") == []  # not kept as their number
+    assert await _current(memory, seeded, "Tara Nair", "phone") == []
+    assert "noted" not in got.answers and answer not in got.reply.text
+    assert got.answers == ["ticket_status"] and first.ticket.id in got.reply.text  # where their case stands
+
+
 @pytest.mark.parametrize("answer, people", [
     ("we r 4 ppl at home", "4"), ("its me, my husband and 3 kids", "5"), ("just me", "1"), ("there are 6 of us", "6"),
 ])

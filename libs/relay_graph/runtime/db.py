@@ -105,7 +105,7 @@ class GraphClient:
         # tenant -> (the schema generation its indexes were ensured at, until when (monotonic) its
         # registration is trusted, the registration seen: another one is a tenant created anew)
         self._ready: dict[str, tuple[int, float, str]] = {}
-        self._migrated: set[tuple[str, str]] = set()  # (tenant, migration) run in this process
+        self._migrated: dict[str, set[str]] = {}  # tenant -> the migrations run on it in this process
         # tenant -> the indexes (schema.Indexes entries) this process knows its graph has
         self._indexed: dict[str, set[tuple]] = {}
         self._needs: dict[tuple[str, bool], schema.Indexes] = {}  # (statement, read-only) -> indexes it needs
@@ -209,7 +209,7 @@ class GraphClient:
         back from a snapshot, starts from nothing."""
         self._ready.pop(tenant, None)
         self._indexed.pop(tenant, None)
-        self._migrated = {done for done in self._migrated if done[0] != tenant}
+        self._migrated.pop(tenant, None)
         for value in self._kept.values():
             if isinstance(value, set):
                 value.discard(tenant)
@@ -220,6 +220,11 @@ class GraphClient:
         """The tenant ready, with every declared index (a statement run needs only its own:
         `run` creates those as it goes, schema.needed)."""
         await self._prepare(tenant, None)
+
+    async def ensure_migrated(self, tenant: str) -> None:
+        """The tenant ready (registration checked, functions loaded, migrations run) and no index
+        made: the statements run make theirs as they need them."""
+        await self._prepare(tenant, _MAKE_GRAPH)
 
     async def _prepare(self, tenant: str, query: Query | None) -> None:
         """Registration checked, functions loaded and migrations run once, then the indexes the
@@ -239,7 +244,7 @@ class GraphClient:
                             await self._run(tenant, _MAKE_GRAPH, None)
                             # nothing in it to migrate; run, a migration's statements would stay
                             # in FalkorDB's plan cache of the graph for nothing
-                            self._migrated.update((tenant, name) for name, _ in schema.migrations())
+                            self._migrated.setdefault(tenant, set()).update(name for name, _ in schema.migrations())
                         await self._migrate(tenant)
                         _, until, seen = self._ready[tenant]  # check_tenant made the entry
                         self._ready[tenant] = (wanted, until, seen)
@@ -287,10 +292,11 @@ class GraphClient:
     async def _migrate(self, tenant: str) -> None:
         """The packages' declared migrations (schema.declare_migration), once per tenant per process.
         One that fails is logged and tried again by the next process: the tenant keeps working."""
+        done = self._migrated.setdefault(tenant, set())
         for name, migrate in schema.migrations():
-            if (tenant, name) in self._migrated:
+            if name in done:
                 continue
-            self._migrated.add((tenant, name))
+            done.add(name)
             try:
                 await migrate(lambda query, params=None: self._run(tenant, query, params), tenant)
             except Exception:  # noqa: BLE001 - a migration must not take the tenant down

@@ -51,6 +51,8 @@ utc_clock = utcnow  # the clock every process runs on unless a test gives its ow
 
 _AGENT = re.compile(AGENT_PATTERN)
 NOTIFY_CHUNK = 1_000
+# best-effort notifications a flush puts in the owed's outbox write (more go in their own writes)
+RIDE_ALONG = 32
 
 
 class Announcer(Protocol):
@@ -117,15 +119,22 @@ class Call:
 
     async def flush(self) -> bool:
         """Announce what this call owes, once: the owed through the outbox (raises when they could not
-        be kept: the request or delivery fails and is tried again), the best-effort ones after them,
-        then the kept ones published. True: all are on their streams."""
+        be kept: the request or delivery fails and is tried again) and the best-effort ones (a
+        failure to announce them is logged), then the kept ones published. A few best-effort ones
+        ride in the owed's outbox write; if that write fails, the owed are kept alone, then the
+        best-effort ones, as if they had never been together. True: all are on their streams."""
         owed, told, kept = self.owed, self.told, self.kept
         self.owed, self.told, self.kept = [], [], []
-        if owed and told and len(told) <= NOTIFY_CHUNK:
-            # One outbox write and one publish for both (an agent's turn owes its ticket and reply
-            # and tells its facts): the best-effort ones are then kept as surely as the owed.
-            published = await self.announce([*owed, *told])
-        else:
+        published: bool | None = None
+        if owed and told and len(told) <= RIDE_ALONG:
+            # an agent's turn owes its ticket and reply and tells its facts: one outbox write and
+            # one pending-tenant mark for both, instead of one each
+            try:
+                published = await self.announce([*owed, *told])
+            except Exception as exc:  # noqa: BLE001 - a best-effort one must not fail the owed
+                log.warning("announcing %d owed and %d best-effort together failed (%r); each apart",
+                            len(owed), len(told), exc)
+        if published is None:
             published = await self.announce(owed) if owed else True
             if told:
                 published = await self.notify(*told) and published

@@ -168,18 +168,22 @@ async def delete_snapshot(client: GraphClient, tenant: str, name: str) -> None:
 
 
 async def restore_snapshot(client: GraphClient, tenant: str, name: str) -> Snapshot:
-    """The tenant's graph becomes a copy of the snapshot (which stays). This process forgets what
-    it knew of the graph it replaced (its indexes, the migrations run on it): a snapshot taken
-    before an index or a migration gets them again on its next use. Another process finds a
-    missing index when a statement needs it (GraphClient.run) and migrates on its next start."""
+    """The tenant's graph becomes a copy of the snapshot (which stays), migrated at once by the
+    process that restores it: a snapshot taken before a migration is brought up to this version
+    even when that process exits right after (`relay admin restore`), since the services migrate a
+    graph once per process. An index the snapshot lacks is made when a statement needs it
+    (GraphClient.run finds it missing)."""
     key = snapshot_key(tenant, name)
     if not await client.redis.exists(key):
         raise NotFound(f"no snapshot {name!r}", code="snapshot_not_found")
     await client.check_tenant(tenant)  # a deleted tenant's kept snapshot: create the tenant first
     target = graph_name(tenant)
-    await client.redis.delete(target)
-    await _copy(client, key, target)
-    client.forget_tenant(tenant)
+    try:
+        await client.redis.delete(target)
+        await _copy(client, key, target)
+    finally:  # what this process knew of the graph it replaced is wrong now, whether or not the copy came
+        client.forget_tenant(tenant)
+    await client.ensure_migrated(tenant)
     return Snapshot(name=name, key=key)
 
 

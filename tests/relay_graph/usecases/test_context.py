@@ -12,7 +12,7 @@ from relay_graph.runtime.embedded import free_port
 from relay_graph.runtime.errors import Unavailable
 from relay_graph.runtime.outbox import Outbox
 from relay_graph.runtime.streams import FactChanged, ReplyWritten, TicketChanged
-from relay_graph.usecases.context import Call, make_deps
+from relay_graph.usecases.context import RIDE_ALONG, Call, make_deps
 
 
 async def test_a_context_is_built_without_the_server_and_says_when_it_cannot_open(graph_settings):
@@ -60,15 +60,18 @@ async def test_what_was_passed_in_stays_open(graph_settings, memory, stream_redi
 
 class _Announcer:
     """A collector of what a flush hands the outbox (pure logic: the outbox itself is tested on the
-    real FalkorDB in tests/relay_graph/runtime/streams/test_outbox.py)."""
+    real FalkorDB in tests/relay_graph/runtime/streams/test_outbox.py). `fail_when`: the kinds of a
+    call that cannot be kept."""
 
-    def __init__(self, published: bool = True, fail: Exception | None = None) -> None:
+    def __init__(self, published: bool = True, fail: Exception | None = None,
+                 fail_when=lambda kinds: True) -> None:
         self.calls: list[list[str]] = []
-        self.published, self.fail = published, fail
+        self.published, self.fail, self.fail_when = published, fail, fail_when
 
     async def announce(self, tenant, notifications) -> bool:
-        self.calls.append([n.kind for n in notifications])
-        if self.fail is not None:
+        kinds = [n.kind for n in notifications]
+        self.calls.append(kinds)
+        if self.fail is not None and self.fail_when(kinds):
             raise self.fail
         return self.published
 
@@ -95,7 +98,26 @@ async def test_a_call_whose_announcements_cannot_be_kept_fails_and_owes_nothing_
     call = _owing(announcer)
     with pytest.raises(Unavailable):
         await call.flush()
-    assert call.owed == [] and call.told == []
+    # together, then the owed alone (which fail the call: its request or delivery is tried again)
+    assert announcer.calls == [["ticket_changed", "reply_written", "fact_changed"], ["ticket_changed", "reply_written"]]
+    assert await call.flush() is True and len(announcer.calls) == 2  # nothing left to announce again
     told_only = Call(None, "acme", "gateway", announcer)  # type: ignore[arg-type]
     told_only.owe(FactChanged(tenant="acme", id="f-2", version=0, change="created", actor="gateway"), best_effort=True)
     assert await told_only.flush() is False  # best effort alone: logged, not raised
+
+
+async def test_best_effort_notifications_that_break_the_outbox_write_do_not_fail_the_owed():
+    announcer = _Announcer(fail=Unavailable("too big"), fail_when=lambda kinds: "fact_changed" in kinds)
+    call = _owing(announcer)
+    assert await call.flush() is False  # the owed are kept and published; the facts' news is lost, logged
+    assert announcer.calls == [["ticket_changed", "reply_written", "fact_changed"], ["ticket_changed", "reply_written"],
+                               ["fact_changed"]]
+
+
+async def test_many_best_effort_notifications_go_in_writes_of_their_own():
+    announcer = _Announcer()
+    call = _owing(announcer)
+    call.owe(*[FactChanged(tenant="acme", id=f"f-{i}", version=0, change="created", actor="intake")
+               for i in range(RIDE_ALONG)], best_effort=True)
+    assert await call.flush() is True
+    assert [len(c) for c in announcer.calls] == [2, RIDE_ALONG + 1]

@@ -41,6 +41,8 @@ _ISP_BOX = re.compile(
     r"|plusnet|ee|vodafone|orange|sfr|bouygues|free|eir|telekom|jio(?:\s*fiber)?|airtel(?:\s+xstream)?|act|hathway|bsnl|excitel"
     r"|rogers|bell|telus|shaw)\s+(?:smart\s+)?(?:gateway|hub|home\s*hub|box|modem|router|livebox|freebox|fritz\w*)(?:\s+\w*\d\w*)?\b", _I)
 _PHONE = re.compile(r"(?<![\w.])\+?\d[\d\s().-]{5,18}\d(?![\w.])")
+# what an answer to the question must hold to be kept as said (a number has digits)
+_SHAPED = {"phone": re.compile(r"\d")}
 # "ok", "thanks", "yes", "hmm": not an answer to keep
 _BARE = re.compile(r"^\W*(?:ok(?:ay)?|k|kk|thanks?|thank\s+you|thx|ty|yes|yeah|yep|no|nope|nah|sure|hmm+|fine|cool|great"
                    r"|alright|right|hi|hello|hey)\W*$", _I)
@@ -98,19 +100,22 @@ def understand(asked: Sequence[str], text: str, extraction: Extraction, *, own_r
 
 
 def raw_answer(asked: Sequence[str], text: str, extraction: Extraction, *, other_business: bool) -> ExtractedFact | None:
-    """The answer kept as it was said, against the first question asked, when nothing in it answers
-    that question and the turn has no other business (no problem, no ask, no word on a ticket) and
-    it is more than "ok". Other facts it mentions ("next to the telly") are filed beside it."""
+    """The answer kept as it was said, against the first question asked that it could answer, when
+    nothing in it answers that question and the turn has no other business (no problem, no ask, no
+    word on a ticket) and it is more than "ok". Other facts it mentions ("next to the telly") are
+    filed beside it. A question whose answer has a shape (a phone number has digits) is not answered
+    by words without it: "it's red and blinking" is about something else."""
     if not asked or other_business or extraction.problem is not None:
         return None
     if any(f.predicate in asked for f in extraction.facts):
         return None  # answered in words the extractor read
     if extraction.intent in (Intent.CONFIRM_FIXED, Intent.CONFIRM_NOT_FIXED) or _BARE.match(text):
         return None
+    question = next((q for q in asked if q not in _SHAPED or _SHAPED[q].search(text)), None)
     said = " ".join(text.split())
     if len(said) > MAX_RAW:
         said = said[: MAX_RAW - 1] + "…"
-    return checked_fact("answered", f"{asked[0]}: {said}") if said else None
+    return checked_fact("answered", f"{question}: {said}") if said and question else None
 
 
 def with_facts(extraction: Extraction, more: Sequence[ExtractedFact]) -> Extraction:

@@ -215,6 +215,17 @@ class Stack:
             self.falkordb.stop()
 
 
+async def close_desk(stack: Stack, redis, client: GraphClient | None, progress: Callable[[str], None]) -> None:
+    """The bench's clients closed, then the desk's processes stopped (whatever the closing did)."""
+    try:
+        if client is not None:
+            await client.close()
+        await redis.aclose()
+    finally:
+        progress("stopping the desk ...")
+        await asyncio.to_thread(stack.stop)
+
+
 def child_environment(otlp_endpoint: str | None = None) -> dict[str, str]:
     base = {k: v for k, v in os.environ.items() if k not in NO_LLM}
     # the bench measures the desk, not the per-key rate limit
@@ -615,11 +626,7 @@ async def run(sizes: Sizes, *, quick: bool, out: Path | None = RESULTS, seed: in
                     await wait_quiet(redis)
                 data["tickets_per_second"] = {str(n): summarise_rounds(n, rs) for n, rs in runs.items()}
         finally:
-            if client is not None:
-                await client.close()
-            await redis.aclose()
-            progress("stopping the desk ...")
-            await asyncio.to_thread(stack.stop)
+            await close_desk(stack, redis, client, progress)
     finally:
         collector.stop()
     data["machine"]["load_avg_after"] = load_avg()

@@ -303,11 +303,7 @@ async def racing_replicas(replicas: int, n: int, model_dir: Path, *, timeout: fl
             d.id: [f"{e.agent}: {e.event} {e.detail or ''}".strip()
                    for e in d.timeline][-6:] for d in stuck}
     finally:
-        if client is not None:
-            await client.close()
-        await redis.aclose()
-        progress("stopping the desk ...")
-        await asyncio.to_thread(stack.stop)
+        await desk.close_desk(stack, redis, client, progress)
     return {"replicas": replicas, "announced_per_ticket": COPIES, "seconds": round(seconds, 2),
             "tickets_per_s": round(settled / seconds, 2) if seconds else None, "streams_quiet": quiet, **counted}
 

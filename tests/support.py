@@ -159,3 +159,18 @@ def screens_dir():
 
     repo = Path(__file__).resolve().parents[1]
     return Path(os.environ.get("RELAY_SCREENS_DIR") or repo / ".relay" / "screens").resolve()
+
+
+def span_inside(spans):
+    """`inside(span, ancestor_id)`: whether a finished span is within the span `ancestor_id`, however
+    many spans between (a stage's span, runtime.stages, sits between a request and its publish)."""
+    by_id = {s.context.span_id: s for s in spans}
+
+    def inside(span, ancestor: int) -> bool:
+        while span is not None and span.parent is not None:
+            if span.parent.span_id == ancestor:
+                return True
+            span = by_id.get(span.parent.span_id)
+        return False
+
+    return inside

@@ -113,15 +113,7 @@ async def test_one_trace_from_the_chat_request_through_intake_to_the_resolver(
 
     spans = span_exporter.get_finished_spans()
 
-    by_id = {s.context.span_id: s for s in spans}
-
-    def under(span, ancestor):
-        """`span` is inside `ancestor`'s span (a stage's span, bench.trace_stages, may be between)."""
-        while span is not None and span.parent is not None:
-            if span.parent.span_id == ancestor:
-                return True
-            span = by_id.get(span.parent.span_id)
-        return False
+    under = support.span_inside(spans)
 
     def only(name, *, parent, **attrs):
         found = [s for s in spans if s.name == name and under(s, parent)

@@ -19,7 +19,7 @@ from services.intake.handlers import HANDLERS as INTAKE
 from services.resolver.handlers import HANDLERS as RESOLVER
 from tests import sample_network
 
-from tests.support import wipe_stream_keys
+from tests.support import span_inside, wipe_stream_keys
 
 from .conftest import eventually
 
@@ -57,15 +57,7 @@ async def test_one_trace_runs_from_the_request_through_intake_to_the_resolver(ga
     spans = span_exporter.get_finished_spans()
     trace_id = request.get_span_context().trace_id
 
-    by_id = {s.context.span_id: s for s in spans}
-
-    def under(span, ancestor):
-        """`span` is inside `ancestor`'s span (a stage's span, bench.trace_stages, may be between)."""
-        while span is not None and span.parent is not None:
-            if span.parent.span_id == ancestor:
-                return True
-            span = by_id.get(span.parent.span_id)
-        return False
+    under = span_inside(spans)
 
     def one(name, parent=None, attr=None):
         found = [s for s in spans if s.name == name and (parent is None or under(s, parent))

@@ -126,7 +126,7 @@ TABLE: tuple[Conversation, ...] = (
         # nothing to read in them, with a case open: where it stands, not "tell me a little more"
         T("ok", "ticket_status", group="ask_once", absent={"ask", "clarify"}),
         T("Which plans do you have?", "plans", group="ask_once", absent={"ask"}),
-        T("thanks", "ticket_status", group="ask_once", absent={"ask", "clarify"}),
+        T("thanks", "ticket_status", group="ask_once", absent={"ask", "clarify"}, says=("You're welcome",)),
         T("Is there anything I can do meanwhile?", "tip", group="tip", absent={"ask"}),
         T("it seems a little faster now", "reading", group="reading"),
         T("what's the status of my ticket?", "update", group="update"),

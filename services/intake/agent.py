@@ -176,7 +176,7 @@ async def _answer(deps: Deps, call: Call, this: Turn) -> TurnResult:
     asked = deciding.to_ask(filed.current, tw.needed, read.open_tickets, read.said_before,
                             handed_off=tw.change == "handed_off")
     deciding.closing_words(words, learnt=filed.learnt, ended=filed.ended, current=filed.current, asked=asked,
-                           extraction=read.extraction, asks=asks, open_tickets=read.open_tickets)
+                           extraction=read.extraction, asks=asks, open_tickets=read.open_tickets, text=guard.text)
     with stage("intake.reply"):
         now = await _stages_now(call, words)
         rows = (tw.ticket, *read.open_tickets, *tw.outages, *filed.learnt, *filed.ended, *filed.current,

@@ -197,9 +197,12 @@ def to_ask(current: list[FactView], needed: tuple[str, ...], open_tickets: list[
     return [m for m in missing if ASKED_PREFIX + m not in said_before or handed_off]
 
 
+_THANKS = re.compile(r"^\W*(?:thanks?|thank\s*(?:you|u)|thx|ty|cheers|much\s+appreciated)\b", re.I)
+
+
 def closing_words(words: Words, *, learnt: list[FactView], ended: list[FactView], current: list[FactView],
                   asked: list[str], extraction: Extraction, asks: list[Ask],
-                  open_tickets: list[TicketSummary]) -> None:
+                  open_tickets: list[TicketSummary], text: str = "") -> None:
     """What the reply ends with: what was noted, what is asked for; with nothing else to say, a
     greeting, a steer back, where the tickets stand or a request to say more."""
     if learnt or ended:
@@ -222,7 +225,10 @@ def closing_words(words: Words, *, learnt: list[FactView], ended: list[FactView]
             "its tickets, and with our plans, prices and coverage: tell me what you need.", []))
     elif open_tickets and not asks:
         # Words we cannot read, with a case still open ("yes it's red and blinking fast"): most likely
-        # about that case, so where it stands, rather than asking them to say more.
+        # about that case, so where it stands, rather than asking them to say more; a thanks first
+        # gets its answer.
+        if _THANKS.match(text):
+            words.add(ReplyKind.GREETING, replies.Reply("You're welcome.", []))
         for t in open_tickets:
             words.add(ReplyKind.TICKET_STATUS, ticket_status(t.id, t.stage, t.updated_at, owner=t.owner), t.id)
     else:

@@ -92,6 +92,16 @@ async def test_words_with_no_number_in_them_are_no_answer_to_a_phone_question(ga
     assert got.answers == ["ticket_status"] and first.ticket.id in got.reply.text  # where their case stands
 
 
+@pytest.mark.parametrize("said, welcome", [("thank u so much!", True), ("cheers mate", True), ("ok", False),
+                                           ("hmm alright then", False)])
+async def test_a_thanks_with_a_case_open_is_answered_and_told_where_the_case_stands(gateway, intake, stream_redis,
+                                                                                   seeded, said, welcome):
+    opened = await _say(intake, gateway, "Dev Menon", "the wifi drops every few minutes", "s-t")
+    got = await _say(intake, gateway, "Dev Menon", said, "s-t")
+    assert got.answers == (["greeting", "ticket_status"] if welcome else ["ticket_status"])
+    assert opened.ticket.id in got.reply.text and got.reply.text.startswith("You're welcome.") is welcome
+
+
 @pytest.mark.parametrize("answer, people", [
     ("we r 4 ppl at home", "4"), ("its me, my husband and 3 kids", "5"), ("just me", "1"), ("there are 6 of us", "6"),
 ])

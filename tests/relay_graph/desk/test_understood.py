@@ -16,6 +16,9 @@ from relay_graph.desk.extraction.schema import Extraction
     (["phone"], "yes its red and blinking fast", None),  # about something else, not their number
     (["phone", "has_router"], "the grey box by the tv", "has_router: the grey box by the tv"),
     (["phone"], "ok", None),
+    (["has_router"], "thank u so much!", None),  # a thanks, not an answer
+    (["has_router"], "hmm alright then", None),
+    (["has_router"], "no idea, my son set it up", "has_router: no idea, my son set it up"),
     ([], "the grey box", None),
 ])
 def test_a_raw_answer_is_kept_against_a_question_it_could_answer(asked, text, kept):

@@ -43,9 +43,11 @@ _ISP_BOX = re.compile(
 _PHONE = re.compile(r"(?<![\w.])\+?\d[\d\s().-]{5,18}\d(?![\w.])")
 # what an answer to the question must hold to be kept as said (a number has digits)
 _SHAPED = {"phone": re.compile(r"\d")}
-# "ok", "thanks", "yes", "hmm": not an answer to keep
-_BARE = re.compile(r"^\W*(?:ok(?:ay)?|k|kk|thanks?|thank\s+you|thx|ty|yes|yeah|yep|no|nope|nah|sure|hmm+|fine|cool|great"
-                   r"|alright|right|hi|hello|hey)\W*$", _I)
+# "ok", "thanks", "yes", "hmm", and runs of them ("thank u so much!", "hmm alright then"): not an
+# answer to keep
+_BARE = re.compile(r"^\W*(?:(?:ok(?:ay)?|k|kk|thanks?|thank\s*(?:you|u)|thx|ty|cheers|yes|yeah|yep|no|nope|nah|sure|hmm+"
+                   r"|fine|cool|great|alright|right|hi|hello|hey|so|much|very|a\s+lot|lots|mate|then|got\s+it|perfect"
+                   r"|awesome)\W*)+$", _I)
 
 
 def asked_last(labels: Iterable[str]) -> list[str]:

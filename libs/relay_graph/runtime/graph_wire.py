@@ -190,6 +190,9 @@ class Connections:
             try:
                 auth = ("AUTH", self.username, self.password) if self.username else ("AUTH", self.password)
                 raise_for_errors(await conn.call(pack(*auth)))
+            except OSError as exc:  # reset while signing in (a server killed that moment): as unreachable
+                conn.close()
+                raise RedisConnectionError(f"lost FalkorDB at {self.host}:{self.port} while signing in: {exc}") from exc
             except BaseException:
                 conn.close()
                 raise

@@ -145,6 +145,27 @@ async def test_an_unreachable_server_is_a_connection_error():
         await reads.call("PING")
 
 
+async def test_a_server_that_dies_while_a_read_signs_in_is_a_connection_error():
+    """A peer that resets the connection on the sign-in (FalkorDB killed at that moment): the
+    gateway answers 503 for a connection error, and 500 for anything it does not know."""
+    import socket
+    import struct
+
+    async def reset(reader, writer):
+        await reader.read(100)  # the AUTH
+        writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        writer.close()
+
+    server = await asyncio.start_server(reset, "127.0.0.1", 0)
+    try:
+        reads = graph_wire.Connections("127.0.0.1", server.sockets[0].getsockname()[1], "s3cret", 2)
+        with pytest.raises(redis.exceptions.ConnectionError, match="while signing in"):
+            await reads.call("PING")
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
 @pytest.mark.falkordb
 async def test_reads_sign_in_where_the_server_wants_a_password(tmp_path):
     from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port

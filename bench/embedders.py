@@ -98,11 +98,10 @@ def on_locomo(model: Model, convs: list[locomo.Conversation]) -> dict[str, Any]:
 
 
 def on_cues(model: Model, convs: list[implicit_cues.Conversation]) -> dict[str, Any]:
-    half = max(1, len(convs) // 2)  # as bench.implicit_cues splits them
     rows: dict[str, list] = {"dev": [], "test": []}
     for c in convs:
         found = ranked(model, [t.text for t in c.turns], [t.id for t in c.turns], [q.q for q in c.cues])
-        rows["dev" if c.index < half else "test"].extend(zip(found, ((q.evidence,) for q in c.cues)))
+        rows[c.half].extend(zip(found, ((q.evidence,) for q in c.cues)))
     return {h: hits(r) for h, r in rows.items() if r}
 
 

@@ -1,22 +1,30 @@
 """Recall on implicit cues: a later remark that depends on an earlier turn without sharing its
 words ("How is the new furry family member settling in?" after "We finally adopted a golden
-retriever puppy from the shelter last week."). `python -m bench.implicit_cues` (`--quick`: two
-conversations a half).
+retriever puppy from the shelter last week."). `python -m bench.implicit_cues` (`--quick`: half
+the conversations).
 
 Data: bench/data/implicit_cues.json, written by hand for this repository: the pairs (earlier turn,
 later remark, and a trap: a turn that shares the remark's surface words and is about something
-else) and small-talk distractors. Conversations are built from them with a fixed seed
-(SEED): two friends (names from bench.conversations), dated sessions a week apart, distractors in
-every session, each pair's earlier turn said by one friend in an early session; the later remark is
-what recall is asked, after the last session, as an agent would ask it before answering the remark
-(it is not written itself: it would be its own best match). The pairs of the first half of the
-conversations are the DEV half (recall's weights may be chosen on it); the rest is TEST.
+else) and small-talk distractors. Two sets are built from them with a fixed seed (SEED):
+
+- small talk: two friends (names from bench.conversations), dated sessions a week apart,
+  distractors in every session, each pair's earlier turn said by one friend in an early session.
+  The pairs of the first half of the conversations are the DEV half; the rest is TEST.
+- LoCoMo haystack: the same pairs in real conversations. The earlier turns (and the traps) are put
+  into the five LoCoMo conversations of `shared/data/locomo-dev/` (read at run time, never copied:
+  bench.locomo), each earlier turn said by one of the conversation's two speakers in one of its
+  sessions but the last two. The dev half of the pairs goes into bench.locomo's DEV conversations,
+  the test half into its TEST ones. Skipped, and said so, without that data.
+
+The later remark is what recall is asked, after the last session, as an agent would ask it before
+answering the remark (it is not written itself: it would be its own best match). Recall's weights
+may be chosen on the dev halves only.
 
 Each conversation goes into its own tenant through the library's write path with the turn facts
 `POST /episodes` files (`Memory.write_episodes(..., extract=True)`), and into the two standard
 retrievers over the same turns: the plain vector store (the same embedder, cosine over each turn's
 text) and BM25 (rank_bm25 Okapi, lower-cased word tokens). Printed: hit@1/5/10 (the earlier turn
-among the first k) per half and system, with the load average. Writes
+among the first k) per set, half and system, with the load average. Writes
 bench/results/implicit_cues.json.
 """
 
@@ -48,6 +56,7 @@ from relay_graph.runtime.embedded import EmbeddedFalkorDB, free_port
 from relay_graph.runtime.embeddings import Embedder
 from bench.registered import register
 
+from . import locomo
 from .conversations import FIRST_NAMES
 from .memory_core import finish, say
 
@@ -58,6 +67,8 @@ SEED = 33
 CUTS = (1, 5, 10)
 K = max(CUTS)
 SYSTEMS = ("bm25", "vector", "relay")
+SETS = ("small talk", "LoCoMo haystack")
+HAYSTACK_INDEX = 100  # the LoCoMo haystack's conversations are numbered from here
 _TOKEN = re.compile(r"\w+")
 START = datetime(2024, 1, 8, 18, 0, tzinfo=timezone.utc)
 
@@ -83,6 +94,8 @@ class Conversation:
     index: int
     turns: list[Turn]
     cues: list[Cue]
+    half: str = "dev"
+    set: str = SETS[0]
 
 
 def load_data(path: Path = DATA) -> dict[str, Any]:
@@ -97,6 +110,7 @@ def build(data: dict[str, Any], conversations: int, *, sessions: int = 8, turns_
     rng.shuffle(pairs)
     per = max(1, len(pairs) // conversations)
     out = []
+    halfway = max(1, conversations // 2)
     for c in range(conversations):
         mine = pairs[c * per:(c + 1) * per]
         a, b = rng.sample(FIRST_NAMES, 2)
@@ -119,7 +133,44 @@ def build(data: dict[str, Any], conversations: int, *, sessions: int = 8, turns_
                 turns.append(Turn(tid, f"c{c}/session_{s + 1}", item[0], item[1], at))
                 if len(item) == 3:
                     cues.append(Cue(c, mine[item[2]]["later"], tid))
-        out.append(Conversation(c, turns, cues))
+        out.append(Conversation(c, turns, cues, "dev" if c < halfway else "test"))
+    return out
+
+
+def implant(data: dict[str, Any], convs: Sequence[locomo.Conversation], seed: int = SEED) -> list[Conversation]:
+    """The pairs put into real conversations (seeded): the dev half of the pairs into bench.locomo's
+    DEV conversations, the test half into its TEST ones, dealt in turn; each earlier turn said by one
+    of the two speakers in one of the conversation's sessions but the last two, at that session's
+    time, and each trap in any session."""
+    rng = random.Random(seed)
+    pairs = list(data["pairs"])
+    rng.shuffle(pairs)
+    halfway = len(pairs) // 2
+    dealt = {"dev": pairs[:halfway], "test": pairs[halfway:]}
+    out = []
+    for h in ("dev", "test"):
+        mine_convs = [c for c in convs if locomo.half(c.name) == h]
+        for j, lc in enumerate(mine_convs):
+            index = HAYSTACK_INDEX + len(out)
+            sessions: dict[str, list[Turn]] = {}
+            for t in lc.turns:
+                sessions.setdefault(t.session, []).append(Turn(t.id, t.session, t.speaker, t.text, t.at))
+            names = list(sessions)
+            cues: list[Cue] = []
+            for i, pair in enumerate(dealt[h][j::len(mine_convs)]):
+                placed = sessions[names[rng.randrange(0, max(1, len(names) - 2))]]
+                at = placed[0].at
+                tid = f"{lc.name}/cue{i + 1}"
+                placed.insert(rng.randrange(0, len(placed) + 1),
+                              Turn(tid, placed[0].session, rng.choice(lc.speakers), pair["earlier"], at))
+                cues.append(Cue(index, pair["later"], tid))
+                if pair.get("trap"):
+                    trapped = sessions[names[rng.randrange(0, len(names))]]
+                    trapped.insert(rng.randrange(0, len(trapped) + 1),
+                                   Turn(f"{lc.name}/trap{i + 1}", trapped[0].session, rng.choice(lc.speakers),
+                                        pair["trap"], trapped[0].at))
+            turns = [t for n in names for t in sessions[n]]
+            out.append(Conversation(index, turns, cues, h, SETS[1]))
     return out
 
 
@@ -163,34 +214,52 @@ async def load_all(memory: Memory, convs: Sequence[Conversation]) -> None:
     await register(memory.client.redis, *[tenant_of(c.index) for c in convs])
     for c in convs:
         items = [EpisodeInput(id=t.id, session=t.session, speaker=t.speaker, text=t.text, at=t.at) for t in c.turns]
-        await memory.write_episodes(tenant_of(c.index), items, extract=True)
+        for i in range(0, len(items), 250):  # a write takes at most 500
+            await memory.write_episodes(tenant_of(c.index), items[i:i + 250], extract=True)
 
 
 async def measure(memory: Memory, convs: Sequence[Conversation], embedder: Embedder,
                   relay: Callable[[Memory, Cue], Any] = relay_found) -> dict[str, dict[str, Any]]:
-    """hit@k per half and system."""
-    half = max(1, len(convs) // 2)
+    """hit@k per half and system (of one set)."""
     rows: dict[str, dict[str, list]] = {h: {s: [] for s in SYSTEMS} for h in ("dev", "test")}
     for c in convs:
         base = Baselines(embedder, c.turns)
-        h = "dev" if c.index < half else "test"
+        h = c.half
         for cue in c.cues:
             other = await base.search(cue.q)
             rows[h]["relay"].append({"evidence": cue.evidence, "found": await relay(memory, cue)})
             for s in ("bm25", "vector"):
                 rows[h][s].append({"evidence": cue.evidence, "found": other[s]})
-    return {h: {s: score(r) for s, r in by.items()} for h, by in rows.items()}
+    return {h: {s: score(r) for s, r in by.items()} for h, by in rows.items() if by["relay"]}
+
+
+def haystack(quick: bool, data_dir: Path | None, console: Console) -> list[Conversation]:
+    """The LoCoMo haystack set (one DEV and one TEST conversation when quick); none without the data."""
+    names = (locomo.DEV[:1] + locomo.TEST[:1]) if quick else (locomo.DEV + locomo.TEST)
+    try:
+        folder = locomo.data_dir(data_dir)
+    except SystemExit as e:
+        say(console, f"{e}: the LoCoMo haystack set is skipped")
+        return []
+    missing = [n for n in names if not (folder / f"{n}.json").is_file()]
+    if missing:
+        say(console, f"no LoCoMo conversation {', '.join(missing)} in {folder}: the LoCoMo haystack set is skipped")
+        return []
+    return implant(load_data(), [locomo.load_conversation(folder / f"{n}.json") for n in names])
 
 
 async def run(*, conversations: int, out: Path | None, console: Console | None = None,
-              model_dir: Path | None = None) -> dict[str, Any]:
+              model_dir: Path | None = None, quick: bool = False, data_dir: Path | None = None,
+              with_haystack: bool = True) -> dict[str, Any]:
     console = console or Console(width=150)
     model_dir = model_dir or Path(os.environ.get("RELAY_MODEL_DIR", REPO / ".relay" / "model"))
-    convs = build(load_data(), conversations)
+    sets = {SETS[0]: build(load_data(), conversations)}
+    if with_haystack:
+        sets[SETS[1]] = haystack(quick, data_dir, console)
     result: dict[str, Any] = {
         "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"), "seed": SEED,
-        "set": {"conversations": len(convs), "turns": sum(len(c.turns) for c in convs),
-                "cues": sum(len(c.cues) for c in convs)},
+        "sets": {name: {"conversations": len(convs), "turns": sum(len(c.turns) for c in convs),
+                        "cues": sum(len(c.cues) for c in convs)} for name, convs in sets.items() if convs},
         "machine": {"cpus": os.cpu_count(), "load_avg_before": [round(x, 2) for x in os.getloadavg()]},
     }
     with tempfile.TemporaryDirectory(prefix="relay-cues-") as tmp:
@@ -200,9 +269,15 @@ async def run(*, conversations: int, out: Path | None, console: Console | None =
         try:
             embedder = Embedder(model_dir, cache_size=10_000)
             memory = Memory(client, embedder)
-            say(console, f"loading {result['set']['turns']} turns in {len(convs)} conversations ...")
-            await load_all(memory, convs)
-            result["accuracy"] = await measure(memory, convs, embedder)
+            result["accuracy"] = {}
+            for name, convs in sets.items():
+                if not convs:
+                    continue
+                info = result["sets"][name]
+                say(console, f"{name}: loading {info['turns']} turns in {len(convs)} conversations ...")
+                await load_all(memory, convs)
+                say(console, f"{name}: asking its {info['cues']} remarks ...")
+                result["accuracy"][name] = await measure(memory, convs, embedder)
         finally:
             await client.close()
             server.stop()
@@ -211,28 +286,34 @@ async def run(*, conversations: int, out: Path | None, console: Console | None =
 
 def table(result: dict[str, Any]) -> Table:
     m = result["machine"]
-    t = Table(title=f"Implicit cues: hit@k, % ({result['set']['cues']} cues, {result['set']['turns']} turns; "
-                    f"load average {m['load_avg_before']} -> {m.get('load_avg_after')})")
+    t = Table(title=f"Implicit cues: hit@k, % (load average {m['load_avg_before']} -> {m.get('load_avg_after')})")
+    t.add_column("set")
     t.add_column("half")
     t.add_column("n", justify="right")
     for s in SYSTEMS:
         for k in CUTS:
             t.add_column(f"{s} @{k}", justify="right")
-    for h, by in result["accuracy"].items():
-        t.add_row(h, str(by["relay"]["n"]), *[f"{100 * by[s][f'@{k}']:.1f}" for s in SYSTEMS for k in CUTS])
+    for name, halves in result["accuracy"].items():
+        for h, by in halves.items():
+            t.add_row(f"{name} ({result['sets'][name]['turns']} turns)", h, str(by["relay"]["n"]),
+                      *[f"{100 * by[s][f'@{k}']:.1f}" for s in SYSTEMS for k in CUTS])
     return t
 
 
 def parse(argv: Iterable[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m bench.implicit_cues", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="four conversations instead of eight")
+    ap.add_argument("--quick", action="store_true",
+                    help="four small-talk conversations instead of eight; two LoCoMo ones instead of five")
+    ap.add_argument("--data", type=Path, default=None, help="the LoCoMo conversations' folder (as bench.locomo)")
+    ap.add_argument("--no-haystack", action="store_true", help="the small-talk set only")
     ap.add_argument("--out", type=Path, default=RESULTS, help=f"where the JSON goes (default {RESULTS})")
     return ap.parse_args(list(argv) if argv is not None else None)
 
 
 def main(argv: Iterable[str] | None = None) -> dict[str, Any]:
     args = parse(argv)
-    return asyncio.run(run(conversations=4 if args.quick else 8, out=args.out))
+    return asyncio.run(run(conversations=4 if args.quick else 8, out=args.out, quick=args.quick, data_dir=args.data,
+                           with_haystack=not args.no_haystack))
 
 
 if __name__ == "__main__":

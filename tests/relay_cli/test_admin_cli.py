@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import relay_graph.desk.vocabulary  # noqa: F401 (the facts below are the desk's)
 from relay_graph.memory import facts
@@ -16,8 +17,14 @@ from services.gateway.customer_sessions import SITE_TENANTS_KEY
 from services.gateway.limits import LIMITS_KEY
 
 
+# a data folder of its own: the password a developer's `relay up` keeps in .relay/data is not the
+# session FalkorDB's
+DATA_DIR = tempfile.TemporaryDirectory(prefix="relay-admin-cli-")
+
+
 def relay(server, *args, stdin: str = "") -> subprocess.CompletedProcess:
-    env = {**os.environ, "RELAY_FALKORDB_HOST": server.host, "RELAY_FALKORDB_PORT": str(server.port)}
+    env = {**os.environ, "RELAY_FALKORDB_HOST": server.host, "RELAY_FALKORDB_PORT": str(server.port),
+           "RELAY_DATA_DIR": DATA_DIR.name}
     return subprocess.run([sys.executable, "-m", "relay_cli.main", "admin", *args], input=stdin, env=env,
                           capture_output=True, text=True, timeout=60)
 

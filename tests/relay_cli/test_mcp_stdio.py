@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,9 @@ from tests.gateway.stream_helpers import published
 pytestmark = [pytest.mark.falkordb, pytest.mark.processes]
 
 REPO = Path(__file__).resolve().parents[2]
+# a data folder of its own: the password a developer's `relay up` keeps in .relay/data is not the
+# session FalkorDB's
+DATA_DIR = tempfile.TemporaryDirectory(prefix="relay-mcp-stdio-")
 
 
 def server(falkordb_server, *args: str) -> StdioServerParameters:
@@ -31,6 +35,7 @@ def server(falkordb_server, *args: str) -> StdioServerParameters:
         env={
             "RELAY_FALKORDB_HOST": falkordb_server.host,
             "RELAY_FALKORDB_PORT": str(falkordb_server.port),
+            "RELAY_DATA_DIR": DATA_DIR.name,
             "RELAY_MODEL_DIR": os.environ.get("RELAY_MODEL_DIR", str(REPO / ".relay" / "model")),
             **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),
         },

@@ -52,7 +52,27 @@ def test_a_question_naming_nothing_is_one_of_meaning():
     assert qn.kind_of([object()], [], []) is qn.Kind.NAMED
     assert may and qn.kind_of([], [], may) is qn.Kind.NAMED
     assert qn.weights(qn.Kind.MEANING) is tuning.MEANING_WEIGHTS
-    assert qn.weights(qn.Kind.NAMED) is qn.weights(qn.Kind.WORDS) is tuning.WEIGHTS
+    assert qn.weights(qn.Kind.NAMED) is tuning.WEIGHTS
+    assert qn.weights(qn.Kind.WORDS) is tuning.WORDS_WEIGHTS
+    # a specific word is searched as in a named question; meaning otherwise fused as in one of meaning
+    assert tuning.WORDS_WEIGHTS["words"] == tuning.WEIGHTS["words"] > 0 == tuning.MEANING_WEIGHTS["words"]
+    assert tuning.WORDS_WEIGHTS["distinct"] == tuning.MEANING_WEIGHTS["distinct"] > 0 == tuning.WEIGHTS["distinct"]
+
+
+def test_a_turn_only_asks_when_its_last_sentence_is_a_question():
+    assert qn.asks_only("Did the milk in your fridge go bad again?  ")
+    assert not qn.asks_only("Do you carry an umbrella everywhere now? It rains all the time.")
+    assert not qn.asks_only("We lost power for three days.")
+
+
+def test_an_entity_is_a_plain_word_when_it_is_one_lower_case_word_the_model_reads(memory):
+    knows = memory.embedder.knows_word
+    assert qn.plain_word("wedding", knows, "have you two picked a wedding date?")
+    assert not qn.plain_word("wedding", knows, "How was the Wedding?")  # capitalised after the first word
+    assert not qn.plain_word("Pune", knows, "any outage in pune?")  # filed as a name
+    assert not qn.plain_word("quillfeather", knows, "any news about quillfeather?")  # spelt in pieces
+    assert not qn.plain_word("golden retriever", knows, "how is the golden retriever?")
+    assert not qn.plain_word("wedding", None, "a wedding")  # no vocabulary to ask
 
 
 def test_words_meaning_cannot_see_are_those_the_model_spells_in_pieces_and_names(memory):

@@ -92,6 +92,18 @@ EPISODES_NEAR = Query(
     read_only=True,
 )
 
+# A question of meaning, with the tenant's common ground taken away (memory.recall.common_ground):
+# the vector index asked with the shifted vector $dv, each hit's distance still the one to the
+# question itself (what the fusion breaks ties on and the answer shows).
+EPISODES_DISTINCT = Query(
+    "recall_episodes_distinct",
+    "WITH vecf32($v) AS qv "
+    "CALL db.idx.vector.queryNodes('Episode', 'embedding', $n, vecf32($dv)) YIELD node "
+    "RETURN 'distinct' AS signal, node.episode_id AS id, vec.cosineDistance(node.embedding, qv) AS d, "
+    "null AS hops",
+    read_only=True,
+)
+
 # Session filter: a session has few turns, so every one is scored exactly (an over-fetched
 # vector search in a big graph may hold none of them).
 EPISODES_IN_SESSION = Query(
@@ -141,16 +153,16 @@ _MENTIONS_OF_REACHED = (
 )
 
 # Two hops: the entities one current fact away from the question's entities other than the
-# speakers it names ("Which studio is on
-# Harbor Street?" -> Nova Pottery located_in Harbor Street), through the $per_entity facts of each
-# named one whose claim (FactText) is nearest the question ("What did Caroline's dog bring?" ->
-# "has pet Biscuit", not every place she has been), and the episodes that MENTION those (each
-# one's newest $cap), those reached from more of them first, then nearest to the question.
+# speakers it names ($join_uids; "Which studio is on Harbor Street?" -> Nova
+# Pottery located_in Harbor Street), through the $per_entity facts of each named one whose claim
+# (FactText) is nearest the question ("What did Caroline's dog bring?" -> "has pet Biscuit", not
+# every place she has been), and the episodes that MENTION those (each one's newest $cap), those
+# reached from more of them first, then nearest to the question.
 EPISODES_JOINED = Query(
     "recall_episodes_joined",
     "WITH vecf32($v) AS qv "
     "CALL { WITH qv "
-    "  UNWIND $entity_uids AS u "
+    "  UNWIND $join_uids AS u "
     "  MATCH (e:Entity {uid: u}) "
     "  CALL { WITH e, qv MATCH (e)<-[:ABOUT]-(f:Fact:Current)-[:ABOUT]->(o:Entity) WHERE NOT o.uid IN $uids "
     "         OPTIONAL MATCH (f)-[:PHRASED_AS]->(t:FactText) "
@@ -232,6 +244,14 @@ TERMS_FOUND = Query(
 )
 
 TURNS = Query("recall_turns", "MATCH (ep:Episode) RETURN count(ep) AS n", read_only=True)
+
+# The tenant's first $n embedded turns (in the order they were stored: the same sample every
+# time while they last), whose mean is its common ground (memory.recall.common_ground).
+COMMON_GROUND = Query(
+    "recall_common_ground",
+    "MATCH (ep:Episode) WHERE ep.embedding IS NOT NULL WITH ep LIMIT $n RETURN ep.embedding AS v",
+    read_only=True,
+)
 
 # Every speaker key of the tenant (through the Speaker.key index: a range over all strings), for
 # recall's per-process guess at which words of a question are speakers (see memory.recall.question_vector.SpeakerKeys).
@@ -349,6 +369,7 @@ EPISODES_DATED = Query(
 SIGNALS = {
     "vector": EPISODES_NEAR,
     "vector_in_session": EPISODES_IN_SESSION,
+    "distinct": EPISODES_DISTINCT,
     "entities": EPISODES_OF_ENTITIES,
     "joined": EPISODES_JOINED,
     "community": EPISODES_OF_COMMUNITY,

@@ -34,7 +34,7 @@ from relay_graph.memory.queries import facts as fq
 from relay_graph.memory.queries import recall as q
 from relay_graph.memory.recall import anchors as an
 from relay_graph.memory.recall import facts as rf
-from relay_graph.memory.recall import fusion, question_vector, signals, tuning
+from relay_graph.memory.recall import common_ground, fusion, question_vector, signals, tuning
 from relay_graph.memory.recall import question as qn
 from relay_graph.memory.recall.anchors import Anchor
 from relay_graph.memory.recall.concurrency import empty, gather_all, nothing, task
@@ -58,11 +58,12 @@ class _Started:
     vector_t: asyncio.Task
     exact_t: asyncio.Task
     anchors_t: asyncio.Task
+    ground_t: asyncio.Task  # the tenant's common ground (common_ground.py), kept per process
     more: list[asyncio.Task] = field(default_factory=list)  # tasks started later, cancelled alike
 
     def cancel_pending(self) -> None:
         for t in (self.names_t, self.speakers_t, self.exact_t, self.vector_t, self.anchors_t, self.refresh_t,
-                  *self.more):
+                  self.ground_t, *self.more):
             if not t.done():
                 t.cancel()  # an embedding thread finishes on its own; nobody waits for it
 
@@ -103,7 +104,8 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
 def _start(client: GraphClient, embedder: Embedder, tenant: str, question: str, *, hybrid: bool) -> _Started:
     """Round trip 1: the entities and speakers the question names; the question's vector (CPU, off
     the loop) at once, on the speakers this process last saw in the tenant; the list of the
-    tenant's speakers read again when older than a few seconds (the next question's guess)."""
+    tenant's speakers read again when older than a few seconds (the next question's guess); the
+    tenant's common ground when this process has not read it for a while (common_ground.py)."""
     ngrams = word_ngrams(question)
     grams = sorted(g for g in ngrams if len(g.split()) <= 2) if hybrid else []
     names_t = task(client.run(tenant, q.NAMES, {"keys": sorted(ngrams), "speaker_keys": grams})
@@ -116,7 +118,9 @@ def _start(client: GraphClient, embedder: Embedder, tenant: str, question: str, 
     # the misspelt-name lookup waits for the vector (see anchors.entities_named)
     anchors_t = task(an.entities_named(client, tenant, question, ngrams, exact_t, vector_t if hybrid else None,
                                        getattr(embedder, "knows_word", None), speakers_t))
-    return _Started(question, ngrams, grams, names_t, speakers_t, refresh_t, vector_t, exact_t, anchors_t)
+    ground_t = task(common_ground.read(client, tenant) if hybrid else nothing())
+    return _Started(question, ngrams, grams, names_t, speakers_t, refresh_t, vector_t, exact_t, anchors_t,
+                    ground_t)
 
 
 async def _hybrid(client: GraphClient, embedder: Embedder, tenant: str, s: _Started, k: int,
@@ -135,10 +139,17 @@ async def _hybrid(client: GraphClient, embedder: Embedder, tenant: str, s: _Star
         v = await s.vector_t
         when = bool(qn.WHEN.search(s.question))
         unknown = tuple(qn.unknown_terms(ft, getattr(embedder, "knows_word", None), s.question))
+        # a question that names no speaker and no time may be one of meaning (signals, 1b); the
+        # read, started with round trip 1, is awaited either way, so it is kept for the next question
+        ground = await s.ground_t
+        distinct = common_ground.without(v, ground) if not keys and not windows and session is None else None
+
+        knows = getattr(embedder, "knows_word", None)
 
         def run(anchors: list[Anchor]) -> asyncio.Task:
+            plain = frozenset(a.uid for a in anchors if qn.plain_word(a.name, knows, s.question))
             return task(signals.fused_episodes(client, tenant, v, signals.Ask(
-                session, n, k, anchors, keys, windows, ft, when, unknown)))
+                session, n, k, anchors, keys, windows, ft, when, unknown, distinct, plain)))
 
         anchors, fused_t = await _run_on_names(s, run, vector_f, v)
         got, _ = await gather_all(fused_t, s.refresh_t)

@@ -33,12 +33,20 @@ class Candidate:
     via_entity: bool = False
     weights: Mapping[str, float] | None = None  # None: tuning.WEIGHTS
     below: "Candidate | None" = None  # a turn that joined beside this one ranks no higher than it
+    factor: float = 1.0  # what its own score is worth (tuning.ASKS_ONLY); a turn beside it is capped at its full score
+    answer: "Candidate | None" = None  # a turn that only asks ranks no lower than right after its answer
 
     @property
     def fused(self) -> float:
+        score = self._capped(self.factor)
+        if self.answer is not None:
+            score = max(score, self.answer._capped(self.answer.factor) * (1.0 - 1e-9))
+        return score
+
+    def _capped(self, factor: float) -> float:
         w = tuning.WEIGHTS if self.weights is None else self.weights
-        own = sum(w[s] / (tuning.RRF_K + r) for s, r in self.ranks)
-        return own if self.below is None else min(own, self.below.fused)
+        own = factor * sum(w[s] / (tuning.RRF_K + r) for s, r in self.ranks)
+        return own if self.below is None else min(own, self.below._capped(1.0))
 
 
 def add(cands: dict[str, Candidate], signal: str, ranked: Ranked,

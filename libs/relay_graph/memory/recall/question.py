@@ -88,6 +88,18 @@ def unknown_terms(ft: str | None, knows_word: Callable[[str], bool] | None, text
     return [t for t in terms if knows_word is None or t in names or not knows_word(t)]
 
 
+def plain_word(name: str, knows_word: Callable[[str], bool] | None, text: str) -> bool:
+    """Whether an entity's name is a plain word rather than a name: one lower-case word, as filed
+    and as the question writes it, that the embedder reads ("wedding", "packing": activities the
+    turn rules filed; not "Pune", "Max" or "quillfeather"). A question that names only such
+    entities is still one of meaning (kind_of): its vectors already weigh the word, and the
+    entity's other turns are as often about something else ("a wedding date" after a proposal)."""
+    word = name.strip()
+    if knows_word is None or not word or " " in word or word != word.lower():
+        return False
+    return word not in {w.lower() for w in NAME.findall(text)} and knows_word(word)
+
+
 def specific(found: Mapping[str, float], turns: float) -> bool:
     """Whether a term is found in some turns of the tenant but few: at most SPECIFIC_SHARE of them,
     or SPECIFIC_MIN_TURNS in a small tenant ("quillfeather" in 1 of 18 turns; a product name in
@@ -98,8 +110,8 @@ def specific(found: Mapping[str, float], turns: float) -> bool:
 
 def kind_of(anchors: Sequence[object], speaker_keys: Sequence[str], windows: Sequence[Window],
             specific_word: bool = False) -> Kind:
-    """A question that names an entity on file, a speaker or a time is NAMED: the graph's signals
-    lead. One that names none of them is of MEANING, unless it holds a specific word (`specific`)
+    """A question that names an entity on file (by a name, not a plain word: `plain_word`; the
+    caller passes only those), a speaker or a time is NAMED: the graph's signals lead. One that names none of them is of MEANING, unless it holds a specific word (`specific`)
     that the embedder cannot read (WORDS: "any news about quillfeather?"): a word the model knows
     is one its vectors already weigh, and what a question shares with turns in such words is as
     often a coincidence ("new family member" and "my new family photo album") as a clue, which
@@ -110,5 +122,13 @@ def kind_of(anchors: Sequence[object], speaker_keys: Sequence[str], windows: Seq
     return Kind.WORDS if specific_word else Kind.MEANING
 
 
+def asks_only(text: str) -> bool:
+    """Whether a turn only asks: its last sentence is a question ("Did the milk go bad again?";
+    not "Do you carry an umbrella? It rains all the time."). Such a turn holds no fact of its own
+    (its answer, the turn after it, does): on LoCoMo's dev half a quarter of the turns end in a
+    question mark but an eighth of the evidence turns do."""
+    return text.rstrip().endswith("?")
+
+
 def weights(kind: Kind) -> Mapping[str, float]:
-    return tuning.MEANING_WEIGHTS if kind is Kind.MEANING else tuning.WEIGHTS
+    return {Kind.MEANING: tuning.MEANING_WEIGHTS, Kind.WORDS: tuning.WORDS_WEIGHTS}.get(kind, tuning.WEIGHTS)

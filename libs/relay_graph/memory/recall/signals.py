@@ -8,6 +8,9 @@ one, the first two, over the subject's episodes only.
    subject filter the filtered set is small and reached through an index (Session.session_id,
    Entity.uid), so it is scored exactly instead: an over-fetched index search in a large graph can
    hold none of a small session's turns.
+1b. distinct - a question that names nothing on file, no speaker and no time, asked of the vector
+   index again with the tenant's common ground taken away (common_ground.py): what a turn says of
+   its own, not what all its small talk shares. Weighed only in a question of meaning.
 2. entities - the graph: entities the question names (anchors.py) and the `subject`, then their
    episodes (`<-MENTIONS-`, or `-HAS_SESSION-> <-IN-` for a customer), those reached from more
    named entities first, then nearest in meaning.
@@ -72,7 +75,8 @@ from relay_graph.runtime.db import GraphClient
 
 # The order the fusion adds them in, which is the order a path is told in: through a named entity
 # or speaker first.
-ORDER = ("entities", "joined", "speakers", "community", "vector", "words", "time", "spoken_then", "dated")
+ORDER = ("entities", "joined", "speakers", "community", "vector", "distinct", "words", "time", "spoken_then",
+         "dated")
 SPEAKER_SIGNALS = frozenset({"speakers", "spoken_then", "dated"})
 VIA_ENTITY = frozenset({"entities", "joined", "speakers", "community"})
 
@@ -90,10 +94,17 @@ class Ask:
     ft: str | None  # the full-text query
     when: bool = False  # it asks when
     unknown: tuple[str, ...] = ()  # the full-text terms the embedder does not know (question.unknown_terms)
+    distinct: Any = None  # the question's vector without the tenant's common ground (common_ground.without)
+    plain: frozenset[str] = frozenset()  # uids of the anchors whose names are plain words (question.plain_word)
+
+    @property
+    def names(self) -> list[Anchor]:
+        """The anchors that are names, not plain words."""
+        return [a for a in self.anchors if a.uid not in self.plain]
 
     @property
     def named(self) -> bool:
-        return bool(self.anchors or self.speaker_keys or self.windows)
+        return bool(self.names or self.speaker_keys or self.windows)
 
 
 @dataclass
@@ -113,16 +124,23 @@ def parts_of(ask: Ask) -> tuple[tuple[str, ...], dict[str, Any]]:
     w = tuning.WEIGHTS
     parts = ["vector_in_session" if ask.session is not None else "vector"]
     params: dict[str, Any] = {"n": ask.n, "session": ask.session}
+    # a question that names nothing may be one of meaning: asked again without the common ground
+    if ask.distinct is not None and ask.session is None and not ask.named and (
+            tuning.MEANING_WEIGHTS["distinct"] or tuning.WORDS_WEIGHTS["distinct"]):
+        parts.append("distinct")
+        params.update(dv=ask.distinct)
     # An entity that is a speaker the question names anchors neither the entities signal nor the
     # join (see the module docstring, 7). Its facts still come with the answer.
     own = [a for a in ask.anchors if name_key(a.name) not in ask.speaker_keys]
     if ask.anchors:
         params.update(uids=[a.uid for a in ask.anchors], entity_uids=[a.uid for a in own], cap=tuning.CAP)
+    # Nor do plain words (question.plain_word) in a question that names nothing else: a join from
+    # "wedding" alone reaches whoever went to one.
     if own:
         parts.append("entities")
-        if w["joined"]:
+        if w["joined"] and ask.named:
             parts.append("joined")
-            params.update(per_entity=tuning.JOIN_PER_ENTITY)
+            params.update(per_entity=tuning.JOIN_PER_ENTITY, join_uids=[a.uid for a in own])
     if ask.anchors and w["community"]:
         parts.append("community")
         params.update(per_community=tuning.COMMUNITY_MEMBERS, community_cap=tuning.COMMUNITY_CAP)
@@ -158,7 +176,7 @@ def kind(ask: Ask, by_signal: Mapping[str, dict[str, Any]], turns: list[dict[str
     terms = by_signal.get("terms")
     found = dict(zip(terms["ids"], terms["ds"])) if terms else {}
     n = float(turns[0]["n"]) if turns else 0.0
-    return qn.kind_of(ask.anchors, ask.speaker_keys, ask.windows, bool(found) and qn.specific(found, n))
+    return qn.kind_of(ask.names, ask.speaker_keys, ask.windows, bool(found) and qn.specific(found, n))
 
 
 async def fused_episodes(client: GraphClient, tenant: str, v, ask: Ask) -> Fused:
@@ -177,11 +195,13 @@ async def fused_episodes(client: GraphClient, tenant: str, v, ask: Ask) -> Fused
         return Fused([], {}, [], False)
     spoken = "speakers" in by_signal
     weights = qn.weights(how)
+    if "distinct" not in parts and weights["distinct"]:  # no common ground yet: meaning weighs as much
+        weights = dict(weights) | {"vector": weights["vector"] + weights["distinct"]}
     cands = _fuse(by_signal, ask, weights)
     pre = [c.id for c in sorted(cands.values(), key=fusion.order)[:ask.k]]
     seeds = pre[:tuning.NEIGHBOUR_SEEDS]
     # in a question of meaning the turns beside a near hit weigh more (tuning.NEAR_SEED)
-    near = {i for i in seeds if cands[i].d <= 1.0 - tuning.NEAR_SEED} if how is qn.Kind.MEANING else set()
+    near = {i for i in seeds if cands[i].d <= 1.0 - tuning.NEAR_SEED} if how is not qn.Kind.NAMED else None
     got = await client.run(tenant, q.NEIGHBOURS_IN_FULL, {
         "pre": pre, "seeds": seeds, "reach": tuning.NEIGHBOUR_REACH, "v": v,
         "subject": None, "limit": tuning.DERIVED_SCAN * ask.k})
@@ -196,6 +216,7 @@ def _fuse(by_signal: dict[str, dict[str, Any]], ask: Ask, weights: Mapping[str, 
     labels = ", ".join(w.label() for w in ask.windows)
     fixed = {
         "vector": [f"session '{ask.session}' <-IN- episode"] if ask.session is not None else [],
+        "distinct": [],  # meaning too: the answer's path says "q ~ episode (vector ...)"
         "words": [f"q -> words '{ask.ft.replace(' | ', ' ') if ask.ft else ''}' (full-text)"],
         "time": ["q -> time " + labels],
         "dated": ["q asks when -> episode says a time"],
@@ -215,15 +236,23 @@ def _fuse(by_signal: dict[str, dict[str, Any]], ask: Ask, weights: Mapping[str, 
 
 
 def _with_neighbours(cands: dict[str, Candidate], pre: list[str], out: dict[str, Any], k: int,
-                     weights: Mapping[str, float], spoken: bool, near: set[str] = frozenset()) -> Fused:
+                     weights: Mapping[str, float], spoken: bool, near: set[str] | None = None) -> Fused:
     """The last fusion step: the neighbours of the seeds join the k best of signals 1-8, and the
-    answer is ordered on each one's own distance to the question."""
+    answer is ordered on each one's own distance to the question. `near` (a question of meaning
+    only; None otherwise): the seeds near enough for their neighbours to count; in such a question a
+    turn that only asks (question.asks_only) counts for ASKS_ONLY of its score, unless it is a near
+    seed whose reply is answered: then it comes right after that reply."""
+    near_seeds = near or set()
     by_id: dict[str, dict[str, Any]] = {}
     for eid, session_id, speaker, text, at_ms, d in out["eps"]:
         by_id[eid] = {"id": eid, "session": session_id, "speaker": speaker, "text": text, "at_ms": at_ms, "d": d}
     firsts: dict[str, tuple[str, str]] = {}  # a turn beside two seeds is a neighbour once, at its first place
     for nid, seed, side in out["near"]:
         firsts.setdefault(nid, (seed, side))
+    replies: dict[str, str] = {}  # a seed's first turn after it
+    for nid, (seed, side) in firsts.items():
+        if side == "after":
+            replies.setdefault(seed, nid)
     pool = [cands[i] for i in pre]
     for rank, (nid, (seed, side)) in enumerate(firsts.items(), start=1):
         c = cands.get(nid)
@@ -231,13 +260,17 @@ def _with_neighbours(cands: dict[str, Candidate], pre: list[str], out: dict[str,
             c = cands[nid] = Candidate(nid, 2.0, weights=weights)
         if nid not in pre:
             pool.append(c)
-        fusion.hit(c, "near_neighbours" if seed in near else "neighbours", rank,
+        fusion.hit(c, "near_neighbours" if seed in near_seeds else "neighbours", rank,
                    [f"turn {side} '{seed}' in its session"], False)
-        if seed in near and nid not in near and c.below is None:
+        if seed in near_seeds and nid not in near_seeds and c.below is None:
             c.below = cands[seed]  # the reply comes with the turn it answers, not before it
     for c in pool:
         if c.id in by_id:
             c.d = float(by_id[c.id]["d"])
+            if near is not None and qn.asks_only(by_id[c.id]["text"]):
+                c.factor = tuning.ASKS_ONLY
+                if c.id in near_seeds and replies.get(c.id) in by_id:
+                    c.answer = cands[replies[c.id]]  # the question comes with its answer, after it
     top = sorted((c for c in pool if c.id in by_id), key=fusion.order)[:k]
     for c in top:
         c.hops = fusion.written_out(c.hops)

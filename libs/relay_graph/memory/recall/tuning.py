@@ -14,9 +14,10 @@ neighbour is only beside a hit). The community signal reaches further than `join
 half as much.
 
 A question that names nothing on file and no time, and holds no specific word the embedder cannot
-read (`question.Kind.MEANING`), is fused with MEANING_WEIGHTS instead. Its weights and NEAR_SEED
-were chosen on the dev halves of bench.implicit_cues and bench.locomo together: the most cues found
-at every k with LoCoMo's dev half at or above where it was at every k.
+read (`question.Kind.MEANING`), is fused with MEANING_WEIGHTS instead; one that holds such a word
+(`Kind.WORDS`) with WORDS_WEIGHTS. Their weights, NEAR_SEED, COMMON_SHIFT and ASKS_ONLY were chosen
+on the dev halves of bench.implicit_cues (both of its sets) and bench.locomo together: the most cues
+found at every k with LoCoMo's dev half at or above where it was at every k.
 """
 
 from __future__ import annotations
@@ -51,15 +52,19 @@ SAID_SPAN_MS = 400 * 86_400_000  # the longest span a turn's time expression say
 # the communities. A tenant whose questions do reach a neighbour's neighbour turns it on here.
 COMMUNITY_WEIGHT = 0.5
 # Weighted RRF: what each signal's rank is worth.
-WEIGHTS = {"vector": 1.0, "entities": 1.0, "joined": 1.0, "words": 0.5, "speakers": 1.0, "time": 1.0,
+WEIGHTS = {"vector": 1.0, "distinct": 0.0, "entities": 1.0, "joined": 1.0, "words": 0.5, "speakers": 1.0, "time": 1.0,
            "dated": 1.0, "spoken_then": 1.0, "community": 0.0, "neighbours": 0.5, "near_neighbours": 0.5}
 # A question of meaning (question.Kind.MEANING: it names no speaker, no entity on file and no
 # time, and its words are all ones the embedder reads): meaning leads, its words are not searched
 # (what it shares with a turn in such words is as often a coincidence as a clue), and a neighbour
 # only breaks near-ties, for a neighbour of whatever is near in meaning is no answer to a remark
 # about something else (bench.implicit_cues; docs/benchmarks.md) - unless it is beside a near hit
-# (NEAR_SEED: `near_neighbours`, which rank right after that hit).
-MEANING_WEIGHTS = WEIGHTS | {"words": 0.0, "neighbours": 0.05, "near_neighbours": 0.25}
+# (NEAR_SEED: `near_neighbours`, which rank right after that hit). Meaning is asked twice: as the
+# question is (`vector`) and without the tenant's common ground (`distinct`), which leads; a tenant
+# too small to have common ground gives both weights to `vector`.
+MEANING_WEIGHTS = WEIGHTS | {"words": 0.0, "distinct": 1.0, "vector": 0.5, "neighbours": 0.05, "near_neighbours": 0.25}
+# A question of meaning that holds a specific word meaning cannot see: the same, and its words searched.
+WORDS_WEIGHTS = MEANING_WEIGHTS | {"words": WEIGHTS["words"]}
 # In a question of meaning, only the turns beside a hit this near in meaning (similarity) join as
 # neighbours: a turn that all but asked the question before ("Did you finish that pottery piece?")
 # has its answer beside it; the turns beside whatever small talk is merely nearest do not.
@@ -79,3 +84,17 @@ DF_SCAN = 500
 # often as it is wrong (docs/benchmarks.md).
 VOICE_MARGIN = 0.12
 VOICE_CEILING = 0.45
+
+# A question of meaning is also asked without the tenant's common ground (`distinct`;
+# memory.recall.common_ground): the mean of its first COMMON_SAMPLE turns' vectors, COMMON_SHIFT
+# of it taken away from the question's, once the tenant has COMMON_MIN turns; read again after
+# COMMON_TTL_S (COMMON_YOUNG_TTL_S while the tenant has fewer turns than the sample).
+COMMON_SAMPLE = 128
+COMMON_MIN = 20
+COMMON_SHIFT = 0.7
+COMMON_TTL_S = 600.0
+COMMON_YOUNG_TTL_S = 10.0
+# In a question of meaning, what the score of a turn that only asks (question.asks_only) is worth:
+# a question asked earlier holds no fact a later remark can depend on, its answer does (and a near
+# one whose answer is found ranks right after that answer).
+ASKS_ONLY = 0.7

@@ -4,6 +4,7 @@ the real model."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta, timezone
 
 import numpy as np
@@ -59,6 +60,9 @@ async def test_the_mean_of_the_first_turns_is_read_once_and_kept(memory, tenant,
     monkeypatch.setattr(tuning, "COMMON_YOUNG_TTL_S", 0.0)  # 30 turns: fewer than the sample, read again
     await common_ground.read(memory.client, tenant)
     assert sent == [q.COMMON_GROUND.name] * 2
+    # recalls that find it due together share one read
+    both = await asyncio.gather(common_ground.read(memory.client, tenant), common_ground.read(memory.client, tenant))
+    assert sent == [q.COMMON_GROUND.name] * 3 and both[0] is both[1]
 
 
 async def test_a_small_tenant_has_no_common_ground(memory, tenant):

@@ -77,7 +77,7 @@ async def test_client_ids_come_back_as_episode_ids(memory, chat):
     assert {i.episode_id for i in r.items} <= {t.id for t in turns()}
 
 
-async def test_words_find_a_rare_name_meaning_misses(memory, chat, monkeypatch):
+async def test_words_find_a_rare_name_meaning_cannot_read(memory, chat, monkeypatch):
     question = "any news about quillfeather?"
     r = await memory.recall(chat, question, k=2)
     assert r.items[0].episode_id == "D1:5"

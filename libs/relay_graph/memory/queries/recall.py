@@ -3,7 +3,9 @@ meaning or connected to those entities, and the current facts about them.
 
 Every statement starts from an index: the Episode vector index, the Episode(text) and Entity(name)
 full-text indexes, Entity.uid / Entity.name_key, Speaker.key, Episode.at_ms, Session.session_id /
-Session.last_at_ms, Episode.episode_id. Scores from the vector
+Session.last_at_ms, Episode.episode_id; all but COMMON_GROUND, which reads the first $n embedded
+episodes the label scan meets, once per process and tenant in ten minutes (ten seconds while the
+tenant has fewer). Scores from the vector
 index and `vec.cosineDistance` are cosine distances (0 = same direction; similarity = 1 - d). An
 episode whose vector is still to come (a chat turn's, episodes.embed_missing) counts as 2.0, the
 farthest a cosine distance goes: it is found by the other signals, never by meaning.

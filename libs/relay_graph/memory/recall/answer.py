@@ -88,7 +88,8 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
     k = qn.k(k)
     session = qn.session(session)
     reader = qn.reader(reader)
-    started = _start(client, embedder, tenant, question, hybrid=subject is None)
+    started = _start(client, embedder, tenant, question, hybrid=subject is None, ground=subject is None
+                     and session is None)
     try:
         if subject is None:
             found = await _hybrid(client, embedder, tenant, started, k, session)
@@ -101,7 +102,8 @@ async def recall(client: GraphClient, embedder: Embedder, tenant: str, q_text: s
     return await _result(client, tenant, found, reader)
 
 
-def _start(client: GraphClient, embedder: Embedder, tenant: str, question: str, *, hybrid: bool) -> _Started:
+def _start(client: GraphClient, embedder: Embedder, tenant: str, question: str, *, hybrid: bool,
+           ground: bool = False) -> _Started:
     """Round trip 1: the entities and speakers the question names; the question's vector (CPU, off
     the loop) at once, on the speakers this process last saw in the tenant; the list of the
     tenant's speakers read again when older than a few seconds (the next question's guess); the
@@ -118,7 +120,7 @@ def _start(client: GraphClient, embedder: Embedder, tenant: str, question: str, 
     # the misspelt-name lookup waits for the vector (see anchors.entities_named)
     anchors_t = task(an.entities_named(client, tenant, question, ngrams, exact_t, vector_t if hybrid else None,
                                        getattr(embedder, "knows_word", None), speakers_t))
-    ground_t = task(common_ground.read(client, tenant) if hybrid else nothing())
+    ground_t = task(common_ground.read(client, tenant) if ground else nothing())
     return _Started(question, ngrams, grams, names_t, speakers_t, refresh_t, vector_t, exact_t, anchors_t,
                     ground_t)
 

@@ -17,6 +17,7 @@ COMMON_MIN turns has no common ground worth taking away yet.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import Any
 
@@ -28,6 +29,7 @@ from relay_graph.memory.recall import tuning
 from relay_graph.runtime.db import GraphClient
 
 _KEPT = "memory.recall.common_ground"
+_READING = "memory.recall.common_ground.reading"  # tenant -> the read under way (one per tenant at a time)
 _MAX_TENANTS = 10_000  # a process that reads more tenants forgets the oldest read
 
 
@@ -36,15 +38,33 @@ def _tenants(client: GraphClient) -> dict[str, tuple[np.ndarray | None, int, flo
 
 
 async def read(client: GraphClient, tenant: str) -> np.ndarray | None:
-    """The tenant's common ground as a unit vector (None: too few turns), read at most once per TTL."""
-    tenants = _tenants(client)
-    entry = tenants.get(tenant)
-    now = time.monotonic()
+    """The tenant's common ground as a unit vector (None: too few turns), read at most once per TTL;
+    recalls that find it due at the same time share one read."""
+    entry = _tenants(client).get(tenant)
     if entry is not None:
         mean, n, at = entry
         ttl = tuning.COMMON_TTL_S if n >= tuning.COMMON_SAMPLE else tuning.COMMON_YOUNG_TTL_S
-        if now - at < ttl:
+        if time.monotonic() - at < ttl:
             return mean
+    reading: dict[str, asyncio.Task] = client.kept(_READING, dict)
+    shared = reading.get(tenant)
+    if shared is None:
+        shared = reading[tenant] = asyncio.ensure_future(_read(client, tenant))
+        shared.add_done_callback(lambda t: _done(reading, tenant, t))
+    # one recall given up (cancelled) does not cancel the read the others wait for
+    return await asyncio.shield(shared)
+
+
+def _done(reading: dict[str, asyncio.Task], tenant: str, t: asyncio.Task) -> None:
+    if reading.get(tenant) is t:
+        del reading[tenant]
+    if not t.cancelled():
+        t.exception()  # retrieved: whoever awaited it has it; nobody may be left to
+
+
+async def _read(client: GraphClient, tenant: str) -> np.ndarray | None:
+    tenants = _tenants(client)
+    now = time.monotonic()
     rows = await client.run(tenant, q.COMMON_GROUND, {"n": tuning.COMMON_SAMPLE})
     mean = unit_mean([r["v"] for r in rows])
     if len(tenants) >= _MAX_TENANTS and tenant not in tenants:
@@ -63,7 +83,7 @@ def unit_mean(vectors: list[Any]) -> np.ndarray | None:
     m /= np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
     mean = m.mean(axis=0)
     size = float(np.linalg.norm(mean))
-    return mean / size if size > 1e-6 else None
+    return (mean / size).astype(np.float32) if size > 1e-6 else None  # kept per tenant: 1.5 KB each
 
 
 def without(v: Any, ground: np.ndarray | None) -> VectorParam | None:

@@ -32,7 +32,7 @@ class Candidate:
     ranks: list[tuple[str, int]] = field(default_factory=list)  # (signal, rank there)
     via_entity: bool = False
     weights: Mapping[str, float] | None = None  # None: tuning.WEIGHTS
-    below: "Candidate | None" = None  # a turn that joined beside this one ranks no higher than it
+    below: "Candidate | None" = None  # a turn that joined beside this one ranks no higher than its full score
     factor: float = 1.0  # what its own score is worth (tuning.ASKS_ONLY); a turn beside it is capped at its full score
     answer: "Candidate | None" = None  # a turn that only asks ranks no lower than right after its answer
 

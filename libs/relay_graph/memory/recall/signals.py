@@ -46,7 +46,9 @@ one, the first two, over the subject's episodes only.
    first, the reply before the turn before. The k best of 1-8 are taken with the turns around the
    strongest, then all are fused; an item outside those k can enter the answer only as a neighbour.
    In a question of meaning (question.Kind) the turns beside a near hit (tuning.NEAR_SEED) are
-   `near_neighbours` and rank no higher than that hit; the others barely count.
+   `near_neighbours` and rank no higher than that hit's full score; the others barely count. A
+   turn that only asks (question.asks_only) counts for less there, and a near one ranks right
+   after its reply.
 
 The words signal runs for a question of meaning only when its kind hangs on it: when it holds words
 the embedder cannot read, which the same statement counts in the tenant's turns (`terms`; the tenant's turns beside it).
@@ -241,7 +243,7 @@ def _with_neighbours(cands: dict[str, Candidate], pre: list[str], out: dict[str,
     answer is ordered on each one's own distance to the question. `near` (a question of meaning
     only; None otherwise): the seeds near enough for their neighbours to count; in such a question a
     turn that only asks (question.asks_only) counts for ASKS_ONLY of its score, unless it is a near
-    seed whose reply is answered: then it comes right after that reply."""
+    seed whose reply was read with the candidates: then it comes right after that reply."""
     near_seeds = near or set()
     by_id: dict[str, dict[str, Any]] = {}
     for eid, session_id, speaker, text, at_ms, d in out["eps"]:
@@ -249,8 +251,8 @@ def _with_neighbours(cands: dict[str, Candidate], pre: list[str], out: dict[str,
     firsts: dict[str, tuple[str, str]] = {}  # a turn beside two seeds is a neighbour once, at its first place
     for nid, seed, side in out["near"]:
         firsts.setdefault(nid, (seed, side))
-    replies: dict[str, str] = {}  # a seed's first turn after it
-    for nid, (seed, side) in firsts.items():
+    replies: dict[str, str] = {}  # a seed's first turn after it (the rows come nearest first)
+    for nid, seed, side in out["near"]:
         if side == "after":
             replies.setdefault(seed, nid)
     pool = [cands[i] for i in pre]
@@ -263,7 +265,7 @@ def _with_neighbours(cands: dict[str, Candidate], pre: list[str], out: dict[str,
         fusion.hit(c, "near_neighbours" if seed in near_seeds else "neighbours", rank,
                    [f"turn {side} '{seed}' in its session"], False)
         if seed in near_seeds and nid not in near_seeds and c.below is None:
-            c.below = cands[seed]  # the reply comes with the turn it answers, not before it
+            c.below = cands[seed]  # the reply comes with the turn it answers, not above its full score
     for c in pool:
         if c.id in by_id:
             c.d = float(by_id[c.id]["d"])

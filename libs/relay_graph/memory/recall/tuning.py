@@ -17,7 +17,7 @@ A question that names nothing on file and no time, and holds no specific word th
 read (`question.Kind.MEANING`), is fused with MEANING_WEIGHTS instead; one that holds such a word
 (`Kind.WORDS`) with WORDS_WEIGHTS. Their weights, NEAR_SEED, COMMON_SHIFT and ASKS_ONLY were chosen
 on the dev halves of bench.implicit_cues (both of its sets) and bench.locomo together: the most cues
-found at every k with LoCoMo's dev half at or above where it was at every k.
+found at every k with LoCoMo's dev half within a question of where it was at every k.
 """
 
 from __future__ import annotations

@@ -140,13 +140,13 @@ async def _hybrid(client: GraphClient, embedder: Embedder, tenant: str, s: _Star
         ft = qn.fulltext_query(s.question, drop={w for key in keys for w in key.split()})
         v = await s.vector_t
         when = bool(qn.WHEN.search(s.question))
-        unknown = tuple(qn.unknown_terms(ft, getattr(embedder, "knows_word", None), s.question))
-        # a question that names no speaker and no time may be one of meaning (signals, 1b); the
-        # read, started with round trip 1, is awaited either way, so it is kept for the next question
-        ground = await s.ground_t
-        distinct = common_ground.without(v, ground) if not keys and not windows and session is None else None
-
         knows = getattr(embedder, "knows_word", None)
+        unknown = tuple(qn.unknown_terms(ft, knows, s.question))
+        # a question that names no speaker and no time may be one of meaning (signals, 1b); the
+        # read, started with round trip 1 (not with a session filter: then it is None), is awaited
+        # either way, so it is kept for the next question
+        ground = await s.ground_t
+        distinct = common_ground.without(v, ground) if not keys and not windows else None
 
         def run(anchors: list[Anchor]) -> asyncio.Task:
             plain = frozenset(a.uid for a in anchors if qn.plain_word(a.name, knows, s.question))

@@ -16,6 +16,7 @@ from relay_graph.desk.conversation import guardrails
 from relay_graph.desk.conversation import templates as replies
 from relay_graph.desk.conversation.reads import Returning
 from relay_graph.desk.extraction import Extraction, Intent, IssueKind, ProblemReport, resolve_hint
+from relay_graph.desk.extraction.language import language_hint
 from relay_graph.desk.tickets.issues import issue_kind, issue_name
 from relay_graph.desk.tickets.models import TicketStage, TicketSummary
 from relay_graph.desk.tickets.status import ticket_status
@@ -231,6 +232,10 @@ def closing_words(words: Words, *, learnt: list[FactView], ended: list[FactView]
             words.add(ReplyKind.GREETING, replies.Reply("You're welcome.", []))
         for t in open_tickets:
             words.add(ReplyKind.TICKET_STATUS, ticket_status(t.id, t.stage, t.updated_at, owner=t.owner), t.id)
+    elif language_hint(text) not in (None, "en"):  # words in a language the desk reads only a little of
+        words.add(ReplyKind.CLARIFY, replies.Reply(
+            "Sorry, I could not make out what you need. I read English best, and everyday Hindi and Tamil about "
+            "your connection: could you tell me in English?", []))
     else:
         words.add(ReplyKind.CLARIFY, replies.Reply(
             "Thanks for your message. Could you tell me a little more about what you need help with?", []))

@@ -247,3 +247,22 @@ async def test_it_works_now_cancels_a_booked_visit_and_says_so(gateway, intake, 
     assert got.change == "closed" and "closed" in got.reply.text and "visit that was booked is cancelled" in got.reply.text
     [after] = [v for v in await tickets.visits_of(graph_client, seeded, tid) if v.visit_id == visit.visit_id]
     assert after.status != "scheduled"
+
+
+@pytest.mark.parametrize("said, kind", [
+    ("राउटर पर लाल बत्ती जल रही है कल रात से", "no_signal_light"),
+    ("घर में वाईफाई बार बार डिस्कनेक्ट हो रहा है", "wifi_drops"),
+    ("नमस्ते, दो दिन से नेट नहीं चल रहा", "no_connection"),
+])
+async def test_hindi_in_devanagari_is_worked_like_english(gateway, intake, graph_client, stream_redis, seeded, said,
+                                                          kind):
+    got = await _say(intake, gateway, "Ritu Verma", said, "s-dev")
+    assert CLARIFY not in got.answers and got.ticket is not None
+    assert (await tickets.get_ticket(graph_client, seeded, got.ticket.id)).issue.startswith(kind)
+
+
+@pytest.mark.parametrize("said", ["உங்கள் சேவை எப்படி இருக்கிறது", "স্বাগতম, আমার একটি প্রশ্ন আছে", "これは何ですか"])
+async def test_words_the_desk_cannot_read_get_asked_for_english(gateway, intake, stream_redis, seeded, said):
+    got = await _say(intake, gateway, "Mala Das", said, "s-lang")
+    assert got.answers == [CLARIFY] and "in English" in got.reply.text
+    assert "a little more" not in got.reply.text

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from relay_graph.desk.conversation import guardrails as guardrails
-from relay_graph.desk.catalogue.models import FaqAnswer, PlanOffer, Price
+from relay_graph.desk.catalogue.models import ExtraOffer, FaqAnswer, PlanOffer, Price
 from relay_graph.desk.conversation import (
     GUARD_KINDS,
     Ask,
@@ -44,7 +44,7 @@ A = AskKind
     ("do you guys also cover Kochi? my sister lives there", [(A.COVERAGE, "Kochi")]),
     ("what plans do you have also do you cover Pune?", [(A.PLANS, None), (A.COVERAGE, "Pune")]),
     ("do you sell iPhones?", [(A.NOT_SOLD, "iPhones")]),
-    ("Do you sell TVs? And what does the TV Bundle cost?", [(A.NOT_SOLD, "TVs"), (A.ADDONS, None)]),
+    ("Do you sell TVs? And what does the TV Bundle cost?", [(A.NOT_SOLD, "TVs"), (A.ADDONS, "tv-bundle")]),
     ("what plan for a family of four who game and stream?", [(A.RECOMMEND, None)]),
     ("What should I try while you check?", [(A.TIP, None)]),
     ("Is there anything I can do meanwhile?", [(A.TIP, None)]),
@@ -89,7 +89,8 @@ A = AskKind
     ("what are your prices?", [(A.PLANS, None)]),
     ("what packages do you offer?", [(A.PLANS, None)]),
     ("What's the price of Fiber 1000?", [(A.PLANS, None)]),
-    ("Do you offer static IP?", [(A.ADDONS, None)]),
+    ("Do you offer static IP?", [(A.ADDONS, "static-ip")]),
+    ("is mesh wifi extra, and a landline?", [(A.ADDONS, "mesh-wifi,home-phone")]),
     ("can you recommend a plan for 3 people streaming?", [(A.RECOMMEND, None)]),
     ("which plan is best for gaming?", [(A.RECOMMEND, None)]),
     ("what would suit two people who work from home?", [(A.RECOMMEND, None)]),
@@ -112,6 +113,10 @@ A = AskKind
     ("Do you have something for a home office with lots of video calls? How much monthly?", [(A.RECOMMEND, None)]),
     ("How much monthly?", [(A.PLANS, None)]),
     ("Do you have anything for my router?", [(A.FAQ, "Do you have anything for my router?")]),
+    # a plea that names nothing is no question for the help articles
+    ("Hi there.\nthe internet cuts out at night.\nCould you help me?", []),
+    ("can someone please help us out?", []),
+    ("could you help me set up port forwarding?", [(A.FAQ, "could you help me set up port forwarding?")]),
 ])
 def test_what_a_turn_asks(text, expected):
     assert [(a.kind, a.detail) for a in recognise(text)] == expected
@@ -126,6 +131,35 @@ def test_what_a_turn_asks(text, expected):
 ])
 def test_the_household_a_recommendation_is_for(text, people, uses):
     assert household_of(text) == Household(people, frozenset(uses))
+
+
+@pytest.mark.parametrize("text, business", [
+    ("is there a plan for a small café with two card machines?", "café"),
+    ("we run a bakery: which plan would you suggest?", "bakery"),
+    ("any deal for our office? 6 of us on video calls", "office"),
+    ("my wifi is slow in the office room", None),
+])
+def test_a_business_on_the_line_is_heard(text, business):
+    assert household_of(text).business == business
+
+
+def test_the_add_ons_asked_about_are_the_answer():
+    addons = [ExtraOffer(offer_id=i, name=n, kind="addon", description=d, price=price(p))
+              for i, n, d, p in (("static-ip", "Static IP", "A fixed address.", 349),
+                                 ("mesh-wifi", "Mesh Wi-Fi", "Two extra points.", 549))]
+    one = compose.addons(addons, "India", ["static-ip"]).reply
+    assert one.text.startswith("In India, on top of any plan: Static IP (A fixed address): ₹349 a month")
+    assert "Mesh" not in one.text and len(one.how_i_know) == 1
+    every = compose.addons(addons, "India", []).reply
+    assert every.text.startswith("Add-ons in India, on top of any plan:") and "Mesh Wi-Fi" in every.text
+    # one not sold in the country: what is sold there, rather than nothing
+    assert "Mesh Wi-Fi" in compose.addons(addons, "India", ["tv-bundle"]).reply.text
+
+
+def test_add_ons_named_in_a_question_are_the_catalogues_own():
+    from relay_graph.desk.catalogue.offers import ADDONS
+    from relay_graph.desk.conversation.asks import ADDON_NAMES
+    assert set(ADDON_NAMES) == {a.offer_id for a in ADDONS}
 
 
 def price(amount: float, cc: str = "IN", cur: str = "INR", rate: float = 0.18, sym: str = "₹") -> Price:
@@ -183,6 +217,14 @@ def test_a_recommendation_never_states_a_household_the_customer_did_not_give():
     assert text.startswith("For a home where you game, I would suggest")
     assert "2 people who" not in text and "assumed 2 people on the line" in text
     assert "assumed" not in compose.recommend(PLANS, Household(3, frozenset()), "India").reply.text
+
+
+def test_a_recommendation_for_a_business_names_the_business_not_a_home():
+    text = compose.recommend(PLANS, Household(None, frozenset({"work"}), business="bakery"), "India").reply.text
+    assert text.startswith("For your bakery, I would suggest Fiber 100") and "home" not in text.split(",")[0]
+    assert "work from home" not in text
+    text = compose.recommend(PLANS, Household(6, frozenset(), business="office"), "India").reply.text
+    assert text.startswith("For 6 people, I would suggest")
 
 
 def test_what_we_do_not_sell_is_said_then_what_we_do():

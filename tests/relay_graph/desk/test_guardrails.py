@@ -174,6 +174,12 @@ MIXED_CASES = [
     ("sivappu light eriyudhu router la", [], IssueKind.NO_SIGNAL_LIGHT, None, None, Intent.REPORT_PROBLEM),
     ("payment fail aagiduchu", [], IssueKind.PAYMENT_FAILED, None, None, Intent.REPORT_PROBLEM),
     ("eppo sari aagum?", [], None, None, None, Intent.ASK_STATUS),
+    # Hindi in Devanagari, read through the same table
+    ("ऊपर वाले कमरे में वाई-फाई बहुत धीमा है", [], IssueKind.SLOW_SPEED, "upstairs", None, Intent.REPORT_PROBLEM),
+    ("मेरा नेट सुबह से नहीं चल रहा", [], IssueKind.NO_CONNECTION, None, "since this morning", Intent.REPORT_PROBLEM),
+    ("२ बार पैसे कट गए", [], IssueKind.BILLING_DOUBLE_CHARGE, None, None, Intent.REPORT_PROBLEM),
+    ("राउटर हैंग हो गया है", [], IssueKind.ROUTER_FROZEN, None, None, Intent.REPORT_PROBLEM),
+    ("कब तक ठीक होगा?", [], None, None, None, Intent.ASK_STATUS),
 ]
 
 
@@ -199,6 +205,14 @@ def test_the_raw_mixed_messages_are_not_understood_without_normalising() -> None
                  "naanga Bangalore ku shift aagitom"):
         before, after = extract(text), extract(normalise_mixed_language(text))
         assert (before.problem, before.facts) != (after.problem, after.facts)
+
+
+def test_devanagari_words_the_table_does_not_know_stay_as_written() -> None:
+    assert normalise_mixed_language("अनिल राव") == "अनिल राव"  # a name
+    assert normalise_mixed_language("मेरा नाम अनिल राव है") == "my name is अनिल राव"  # the name kept whole
+    assert [(f.predicate, f.object) for f in extract(normalise_mixed_language("मेरा नाम सुनीता है")).facts] == [
+        ("name", "सुनीता")]
+    assert normalise_mixed_language("உங்கள் சேவை") == "உங்கள் சேவை"  # Tamil script: not this table's
 
 
 @pytest.mark.parametrize("text", [

@@ -287,7 +287,7 @@ async def _catalogue_ask(out: Answered, client: GraphClient, tenant: str, ask: A
             part = compose.not_sold(ask.detail or "that", rows, country.name)
     elif k is AskKind.ADDONS:
         rows = await catalogue.addons_for(client, tenant, country.code)
-        part = compose.addons(rows, country.name)
+        part = compose.addons(rows, country.name, (ask.detail or "").split(","))
     else:
         rows = await catalogue.services_for(client, tenant, country.code)
         part = compose.services(rows, country.name)

@@ -60,6 +60,7 @@ class Household:
 
     people: int | None = None
     uses: frozenset[str] = frozenset()  # "gaming", "streaming", "work", "uploads"
+    business: str | None = None  # the business on the line, as they called it ("bakery", "office")
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,14 @@ _PLANS = re.compile(
     r"|(?:plans?|packages?)\s+(?:(?:ka|ki|ke)\s+)?(?:rate|daam|kimat|keemat)s?)\b", _I)
 _ADDONS = re.compile(r"\b(?:add-?ons?|extras|static\s+ip|mesh(?:\s+wi-?fi)?|tv\s+bundle|home\s+phone\s+(?:line|add-?on)"
                      r"|priority\s+support)\b", _I)
+# The add-ons a question names, by offer id (catalogue.offers.ADDONS): the answer is about those alone.
+ADDON_NAMES = {
+    "static-ip": re.compile(r"\bstatic\s+ip\b|\bfixed\s+ip\b", _I),
+    "mesh-wifi": re.compile(r"\bmesh\b", _I),
+    "tv-bundle": re.compile(r"\btv\s+(?:bundle|channels?)\b|\blive\s+tv\b", _I),
+    "home-phone": re.compile(r"\bhome\s+phone\b|\blandline\b", _I),
+    "priority-support": re.compile(r"\bpriority\s+support\b", _I),
+}
 _SERVICES = re.compile(r"\b(?:installation|install|technician\s+visit|router\s+replacement|relocation|moving\s+fee)\b"
                        r".{0,30}\b(?:cost|price|charge|fee|how\s+much)|\b(?:cost|price|charge|fee|how\s+much)\b.{0,30}"
                        r"\b(?:installation|install|technician\s+visit|router\s+replacement|relocation)\b", _I)
@@ -257,6 +266,13 @@ def _counted(text: str) -> int | None:
     return 1 + kids + partner + parents if (_ME.search(text) or partner) else None
 
 
+# a business on the line ("a plan for a small bakery", "we run a cafe"): the recommendation is for it, not a home
+_BUSINESS = re.compile(
+    r"\b(?:for|run|have|own)\s+(?:a|an|my|our|the)\s+(?:(?:small|little|tiny|new|local|family|busy)\s+)?"
+    r"(?P<b>business|shop|store|bakery|caf[eé]|coffee\s+shop|restaurant|office|salon|clinic|studio|boutique|pharmacy"
+    r"|workshop|pub|hotel|guest\s*house)\b", _I)
+
+
 def household_of(text: str) -> Household:
     """How many share the line and what they do on it ("a family of four who game and stream")."""
     people = None
@@ -269,7 +285,9 @@ def household_of(text: str) -> Household:
     else:
         people = _counted(text)
     uses = frozenset(u for u, rx in _USES.items() if rx.search(text))
-    return Household(people=people if people and 0 < people <= 20 else None, uses=uses)
+    b = _BUSINESS.search(text)
+    business = re.sub(r"\s+", " ", b.group("b").lower()).replace("cafe", "café") if b else None
+    return Household(people=people if people and 0 < people <= 20 else None, uses=uses, business=business)
 
 
 def _is_question(sentence: str) -> bool:
@@ -289,7 +307,7 @@ def _sentence_asks(s: str) -> list[Ask]:
     out: list[Ask] = []
     question = _is_question(s)
     household = household_of(s)
-    said_who = bool(household.people or household.uses)
+    said_who = bool(household.people or household.uses or household.business)
     if _RECOMMEND.search(s) or (said_who and (_PLAN_FOR.search(s) or (question and _PLAN_WORD.search(s))
                                               or re.search(r"\bwhich\s+one\b", s, _I))):
         out.append(Ask(AskKind.RECOMMEND, household=household, sentence=s))
@@ -306,7 +324,8 @@ def _sentence_asks(s: str) -> list[Ask]:
         if _SERVICES.search(s):
             out.append(Ask(AskKind.SERVICES, sentence=s))
         elif _ADDONS.search(s):
-            out.append(Ask(AskKind.ADDONS, sentence=s))
+            named = [offer for offer, rx in ADDON_NAMES.items() if rx.search(s)]
+            out.append(Ask(AskKind.ADDONS, detail=",".join(named) or None, sentence=s))
         elif _PLANS.search(s):
             out.append(Ask(AskKind.PLANS, sentence=s))
     if _TIP.search(s):
@@ -321,9 +340,18 @@ def _sentence_asks(s: str) -> list[Ask]:
     out += _memory_asks(s)
     if _CALLBACK.search(s):
         out.append(Ask(AskKind.CALLBACK, _call_time(s), sentence=s))
-    if not out and question:
+    if not out and question and not _PLEA.match(s):
         out.append(Ask(AskKind.FAQ, s.strip(), sentence=s))
     return out
+
+
+# A plea for help that names nothing ("Can you help?", "please help me"): no question for the help
+# articles (the best match would be an article about reaching us); the rest of the turn says what
+# the help is for, or the desk asks.
+_PLEA = re.compile(
+    r"^\W*(?:hi|hello|hey)?\W*(?:(?:can|could|will|would)\s+(?:you|u|someone|anyone|somebody)\s+(?:please\s+|pls\s+)?help"
+    r"|(?:please|pls|plz)\s+help|help)(?:\s+(?:me|us))?(?:\s+(?:with\s+(?:this|that|it)|out|here|please|pls|asap))*"
+    r"\W*$", _I)
 
 
 _HINDI_BEFORE = re.compile(r"\b(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?:baje\s+)?se\s+pehle\b", _I)
@@ -384,7 +412,7 @@ def recognise(text: str) -> list[Ask]:
                 seen.add(a.kind)
                 asks.append(a)
     whole = household_of(text)
-    if (whole.people or whole.uses) and AskKind.RECOMMEND not in seen:
+    if (whole.people or whole.uses or whole.business) and AskKind.RECOMMEND not in seen:
         # "we are 3, husband games. which one?": the plan question of the turn is a recommendation
         asks = [Ask(AskKind.RECOMMEND, sentence=a.sentence) if a.kind is AskKind.FAQ and _PLAN_WORD.search(a.sentence)
                 else a for a in asks]
@@ -402,7 +430,8 @@ def _merged(said: Household | None, whole: Household) -> Household:
     """A recommendation's household: the sentence's, filled in from the rest of the turn ("we r 4
     ppl at home, 2 kids game. which plan is best for us")."""
     said = said or Household()
-    return Household(people=said.people or whole.people, uses=said.uses | whole.uses)
+    return Household(people=said.people or whole.people, uses=said.uses | whole.uses,
+                     business=said.business or whole.business)
 
 
 def callback_due(detail: str | None) -> tuple[int, int] | None:

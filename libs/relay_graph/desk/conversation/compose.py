@@ -81,12 +81,16 @@ def plans(offers: Sequence[PlanOffer], country_name: str) -> Part:
     return Part(ReplyKind.PLANS, Reply(f"Our fibre plans in {country_name}: {lines}.", [_plan_ref(p) for p in offers]))
 
 
-def addons(offers: Sequence[ExtraOffer], country_name: str) -> Part:
+def addons(offers: Sequence[ExtraOffer], country_name: str, named: Sequence[str] = ()) -> Part:
+    """The add-ons sold in the country; only those `named` (offer ids) when the question named any
+    that are sold there."""
     if not offers:
         return Part(ReplyKind.ADDONS, Reply(f"There are no add-ons on file for {country_name}.", []))
-    lines = "; ".join(f"{o.name} ({o.description.rstrip('.')}): {price_words(o.price)}" for o in offers)
-    return Part(ReplyKind.ADDONS, Reply(f"Add-ons in {country_name}, on top of any plan: {lines}.",
-                                        [_extra_ref(o) for o in offers]))
+    asked = [o for o in offers if o.offer_id in named]
+    shown = asked or offers
+    lines = "; ".join(f"{o.name} ({o.description.rstrip('.')}): {price_words(o.price)}" for o in shown)
+    head = f"In {country_name}, on top of any plan" if asked else f"Add-ons in {country_name}, on top of any plan"
+    return Part(ReplyKind.ADDONS, Reply(f"{head}: {lines}.", [_extra_ref(o) for o in shown]))
 
 
 def services(offers: Sequence[ExtraOffer], country_name: str) -> Part:
@@ -117,9 +121,11 @@ def recommend(offers: Sequence[PlanOffer], h: Household, country_name: str) -> P
     best = pick_plan(offers, h)
     if best is None:
         return Part(ReplyKind.RECOMMENDATION, Reply(f"I have no plans on file for {country_name} yet, sorry.", []))
-    uses = _join([_USE_WORDS[u] for u in sorted(h.uses)])
+    uses = _join([_USE_WORDS[u] for u in sorted(h.uses) if not (h.business and u == "work")])
     if h.people:
         who = f"{h.people} {'person' if h.people == 1 else 'people'}" + (f" who {uses}" if uses else "")
+    elif h.business:  # a bakery is no home
+        who = f"your {h.business}" + (f", where you {uses}" if uses else "")
     else:  # not said: never a number they did not give
         who = f"a home where you {uses}" if uses else "your home"
     assumed = "" if h.people else (f" I have assumed {DEFAULT_PEOPLE} people on the line: tell me how many share it "

@@ -22,7 +22,9 @@ NAME_BEFORE = re.compile(
     r"^(?:(?i:hi|hello|hey|hii+|namaste|good\s+(?:morning|afternoon|evening))\b[,!.]?\s*)?"
     r"(?P<n>[A-Z][^\W\d_][\w'-]*(?:\s+[A-Z][^\W\d_][\w'-]*){0,2})\s+(?:here|speaking|this\s+side)\b(?!\s+(?:is|are|was))"
 )
-_NAME_TOKEN = re.compile(r"[^\W\d_][\w'-]*")
+# A word of a name: a letter, then letters and the marks that belong to them (a Hindi or Tamil vowel
+# sign, an accent written apart) - `\w` alone stops at "अनि|ल".
+_NAME_TOKEN = re.compile(r"[^\W\d_][\w'\u0300-\u036F\u0900-\u0963\u0966-\u0DFF-]*")
 _LOOSE_STOP = {"and", "i", "from", "my", "i'm", "im", "we", "the", "is", "but", "so", "here", "at", "in", "on",
                "with", "calling", "speaking", "please", "thanks", "thank", "you", "and", "or", "not", "by", "for"}
 

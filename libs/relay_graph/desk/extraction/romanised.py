@@ -5,12 +5,15 @@ moved to ...) rewritten in plain English so the rules extractor can carry on.
 
 A curated phrase table, not a translator: what it does not know stays as written (names, cities,
 English words). Phrases of one language are only rewritten when that language was detected, so
-an English "main road" or the Spanish "en" are never touched."""
+an English "main road" or the Spanish "en" are never touched. Hindi in Devanagari is read through
+the same table, its known words first spelt in Latin letters (`devanagari.romanise`)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+
+from relay_graph.desk.extraction.devanagari import romanise
 
 # Words that are Hindi (resp. Tamil) in Latin letters and hardly ever English. Two of them, or one
 # known phrase, make a message romanised Hindi (Tamil).
@@ -72,7 +75,8 @@ _HINDI_DAY = "|".join(_DAYS) + "|" + _WEEKDAYS
 
 HINDI_PHRASES: list[Rule] = _rules([
     # who and where
-    (r"\b(?:mera|meri)\s+naam\s+([A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)?)\s+(?:hai|he)\b", r"my name is \1"),
+    (r"\b(?:mera|meri)\s+naam\s+([A-Za-z][\w'-]*(?:\s+[A-Z][\w'-]*)?|[\u0900-\u097F]+(?:\s+[\u0900-\u097F]+)?)"
+     r"\s+(?:hai|he)\b", r"my name is \1"),
     (r"\b(?:main|mai|mein)\s+([A-Za-z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+(?:mein|me|mei|mai)\s+(?:rehta|rehti|rahta|rahti"
      r"|reheta|rehete)\s+(?:hoon|hu|hun|hain|hai)\b", r"I live in \1"),
     (r"\b(?:hum|ham)\s+(?:log\s+)?([A-Za-z][\w-]*(?:\s+[A-Z][\w-]*)?)\s+(?:mein\s+|me\s+)?(?:shift|move|chale)\s+"
@@ -212,6 +216,10 @@ COMMON: list[Rule] = _rules([
     (r"\bsince\s+night\b", "since last night"),
     (r"\bsince\s+(\d+)\s+days?\b", _span("day")),
     (r"\bsince\s+(\d+)\s+hours?\b", _span("hour")),
+    # the time said before the verb, as Hindi and Tamil put it ("net subah se nahi chal raha"): after it
+    (r"\b(since\s+(?:this|last)\s+\w+|since\s+yesterday|since\s+\w+day|for\s+\d+\s+(?:day|week|hour)s?)\s+"
+     r"(is\s+not\s+working|is\s+very\s+slow|is\s+slow|keeps\s+disconnecting|is\s+down|is\s+weak|is\s+frozen"
+     r"|no\s+internet|no\s+wifi)\b", r"\2 \1"),
 ])
 
 
@@ -219,6 +227,9 @@ def detect(text: str) -> str | None:
     """"hi" or "ta" when the text holds romanised Hindi or Tamil, else None."""
     if not isinstance(text, str) or not text:
         return None
+    latin = romanise(text)
+    if latin != text:  # Devanagari words the table knows: Hindi, however few
+        return "hi"
     low = text.lower()
     hi, ta = _count(low, HINDI_MARKERS), _count(low, TAMIL_MARKERS)
     hi_phrase = any(rx.search(low) for rx, _ in HINDI_PHRASES)
@@ -241,7 +252,7 @@ def normalise_mixed_language(text: str) -> str:
     lang = detect(text)
     if lang is None:
         return text
-    out = _apply(text, HINDI if lang == "hi" else TAMIL)
+    out = _apply(romanise(text), HINDI if lang == "hi" else TAMIL)
     other = "ta" if lang == "hi" else "hi"
     if _count(out, TAMIL_MARKERS if other == "ta" else HINDI_MARKERS) >= 2:
         out = _apply(out, TAMIL if other == "ta" else HINDI)

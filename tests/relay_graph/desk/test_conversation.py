@@ -91,6 +91,7 @@ A = AskKind
     ("What's the price of Fiber 1000?", [(A.PLANS, None)]),
     ("Do you offer static IP?", [(A.ADDONS, "static-ip")]),
     ("is mesh wifi extra, and a landline?", [(A.ADDONS, "mesh-wifi,home-phone")]),
+    ("do I pay more for a landline?", [(A.ADDONS, "home-phone")]),
     ("can you recommend a plan for 3 people streaming?", [(A.RECOMMEND, None)]),
     ("which plan is best for gaming?", [(A.RECOMMEND, None)]),
     ("what would suit two people who work from home?", [(A.RECOMMEND, None)]),
@@ -127,6 +128,7 @@ def test_what_a_turn_asks(text, expected):
     ("we are 2 people who work from home", 2, {"work"}),
     ("just me, I upload videos as a creator", 1, {"uploads"}),
     ("5 of us, lots of Netflix in 4K", 5, {"streaming"}),
+    ("4 employees on video calls all day", 4, {"work"}),
     ("what plan is best?", None, set()),
 ])
 def test_the_household_a_recommendation_is_for(text, people, uses):

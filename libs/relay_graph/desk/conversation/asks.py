@@ -91,7 +91,7 @@ _PLANS = re.compile(
     r"|(?:cheaper|cheapest|faster|fastest|bigger|smaller)\s+(?:plan|package)"
     r"|what\s+(?:does|do)\s+(?:\w+\s+)?\d{2,4}\s+cost|(?:tariff|plans?)\s+(?:and|&)\s+(?:prices?|costs?)"
     r"|(?:plans?|packages?)\s+(?:(?:ka|ki|ke)\s+)?(?:rate|daam|kimat|keemat)s?)\b", _I)
-_ADDONS = re.compile(r"\b(?:add-?ons?|extras|static\s+ip|mesh(?:\s+wi-?fi)?|tv\s+bundle|home\s+phone\s+(?:line|add-?on)"
+_ADDONS = re.compile(r"\b(?:add-?ons?|extras|static\s+ip|fixed\s+ip|mesh(?:\s+wi-?fi)?|tv\s+bundle|home\s+phone|landline"
                      r"|priority\s+support)\b", _I)
 # The add-ons a question names, by offer id (catalogue.offers.ADDONS): the answer is about those alone.
 ADDON_NAMES = {
@@ -181,7 +181,8 @@ _BY_TIME = re.compile(r"\b(?P<w>before|by|at|around|until|till|after)\s+(?P<h>\d
                       r"(?!\s*(?:mbps|gb|days?|%))", _I)
 _HOUSEHOLD = re.compile(
     rf"\b(?:family|household|home|house|flat)\s+of\s+(?P<n>{_NUM})\b|\b(?P<m>{_NUM})\s+(?:of\s+us|people|persons|members"
-    rf"|ppl|peeps|ppls|person|log|logon|log\s+hain|family\s+members|heads|users|adults|flatmates|roommates|in\s+(?:the\s+|my\s+|our\s+)?"
+    rf"|ppl|peeps|ppls|person|log|logon|log\s+hain|family\s+members|heads|users|adults|flatmates|roommates|staff|employees"
+    rf"|workers|colleagues|in\s+(?:the\s+|my\s+|our\s+)?"
     rf"(?:family|house|home|flat))\b|\bwe\s*(?:are|r|re|'re|’re)\s+(?:a\s+(?:family|household)\s+of\s+)?(?P<k>{_NUM})\b"
     rf"|\b(?:household|family)\s+(?:size\s+)?(?:is\s+|of\s+)?(?P<j>{_NUM})\b|^\W*(?P<bare>{_NUM})\W*$"
     r"|\b(?P<solo>just\s+me|only\s+me|i\s+live\s+alone|living\s+alone|single\s+person)\b", _I)

@@ -65,6 +65,17 @@ async def test_the_mean_of_the_first_turns_is_read_once_and_kept(memory, tenant,
     assert sent == [q.COMMON_GROUND.name] * 3 and both[0] is both[1]
 
 
+async def test_a_read_under_way_when_the_tenant_is_forgotten_is_not_kept(memory, tenant):
+    await memory.write_episodes(tenant, _turns(ic.load_data()["distractors"][:30]))
+    kept = memory.client.kept("memory.recall.common_ground", dict)
+    reading = asyncio.ensure_future(common_ground.read(memory.client, tenant))
+    await asyncio.sleep(0)  # the read is under way
+    memory.client.forget_tenant(tenant)  # deleted meanwhile
+    assert await reading is not None  # its callers have it
+    assert tenant not in kept
+    assert await common_ground.read(memory.client, tenant) is not None and tenant in kept  # read anew
+
+
 async def test_a_small_tenant_has_no_common_ground(memory, tenant):
     await memory.write_episodes(tenant, _turns(ic.load_data()["distractors"][: tuning.COMMON_MIN - 1]))
     assert await common_ground.read(memory.client, tenant) is None

@@ -12,7 +12,8 @@ questions that share no word with their evidence: the sample's mean ranks as the
 
 Kept per graph client and tenant, read again after COMMON_TTL_S (COMMON_YOUNG_TTL_S while the
 tenant has fewer turns than the sample: its mean still moves); a tenant with fewer than
-COMMON_MIN turns has no common ground worth taking away yet.
+COMMON_MIN turns has no common ground worth taking away yet. A read still under way when the
+tenant is forgotten (`GraphClient.forget_tenant`) answers its callers but is not kept.
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ async def _read(client: GraphClient, tenant: str) -> np.ndarray | None:
     now = time.monotonic()
     rows = await client.run(tenant, q.COMMON_GROUND, {"n": tuning.COMMON_SAMPLE})
     mean = unit_mean([r["v"] for r in rows])
+    if client.kept(_READING, dict).get(tenant) is not asyncio.current_task():
+        return mean  # the tenant was forgotten (deleted, restored) while this read ran: not kept
     if len(tenants) >= _MAX_TENANTS and tenant not in tenants:
         tenants.pop(next(iter(tenants)))
     tenants.pop(tenant, None)

@@ -189,7 +189,7 @@ class RetireBody(Strict):
     predicate: PredicateName
     object: Name | None = Field(default=None, description="one value of a multi-valued predicate; default all")
     agent: IgnoredAgent = None
-    valid_to: ApiTime | None = Field(default=None, description="when it stopped being true; default now")
+    valid_to: ApiTime | None = Field(default=None, description="when it stopped being true, not in the future (422); default now. A time before the fact began ends it where it began")
 
     def to_input(self, writer: str) -> RetireInput:
         return RetireInput(**self.model_dump(exclude={"agent"}), agent=writer)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -157,6 +157,15 @@ async def test_retire(api):
     # Retiring what is not there retires nothing.
     r = await api.retire({"subject": "alice rao", "predicate": "lives_in"})
     assert r.status_code == 200 and r.json() == {"retired": []}
+
+
+async def test_a_retirement_in_the_future_is_refused_and_the_fact_stays_current(api):
+    res = await api.write(fact(obj="pune", valid_from="2025-01-01T00:00:00+00:00"))
+    ahead = (datetime.now(timezone.utc) + timedelta(days=400)).isoformat()
+    r = await api.retire({"subject": "alice rao", "predicate": "lives_in", "valid_to": ahead})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_value", r.text
+    assert "future" in r.json()["error"]["message"]
+    assert [(f["fact_id"], f["state"]) for f in await api.facts()] == [(res["fact_id"], "current")]
 
 
 async def test_as_of_on_both_clocks(api):

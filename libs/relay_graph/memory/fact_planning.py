@@ -372,8 +372,18 @@ def apply_plan(slot: Slot, plan: Plan) -> Slot:
     return Slot(slot.version + 1, tuple(facts.values()), conflict_id)
 
 
+# How far ahead of the belief clock a retirement's end may be: a writer's clock a little ahead of ours.
+RETIRE_SKEW_MS = 60_000
+
+
 def plan_retire(slot: Slot, object_uid: str | None, *, valid_to_ms: int | None, now_ms: int) -> Plan:
-    """Retire the current fact(s) of the slot; `object_uid` None means whatever is current."""
+    """Retire the current fact(s) of the slot; `object_uid` None means whatever is current. An end
+    in the future is refused: a retired fact is read as no longer true, so it is retired when it
+    stops being true. An end before a fact began ends it where it began (an agent that hears "I
+    sold it last year" of a fact filed this month)."""
+    if valid_to_ms is not None and valid_to_ms > now_ms + RETIRE_SKEW_MS:
+        raise InvalidInput("valid_to is in the future: a fact is retired when it stops being true, so retire it then",
+                           code="invalid_value")
     targets = [f for f in slot.facts if f.state == CURRENT and (object_uid is None or f.object_uid == object_uid)]
     if not targets:
         return Plan(Kind.NOTHING)

@@ -210,7 +210,7 @@ class RetireFactInput(Args):
     subject: CustomerName
     predicate: Predicate
     object: Name | None = Field(default=None, description="for a multi-valued predicate: which value ended")
-    valid_to: Time | None = Field(default=None, description="when it stopped being true; default now")
+    valid_to: Time | None = Field(default=None, description="when it stopped being true, not in the future (422); default now. A time before the fact began ends it where it began")
     source: Identifier | None = Field(default=None,
                                description="the episode id that said it ended")
 

@@ -261,6 +261,17 @@ def test_retire_without_an_end_ends_now_and_never_before_it_began():
     assert early.changes[0].valid_to_ms == d(5)
 
 
+def test_retire_with_an_end_in_the_future_is_refused():
+    with pytest.raises(InvalidInput) as e:
+        fp.plan_retire(slot(fact("a", "pune", vf=1)), None, valid_to_ms=d(9), now_ms=d(8))
+    assert e.value.code == "invalid_value"
+    with pytest.raises(InvalidInput):  # refused whether or not anything is current
+        fp.plan_retire(fp.Slot(), None, valid_to_ms=d(9), now_ms=d(8))
+    # a writer's clock a little ahead of ours is not the future
+    ahead = fp.plan_retire(slot(fact("a", "pune", vf=1)), None, valid_to_ms=d(8) + 30_000, now_ms=d(8))
+    assert ahead.changes[0].valid_to_ms == d(8) + 30_000
+
+
 def test_retire_of_another_object_or_of_nothing_current_does_nothing():
     assert fp.plan_retire(slot(fact("a", "pune")), "City|mumbai", valid_to_ms=None, now_ms=d(8)).kind is fp.Kind.NOTHING
     retired = slot(fact("a", "pune", fp.RETIRED, vt=3, exp=3))

@@ -141,6 +141,10 @@ def _allowed_methods(request: Request) -> list[str]:
 
 
 async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    if exc.status_code == 400 and isinstance(exc.__cause__, RecursionError):
+        # FastAPI's parser gave up on a body nested deeper than Python's JSON reader goes
+        return error_response(400, "invalid_json", "the request body is not JSON this service reads: it is nested "
+                                                   "too deeply")
     code = _HTTP_CODES.get(exc.status_code, "http_error")
     headers = dict(exc.headers) if exc.headers else {}
     if exc.status_code == 404:

@@ -164,5 +164,22 @@ class McpEndpoint:
 def mount(app: FastAPI, endpoint: McpEndpoint) -> None:
     """Serve the endpoint at PATHS (every method: POST messages, GET the event stream, DELETE the session)."""
     for path in PATHS:
-        app.router.routes.append(Route(path, endpoint=endpoint))
+        routed = _Routed(endpoint)
+        routed.route = Route(path, endpoint=routed)
+        app.router.routes.append(routed.route)
     app.state.mcp = endpoint
+
+
+class _Routed:
+    """The endpoint behind one of its paths, named in the scope as FastAPI's own routes name
+    themselves (`scope["route"]`): metrics and traces count /mcp under its template, not as a
+    request no route matched."""
+
+    route: Route
+
+    def __init__(self, endpoint: McpEndpoint) -> None:
+        self.endpoint = endpoint
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope["route"] = self.route
+        await self.endpoint(scope, receive, send)

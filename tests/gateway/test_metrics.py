@@ -64,3 +64,16 @@ async def test_the_snapshot_reads_every_group_of_the_streams(stream_redis):
         assert "relay_falkordb_used_memory" not in mine.points
     finally:
         await stream_redis.xgroup_destroy(stream, group)
+
+
+async def test_mcp_requests_are_counted_under_their_own_routes(client, tenant):
+    # no key (and, in-process without the lifespan, no MCP session manager): refused, still on its route
+    got = {route: (await client.post(path, json={})).status_code
+           for route, path in (("/mcp", "/mcp"), ("/v1/tenants/{t}/mcp", f"/v1/tenants/{tenant}/mcp"))}
+    text = (await client.get("/metrics")).text
+    samples = parse(text)
+    for route, status in got.items():
+        assert status >= 400
+        assert value(samples, "relay_http_requests_total", route=route, method="POST",
+                     status_class=f"{status // 100}xx") >= 1
+    assert tenant not in text

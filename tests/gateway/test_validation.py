@@ -66,6 +66,14 @@ async def test_invalid_json_is_400(client, tenant, auth):
     assert_error(r, 400, "invalid_json")
 
 
+async def test_json_nested_past_the_readers_depth_is_400_invalid_json(client, tenant, auth):
+    deep = b"[" * 50_000 + b"]" * 50_000
+    for path in ("facts", "facts/batch", "chat"):
+        r = await client.post(f"/v1/tenants/{tenant}/{path}", content=deep,
+                              headers={**auth, "content-type": "application/json"})
+        assert "nested too deeply" in assert_error(r, 400, "invalid_json")["error"]["message"]
+
+
 @pytest.mark.parametrize("params", [
     {"subject": "alice rao", "as_of": "2026-09-05T10:00:00"},  # no offset
     {"subject": "alice rao", "as_of": "last tuesday"},

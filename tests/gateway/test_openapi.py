@@ -62,3 +62,14 @@ async def test_bounds_are_json_schema_keywords(client):
     assert not wrong, wrong[:10]
     depth = doc["components"]["schemas"]["AffectedByInput"]["properties"]["depth"]["anyOf"][0]
     assert (depth["minimum"], depth["maximum"]) == (0, 16)
+
+
+async def test_the_facts_read_names_the_predicates_it_leaves_to_be_asked_for(client):
+    from relay_graph.memory import turn_facts  # noqa: F401 - registers the turn rules' predicates
+    from relay_graph.memory.registry import TURN_PREDICATES
+    from relay_graph.tools.memory_tools import FactsAtInput
+
+    said = (await client.get("/openapi.json")).json()["paths"]["/v1/tenants/{t}/facts"]["get"]["description"]
+    listed = ", ".join(sorted(TURN_PREDICATES))
+    assert TURN_PREDICATES and f"({listed})" in said
+    assert f"({listed})" in FactsAtInput.model_fields["predicate"].description

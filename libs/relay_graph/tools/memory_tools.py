@@ -240,7 +240,7 @@ async def retire_fact(ctx: Call, args: RetireFactInput) -> ToolResult:
 
 class FactsAtInput(Args):
     subject: CustomerName
-    predicate: Predicate | None = Field(default=None, description="one predicate; default all of them")
+    predicate: Predicate | None = Field(default=None, description="one predicate; default all but those the turn rules file (comes_from, does, has_pet, knows, mentioned, visited), which are asked for by name")
     as_of: Time | None = Field(default=None, description="a moment; default: what is current now")
     clock: Annotated[Clock, Lax] = Field(default=Clock.WORLD, description="world: what was true in the world at "
                                          "as_of; belief: what we had on file at as_of")

@@ -104,7 +104,10 @@ async def retire_fact(body: RetireBody, who: IdentityDep, call: CallDep) -> Reti
 
 
 @router.get("/facts", response_model=Answer[FactsResult], responses=ERRORS,
-            summary="Facts about a subject: current now, or as of a time on either clock")
+            summary="Facts about a subject: current now, or as of a time on either clock",
+            description="Without `predicate`, every predicate but those the turn rules file from "
+                        "`POST /episodes` (comes_from, does, has_pet, knows, mentioned, visited): ask for "
+                        "those by name (`predicate=has_pet`). Recall returns them with the turns.")
 async def read_facts(
     tenant: TenantDep,
     memory: MemoryDep,

@@ -73,6 +73,11 @@ async def test_forget_then_delete(client, tenant):
     assert r.status_code == 401  # the key is gone with the tenant
     r = await client.get(f"/v1/tenants/{tenant}/facts", params={"subject": "x"}, headers=planner)
     assert r.status_code == 401  # and so are its agents' keys
+    # deleted already, or a name never created: nothing to delete, said so
+    assert_error(await client.post(f"{base}/delete", headers=ADMIN, json={"confirm": tenant}), 404, "tenant_not_found")
+    ghost = tenant + "-never"
+    assert_error(await client.post(f"/v1/admin/tenants/{ghost}/delete", headers=ADMIN, json={"confirm": ghost}),
+                 404, "tenant_not_found")
 
 
 async def test_recent_queries_are_bounded_and_timed(client, tenant, memory):

@@ -12,6 +12,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field, StrictBool
 
 from relay_graph.usecases import operations as ops
+from relay_graph.runtime.errors import TenantNotFound
 from relay_graph.runtime.tenancy import validate_tenant
 
 from ..deps import AdminDep, HttpDep, MemoryDep, OperationsMemoryDep
@@ -114,11 +115,14 @@ async def reset(tenant: TenantPath, body: ConfirmBody, _: AdminDep, memory: Oper
              "control, outbox mark, Judge timer and, unless `keep_snapshots`, its snapshots. Notifications "
              "for it still on the streams are dropped by the agents. A tenant created again under the name "
              "starts clean. Takes about RELAY_TENANT_CHECK_S (a second): the removal runs again once every "
-             "process has heard.")
+             "process has heard. A name with nothing kept under it (never created, or deleted already) is 404 "
+             "`tenant_not_found`; one whose delete was cut short has the rest removed.")
 async def delete(tenant: TenantPath, body: DeleteBody, _: AdminDep, memory: OperationsMemoryDep, http: HttpDep) -> DeleteDone:
     tenant = validate_tenant(tenant)
     done = await ops.delete_tenant(memory.client, tenant, body.confirm, keep_snapshots=body.keep_snapshots)
     http.forget_tenant(tenant)
+    if not done.registered and not done.removed:  # a misspelt name must not look deleted
+        raise TenantNotFound(f"no tenant {tenant!r}: nothing is kept under that name")
     return DeleteDone(tenant=tenant, removed_keys=done.removed, api_key_revoked=done.registered, kept=done.kept)
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from relay_graph.runtime import tenant_data
 from relay_graph.runtime.errors import InvalidValue
-from relay_graph.runtime.tenancy import validate_tenant
+from relay_graph.runtime.tenancy import TENANTS_KEY, validate_tenant
 
 log = logging.getLogger("relay_graph.runtime.query_log")
 
@@ -172,6 +172,13 @@ class SharedQueryLog:
         if not batch:
             return
         try:
+            # a tenant deleted since its entries were buffered (by this process or another) gets no
+            # log again: an entry written now would outlive the delete by the log's TTL
+            tenants = sorted({t for t, _ in batch})
+            alive = {t for t, reg in zip(tenants, await self.redis.hmget(TENANTS_KEY, tenants)) if reg is not None}
+            batch = [(t, f) for t, f in batch if t in alive]
+            if not batch:
+                return
             pipe = self.redis.pipeline(transaction=False)
             for tenant, fields in batch:
                 pipe.xadd(polls_key(tenant) if "hk" in fields else key(tenant), fields, maxlen=self.size,
@@ -186,8 +193,9 @@ class SharedQueryLog:
     async def forget(self, tenant: str) -> bool:
         """Drops this process's unwritten entries of the tenant and the tenant's whole log (a
         deleted tenant, a forgotten customer whose values a run's parameters may hold); True when
-        there was a log to remove. Another process's entries still in its buffer (at most
-        `flush_s` old) may start a new one, which expires as any log does."""
+        there was a log to remove. Another process's entries still in its buffer are dropped at its
+        next flush once the tenant is deleted (it is no longer registered); for a forgotten
+        customer of a live tenant they may start a new log, which expires as any log does."""
         self._buffer = [(t, f) for t, f in self._buffer if t != tenant]
         removed = await self.redis.delete(key(tenant))
         return bool(await self.redis.delete(polls_key(tenant)) + removed)

@@ -9,7 +9,7 @@ import asyncio
 import pytest
 import redis.asyncio as aioredis
 
-from relay_graph.runtime import query_log
+from relay_graph.runtime import query_log, tenancy
 from relay_graph.runtime.embedded import free_port
 from relay_graph.runtime.errors import InvalidValue
 
@@ -49,6 +49,18 @@ async def test_entries_reach_the_tenants_capped_stream_in_the_background(graph_c
     assert await log.forget(tenant) and await query_log.read(graph_client.redis, tenant, 10) == []
     await log.close()
     assert await query_log.read(graph_client.redis, tenant, 10) == []  # the unwritten one went too
+
+
+async def test_entries_of_a_tenant_deleted_before_the_flush_start_no_log(graph_client, tenant):
+    """Another process's entries, buffered when the tenant was deleted: the flush drops them, so no
+    log of the deleted tenant comes back."""
+    other = query_log.SharedQueryLog(graph_client.redis, size=5, flush_s=60, process="resolver")
+    other.record(tenant, entry("outbox_done"), read_only=False, params={})
+    other.record("someone-else", entry("q"), read_only=True, params={})  # never registered either
+    assert await tenancy.unregister(graph_client.redis, tenant)  # the delete
+    await other.close()  # flushes
+    assert not await graph_client.redis.exists(query_log.key(tenant))
+    assert not await graph_client.redis.exists(query_log.key("someone-else"))
 
 
 async def test_a_server_that_does_not_answer_loses_entries_not_queries(tenant):

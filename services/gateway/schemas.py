@@ -155,7 +155,9 @@ class FactBody(Strict):
     object: Name = Field(examples=["pune"])
     agent: SubLabel = None
     valid_from: ApiTime | None = Field(default=None, description="when it became true; default now")
-    source: Identifier | None = Field(default=None, description="the id of the episode it came from")
+    source: Identifier | None = Field(default=None, description=(
+        "where it came from: an episode id of the tenant (the fact is then linked to that episode: "
+        "DERIVED), or an id of your own system, kept as given"))
 
     def to_input(self, writer: str, label: str | None) -> FactInput:
         # recorded_at is always the server's now at the API: the belief clock is not client-settable.

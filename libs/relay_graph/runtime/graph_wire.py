@@ -94,8 +94,12 @@ def value(cell: list) -> Any:
         return float(raw)
     if kind == 1:
         return None
-    if kind == 6:
-        return [value(c) for c in raw]
+    if kind == 6:  # a list: its strings, integers and doubles read in place (most of a recall's values)
+        out = []
+        for c in raw:
+            k = c[0]
+            out.append(c[1] if k == 2 or k == 3 else float(c[1]) if k == 5 else value(c))
+        return out
     if kind == 10:
         return {raw[i]: value(raw[i + 1]) for i in range(0, len(raw), 2)}
     if kind == 4:

@@ -520,10 +520,10 @@ FACTS_OF_ENTITIES = Query(
 def signals(parts: tuple[str, ...]) -> Query:
     """The SIGNALS named, as one statement: a row per signal that found anything, its ids, distances
     and hops as lists in the signal's order (recall fuses them). Lists, not a row per hit: half the
-    values for the client to read. (collect leaves nulls out: a signal without hops lists zeros, so
-    the three lists stay aligned.)"""
+    values for the client to read. (collect leaves nulls out: a signal without hops, whose every
+    row's hops are null, lists none, and the client reads nothing it does not use.)"""
     return Query("recall_signals_" + "_".join(parts), _union(parts)
-                 + "WITH signal, collect(id) AS ids, collect(d) AS ds, collect(coalesce(hops, 0)) AS hops "
+                 + "WITH signal, collect(id) AS ids, collect(d) AS ds, collect(hops) AS hops "
                  "RETURN signal, ids, ds, hops", read_only=True)
 
 

@@ -44,8 +44,13 @@ class Candidate:
         return score
 
     def _capped(self, factor: float) -> float:
+        # a plain loop: a recall scores a few hundred candidates several times (fusion.order)
         w = tuning.WEIGHTS if self.weights is None else self.weights
-        own = factor * sum(w[s] / (tuning.RRF_K + r) for s, r in self.ranks)
+        k = tuning.RRF_K
+        own = 0.0
+        for s, r in self.ranks:
+            own += w[s] / (k + r)
+        own *= factor
         return own if self.below is None else min(own, self.below._capped(1.0))
 
 
@@ -55,12 +60,23 @@ def add(cands: dict[str, Candidate], signal: str, ranked: Ranked,
     best); a new candidate is scored with `weights` (None: tuning.WEIGHTS)."""
     rank = 0
     for eid, d, hops, via_entity in ranked:
-        c = cands.setdefault(eid, Candidate(eid, float(d), weights=weights))
-        if any(s == signal for s, _ in c.ranks):
+        c = cands.get(eid)
+        if c is None:
+            c = cands[eid] = Candidate(eid, float(d), weights=weights)
+        elif _found_by(c, signal):
             continue
         rank += 1
-        c.d = min(c.d, float(d))
+        d = float(d)
+        if d < c.d:
+            c.d = d
         hit(c, signal, rank, hops, via_entity)
+
+
+def _found_by(c: Candidate, signal: str) -> bool:
+    for s, _ in c.ranks:
+        if s == signal:
+            return True
+    return False
 
 
 def hit(c: Candidate, signal: str, rank: int, hops: list[Any], via_entity: bool) -> None:

@@ -232,8 +232,13 @@ def _fuse(by_signal: dict[str, dict[str, Any]], ask: Ask, weights: Mapping[str, 
         if r is None:
             continue
         path = paths.get(signal)
-        fusion.add(cands, signal, [(eid, d, [fusion.Hops(path, h)] if path else fixed[signal], signal in VIA_ENTITY)
-                                   for eid, d, h in zip(r["ids"], r["ds"], r["hops"])], weights)
+        via = signal in VIA_ENTITY
+        if path is None:  # no hops read: every item's path is the signal's own
+            steps = fixed[signal]
+            ranked = [(eid, d, steps, via) for eid, d in zip(r["ids"], r["ds"])]
+        else:
+            ranked = [(eid, d, [fusion.Hops(path, h)], via) for eid, d, h in zip(r["ids"], r["ds"], r["hops"])]
+        fusion.add(cands, signal, ranked, weights)
     return cands
 
 

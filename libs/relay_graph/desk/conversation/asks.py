@@ -91,16 +91,16 @@ _PLANS = re.compile(
     r"|(?:cheaper|cheapest|faster|fastest|bigger|smaller)\s+(?:plan|package)"
     r"|what\s+(?:does|do)\s+(?:\w+\s+)?\d{2,4}\s+cost|(?:tariff|plans?)\s+(?:and|&)\s+(?:prices?|costs?)"
     r"|(?:plans?|packages?)\s+(?:(?:ka|ki|ke)\s+)?(?:rate|daam|kimat|keemat)s?)\b", _I)
-_ADDONS = re.compile(r"\b(?:add-?ons?|extras|static\s+ip|fixed\s+ip|mesh(?:\s+wi-?fi)?|tv\s+bundle|home\s+phone|landline"
-                     r"|priority\s+support)\b", _I)
-# The add-ons a question names, by offer id (catalogue.offers.ADDONS): the answer is about those alone.
+# The add-ons a question names, by offer id (catalogue.offers.ADDONS): the answer is about those
+# alone. A question about add-ons names one of them or asks for the extras in general.
 ADDON_NAMES = {
-    "static-ip": re.compile(r"\bstatic\s+ip\b|\bfixed\s+ip\b", _I),
+    "static-ip": re.compile(r"\b(?:static|fixed)\s+ip\b", _I),
     "mesh-wifi": re.compile(r"\bmesh\b", _I),
-    "tv-bundle": re.compile(r"\btv\s+(?:bundle|channels?)\b|\blive\s+tv\b", _I),
-    "home-phone": re.compile(r"\bhome\s+phone\b|\blandline\b", _I),
+    "tv-bundle": re.compile(r"\btv\s+bundle\b", _I),
+    "home-phone": re.compile(r"\b(?:home\s+phone|landline)\b", _I),
     "priority-support": re.compile(r"\bpriority\s+support\b", _I),
 }
+_ANY_ADDON = re.compile(r"\b(?:add-?ons?|extras)\b", _I)
 _SERVICES = re.compile(r"\b(?:installation|install|technician\s+visit|router\s+replacement|relocation|moving\s+fee)\b"
                        r".{0,30}\b(?:cost|price|charge|fee|how\s+much)|\b(?:cost|price|charge|fee|how\s+much)\b.{0,30}"
                        r"\b(?:installation|install|technician\s+visit|router\s+replacement|relocation)\b", _I)
@@ -324,8 +324,7 @@ def _sentence_asks(s: str) -> list[Ask]:
     if question and not any(a.kind is AskKind.RECOMMEND for a in out):
         if _SERVICES.search(s):
             out.append(Ask(AskKind.SERVICES, sentence=s))
-        elif _ADDONS.search(s):
-            named = [offer for offer, rx in ADDON_NAMES.items() if rx.search(s)]
+        elif (named := [offer for offer, rx in ADDON_NAMES.items() if rx.search(s)]) or _ANY_ADDON.search(s):
             out.append(Ask(AskKind.ADDONS, detail=",".join(named) or None, sentence=s))
         elif _PLANS.search(s):
             out.append(Ask(AskKind.PLANS, sentence=s))

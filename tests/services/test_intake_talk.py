@@ -266,3 +266,19 @@ async def test_words_the_desk_cannot_read_get_asked_for_english(gateway, intake,
     got = await _say(intake, gateway, "Mala Das", said, "s-lang")
     assert got.answers == [CLARIFY] and "in English" in got.reply.text
     assert "a little more" not in got.reply.text
+
+
+async def test_a_ticket_waiting_for_the_address_says_so_when_asked_about(gateway, intake, resolver, graph_client,
+                                                                         stream_redis, seeded):
+    from relay_graph.runtime.streams import TicketChanged
+    from services.resolver.handlers import handle_ticket_changed
+
+    opened = await _say(intake, gateway, "Nisha Bose", "the wifi keeps cutting out since yesterday", "s-addr")
+    await handle_ticket_changed(resolver, TicketChanged(tenant=seeded, id=opened.ticket.id,
+                                                        version=opened.ticket.version, change="handed_off",
+                                                        actor="intake"))
+    assert (await tickets.get_work(graph_client, seeded, opened.ticket.id)).needs == "address"  # no line on file
+    got = await _say(intake, gateway, "Nisha Bose", "any news on my case?", "s-addr")
+    assert "update" in got.answers
+    assert f"Ticket {opened.ticket.id} is waiting for your address" in got.reply.text
+    assert "checks are running" not in got.reply.text and "front desk" not in got.reply.text

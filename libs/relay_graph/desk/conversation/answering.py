@@ -19,6 +19,7 @@ from relay_graph.desk import catalogue
 from relay_graph.desk.catalogue.models import PlacementStatus
 
 from relay_graph.desk.tickets import store as tickets
+from relay_graph.desk.tickets import work as ticket_work
 from relay_graph.runtime.db import GraphClient
 from relay_graph.runtime.errors import NotFound
 from relay_graph.desk.extraction.rules import extract
@@ -340,6 +341,11 @@ async def update_parts(client: GraphClient, tenant: str, ticket_ids: Sequence[st
         try:
             t = await tickets.get_ticket(client, tenant, tid)
         except NotFound:
+            continue
+        if (await tickets.get_work(client, tenant, t.id)).needs == ticket_work.NEEDS_ADDRESS:
+            # the resolver handed it back: nothing is being checked until the customer says where they are
+            parts.append(compose.address_wanted(t.id))
+            rows.append(t)
             continue
         # the desk's last step, not the customer's own notes
         steps = [e for e in t.timeline if e.event not in CUSTOMER_EVENTS]

@@ -224,6 +224,15 @@ def update(ticket_id: str, stage: str, updated_at: datetime, owner: str | None, 
     return Part(ReplyKind.UPDATE, Reply(text, how))
 
 
+def address_wanted(ticket_id: str) -> Part:
+    """Where a ticket stands that waits for the customer's address: no line on file, so nothing is
+    being checked (the resolver asked, and handed it back to the desk)."""
+    return Part(ReplyKind.UPDATE, Reply(
+        f"Ticket {ticket_id} is waiting for your address: we have no line on file for you, so we cannot test "
+        "it yet. Could you tell me your address (the area and the city)?",
+        [f"ticket {ticket_id}: waiting for the customer's address (no line on file)"]))
+
+
 # steps the booked visit's own sentence already says (their detail would repeat it, at booking time)
 _VISIT_STEPS = frozenset({"technician_dispatched", "visit_scheduled", "dispatch_technician", "tech_dispatched"})
 
